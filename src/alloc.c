@@ -1,0 +1,377 @@
+/*
+ * alloc.c — malloc, free, calloc, realloc and the memalign family: request
+ * checks, pointer validation, and the choice between tcache, arena and big
+ * block.  Contracts follow glibc 2.36 (see each function in interpose.c).
+ */
+#include "alloc.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "bigblock.h"
+#include "init.h"
+
+
+
+enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
+
+/* Start of every slow path: make sure we are initialised, note what is
+ * being served (for reports), count it.  Returns this thread's tcache,
+ * creating it on first use. */
+static cg_tcache_t *enter(uintptr_t caller, const char *op, int opidx, bool mt)
+{
+    cg_self.caller = caller;
+    cg_self.op = op;
+    cg_tcache_t *tc = cg_self.tcache;
+    if (tc == NULL && cg_self.tc_state == CG_TC_NONE)
+        tc = cg_tcache_init();
+    if (tc != NULL)
+        (&tc->n_malloc)[opidx]++;
+    else
+        CG_ADD_IF(&cg_exited_counts[opidx], 1, mt);
+    return tc;
+}
+
+static size_t tcache_max_chunk(void)
+{
+    return cg_mp.tcache_bins ? CG_MINSIZE + (cg_mp.tcache_bins - 1) * CG_ALIGN : 0;
+}
+
+static void perturb_alloc(void *mem, size_t n)
+{
+    if (CG_UNLIKELY(cg_mp.perturb))
+        memset(mem, cg_mp.perturb ^ 0xff, n);
+}
+
+static size_t usable_of(cg_chunk_t *c)
+{
+    return cg_is_mmapped(c) ? cg_big_usable(c) : cg_heap_usable(c);
+}
+
+/* A chunk of at least nb bytes from the tcache, an arena, or a big block.
+ * *fresh says its memory is known to read zero.  NULL with errno ENOMEM. */
+static cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fresh)
+{
+    *fresh = false;
+    if (tc != NULL && nb <= tcache_max_chunk()) {
+        size_t idx = cg_csize2tidx(nb);
+        if (tc->entries[idx] != NULL)
+            return cg_mem2chunk(cg_tcache_get(tc, idx));
+    }
+    cg_chunk_t *c = NULL;
+    if (nb >= cg_mp.mmap_threshold && (int)cg_mp.n_mmaps < cg_mp.n_mmaps_max &&
+        (c = cg_big_alloc(nb, 0, mt)) != NULL) {
+        *fresh = true;
+        return c;
+    }
+    cg_arena_t *av = cg_arena_for_thread(mt);
+    do {
+        cg_lock_if(&av->lock, mt);
+        c = cg_arena_malloc(av, nb, mt, fresh);
+        cg_unlock_if(&av->lock, mt);
+    } while (c == NULL && (av = cg_arena_retry(av, mt)) != NULL);
+    if (c == NULL && (c = cg_big_alloc(nb, 0, mt)) != NULL)
+        *fresh = true;
+    if (c == NULL)
+        errno = ENOMEM;
+    return c;
+}
+
+/* Validate a pointer the program hands back, before reading anything at it:
+ * it must be a chunk start in one of our heaps, or a registered big block.
+ * Reports `kind` when it is not ours, heap-corruption when its header is
+ * impossible.  *big tells which kind of chunk it is. */
+static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, bool mt, bool *big)
+{
+    cg_chunk_t *c = cg_mem2chunk(mem);
+    if (cg_in_heap(mem)) {
+        if (CG_SWITCH(CG_CHECK_OWNERSHIP) && CG_UNLIKELY(!cg_heap_owns(mem))) {
+            if (!cg_aligned_ok(mem))
+                cg_report(kind, mem, "the pointer is not 16-byte aligned, so it cannot be "
+                          "a block returned by malloc", "free(): invalid pointer");
+            cg_report(kind, mem, "the pointer is inside a chunkguard heap but not at the "
+                      "start of a block (an interior pointer, or a block freed and "
+                      "merged earlier)", "free(): invalid pointer");
+        }
+        cg_heap_t *h = cg_heap_base(mem);
+        size_t size = cg_csize(c);
+        if (CG_SWITCH(CG_CHECK_FREE_SIZE) &&
+            CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE ||
+                        size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
+            cg_report(CG_E_HEAP_CORRUPTION, mem,
+                      "the block's size field is impossible (overwritten?): it is below "
+                      "the minimum, flagged as mmapped, or runs past its heap",
+                      "free(): invalid size");
+        *big = false;
+        return c;
+    }
+    bool header_ok = true;
+    if (cg_aligned_ok(mem) && cg_big_owns(c, mt, &header_ok)) {
+        if (CG_SWITCH(CG_CHECK_FREE_SIZE) && CG_UNLIKELY(!header_ok))
+            cg_report(CG_E_HEAP_CORRUPTION, mem,
+                      "the header of an mmap'd block disagrees with its mapping "
+                      "(overwritten?)", "munmap_chunk(): invalid pointer");
+        *big = true;
+        return c;
+    }
+    if (CG_SWITCH(CG_CHECK_OWNERSHIP))
+        cg_report(kind, mem, "the pointer was not returned by chunkguard: it is in "
+                  "none of our heaps and is no live big block of ours (stack, global, "
+                  "another mapping, garbage, or a big block already freed)",
+                  "free(): invalid pointer");
+    *big = cg_is_mmapped(c);   /* check compiled out: trust the header, as glibc does */
+    return c;
+}
+
+/* A heap chunk being freed or resized must be in use. */
+static void check_in_use(cg_chunk_t *c, cg_tcache_t *tc)
+{
+    size_t size = cg_csize(c);
+    if (CG_SWITCH(CG_CHECK_TCACHE_DOUBLE_FREE) && tc != NULL && size <= tcache_max_chunk() &&
+        CG_UNLIKELY(((cg_tentry_t *)cg_chunk2mem(c))->key == cg_tcache_key))
+        cg_tcache_double_free_check(tc, cg_csize2tidx(size), cg_chunk2mem(c));
+    if (CG_SWITCH(CG_CHECK_NOT_INUSE) && CG_UNLIKELY(!cg_prev_inuse(cg_at(c, size))))
+        cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
+                  "the chunk after this block says the block is already free",
+                  "double free or corruption (!prev)");
+}
+
+/* Give a validated, in-use chunk back. */
+static void release(cg_chunk_t *c, bool big, bool mt, cg_tcache_t *tc)
+{
+    if (big) {
+        cg_big_free(c, mt);
+        return;
+    }
+    check_in_use(c, tc);
+    size_t size = cg_csize(c);
+    if (tc != NULL && size <= tcache_max_chunk()) {
+        size_t idx = cg_csize2tidx(size);
+        if (tc->counts[idx] < cg_mp.tcache_count) {
+            cg_tcache_put(tc, idx, cg_chunk2mem(c));
+            return;
+        }
+    }
+    cg_arena_free(cg_arena_of(c), c, mt);
+}
+
+void *cg_malloc_slow(size_t n, uintptr_t caller)
+{
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_tcache_t *tc = enter(caller, "malloc", OP_MALLOC, mt);
+    if (CG_UNLIKELY(n > CG_MAX_REQUEST)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    bool fresh;
+    cg_chunk_t *c = alloc_chunk(cg_request2size(n), mt, tc, &fresh);
+    if (c == NULL)
+        return NULL;
+    perturb_alloc(cg_chunk2mem(c), usable_of(c));
+    return cg_chunk2mem(c);
+}
+
+void cg_free_slow(void *mem, uintptr_t caller)
+{
+    if (mem == NULL)
+        return;
+    int saved = errno;
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_tcache_t *tc = enter(caller, "free", OP_FREE, mt);
+    bool big;
+    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, mt, &big);
+    release(c, big, mt, tc);
+    errno = saved;
+}
+
+void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)
+{
+    if (mem == NULL)
+        return;
+    int saved = errno;
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_tcache_t *tc = enter(caller, op, OP_FREE, mt);
+    bool big;
+    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, mt, &big);
+    if (!big)
+        check_in_use(c, tc);
+    if (CG_UNLIKELY(n > usable_of(c)))
+        cg_report(CG_E_FREE_SIZE_MISMATCH, mem,
+                  "the size given is larger than the block (C23 requires the size "
+                  "that was requested)", NULL);
+    if (CG_UNLIKELY(align != 0 && ((uintptr_t)mem & (align - 1)) != 0))
+        cg_report(CG_E_FREE_SIZE_MISMATCH, mem,
+                  "the block is not aligned to the alignment given (C23 requires the "
+                  "alignment it was allocated with)", NULL);
+    release(c, big, mt, tc);
+    errno = saved;
+}
+
+void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
+{
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_tcache_t *tc = enter(caller, "calloc", OP_CALLOC, mt);
+    size_t bytes;
+    if (CG_UNLIKELY(__builtin_mul_overflow(nmemb, size, &bytes) || bytes > CG_MAX_REQUEST)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    bool fresh;
+    cg_chunk_t *c = alloc_chunk(cg_request2size(bytes), mt, tc, &fresh);
+    if (c == NULL)
+        return NULL;
+    /* Memory fresh from the OS (a new mmap, or top beyond anything ever
+     * written) is already zero. */
+    if (!fresh || cg_mp.perturb)
+        memset(cg_chunk2mem(c), 0, usable_of(c));
+    return cg_chunk2mem(c);
+}
+
+void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
+{
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_tcache_t *tc = enter(caller, "realloc", OP_REALLOC, mt);
+    bool fresh;
+    if (mem == NULL) {
+        if (n > CG_MAX_REQUEST) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        cg_chunk_t *c = alloc_chunk(cg_request2size(n), mt, tc, &fresh);
+        if (c != NULL)
+            perturb_alloc(cg_chunk2mem(c), usable_of(c));
+        return c ? cg_chunk2mem(c) : NULL;
+    }
+    bool big;
+    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, mt, &big);
+    if (!big)
+        check_in_use(c, tc);
+    if (n == 0) {                    /* glibc 2.36: free and return NULL */
+        int saved = errno;
+        release(c, big, mt, tc);
+        errno = saved;
+        return NULL;
+    }
+    if (n > CG_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t nb = cg_request2size(n);
+    if (big) {
+        cg_chunk_t *nc = cg_big_resize(c, nb, mt);
+        if (nc != NULL)
+            return cg_chunk2mem(nc);
+    } else if (cg_arena_resize(cg_arena_of(c), c, nb, mt)) {
+        return mem;
+    }
+    size_t old = usable_of(c);
+    cg_chunk_t *nc = alloc_chunk(nb, mt, tc, &fresh);
+    if (nc == NULL)
+        return NULL;                 /* the old block stays as it was */
+    memcpy(cg_chunk2mem(nc), mem, old < n ? old : n);
+    release(c, big, mt, tc);
+    return cg_chunk2mem(nc);
+}
+
+void *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(nmemb, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return cg_realloc_impl(mem, bytes, caller);
+}
+
+void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
+{
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_tcache_t *tc = enter(caller, op, OP_MEMALIGN, mt);
+    bool fresh;
+    if (align <= CG_ALIGN) {
+        if (n > CG_MAX_REQUEST) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        cg_chunk_t *c = alloc_chunk(cg_request2size(n), mt, tc, &fresh);
+        return c ? cg_chunk2mem(c) : NULL;
+    }
+    if (align > ((size_t)PTRDIFF_MAX >> 1) + 1) {   /* glibc: EINVAL above SIZE_MAX/2+1 */
+        errno = EINVAL;
+        return NULL;
+    }
+    if (align & (align - 1))                        /* glibc rounds up to a power of two */
+        align = (size_t)1 << (64 - __builtin_clzl(align));
+    if (n > CG_MAX_REQUEST - align - CG_MINSIZE) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t nb = cg_request2size(n);
+    cg_chunk_t *c = NULL;
+    if (nb + align >= cg_mp.mmap_threshold && (int)cg_mp.n_mmaps < cg_mp.n_mmaps_max)
+        c = cg_big_alloc(nb, align, mt);
+    if (c == NULL) {
+        cg_arena_t *av = cg_arena_for_thread(mt);
+        do {
+            cg_lock_if(&av->lock, mt);
+            c = cg_arena_memalign(av, align, nb, mt);
+            cg_unlock_if(&av->lock, mt);
+        } while (c == NULL && (av = cg_arena_retry(av, mt)) != NULL);
+    }
+    if (c == NULL)
+        c = cg_big_alloc(nb, align, mt);
+    if (c == NULL) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    perturb_alloc(cg_chunk2mem(c), usable_of(c));
+    return cg_chunk2mem(c);
+}
+
+int cg_posix_memalign_impl(void **memptr, size_t align, size_t n, uintptr_t caller)
+{
+    if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
+        return EINVAL;
+    int saved = errno;
+    void *p = cg_memalign_impl(align, n, caller, "posix_memalign");
+    errno = saved;
+    if (p == NULL)
+        return ENOMEM;
+    *memptr = p;
+    return 0;
+}
+
+void *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op)
+{
+    cg_ensure_init();
+    if (round_size) {              /* pvalloc: a whole number of pages, at least one */
+        size_t r = CG_PAGE_ROUND(n);
+        if (r < n) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        n = r ? r : cg_pagesize;
+    }
+    return cg_memalign_impl(cg_pagesize, n, caller, op);
+}
+
+size_t cg_usable_size_impl(void *mem, uintptr_t caller)
+{
+    if (mem == NULL)
+        return 0;
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_self.caller = caller;
+    cg_self.op = "malloc_usable_size";
+    bool big;
+    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_POINTER, mt, &big);
+    if (big)
+        return cg_big_usable(c);
+    return cg_inuse(c) ? cg_heap_usable(c) : 0;
+}

@@ -1,0 +1,727 @@
+/*
+ * arena.c — the locked heart of the allocator: bins, fastbins, splitting
+ * and coalescing, the top chunk, growing and trimming heaps.
+ *
+ * The algorithms are ptmalloc's (glibc malloc.c, Wolfram Gloger after Doug
+ * Lea): best-fit from size-segregated bins fed through an unsorted list,
+ * boundary-tag coalescing, and a top chunk that grows and shrinks.  Each
+ * integrity check sits where glibc has it and costs O(1); the glibc message
+ * it corresponds to is quoted in the report.
+ */
+#include "arena.h"
+
+#include <string.h>
+
+#include "report.h"
+
+cg_params_t cg_mp = {
+    .mmap_threshold = CG_MMAP_THRESHOLD_DEF,
+    .trim_threshold = CG_TRIM_THRESHOLD_DEF,
+    .top_pad = 128 * 1024,
+    .n_mmaps_max = CG_MMAP_MAX_DEF,
+    .arena_test = 8,
+    .max_fast = (CG_MXFAST_DEF + CG_SIZE_SZ) & ~(size_t)CG_ALIGN_MASK,  /* chunk 128 */
+    .tcache_bins = CG_TCACHE_BINS,
+    .tcache_fast_bins = CG_TCACHE_BINS,
+    .tcache_count = CG_TCACHE_COUNT_DEF,
+};
+cg_arena_t cg_main_arena;
+cg_lock_t cg_list_lock = CG_LOCK_INIT;
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static void mark_bin(cg_arena_t *av, size_t i) { av->binmap[i >> 5] |= 1u << (i & 31); }
+static void unmark_bin(cg_arena_t *av, size_t i) { av->binmap[i >> 5] &= ~(1u << (i & 31)); }
+
+static cg_heap_t *heap_of(const void *c) { return cg_heap_base(c); }
+
+/* A list link we are about to follow must point at a bin header of this
+ * arena or into the in-use part of one of our heaps: anything else is
+ * corruption, reported before the link is dereferenced. */
+static bool link_ok(cg_arena_t *av, const void *x)
+{
+    const char *p = x;
+    if (p >= (const char *)av && p < (const char *)(av + 1))
+        return true;
+    if (!cg_in_heap(x))
+        return false;
+    cg_heap_t *h = heap_of(x);
+    return p >= h->data && p + sizeof(cg_chunk_t) <= cg_heap_end(h);
+}
+
+static void check_link(cg_arena_t *av, const cg_chunk_t *x, const char *what, const char *glibc)
+{
+    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(!link_ok(av, x)))
+        cg_report(CG_E_HEAP_CORRUPTION, x, what, glibc);
+}
+
+/* Take p out of its doubly linked bin, checking both neighbours first. */
+static void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
+{
+    cg_chunk_t *fd = p->fd, *bk = p->bk;
+    if (CG_SWITCH(CG_CHECK_UNLINK)) {
+        if (CG_UNLIKELY(cg_csize(p) != cg_next(p)->prev_size))
+            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(p),
+                      "unlink: a free chunk's size disagrees with the prev_size "
+                      "stored after it", "corrupted size vs. prev_size");
+        check_link(av, fd, "unlink: a free chunk's forward link points outside the heap",
+                   "corrupted double-linked list");
+        check_link(av, bk, "unlink: a free chunk's back link points outside the heap",
+                   "corrupted double-linked list");
+        if (CG_UNLIKELY(fd->bk != p || bk->fd != p))
+            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(p),
+                      "unlink: the neighbours of a free chunk do not point back at it",
+                      "corrupted double-linked list");
+    }
+    fd->bk = bk;
+    bk->fd = fd;
+    if (av->last_remainder == p)
+        av->last_remainder = NULL;
+}
+
+/* Put a free chunk (head and foot already set) at the front of the
+ * unsorted bin. */
+static void unsorted_insert(cg_arena_t *av, cg_chunk_t *c, const char *glibc)
+{
+    cg_chunk_t *b = cg_bin_at(av, CG_UNSORTED);
+    cg_chunk_t *f = b->fd;
+    check_link(av, f, "unsorted bin: the first chunk's address is outside the heap", glibc);
+    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(f->bk != b))
+        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(f),
+                  "unsorted bin: the first chunk does not point back at the bin", glibc);
+    c->fd = f;
+    c->bk = b;
+    b->fd = c;
+    f->bk = c;
+}
+
+/* Split chunk c (in use from now on, size `size`) so that it keeps nb bytes;
+ * a remainder of at least MINSIZE goes to the unsorted bin. */
+static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, bool small_req)
+{
+    size_t rsize = size - nb;
+    if (rsize < CG_MINSIZE) {
+        cg_set_inuse_at(c, size);
+        return;
+    }
+    cg_chunk_t *r = cg_at(c, nb);
+    cg_set_head_size(c, nb);
+    cg_set_head(r, rsize | CG_PREV_INUSE);
+    cg_set_foot(r, rsize);
+    cg_start_set(r);
+    unsorted_insert(av, r, "malloc(): corrupted unsorted chunks");
+    if (small_req)
+        av->last_remainder = r;
+}
+
+/* ---- fastbins --------------------------------------------------------- */
+
+/* One helper for both modes; the compiler specialises it on mt.  Lock-free
+ * push (a free never takes the arena lock for a fast chunk). */
+static inline void fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, bool mt)
+{
+    cg_chunk_t **fb = &av->fastbins[cg_fastbin_index(size)];
+    cg_chunk_t *old = mt ? __atomic_load_n(fb, __ATOMIC_RELAXED) : *fb;
+    for (;;) {
+        if (CG_SWITCH(CG_CHECK_FASTTOP) && CG_UNLIKELY(old == c))
+            cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
+                      "the chunk is already the top entry of its fastbin",
+                      "double free or corruption (fasttop)");
+        c->fd = cg_protect(&c->fd, old);
+        if (!mt) {
+            *fb = c;
+            break;
+        }
+        if (__atomic_compare_exchange_n(fb, &old, c, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+            break;
+    }
+    if (mt) {
+        if (!__atomic_load_n(&av->have_fastchunks, __ATOMIC_RELAXED))
+            __atomic_store_n(&av->have_fastchunks, 1, __ATOMIC_RELAXED);
+    } else {
+        av->have_fastchunks = 1;
+    }
+}
+
+static void check_fast_link(cg_arena_t *av, const cg_chunk_t *v, const char *glibc)
+{
+    if (CG_SWITCH(CG_CHECK_SAFE_LINK) &&
+        CG_UNLIKELY(!cg_aligned_ok(v) || !link_ok(av, v) || (const char *)v < heap_of(v)->data))
+        cg_report(CG_E_HEAP_CORRUPTION, v,
+                  "fastbin: a next pointer demangles to an address that is not a "
+                  "chunk in our heaps", glibc);
+}
+
+static void check_fast_index(const cg_chunk_t *v, size_t idx, const char *glibc)
+{
+    if (CG_SWITCH(CG_CHECK_FASTBIN_INDEX) &&
+        CG_UNLIKELY(cg_csize(v) < CG_MINSIZE || cg_fastbin_index(cg_csize(v)) != idx))
+        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem((cg_chunk_t *)v),
+                  "fastbin: a chunk's size does not belong to the fastbin it was in",
+                  glibc);
+}
+
+/* Pop under the arena lock (mt) or single-threaded.  Pushers may run
+ * concurrently, poppers cannot: no ABA. */
+static cg_chunk_t *fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
+{
+    cg_chunk_t **fb = &av->fastbins[idx];
+    cg_chunk_t *v = mt ? __atomic_load_n(fb, __ATOMIC_ACQUIRE) : *fb;
+    for (;;) {
+        if (v == NULL)
+            return NULL;
+        check_fast_link(av, v, "malloc(): unaligned fastbin chunk detected");
+        cg_chunk_t *n = cg_reveal(&v->fd, v->fd);
+        if (!mt) {
+            *fb = n;
+            break;
+        }
+        if (__atomic_compare_exchange_n(fb, &v, n, true, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+            break;
+    }
+    check_fast_index(v, idx, "malloc(): memory corruption (fast)");
+    return v;
+}
+
+/* ---- coalescing ------------------------------------------------------- */
+
+/* Merge free chunk c of `size` with free neighbours and put the result in
+ * the unsorted bin or into top.  Returns the merged size.  Caller has
+ * validated c and its next chunk. */
+static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
+{
+    cg_chunk_t *next = cg_at(c, size);
+    size_t nsize = cg_csize(next);
+
+    if (!cg_prev_inuse(c)) {
+        size_t ps = c->prev_size;
+        cg_chunk_t *p = (cg_chunk_t *)((char *)c - ps);
+        if (CG_SWITCH(CG_CHECK_UNLINK) &&
+            CG_UNLIKELY(ps < CG_MINSIZE || (ps & CG_ALIGN_MASK) ||
+                        (char *)p < heap_of(c)->data || cg_csize(p) != ps))
+            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
+                      "the previous chunk's size disagrees with this chunk's "
+                      "prev_size", "corrupted size vs. prev_size while consolidating");
+        unlink_chunk(av, p);
+        cg_start_clear(c);
+        c = p;
+        size += ps;
+    }
+    if (next != av->top) {
+        if (!cg_inuse(next)) {
+            unlink_chunk(av, next);
+            cg_start_clear(next);
+            size += nsize;
+        } else {
+            next->size &= ~CG_PREV_INUSE;
+        }
+        cg_set_head(c, size | CG_PREV_INUSE);
+        cg_set_foot(c, size);
+        unsorted_insert(av, c, "free(): corrupted unsorted chunks");
+    } else {
+        size += nsize;
+        cg_set_head(c, size | CG_PREV_INUSE);
+        cg_start_clear(c);
+        av->top = c;
+    }
+    return size;
+}
+
+void cg_arena_consolidate(cg_arena_t *av, bool mt)
+{
+    if (mt)
+        __atomic_store_n(&av->have_fastchunks, 0, __ATOMIC_RELAXED);
+    else
+        av->have_fastchunks = 0;
+    for (size_t i = 0; i < CG_NFASTBINS; i++) {
+        cg_chunk_t *p;
+        if (mt) {
+            p = __atomic_exchange_n(&av->fastbins[i], NULL, __ATOMIC_ACQUIRE);
+        } else {
+            p = av->fastbins[i];
+            av->fastbins[i] = NULL;
+        }
+        while (p != NULL) {
+            check_fast_link(av, p, "malloc_consolidate(): unaligned fastbin chunk detected");
+            check_fast_index(p, i, "malloc_consolidate(): invalid chunk size");
+            cg_chunk_t *n = cg_reveal(&p->fd, p->fd);
+            merge_and_bin(av, p, cg_csize(p));
+            p = n;
+        }
+    }
+}
+
+/* ---- growing, closing and trimming heaps ------------------------------ */
+
+/* The arena is moving its top to a new heap: close the old one with two
+ * fenceposts (a 16-byte chunk marked in use and a zero-size end marker) and
+ * bin what is left of the old top. */
+static void close_heap(cg_arena_t *av, cg_heap_t *h)
+{
+    cg_chunk_t *top = av->top;
+    size_t tsz = cg_csize(top), prevbit = top->size & CG_PREV_INUSE;
+    if (tsz >= CG_MINSIZE + CG_FENCE_BYTES) {
+        size_t rsz = tsz - CG_FENCE_BYTES;
+        cg_chunk_t *f1 = cg_at(top, rsz);
+        cg_set_head(f1, CG_HDR_SZ);            /* previous chunk (rest) is free */
+        f1->prev_size = rsz;
+        cg_set_head(cg_at(f1, CG_HDR_SZ), 0 | CG_PREV_INUSE);
+        cg_set_head(top, rsz | prevbit);
+        cg_start_set(top);
+        h->fence = f1;
+        av->top = NULL;
+        unsorted_insert(av, top, "malloc(): corrupted unsorted chunks");
+    } else {
+        cg_set_head(top, (tsz - CG_HDR_SZ) | prevbit);
+        cg_set_head(cg_at(top, tsz - CG_HDR_SZ), 0 | CG_PREV_INUSE);
+        h->fence = top;
+        av->top = NULL;
+    }
+}
+
+static void account_grow(cg_arena_t *av, size_t n)
+{
+    av->system_mem += n;
+    if (av->system_mem > av->max_system_mem)
+        av->max_system_mem = av->system_mem;
+}
+
+/* Make top at least nb + MINSIZE: grow the current heap, else start a new
+ * heap.  False when the OS gives no more memory. */
+static bool grow_top(cg_arena_t *av, size_t nb)
+{
+    cg_heap_t *h = av->heap;
+    size_t tsz = cg_csize(av->top);
+    size_t need = nb + CG_MINSIZE - tsz;
+    size_t want = CG_PAGE_ROUND(need + cg_mp.top_pad);
+    if (want < need)
+        return false;
+    if (cg_heap_grow(h, want) || (want = CG_PAGE_ROUND(need), cg_heap_grow(h, want))) {
+        cg_set_head_size(av->top, tsz + want);
+        account_grow(av, want);
+        return true;
+    }
+    cg_heap_t *nh = cg_heap_new(av, nb + CG_MINSIZE + cg_mp.top_pad);
+    if (nh == NULL && (nh = cg_heap_new(av, nb + CG_MINSIZE)) == NULL)
+        return false;
+    nh->prev = h;
+    close_heap(av, h);
+    av->heap = nh;
+    av->top = (cg_chunk_t *)nh->data;
+    cg_set_head(av->top, (nh->size - CG_HEAP_DATA_OFF) | CG_PREV_INUSE);
+    account_grow(av, nh->size);
+    return true;
+}
+
+/* Carve nb bytes off the front of top (which has room). */
+static cg_chunk_t *take_from_top(cg_arena_t *av, size_t nb, bool *fresh)
+{
+    cg_chunk_t *v = av->top;
+    size_t size = cg_csize(v);
+    cg_heap_t *h = av->heap;
+    cg_chunk_t *r = cg_at(v, nb);
+    cg_set_head(v, nb | (v->size & CG_PREV_INUSE));
+    cg_set_head(r, (size - nb) | CG_PREV_INUSE);
+    av->top = r;
+    cg_start_set(v);
+    if (fresh)
+        *fresh = (char *)v + CG_HDR_SZ >= h->clean_from;
+    if ((char *)r + CG_HDR_SZ > h->clean_from)
+        h->clean_from = (char *)r + CG_HDR_SZ;
+    return v;
+}
+
+static void check_top(cg_arena_t *av)
+{
+    cg_chunk_t *t = av->top;
+    if (CG_SWITCH(CG_CHECK_TOP_SIZE) &&
+        CG_UNLIKELY((char *)t + cg_csize(t) != cg_heap_end(av->heap) ||
+                    cg_csize(t) < CG_MINSIZE))
+        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(t),
+                  "the top chunk's size does not reach exactly to the end "
+                  "of its heap", "malloc(): corrupted top size");
+}
+
+/* If the arena's newest heap is entirely free, unmap it and make the end of
+ * the previous heap the top again (glibc's heap_trim). */
+static bool drop_empty_heap(cg_arena_t *av)
+{
+    cg_heap_t *h = av->heap;
+    cg_chunk_t *top = av->top;
+    if (h->prev == NULL || (char *)top != h->data)
+        return false;
+    cg_heap_t *ph = h->prev;
+    cg_chunk_t *f1 = ph->fence, *nt = f1;
+    if (!cg_prev_inuse(f1)) {
+        cg_chunk_t *r = (cg_chunk_t *)((char *)f1 - f1->prev_size);
+        unlink_chunk(av, r);
+        cg_start_clear(r);
+        nt = r;
+    }
+    /* Only worth it when enough memory comes back. */
+    size_t nsize = (size_t)(cg_heap_end(ph) - (char *)nt);
+    cg_set_head(nt, nsize | (nt->size & CG_PREV_INUSE));
+    av->system_mem -= h->size;
+    cg_heap_delete(h);
+    ph->fence = NULL;
+    av->heap = ph;
+    av->top = nt;
+    return true;
+}
+
+int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free)
+{
+    int released = 0;
+    if (av->top == NULL)
+        return 0;
+    while (cg_csize(av->top) >= cg_mp.trim_threshold && drop_empty_heap(av))
+        released = 1;
+    cg_chunk_t *top = av->top;
+    size_t tsz = cg_csize(top);
+    cg_heap_t *h = av->heap;
+    if (tsz > CG_MINSIZE + pad + cg_pagesize) {
+        size_t extra = (tsz - CG_MINSIZE - pad) & ~(cg_pagesize - 1);
+        /* the top chunk keeps at least MINSIZE, and stays page-aligned at its end */
+        if (extra > 0 && h->size - extra >= CG_HEAP_DATA_OFF + CG_MINSIZE) {
+            cg_heap_shrink(h, h->size - extra);
+            cg_set_head_size(top, tsz - extra);
+            av->system_mem -= extra;
+            released = 1;
+        }
+    }
+    if (release_free) {
+        for (size_t i = 1; i < CG_NBINS; i++) {
+            cg_chunk_t *b = cg_bin_at(av, i);
+            for (cg_chunk_t *c = b->fd; c != b; c = c->fd) {
+                size_t sz = cg_csize(c);
+                if (sz >= 2 * cg_pagesize) {
+                    cg_heap_release_pages((char *)c + sizeof(cg_chunk_t), (char *)c + sz);
+                    released = 1;
+                }
+            }
+        }
+    }
+    return released;
+}
+
+/* ---- malloc ----------------------------------------------------------- */
+
+static void check_unsorted_victim(cg_arena_t *av, cg_chunk_t *v, cg_chunk_t *ub)
+{
+    check_link(av, v, "the unsorted bin holds an address outside the heap",
+               "malloc(): unsorted double linked list corrupted");
+    size_t size = cg_csize(v);
+    cg_heap_t *h = heap_of(v);
+    if (CG_SWITCH(CG_CHECK_UNLINK)) {
+        if (CG_UNLIKELY(size < CG_MINSIZE || (char *)v + size + CG_HDR_SZ > cg_heap_end(h)))
+            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
+                      "a chunk in the unsorted bin has an impossible size",
+                      "malloc(): invalid size (unsorted)");
+        cg_chunk_t *next = cg_at(v, size);
+        if (CG_UNLIKELY(next->prev_size != size))
+            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
+                      "the prev_size after an unsorted chunk disagrees with it",
+                      "malloc(): mismatching next->prev_size (unsorted)");
+        check_link(av, v->bk, "an unsorted chunk's back link is outside the heap",
+                   "malloc(): unsorted double linked list corrupted");
+        if (CG_UNLIKELY(v->bk->fd != v || v->fd != ub))
+            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
+                      "the unsorted bin's links are inconsistent",
+                      "malloc(): unsorted double linked list corrupted");
+        if (CG_UNLIKELY(cg_prev_inuse(next)))
+            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
+                      "a chunk in the unsorted bin is marked in use",
+                      "malloc(): invalid next->prev_inuse (unsorted)");
+    }
+}
+
+/* File a chunk taken off the unsorted list into its small or large bin
+ * (large bins sorted by size, largest first). */
+static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size)
+{
+    size_t idx = cg_bin_index(size);
+    cg_chunk_t *bin = cg_bin_at(av, idx), *fwd, *bck;
+    if (cg_in_smallbin_range(size) || bin->fd == bin || size <= cg_csize(bin->bk)) {
+        if (cg_in_smallbin_range(size)) {
+            bck = bin;
+            fwd = bin->fd;
+        } else {   /* empty bin, or smallest so far: append */
+            fwd = bin;
+            bck = bin->bk;
+        }
+    } else {
+        fwd = bin->fd;
+        while (cg_csize(fwd) > size) {
+            check_link(av, fwd->fd, "a large bin link points outside the heap",
+                       "malloc(): largebin double linked list corrupted (nextsize)");
+            fwd = fwd->fd;
+        }
+        bck = fwd->bk;
+    }
+    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(bck->fd != fwd || fwd->bk != bck))
+        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
+                  "the bin a chunk is filed into has inconsistent links",
+                  "malloc(): largebin double linked list corrupted (bk)");
+    mark_bin(av, idx);
+    v->bk = bck;
+    v->fd = fwd;
+    fwd->bk = v;
+    bck->fd = v;
+}
+
+cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh)
+{
+    cg_chunk_t *v;
+    *fresh = false;
+    if (nb <= cg_mp.max_fast) {
+        size_t idx = cg_fastbin_index(nb);
+        if (av->fastbins[idx] != NULL && (v = fastbin_pop(av, idx, mt)) != NULL)
+            return v;
+    }
+    bool small = cg_in_smallbin_range(nb);
+    if (small) {
+        cg_chunk_t *bin = cg_bin_at(av, cg_smallbin_index(nb));
+        if ((v = bin->bk) != bin) {
+            check_link(av, v->bk, "a small bin link points outside the heap",
+                       "malloc(): smallbin double linked list corrupted");
+            cg_chunk_t *bck = v->bk;
+            if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(bck->fd != v))
+                cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
+                          "a small bin's last chunk is not linked back",
+                          "malloc(): smallbin double linked list corrupted");
+            cg_set_inuse_at(v, nb);
+            bin->bk = bck;
+            bck->fd = bin;
+            return v;
+        }
+    } else if (av->have_fastchunks) {
+        cg_arena_consolidate(av, mt);
+    }
+
+    for (;;) {
+        cg_chunk_t *ub = cg_bin_at(av, CG_UNSORTED);
+        int iters = 0;
+        while ((v = ub->bk) != ub) {
+            check_unsorted_victim(av, v, ub);
+            size_t size = cg_csize(v);
+            cg_chunk_t *bck = v->bk;
+            if (small && bck == ub && v == av->last_remainder && size > nb + CG_MINSIZE) {
+                cg_chunk_t *r = cg_at(v, nb);
+                size_t rsize = size - nb;
+                ub->bk = ub->fd = r;
+                r->fd = r->bk = ub;
+                av->last_remainder = r;
+                cg_set_head(v, nb | CG_PREV_INUSE);
+                cg_set_head(r, rsize | CG_PREV_INUSE);
+                cg_set_foot(r, rsize);
+                cg_start_set(r);
+                return v;
+            }
+            ub->bk = bck;
+            bck->fd = ub;
+            if (av->last_remainder == v)
+                av->last_remainder = NULL;
+            if (size == nb) {
+                cg_set_inuse_at(v, size);
+                return v;
+            }
+            place_in_bin(av, v, size);
+            if (++iters >= 10000)
+                break;
+        }
+
+        if (!small) {
+            cg_chunk_t *bin = cg_bin_at(av, cg_largebin_index(nb));
+            if (bin->fd != bin && cg_csize(bin->fd) >= nb) {
+                v = bin->bk;
+                while (cg_csize(v) < nb)
+                    v = v->bk;
+                size_t size = cg_csize(v);
+                unlink_chunk(av, v);
+                split_in_use(av, v, size, nb, false);
+                return v;
+            }
+        }
+
+        /* The next non-empty bin up: any chunk there is big enough. */
+        for (size_t idx = cg_bin_index(nb) + 1; idx < CG_NBINS; idx++) {
+            unsigned word = av->binmap[idx >> 5] >> (idx & 31);
+            if (word == 0) {            /* skip to the next map word */
+                idx = (idx | 31);
+                continue;
+            }
+            idx += (size_t)__builtin_ctz(word);
+            if (idx >= CG_NBINS)
+                break;
+            cg_chunk_t *bin = cg_bin_at(av, idx);
+            v = bin->bk;
+            if (v == bin) {
+                unmark_bin(av, idx);
+                continue;
+            }
+            size_t size = cg_csize(v);
+            unlink_chunk(av, v);
+            split_in_use(av, v, size, nb, small);
+            return v;
+        }
+
+        check_top(av);
+        if (cg_csize(av->top) >= nb + CG_MINSIZE)
+            return take_from_top(av, nb, fresh);
+        if (av->have_fastchunks) {
+            cg_arena_consolidate(av, mt);
+            continue;
+        }
+        if (!grow_top(av, nb))
+            return NULL;
+        return take_from_top(av, nb, fresh);
+    }
+}
+
+/* An aligned chunk: over-allocate, skip to the first aligned spot that
+ * leaves a leading piece of at least MINSIZE, give both ends back. */
+cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
+{
+    bool fresh;
+    size_t want = nb + align + CG_MINSIZE;
+    if (want < nb)
+        return NULL;
+    cg_chunk_t *c = cg_arena_malloc(av, want, mt, &fresh);
+    if (c == NULL)
+        return NULL;
+    uintptr_t mem = (uintptr_t)cg_chunk2mem(c);
+    if (mem % align != 0) {
+        uintptr_t amem = (mem + align - 1) & ~(uintptr_t)(align - 1);
+        if (amem - mem < CG_MINSIZE)
+            amem += align;
+        cg_chunk_t *nc = cg_mem2chunk((void *)amem);
+        size_t lead = (size_t)((char *)nc - (char *)c);
+        size_t rest = cg_csize(c) - lead;
+        cg_set_head(nc, rest | CG_PREV_INUSE);
+        cg_start_set(nc);
+        cg_set_head_size(c, lead);
+        cg_arena_free_locked(av, c, mt);
+        c = nc;
+    }
+    size_t size = cg_csize(c);
+    if (size >= nb + CG_MINSIZE) {
+        cg_chunk_t *r = cg_at(c, nb);
+        cg_set_head_size(c, nb);
+        cg_set_head(r, (size - nb) | CG_PREV_INUSE);
+        cg_start_set(r);
+        cg_arena_free_locked(av, r, mt);
+    }
+    return c;
+}
+
+/* ---- free ------------------------------------------------------------- */
+
+void cg_arena_check_next_size(cg_chunk_t *c, size_t size, bool fast)
+{
+    cg_chunk_t *next = cg_at(c, size);
+    if (CG_SWITCH(CG_CHECK_NEXT_SIZE) &&
+        CG_UNLIKELY(next->size <= CG_HDR_SZ ||
+                    (char *)next + cg_csize(next) > cg_heap_end(heap_of(c))))
+        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
+                  "the size of the chunk after this one is impossible",
+                  fast ? "free(): invalid next size (fast)" : "free(): invalid next size (normal)");
+}
+
+static void perturb_free(cg_chunk_t *c, size_t size)
+{
+    if (CG_UNLIKELY(cg_mp.perturb))
+        memset(cg_chunk2mem(c), cg_mp.perturb, size - CG_HDR_SZ);
+}
+
+void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
+{
+    size_t size = cg_csize(c);
+    if (size <= cg_mp.max_fast) {
+        cg_arena_check_next_size(c, size, true);
+        perturb_free(c, size);
+        fastbin_push(av, c, size, mt);
+        return;
+    }
+    cg_chunk_t *next = cg_at(c, size);
+    if (CG_UNLIKELY(c == av->top))
+        cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
+                  "the chunk is the top chunk", "double free or corruption (top)");
+    if (CG_SWITCH(CG_CHECK_NOT_INUSE) && CG_UNLIKELY(!cg_prev_inuse(next)))
+        cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
+                  "the chunk after this one says this chunk is already free",
+                  "double free or corruption (!prev)");
+    cg_arena_check_next_size(c, size, false);
+    perturb_free(c, size);
+    size_t merged = merge_and_bin(av, c, size);
+    if (merged >= CG_CONSOLIDATE_THRESHOLD) {
+        if (av->have_fastchunks)
+            cg_arena_consolidate(av, mt);
+        if (cg_csize(av->top) >= cg_mp.trim_threshold)
+            cg_arena_trim(av, cg_mp.top_pad, false);
+    }
+}
+
+void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, bool mt)
+{
+    size_t size = cg_csize(c);
+    if (size <= cg_mp.max_fast) {
+        cg_arena_check_next_size(c, size, true);
+        perturb_free(c, size);
+        fastbin_push(av, c, size, mt);
+        return;
+    }
+    cg_lock_if(&av->lock, mt);
+    cg_arena_free_locked(av, c, mt);
+    cg_unlock_if(&av->lock, mt);
+}
+
+/* ---- realloc in place ------------------------------------------------- */
+
+bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
+{
+    bool ok = true;
+    cg_lock_if(&av->lock, mt);
+    size_t size = cg_csize(c);
+    cg_chunk_t *next = cg_at(c, size);
+    if (size < nb) {
+        if (next == av->top && cg_csize(next) + size >= nb + CG_MINSIZE) {
+            size_t total = cg_csize(next) + size;
+            cg_heap_t *h = av->heap;
+            cg_set_head_size(c, nb);
+            cg_chunk_t *nt = cg_at(c, nb);
+            cg_set_head(nt, (total - nb) | CG_PREV_INUSE);
+            av->top = nt;
+            if ((char *)nt + CG_HDR_SZ > h->clean_from)
+                h->clean_from = (char *)nt + CG_HDR_SZ;
+            size = nb;
+        } else if (next != av->top && !cg_inuse(next) && size + cg_csize(next) >= nb) {
+            unlink_chunk(av, next);
+            cg_start_clear(next);
+            size += cg_csize(next);
+            cg_set_head_size(c, size);
+            cg_set_inuse_at(c, size);
+        } else {
+            ok = false;
+        }
+    }
+    if (ok && size >= nb + CG_MINSIZE) {
+        cg_chunk_t *r = cg_at(c, nb);
+        cg_set_head_size(c, nb);
+        cg_set_head(r, (size - nb) | CG_PREV_INUSE);
+        cg_start_set(r);
+        cg_arena_free_locked(av, r, mt);
+    }
+    cg_unlock_if(&av->lock, mt);
+    return ok;
+}
+
+/* ---- setup ------------------------------------------------------------ */
+
+void cg_arena_init(cg_arena_t *av, int index)
+{
+    for (size_t i = 1; i < CG_NBINS; i++) {
+        cg_chunk_t *b = cg_bin_at(av, i);
+        b->fd = b->bk = b;
+    }
+    av->index = index;
+}

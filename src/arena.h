@@ -1,0 +1,112 @@
+/*
+ * arena.h — arenas: bins, fastbins, top chunk, and the process-wide
+ * parameters that mallopt changes.
+ *
+ * Bins follow glibc: bin 1 is the unsorted bin, bins 2..63 hold one small
+ * size each (32..1008 bytes), bins 64..126 hold ranges of large sizes kept
+ * sorted (largest first).  Fastbins are singly linked LIFO lists of chunks
+ * of one size each (32..176 bytes) that stay "in use" to the rest of the
+ * heap until malloc_consolidate merges them.
+ *
+ * Locking: the arena lock protects everything in cg_arena_t except the
+ * fastbin heads, which free pushes without the lock (compare-and-swap) and
+ * malloc pops only under the lock — with a single popper there is no ABA
+ * (glibc's scheme).  A single-threaded operation takes no lock and uses
+ * plain loads and stores; `mt` below is that decision, made once per
+ * operation at the top.
+ */
+#ifndef CG_ARENA_H
+#define CG_ARENA_H
+
+#include "heap.h"
+
+typedef struct cg_arena {
+    cg_lock_t lock;
+    int index;                            /* 0 for the main arena             */
+    int have_fastchunks;                  /* some fastbin may be non-empty    */
+    cg_chunk_t *fastbins[CG_NFASTBINS];   /* heads, safe-linked chains        */
+    cg_chunk_t *top;                      /* the top chunk                    */
+    cg_chunk_t *last_remainder;           /* remainder of the last small split */
+    cg_chunk_t *bins[CG_NBINS * 2 - 2];   /* fd/bk pairs; see cg_bin_at       */
+    unsigned binmap[4];                   /* one bit per bin that may hold chunks */
+    cg_heap_t *heap;                      /* the heap holding top (newest)    */
+    struct cg_arena *next;                /* all arenas, by creation          */
+    struct cg_arena *next_free;           /* arenas with no attached thread   */
+    size_t attached_threads;              /* threads using this arena         */
+    size_t system_mem;                    /* bytes of heap in use (committed) */
+    size_t max_system_mem;                /* high-water mark of system_mem    */
+} cg_arena_t;
+
+/* Process-wide parameters (mallopt, tunables) and mmap statistics. */
+typedef struct cg_params {
+    size_t mmap_threshold;      /* requests at or above go to mmap           */
+    size_t trim_threshold;      /* top above this is given back              */
+    size_t top_pad;             /* extra bytes when growing or trimming top  */
+    int    n_mmaps_max;         /* at most this many big blocks (M_MMAP_MAX) */
+    int    no_dyn_threshold;    /* set once the user fixes a threshold       */
+    size_t arena_max;           /* 0: 8 x cores                              */
+    size_t arena_test;          /* arenas created before arena_max applies   */
+    size_t max_fast;            /* largest fastbin chunk size (0: none)      */
+    int    perturb;             /* M_PERTURB byte (0: off)                   */
+    size_t tcache_bins;         /* tcache bins in use (tcache_max)           */
+    size_t tcache_fast_bins;    /* bins the inline fast paths serve: 0 while
+                                 * M_PERTURB is set, so every block is filled */
+    size_t tcache_count;        /* entries per tcache bin                    */
+    /* statistics, updated atomically */
+    size_t n_mmaps, max_n_mmaps, mmapped_mem, max_mmapped_mem;
+    size_t narenas;
+} cg_params_t;
+
+extern cg_params_t cg_mp CG_HIDDEN;
+extern cg_arena_t cg_main_arena CG_HIDDEN;
+extern cg_lock_t cg_list_lock CG_HIDDEN;   /* arena list and free list */
+
+/* Size classes. */
+CG_INLINE size_t cg_fastbin_index(size_t sz) { return (sz >> 4) - 2; }
+CG_INLINE bool cg_in_smallbin_range(size_t sz) { return sz < CG_MIN_LARGE_SIZE; }
+CG_INLINE size_t cg_smallbin_index(size_t sz) { return sz >> 4; }
+/* glibc's largebin_index_64: 32 bins 64 apart, 16 bins 512 apart, 8 bins
+ * 4096 apart, 4 bins 32768 apart, 2 bins 262144 apart, 1 bin the rest. */
+CG_INLINE size_t cg_largebin_index(size_t sz)
+{
+    if ((sz >> 6) <= 48) return 48 + (sz >> 6);
+    if ((sz >> 9) <= 20) return 91 + (sz >> 9);
+    if ((sz >> 12) <= 10) return 110 + (sz >> 12);
+    if ((sz >> 15) <= 4) return 119 + (sz >> 15);
+    if ((sz >> 18) <= 2) return 124 + (sz >> 18);
+    return 126;
+}
+CG_INLINE size_t cg_bin_index(size_t sz)
+{
+    return cg_in_smallbin_range(sz) ? cg_smallbin_index(sz) : cg_largebin_index(sz);
+}
+/* Bin i's header is a fake chunk whose fd/bk overlay bins[2i-2..2i-1]. */
+CG_INLINE cg_chunk_t *cg_bin_at(cg_arena_t *av, size_t i)
+{
+    return (cg_chunk_t *)((char *)&av->bins[(i - 1) * 2] - offsetof(cg_chunk_t, fd));
+}
+#define CG_UNSORTED 1
+
+/* Arena operations.  Unless noted, the caller holds av->lock when mt. */
+void cg_arena_init(cg_arena_t *av, int index) CG_HIDDEN;
+cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh) CG_HIDDEN;
+cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt) CG_HIDDEN;
+/* Free a heap chunk that is not going to the tcache.  Takes the arena lock
+ * itself when mt (fast chunks are pushed without it). */
+void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, bool mt) CG_HIDDEN;
+/* Free with the lock already held (tcache flush, consolidation users). */
+void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt) CG_HIDDEN;
+/* Try to resize an in-use chunk in place to nb; true on success. */
+bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt) CG_HIDDEN;
+void cg_arena_consolidate(cg_arena_t *av, bool mt) CG_HIDDEN;
+int  cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free) CG_HIDDEN;
+void cg_arena_check_next_size(cg_chunk_t *c, size_t size, bool fast) CG_HIDDEN;
+
+/* Arena selection (arena_select.c). */
+cg_arena_t *cg_arena_for_thread(bool mt) CG_HIDDEN;
+cg_arena_t *cg_arena_retry(cg_arena_t *failed, bool mt) CG_HIDDEN;
+void cg_arena_detach_thread(void) CG_HIDDEN;
+
+CG_INLINE cg_arena_t *cg_arena_of(const cg_chunk_t *c) { return cg_heap_base(c)->arena; }
+
+#endif /* CG_ARENA_H */

@@ -1,0 +1,144 @@
+/*
+ * arena_select.c — which arena a thread allocates from.
+ *
+ * As in glibc: the main thread, and every thread while the process is
+ * single-threaded, uses the main arena.  A new thread takes an arena some
+ * exited thread left behind, else creates one while there are fewer than
+ * arena_max (default 8 x online CPUs), else shares one round-robin.  An
+ * arena lives in the header page of its first heap; the main arena is a
+ * static object (its heaps are mmap'd like every other).
+ */
+#include "arena.h"
+
+#include "init.h"
+#include "thread.h"
+
+static cg_arena_t *free_list;       /* arenas with no attached thread       */
+static cg_arena_t *next_to_reuse;   /* round-robin cursor over all arenas   */
+
+#define ARENA_OFF 256   /* arena struct offset inside its first heap's header page */
+static_assert(ARENA_OFF >= sizeof(cg_heap_t), "heap header fits before the arena");
+static_assert(ARENA_OFF + sizeof(cg_arena_t) <= CG_HEAP_HDR_BYTES, "arena fits the header page");
+
+/* Give a new arena its first heap and top chunk.  Main arena: heap at init. */
+bool cg_arena_setup_heap(cg_arena_t *av, cg_heap_t *h)
+{
+    h->arena = av;
+    av->heap = h;
+    av->top = (cg_chunk_t *)h->data;
+    cg_set_head(av->top, (h->size - CG_HEAP_DATA_OFF) | CG_PREV_INUSE);
+    av->system_mem = av->max_system_mem = h->size;
+    return true;
+}
+
+static cg_arena_t *arena_create(void)
+{
+    cg_heap_t *h = cg_heap_new(NULL, 64 * 1024);
+    if (h == NULL)
+        return NULL;
+    cg_arena_t *av = (cg_arena_t *)((char *)h + ARENA_OFF);
+    cg_arena_init(av, (int)cg_mp.narenas);
+    cg_arena_setup_heap(av, h);
+    av->attached_threads = 1;
+    /* Publish at the end of the list so the fork handlers lock in index order. */
+    cg_arena_t *last = &cg_main_arena;
+    while (last->next != NULL)
+        last = last->next;
+    last->next = av;
+    cg_mp.narenas++;
+    return av;
+}
+
+static size_t arena_limit(void)
+{
+    return cg_mp.arena_max ? cg_mp.arena_max : 8 * cg_ncpus;
+}
+
+cg_arena_t *cg_arena_for_thread(bool mt)
+{
+    cg_arena_t *av = cg_self.arena;
+    if (CG_LIKELY(av != NULL))
+        return av;
+    if (!mt) {
+        av = &cg_main_arena;
+        av->attached_threads++;
+        cg_self.arena = av;
+        return av;
+    }
+    cg_lock(&cg_list_lock);
+    if (free_list != NULL) {
+        av = free_list;
+        free_list = av->next_free;
+        av->next_free = NULL;
+        av->attached_threads++;
+    } else if (cg_mp.narenas < arena_limit() && (av = arena_create()) != NULL) {
+        /* created and attached */
+    } else {
+        av = next_to_reuse ? next_to_reuse : &cg_main_arena;
+        next_to_reuse = av->next ? av->next : &cg_main_arena;
+        av->attached_threads++;
+    }
+    cg_unlock(&cg_list_lock);
+    cg_self.arena = av;
+    return av;
+}
+
+cg_arena_t *cg_arena_retry(cg_arena_t *failed, bool mt)
+{
+    if (!mt)
+        return NULL;
+    if (failed != &cg_main_arena)
+        return &cg_main_arena;
+    return cg_main_arena.next;   /* may be NULL */
+}
+
+void cg_arena_detach_thread(void)
+{
+    cg_arena_t *av = cg_self.arena;
+    if (av == NULL)
+        return;
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_lock_if(&cg_list_lock, mt);
+    if (av->attached_threads > 0 && --av->attached_threads == 0 && av != &cg_main_arena) {
+        av->next_free = free_list;
+        free_list = av;
+    }
+    cg_unlock_if(&cg_list_lock, mt);
+    cg_self.arena = NULL;
+}
+
+/* Fork handlers: every chunkguard lock, in one documented order —
+ * arena list lock, then arenas by index (main first), then the big-block
+ * registry — taken before fork, released after in the parent, and reset in
+ * the child, where only the forking thread is left. */
+void cg_arenas_lock_all(void)
+{
+    cg_lock(&cg_list_lock);
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next)
+        cg_lock(&av->lock);
+}
+
+void cg_arenas_unlock_all(bool child)
+{
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+        if (child)
+            cg_lock_reinit(&av->lock);
+        else
+            cg_unlock(&av->lock);
+    }
+    if (child) {
+        /* Only this thread is attached now: every other arena is free. */
+        cg_arena_t *mine = cg_self.arena;
+        free_list = NULL;
+        for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+            av->attached_threads = (av == mine);
+            if (av != mine && av != &cg_main_arena) {
+                av->next_free = free_list;
+                free_list = av;
+            }
+        }
+        cg_lock_reinit(&cg_list_lock);
+    } else {
+        cg_unlock(&cg_list_lock);
+    }
+}

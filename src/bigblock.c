@@ -1,0 +1,202 @@
+/*
+ * bigblock.c — mmap'd big blocks and their registry (see bigblock.h).
+ */
+#define _GNU_SOURCE
+#include "bigblock.h"
+
+#include <errno.h>
+#include <sys/mman.h>
+
+#include "arena.h"
+
+typedef struct reg_entry {
+    uintptr_t chunk;    /* 0: empty                                       */
+    size_t maplen;      /* length of the whole mapping                    */
+} reg_entry_t;
+
+static cg_lock_t reg_lock = CG_LOCK_INIT;
+static reg_entry_t *reg_tab;      /* capacity entries, power of two */
+static size_t reg_cap, reg_used;
+
+static size_t slot_of(uintptr_t chunk, size_t cap)
+{
+    /* Fibonacci hashing of the page number. */
+    return (size_t)(((chunk >> 4) * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
+}
+
+static reg_entry_t *reg_find(uintptr_t chunk)
+{
+    if (reg_cap == 0)
+        return NULL;
+    for (size_t i = slot_of(chunk, reg_cap);; i = (i + 1) & (reg_cap - 1)) {
+        if (reg_tab[i].chunk == chunk)
+            return &reg_tab[i];
+        if (reg_tab[i].chunk == 0)
+            return NULL;
+    }
+}
+
+static void reg_put(reg_entry_t *tab, size_t cap, uintptr_t chunk, size_t maplen)
+{
+    size_t i = slot_of(chunk, cap);
+    while (tab[i].chunk != 0)
+        i = (i + 1) & (cap - 1);
+    tab[i].chunk = chunk;
+    tab[i].maplen = maplen;
+}
+
+/* Keep the load below 1/2; the table lives in its own mapping. */
+static bool reg_reserve(void)
+{
+    if ((reg_used + 1) * 2 <= reg_cap)
+        return true;
+    size_t ncap = reg_cap ? reg_cap * 2 : 1024;
+    reg_entry_t *nt = cg_os_map(ncap * sizeof *nt, false);
+    if (nt == NULL)
+        return false;
+    for (size_t i = 0; i < reg_cap; i++)
+        if (reg_tab[i].chunk != 0)
+            reg_put(nt, ncap, reg_tab[i].chunk, reg_tab[i].maplen);
+    if (reg_tab != NULL)
+        cg_os_unmap(reg_tab, reg_cap * sizeof *reg_tab);
+    reg_tab = nt;
+    reg_cap = ncap;
+    return true;
+}
+
+/* Linear-probing deletion by backward shift: no tombstones. */
+static void reg_remove(reg_entry_t *e)
+{
+    size_t i = (size_t)(e - reg_tab);
+    for (size_t j = (i + 1) & (reg_cap - 1); reg_tab[j].chunk != 0; j = (j + 1) & (reg_cap - 1)) {
+        size_t home = slot_of(reg_tab[j].chunk, reg_cap);
+        /* move j into the hole at i unless its home lies cyclically in (i, j] */
+        if ((j > i && (home <= i || home > j)) || (j < i && (home <= i && home > j))) {
+            reg_tab[i] = reg_tab[j];
+            i = j;
+        }
+    }
+    reg_tab[i].chunk = 0;
+    reg_used--;
+}
+
+/* Statistics for mallinfo2/malloc_stats; the maxima are advisory (racy). */
+static void stats_add(size_t len, int sign, bool mt)
+{
+    if (sign > 0) {
+        size_t n = CG_ADD_IF(&cg_mp.n_mmaps, 1, mt);
+        size_t m = CG_ADD_IF(&cg_mp.mmapped_mem, len, mt);
+        if (n > cg_mp.max_n_mmaps)
+            cg_mp.max_n_mmaps = n;
+        if (m > cg_mp.max_mmapped_mem)
+            cg_mp.max_mmapped_mem = m;
+    } else {
+        CG_ADD_IF(&cg_mp.n_mmaps, (size_t)-1, mt);
+        CG_ADD_IF(&cg_mp.mmapped_mem, (size_t)0 - len, mt);
+    }
+}
+
+cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt)
+{
+    size_t extra = align > CG_ALIGN ? align : 0;
+    size_t len = CG_PAGE_ROUND(nb + CG_SIZE_SZ + extra);
+    if (len < nb)
+        return NULL;
+    char *raw = cg_os_map(len, false);
+    if (raw == NULL)
+        return NULL;
+    uintptr_t mem = (uintptr_t)raw + CG_HDR_SZ;
+    if (extra)
+        mem = (mem + align - 1) & ~(uintptr_t)(align - 1);
+    cg_chunk_t *c = cg_mem2chunk((void *)mem);
+    size_t off = (size_t)((char *)c - raw);
+    c->prev_size = off;
+    c->size = (len - off) | CG_IS_MMAPPED;
+
+    cg_lock_if(&reg_lock, mt);
+    bool ok = reg_reserve();
+    if (ok) {
+        reg_put(reg_tab, reg_cap, (uintptr_t)c, len);
+        reg_used++;
+    }
+    cg_unlock_if(&reg_lock, mt);
+    if (!ok) {
+        cg_os_unmap(raw, len);
+        return NULL;
+    }
+    stats_add(len, 1, mt);
+    return c;
+}
+
+bool cg_big_owns(const cg_chunk_t *c, bool mt, bool *header_ok)
+{
+    cg_lock_if(&reg_lock, mt);
+    reg_entry_t *e = reg_find((uintptr_t)c);
+    size_t maplen = e ? e->maplen : 0;
+    cg_unlock_if(&reg_lock, mt);
+    if (e == NULL)
+        return false;
+    *header_ok = cg_is_mmapped(c) && c->prev_size < maplen &&
+                 cg_csize(c) + c->prev_size == maplen;
+    return true;
+}
+
+void cg_big_free(cg_chunk_t *c, bool mt)
+{
+    size_t off = c->prev_size, len = off + cg_csize(c);
+    cg_lock_if(&reg_lock, mt);
+    reg_entry_t *e = reg_find((uintptr_t)c);
+    if (e != NULL)
+        reg_remove(e);
+    cg_unlock_if(&reg_lock, mt);
+    /* glibc's dynamic threshold: a freed big block shows the program uses
+     * blocks of this size repeatedly, so serve them from the heap from now
+     * on; the trim threshold follows at twice the mmap threshold. */
+    size_t sz = cg_csize(c);
+    if (!cg_mp.no_dyn_threshold && sz > cg_mp.mmap_threshold && sz <= CG_MMAP_THRESHOLD_MAX) {
+        cg_mp.mmap_threshold = sz;
+        cg_mp.trim_threshold = 2 * sz;
+    }
+    cg_os_unmap((char *)c - off, len);
+    stats_add(len, -1, mt);
+}
+
+cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
+{
+    size_t off = c->prev_size, oldlen = off + cg_csize(c);
+    if (off != 0)               /* aligned blocks keep their alignment by copy */
+        return NULL;
+    size_t newlen = CG_PAGE_ROUND(nb + CG_SIZE_SZ);
+    if (newlen < nb)
+        return NULL;
+    if (newlen == oldlen)
+        return c;
+    cg_lock_if(&reg_lock, mt);
+    bool ok = reg_reserve();
+    cg_chunk_t *nc = NULL;
+    if (ok) {
+        void *p = mremap(c, oldlen, newlen, MREMAP_MAYMOVE);
+        if (p != MAP_FAILED) {
+            nc = p;
+            nc->size = newlen | CG_IS_MMAPPED;
+            reg_entry_t *e = reg_find((uintptr_t)c);
+            if (e != NULL)
+                reg_remove(e);
+            reg_put(reg_tab, reg_cap, (uintptr_t)nc, newlen);
+            reg_used++;
+        }
+    }
+    cg_unlock_if(&reg_lock, mt);
+    if (nc != NULL)
+        CG_ADD_IF(&cg_mp.mmapped_mem, newlen - oldlen, mt);
+    return nc;
+}
+
+void cg_big_lock_all(void) { cg_lock(&reg_lock); }
+void cg_big_unlock_all(bool child)
+{
+    if (child)
+        cg_lock_reinit(&reg_lock);
+    else
+        cg_unlock(&reg_lock);
+}

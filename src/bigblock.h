@@ -1,0 +1,30 @@
+/*
+ * bigblock.h — big blocks: chunks with a mapping of their own (IS_MMAPPED),
+ * for requests at or above the mmap threshold.
+ *
+ * A big block's chunk header sits at the start of the user pointer's page
+ * run, or further in when an alignment was asked for: prev_size holds the
+ * offset from the mapping's start to the chunk, size the rest of the
+ * mapping.  Usable bytes: size - 16.
+ *
+ * Every big block is also entered in a registry (an open-addressing hash
+ * table keyed by chunk address, in its own mapping) so that free can decide
+ * "is this one of our big blocks?" without reading anything at the pointer.
+ */
+#ifndef CG_BIGBLOCK_H
+#define CG_BIGBLOCK_H
+
+#include "chunk.h"
+
+cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt) CG_HIDDEN;
+/* Is c the chunk of a live big block?  Also checks the header against the
+ * registry; *header_ok is false when the header was overwritten. */
+bool cg_big_owns(const cg_chunk_t *c, bool mt, bool *header_ok) CG_HIDDEN;
+void cg_big_free(cg_chunk_t *c, bool mt) CG_HIDDEN;
+/* Resize with mremap; NULL if it cannot (caller copies). */
+cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt) CG_HIDDEN;
+CG_INLINE size_t cg_big_usable(const cg_chunk_t *c) { return cg_csize(c) - CG_HDR_SZ; }
+void cg_big_lock_all(void) CG_HIDDEN;
+void cg_big_unlock_all(bool child) CG_HIDDEN;
+
+#endif /* CG_BIGBLOCK_H */

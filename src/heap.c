@@ -1,0 +1,82 @@
+/*
+ * heap.c — creating, growing, shrinking and deleting heaps (see heap.h).
+ */
+#include "heap.h"
+
+#include <errno.h>
+
+uint8_t cg_heapmap[CG_HEAP_MAP_ENTRIES];
+
+static size_t page_up(size_t n) { return CG_PAGE_ROUND(n); }
+
+cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
+{
+    if (min_data > CG_HEAP_MAX - CG_HEAP_DATA_OFF)
+        return NULL;
+    char *base = cg_os_map_aligned(CG_HEAP_MAX, CG_HEAP_MAX, true);
+    if (base == NULL)
+        return NULL;
+    /* Header and start bitmap read-write (the bitmap's pages stay untouched
+     * until chunks exist over them); the guard page stays PROT_NONE so an
+     * underflow from the first chunk cannot reach our metadata. */
+    size_t commit = page_up(CG_HEAP_DATA_OFF + min_data);
+    if (!cg_os_commit(base, CG_HEAP_HDR_BYTES + CG_START_MAP_BYTES) ||
+        !cg_os_commit(base + CG_HEAP_DATA_OFF, commit - CG_HEAP_DATA_OFF)) {
+        cg_os_unmap(base, CG_HEAP_MAX);
+        errno = ENOMEM;
+        return NULL;
+    }
+    cg_heap_t *h = (cg_heap_t *)base;
+    h->arena = av;
+    h->prev = NULL;
+    h->size = commit;
+    h->mprotect_size = commit;
+    h->data = base + CG_HEAP_DATA_OFF;
+    h->clean_from = h->data;
+    h->fence = NULL;
+    __atomic_store_n(&cg_heapmap[(uintptr_t)base >> CG_HEAP_SHIFT], 1, __ATOMIC_RELEASE);
+    return h;
+}
+
+/* Extend the in-use part by diff bytes (page multiple), committing pages
+ * that were never made read-write.  Fails when the heap is full. */
+bool cg_heap_grow(cg_heap_t *h, size_t diff)
+{
+    size_t want = h->size + diff;
+    if (want > CG_HEAP_MAX || want < h->size)
+        return false;
+    if (want > h->mprotect_size) {
+        size_t from = h->mprotect_size;
+        if (!cg_os_commit((char *)h + from, want - from))
+            return false;
+        h->mprotect_size = want;
+    }
+    h->size = want;
+    return true;
+}
+
+/* Give back the pages from new_size to the in-use end; they stay read-write
+ * (cheap to reuse) but read zero, so calloc may skip clearing them. */
+void cg_heap_shrink(cg_heap_t *h, size_t new_size)
+{
+    char *from = (char *)h + new_size;
+    cg_os_decommit(from, h->size - new_size);
+    if (h->clean_from > from)
+        h->clean_from = from;
+    h->size = new_size;
+}
+
+void cg_heap_delete(cg_heap_t *h)
+{
+    __atomic_store_n(&cg_heapmap[(uintptr_t)h >> CG_HEAP_SHIFT], 0, __ATOMIC_RELEASE);
+    cg_os_unmap(h, CG_HEAP_MAX);
+}
+
+/* Return the whole pages strictly inside [from, to) to the OS. */
+void cg_heap_release_pages(char *from, char *to)
+{
+    uintptr_t a = CG_PAGE_ROUND((uintptr_t)from);
+    uintptr_t b = (uintptr_t)to & ~(cg_pagesize - 1);
+    if (b > a)
+        cg_os_decommit((void *)a, b - a);
+}

@@ -1,0 +1,114 @@
+/*
+ * heap.h — mmap'd heaps, the heap map, and the chunk-start map.
+ *
+ * Every arena owns one or more heaps: regions of CG_HEAP_MAX (64 MiB)
+ * reserved PROT_NONE at a 64 MiB-aligned address and committed as they grow,
+ * so that `pointer -> heap` is a mask (glibc's non-main arenas, here used
+ * for every arena; chunkguard never calls brk).
+ *
+ *   base (64 MiB aligned)
+ *   | cg_heap_t (and, in an arena's first heap, the cg_arena_t) | one page
+ *   | chunk-start bitmap: one bit per 16 bytes of the heap       | 512 KiB
+ *   | guard page (PROT_NONE)                                     |
+ *   | chunks ... top chunk | reserved, PROT_NONE ...             | to base+64 MiB
+ *
+ * Two out-of-band maps answer "is this ours?" before any chunk header is
+ * read, so a foreign or garbage pointer can never make us fault:
+ *   - cg_heapmap: one byte per 64 MiB of the 47-bit address space (2 MiB of
+ *     .bss, touched only where heaps are) — nonzero where a heap is mapped;
+ *   - the chunk-start bitmap of each heap: bit set at the start of every
+ *     chunk that is in use or free in a bin (tcache and fastbin entries
+ *     count as in use); clear everywhere else, including inside chunks and
+ *     at the top chunk.  Maintained only where chunk boundaries change
+ *     (splits and merges), never on the tcache/fastbin paths.
+ */
+#ifndef CG_HEAP_H
+#define CG_HEAP_H
+
+#include "chunk.h"
+
+struct cg_arena;
+
+typedef struct cg_heap {
+    struct cg_arena *arena;   /* owning arena                                 */
+    struct cg_heap  *prev;    /* the arena's previous heap (older), or NULL   */
+    size_t size;              /* bytes from base now in use: chunks end here  */
+    size_t mprotect_size;     /* bytes from base made read-write so far       */
+    char  *data;              /* first chunk                                  */
+    char  *clean_from;        /* memory from here to base+mprotect_size reads zero */
+    cg_chunk_t *fence;        /* fencepost left when the arena moved on, or NULL */
+} cg_heap_t;
+
+#define CG_HEAP_MAP_ENTRIES ((size_t)1 << (CG_VA_BITS - CG_HEAP_SHIFT))
+#define CG_START_MAP_BYTES  (CG_HEAP_MAX / CG_ALIGN / 8)     /* 512 KiB */
+/* Offset of the start bitmap and of the first chunk from the heap base. */
+#define CG_HEAP_HDR_BYTES   4096u
+#define CG_HEAP_DATA_OFF    (CG_HEAP_HDR_BYTES + CG_START_MAP_BYTES + 4096u)
+/* Two 16-byte fenceposts close a heap the arena has moved away from. */
+#define CG_FENCE_BYTES      (2 * CG_HDR_SZ)
+
+extern uint8_t cg_heapmap[CG_HEAP_MAP_ENTRIES] CG_HIDDEN;
+
+CG_INLINE cg_heap_t *cg_heap_base(const void *p)
+{
+    return (cg_heap_t *)((uintptr_t)p & ~(uintptr_t)(CG_HEAP_MAX - 1));
+}
+
+/* Is p inside a heap of ours?  No memory of p's is read. */
+CG_INLINE bool cg_in_heap(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    return (a >> CG_VA_BITS) == 0 && cg_heapmap[a >> CG_HEAP_SHIFT] != 0;
+}
+
+CG_INLINE uint64_t *cg_start_word(cg_heap_t *h, const void *c, uint64_t *bit)
+{
+    size_t idx = ((uintptr_t)c - (uintptr_t)h) >> 4;
+    *bit = (uint64_t)1 << (idx & 63);
+    return (uint64_t *)((char *)h + CG_HEAP_HDR_BYTES) + (idx >> 6);
+}
+CG_INLINE bool cg_start_test(cg_heap_t *h, const void *c)
+{
+    uint64_t bit, *w = cg_start_word(h, c, &bit);
+    return (*w & bit) != 0;
+}
+CG_INLINE void cg_start_set(const void *c)
+{
+    uint64_t bit, *w = cg_start_word(cg_heap_base(c), c, &bit);
+    *w |= bit;
+}
+CG_INLINE void cg_start_clear(const void *c)
+{
+    uint64_t bit, *w = cg_start_word(cg_heap_base(c), c, &bit);
+    *w &= ~bit;
+}
+
+/*
+ * Is mem the user pointer of a chunk in one of our heaps?  16-byte aligned,
+ * in a mapped heap, past the heap's metadata, below the heap's end, and
+ * marked in the chunk-start map.  Reads only our own metadata.
+ * Does not say whether the chunk is in use.
+ */
+CG_INLINE bool cg_heap_owns(const void *mem)
+{
+    if (!cg_aligned_ok(mem) || !cg_in_heap(mem))
+        return false;
+    cg_heap_t *h = cg_heap_base(mem);
+    const char *c = (const char *)mem - CG_HDR_SZ;
+    if (c < h->data || c >= (const char *)h + h->size)
+        return false;
+    return cg_start_test(h, c);
+}
+
+CG_INLINE char *cg_heap_end(const cg_heap_t *h) { return (char *)h + h->size; }
+
+/* Heap lifecycle; callers hold the owning arena's lock (or run single-
+ * threaded).  cg_heap_new returns a heap whose first `size` bytes are
+ * committed, or NULL with errno ENOMEM. */
+cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data) CG_HIDDEN;
+bool cg_heap_grow(cg_heap_t *h, size_t diff) CG_HIDDEN;
+void cg_heap_shrink(cg_heap_t *h, size_t new_size) CG_HIDDEN;
+void cg_heap_delete(cg_heap_t *h) CG_HIDDEN;
+void cg_heap_release_pages(char *from, char *to) CG_HIDDEN;
+
+#endif /* CG_HEAP_H */

@@ -1,0 +1,235 @@
+/*
+ * info.c — mallopt, mallinfo2, malloc_trim, malloc_stats, malloc_info and
+ * cg_get_stats: tuning and introspection, never on a hot path.
+ *
+ * Statistics are gathered under each arena's lock and printed after it is
+ * released, so printing (stdio may allocate) never runs under our locks.
+ */
+#include <errno.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "bigblock.h"
+#include "info.h"
+#include "init.h"
+#include "report.h"
+#include "tcache.h"
+
+typedef struct arena_info {
+    size_t system, fast_count, fast_bytes, free_count, free_bytes, top, heaps, max_system;
+} arena_info_t;
+
+static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
+{
+    *ai = (arena_info_t){0};
+    cg_lock_if(&av->lock, mt);
+    for (size_t i = 0; i < CG_NFASTBINS; i++) {
+        size_t guard = 0;
+        for (cg_chunk_t *p = av->fastbins[i]; p != NULL && guard++ < (1u << 24);
+             p = cg_reveal(&p->fd, p->fd)) {
+            if (!cg_aligned_ok(p) || !cg_in_heap(p))
+                break;
+            ai->fast_count++;
+            ai->fast_bytes += cg_csize(p);
+        }
+    }
+    for (size_t i = 1; i < CG_NBINS; i++) {
+        cg_chunk_t *b = cg_bin_at(av, i);
+        for (cg_chunk_t *c = b->fd; c != b; c = c->fd) {
+            ai->free_count++;
+            ai->free_bytes += cg_csize(c);
+        }
+    }
+    ai->top = av->top ? cg_csize(av->top) : 0;
+    ai->system = av->system_mem;
+    ai->max_system = av->max_system_mem;
+    for (cg_heap_t *h = av->heap; h != NULL; h = h->prev)
+        ai->heaps++;
+    cg_unlock_if(&av->lock, mt);
+}
+
+int cg_mallopt_impl(int param, int value)
+{
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    switch (param) {
+    case M_MXFAST:
+        if (value < 0 || value > (int)CG_MXFAST_MAX)
+            return 0;
+        /* Empty the fastbins first: chunks filed under the old limit must
+         * not be stranded above the new one. */
+        for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+            cg_lock_if(&av->lock, mt);
+            cg_arena_consolidate(av, mt);
+            cg_unlock_if(&av->lock, mt);
+        }
+        cg_mp.max_fast = value == 0 ? CG_MINSIZE / 2
+                                    : (((size_t)value + CG_SIZE_SZ) & ~(size_t)CG_ALIGN_MASK);
+        return 1;
+    case M_TRIM_THRESHOLD:
+        cg_mp.trim_threshold = (size_t)(long)value;
+        cg_mp.no_dyn_threshold = 1;
+        return 1;
+    case M_TOP_PAD:
+        cg_mp.top_pad = (size_t)(long)value;
+        cg_mp.no_dyn_threshold = 1;
+        return 1;
+    case M_MMAP_THRESHOLD:
+        if ((size_t)(long)value > CG_MMAP_THRESHOLD_MAX)
+            return 0;
+        cg_mp.mmap_threshold = (size_t)(long)value;
+        cg_mp.no_dyn_threshold = 1;
+        return 1;
+    case M_MMAP_MAX:
+        cg_mp.n_mmaps_max = value;
+        cg_mp.no_dyn_threshold = 1;
+        return 1;
+    case M_CHECK_ACTION:
+        return 1;
+    case M_PERTURB:
+        cg_mp.perturb = value & 0xff;
+        /* While perturbing, route every block through the slow paths, which
+         * fill them; the tcache still serves them there. */
+        cg_mp.tcache_fast_bins = cg_mp.perturb ? 0 : cg_mp.tcache_bins;
+        return 1;
+    case M_ARENA_TEST:
+        if (value > 0)
+            cg_mp.arena_test = (size_t)value;
+        return 1;
+    case M_ARENA_MAX:
+        if (value > 0)
+            cg_mp.arena_max = (size_t)value;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+struct mallinfo2 cg_mallinfo2_impl(void)
+{
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    struct mallinfo2 m = {0};
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+        arena_info_t ai;
+        gather(av, &ai, mt);
+        size_t avail = ai.top + ai.fast_bytes + ai.free_bytes;
+        m.arena += ai.system;
+        m.ordblks += ai.free_count + 1;
+        m.smblks += ai.fast_count;
+        m.fsmblks += ai.fast_bytes;
+        m.fordblks += avail;
+        m.uordblks += ai.system - avail;
+        if (av == &cg_main_arena)
+            m.keepcost = ai.top;
+    }
+    m.hblks = cg_mp.n_mmaps;
+    m.hblkhd = cg_mp.mmapped_mem;
+    return m;
+}
+
+int cg_malloc_trim_impl(size_t pad)
+{
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    int released = 0;
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+        cg_lock_if(&av->lock, mt);
+        cg_arena_consolidate(av, mt);
+        released |= cg_arena_trim(av, pad, true);
+        cg_unlock_if(&av->lock, mt);
+    }
+    return released;
+}
+
+static void say(const char *fmt, size_t a)
+{
+    char buf[128];
+    size_t n = cg_fmt(buf, sizeof buf, fmt, a);
+    cg_os_write_all(2, buf, n);
+}
+
+void cg_malloc_stats_impl(void)
+{
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    size_t sys = 0, used = 0;
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+        arena_info_t ai;
+        gather(av, &ai, mt);
+        size_t inuse = ai.system - ai.top - ai.fast_bytes - ai.free_bytes;
+        say("Arena %zu:\n", (size_t)av->index);
+        say("system bytes     = %zu\n", ai.system);
+        say("in use bytes     = %zu\n", inuse);
+        sys += ai.system;
+        used += inuse;
+    }
+    say("Total (incl. mmap):\nsystem bytes     = %zu\n", sys + cg_mp.mmapped_mem);
+    say("in use bytes     = %zu\n", used + cg_mp.mmapped_mem);
+    say("max mmap regions = %zu\n", cg_mp.max_n_mmaps);
+    say("max mmap bytes   = %zu\n", cg_mp.max_mmapped_mem);
+}
+
+int cg_malloc_info_impl(int options, FILE *fp)
+{
+    if (options != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    size_t tf = 0, tfb = 0, tr = 0, trb = 0, sys = 0, maxsys = 0;
+    fputs("<malloc version=\"1\">\n", fp);
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+        arena_info_t ai;
+        gather(av, &ai, mt);     /* lock released before any stdio call */
+        fprintf(fp, "<heap nr=\"%d\">\n"
+                    "<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n"
+                    "<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n"
+                    "<system type=\"current\" size=\"%zu\"/>\n"
+                    "<system type=\"max\" size=\"%zu\"/>\n"
+                    "<aspace type=\"total\" size=\"%zu\"/>\n"
+                    "</heap>\n",
+                av->index, ai.fast_count, ai.fast_bytes, ai.free_count + 1,
+                ai.free_bytes + ai.top, ai.system, ai.max_system, ai.heaps * CG_HEAP_MAX);
+        tf += ai.fast_count;
+        tfb += ai.fast_bytes;
+        tr += ai.free_count + 1;
+        trb += ai.free_bytes + ai.top;
+        sys += ai.system;
+        maxsys += ai.max_system;
+    }
+    fprintf(fp, "<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n"
+                "<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n"
+                "<total type=\"mmap\" count=\"%zu\" size=\"%zu\"/>\n"
+                "<system type=\"current\" size=\"%zu\"/>\n"
+                "<system type=\"max\" size=\"%zu\"/>\n"
+                "</malloc>\n",
+            tf, tfb, tr, trb, cg_mp.n_mmaps, cg_mp.mmapped_mem, sys, maxsys);
+    return 0;
+}
+
+void cg_get_stats_impl(cg_stats_t *out)
+{
+    uint64_t c[5];
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_tcache_sum(c);
+    out->mallocs = c[0];
+    out->frees = c[1];
+    out->callocs = c[2];
+    out->reallocs = c[3];
+    out->memaligns = c[4];
+    out->mmapped_chunks = cg_mp.n_mmaps;
+    out->arenas = cg_mp.narenas;
+    out->heaps = 0;
+    if (cg_init_state != 2)
+        return;
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+        cg_lock_if(&av->lock, mt);
+        for (cg_heap_t *h = av->heap; h != NULL; h = h->prev)
+            out->heaps++;
+        cg_unlock_if(&av->lock, mt);
+    }
+}

@@ -1,0 +1,185 @@
+/*
+ * init.c — one-time set-up, thread exit, fork handlers, and the exit-time
+ * statistics file.
+ *
+ * Initialisation runs on the first slow-path call (often inside the dynamic
+ * loader's start-up, before any constructor) and again harmlessly from our
+ * constructor.  The core is usable before the pthread registrations at its
+ * end, because those may call malloc themselves.
+ */
+#define _GNU_SOURCE
+#include "init.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "bigblock.h"
+#include "info.h"
+#include "options.h"
+#include "report.h"
+#include "tcache.h"
+
+int cg_init_state;            /* 0 not started, 1 in progress, 2 ready */
+size_t cg_ncpus = 1;
+uintptr_t cg_link_secret;
+static int core_ready;
+static pthread_key_t exit_key;
+static bool exit_key_ok;
+
+static void thread_exit(void *arg)
+{
+    (void)arg;
+    cg_tcache_shutdown();
+}
+
+void cg_thread_register_exit(struct cg_tcache *tc)
+{
+    if (exit_key_ok)
+        pthread_setspecific(exit_key, tc);
+}
+
+/* Fork: every chunkguard lock is taken in prepare (arena list, arenas by
+ * index, big-block registry) so no lock is held mid-update by a thread that
+ * does not exist in the child; the parent releases them, the child resets
+ * them.  Registered at initialisation, before the program can have
+ * registered handlers that run after ours in prepare. */
+static void fork_prepare(void)
+{
+    if (cg_init_state != 2)
+        return;
+    cg_arenas_lock_all();
+    cg_big_lock_all();
+}
+
+static void fork_parent(void)
+{
+    if (cg_init_state != 2)
+        return;
+    cg_big_unlock_all(false);
+    cg_arenas_unlock_all(false);
+}
+
+static void fork_child(void)
+{
+    if (cg_init_state != 2)
+        return;
+    cg_big_unlock_all(true);
+    cg_arenas_unlock_all(true);
+    cg_tcache_after_fork_child();
+}
+
+static void count_cpus(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        cg_ncpus = (size_t)CPU_COUNT(&set);
+}
+
+static void init_core(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    if (ps > 0)
+        cg_pagesize = (size_t)ps;
+    cg_tcache_key = (uintptr_t)cg_os_random64();
+    cg_link_secret = (uintptr_t)cg_os_random64() & ~(uintptr_t)CG_ALIGN_MASK;
+    cg_options_init();
+    count_cpus();
+    cg_arena_init(&cg_main_arena, 0);
+    cg_heap_t *h = cg_heap_new(&cg_main_arena, 128 * 1024);
+    if (h == NULL) {
+        static const char msg[] = "chunkguard: cannot map the first heap\n";
+        cg_os_write_all(2, msg, sizeof msg - 1);
+        _exit(127);
+    }
+    cg_arena_setup_heap(&cg_main_arena, h);
+    cg_main_arena.attached_threads = 0;
+    cg_mp.narenas = 1;
+}
+
+void cg_init_slow(void)
+{
+    int expected = 0;
+    if (__atomic_compare_exchange_n(&cg_init_state, &expected, 1, false,
+                                    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+        init_core();
+        __atomic_store_n(&core_ready, 1, __ATOMIC_RELEASE);
+        exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        __atomic_store_n(&cg_init_state, 2, __ATOMIC_RELEASE);
+        return;
+    }
+    /* A call from inside the registrations above (same thread): the core is
+     * ready.  Another thread racing the very first call waits. */
+    while (!__atomic_load_n(&core_ready, __ATOMIC_ACQUIRE))
+        sched_yield();
+}
+
+__attribute__((constructor)) static void cg_constructor(void)
+{
+    cg_ensure_init();
+}
+
+/* ---- statistics file -------------------------------------------------- */
+
+static bool maps_have_brk_heap(void)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    static const char needle[] = "[heap]";
+    char buf[4096 + sizeof needle];
+    size_t keep = 0;
+    bool found = false;
+    ssize_t n;
+    while (!found && (n = read(fd, buf + keep, 4096)) > 0) {
+        size_t len = keep + (size_t)n;
+        found = memmem(buf, len, needle, sizeof needle - 1) != NULL;
+        keep = len < sizeof needle ? len : sizeof needle - 1;
+        memmove(buf, buf + len - keep, keep);
+    }
+    close(fd);
+    return found;
+}
+
+/* Expand %p to the pid. */
+static void expand_path(char *out, size_t cap, const char *in)
+{
+    size_t o = 0;
+    for (const char *s = in; *s && o + 24 < cap; s++) {
+        if (s[0] == '%' && s[1] == 'p') {
+            o += cg_fmt(out + o, cap - o, "%d", (int)getpid());
+            s++;
+        } else {
+            out[o++] = *s;
+        }
+    }
+    out[o] = 0;
+}
+
+__attribute__((destructor)) static void cg_write_stats_file(void)
+{
+    if (cg_init_state != 2 || cg_opt.stats_path[0] == 0)
+        return;
+    char path[CG_OPT_STRING_MAX + 32], exe[256], line[1024];
+    expand_path(path, sizeof path, cg_opt.stats_path);
+    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[el > 0 ? el : 0] = 0;
+    cg_stats_t st;
+    cg_get_stats_impl(&st);
+    size_t n = cg_fmt(line, sizeof line,
+                      "pid=%d exe=%s mallocs=%zu frees=%zu callocs=%zu reallocs=%zu "
+                      "memaligns=%zu mmapped_chunks=%zu arenas=%zu heaps=%zu brk_heap=%d\n",
+                      (int)getpid(), exe, (size_t)st.mallocs, (size_t)st.frees,
+                      (size_t)st.callocs, (size_t)st.reallocs, (size_t)st.memaligns,
+                      (size_t)st.mmapped_chunks, (size_t)st.arenas, (size_t)st.heaps,
+                      maps_have_brk_heap() ? 1 : 0);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    cg_os_write_all(fd, line, n);
+    close(fd);
+}

@@ -1,0 +1,193 @@
+/*
+ * interpose.c — the only file that exports the malloc API.
+ *
+ * Built two ways from one source: with the standard names (malloc, free,
+ * ... and glibc's __libc_* aliases) for libchunkguard.so/.a, or with
+ * CHUNKGUARD_PREFIXED as cg_malloc, cg_free, ... for the build that
+ * interposes nothing.  Each function here is thin: the tcache hit paths of
+ * malloc, free and calloc are inlined (no call), everything else is one
+ * call into alloc.c.  Contracts are glibc 2.36's; see malloc(3) and
+ * <malloc.h>.  All are thread-safe; none is async-signal-safe (as in glibc).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "chunkguard.h"
+#include "info.h"
+
+#ifdef CHUNKGUARD_PREFIXED
+#define CG_API(name) cg_##name
+#else
+#define CG_API(name) name
+#endif
+#define CG_PUBLIC __attribute__((visibility("default")))
+
+#ifndef CHUNKGUARD_PREFIXED
+/* C23's sized frees; glibc 2.36's headers do not declare them yet. */
+void free_sized(void *mem, size_t n);
+void free_aligned_sized(void *mem, size_t align, size_t n);
+#endif
+
+/* malloc - n bytes, 16-byte aligned; malloc(0) returns a unique minimum
+ * block.  NULL with errno ENOMEM when out of memory or n > PTRDIFF_MAX. */
+CG_PUBLIC void *CG_API(malloc)(size_t n)
+{
+    return cg_malloc_fast(n, CG_RET_ADDR);
+}
+
+/* free - release a block; free(NULL) does nothing.  Preserves errno.
+ * A pointer that is not a live block of ours is reported (invalid-free,
+ * double-free, heap-corruption) and the process aborts. */
+CG_PUBLIC void CG_API(free)(void *mem)
+{
+    cg_tcache_t *tc = cg_self.tcache;
+    if (CG_LIKELY(tc != NULL) && cg_free_fast(tc, mem))
+        return;
+    cg_free_slow(mem, CG_RET_ADDR);
+}
+
+/* calloc - nmemb * size zeroed bytes; NULL with ENOMEM on overflow. */
+CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
+{
+    cg_tcache_t *tc = cg_self.tcache;
+    size_t bytes;
+    if (CG_LIKELY(tc != NULL && !__builtin_mul_overflow(nmemb, size, &bytes) &&
+                  bytes <= CG_TCACHE_MAX_REQ)) {
+        size_t csz = cg_request2size(bytes), idx = cg_csize2tidx(csz);
+        if (CG_LIKELY(idx < cg_mp.tcache_fast_bins && tc->entries[idx] != NULL)) {
+            tc->n_calloc++;
+            void *mem = cg_tcache_get(tc, idx);
+            return memset(mem, 0, csz - CG_SIZE_SZ);
+        }
+    }
+    return cg_calloc_slow(nmemb, size, CG_RET_ADDR);
+}
+
+/* realloc - resize, keeping the first min(old, n) bytes.  realloc(NULL, n)
+ * is malloc(n); realloc(p, 0) frees p and returns NULL (glibc 2.36).  On
+ * failure returns NULL with ENOMEM and p stays valid. */
+CG_PUBLIC void *CG_API(realloc)(void *mem, size_t n)
+{
+    return cg_realloc_impl(mem, n, CG_RET_ADDR);
+}
+
+/* reallocarray - realloc(mem, nmemb * size), failing with ENOMEM on
+ * overflow (mem untouched). */
+CG_PUBLIC void *CG_API(reallocarray)(void *mem, size_t nmemb, size_t size)
+{
+    return cg_reallocarray_impl(mem, nmemb, size, CG_RET_ADDR);
+}
+
+/* memalign - n bytes aligned to align (rounded up to a power of two);
+ * EINVAL if align > SIZE_MAX/2 + 1, ENOMEM when out of memory. */
+CG_PUBLIC void *CG_API(memalign)(size_t align, size_t n)
+{
+    return cg_memalign_impl(align, n, CG_RET_ADDR, "memalign");
+}
+
+/* aligned_alloc - as memalign (glibc 2.36 accepts any alignment). */
+CG_PUBLIC void *CG_API(aligned_alloc)(size_t align, size_t n)
+{
+    return cg_memalign_impl(align, n, CG_RET_ADDR, "aligned_alloc");
+}
+
+/* posix_memalign - 0 and *memptr set, or EINVAL (align not a power of two
+ * multiple of sizeof(void *)) or ENOMEM, *memptr untouched; errno kept. */
+CG_PUBLIC int CG_API(posix_memalign)(void **memptr, size_t align, size_t n)
+{
+    return cg_posix_memalign_impl(memptr, align, n, CG_RET_ADDR);
+}
+
+/* valloc - n bytes aligned to the page size. */
+CG_PUBLIC void *CG_API(valloc)(size_t n)
+{
+    return cg_valloc_impl(n, false, CG_RET_ADDR, "valloc");
+}
+
+/* pvalloc - n rounded up to whole pages (at least one), page aligned. */
+CG_PUBLIC void *CG_API(pvalloc)(size_t n)
+{
+    return cg_valloc_impl(n, true, CG_RET_ADDR, "pvalloc");
+}
+
+/* malloc_usable_size - bytes usable in the block (>= what was asked);
+ * 0 for NULL or a freed heap block.  A foreign pointer is reported. */
+CG_PUBLIC size_t CG_API(malloc_usable_size)(void *mem)
+{
+    return cg_usable_size_impl(mem, CG_RET_ADDR);
+}
+
+/* free_sized (C23) - free a block whose requested size was n; a size
+ * larger than the block is reported (free-size-mismatch). */
+CG_PUBLIC void CG_API(free_sized)(void *mem, size_t n)
+{
+    cg_free_sized_impl(mem, 0, n, CG_RET_ADDR, "free_sized");
+}
+
+/* free_aligned_sized (C23) - free a block from aligned_alloc(align, n);
+ * a wrong size or alignment is reported (free-size-mismatch). */
+CG_PUBLIC void CG_API(free_aligned_sized)(void *mem, size_t align, size_t n)
+{
+    cg_free_sized_impl(mem, align, n, CG_RET_ADDR, "free_aligned_sized");
+}
+
+#ifndef CHUNKGUARD_PREFIXED
+/* glibc's internal names, used by some programs and by libc itself.  The
+ * aliases need not repeat the targets' optimisation attributes. */
+#pragma GCC diagnostic ignored "-Wmissing-attributes"
+__typeof__(malloc) __libc_malloc __attribute__((alias("malloc"), visibility("default")));
+__typeof__(free) __libc_free __attribute__((alias("free"), visibility("default")));
+__typeof__(calloc) __libc_calloc __attribute__((alias("calloc"), visibility("default")));
+__typeof__(realloc) __libc_realloc __attribute__((alias("realloc"), visibility("default")));
+__typeof__(memalign) __libc_memalign __attribute__((alias("memalign"), visibility("default")));
+__typeof__(valloc) __libc_valloc __attribute__((alias("valloc"), visibility("default")));
+__typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("default")));
+#endif
+
+/* ---- tuning and introspection (info.c) -------------------------------- */
+
+/* mallopt - set a parameter: M_MXFAST (0..160 bytes), M_TRIM_THRESHOLD,
+ * M_TOP_PAD, M_MMAP_THRESHOLD (<= 32 MiB; bytes), M_MMAP_MAX, M_PERTURB
+ * (fill byte), M_ARENA_TEST, M_ARENA_MAX.  Setting a threshold turns off
+ * the dynamic mmap threshold.  Returns 1 on success, 0 for an unknown
+ * parameter or a value out of range. */
+CG_PUBLIC int CG_API(mallopt)(int param, int value)
+{
+    return cg_mallopt_impl(param, value);
+}
+
+/* mallinfo2 - heap statistics summed over all arenas (bytes). */
+CG_PUBLIC struct mallinfo2 CG_API(mallinfo2)(void)
+{
+    return cg_mallinfo2_impl();
+}
+
+/* malloc_trim - give free memory back to the OS: trim every arena's top to
+ * pad bytes (plus a page) and release the whole pages inside free chunks.
+ * Returns 1 if any memory was released. */
+CG_PUBLIC int CG_API(malloc_trim)(size_t pad)
+{
+    return cg_malloc_trim_impl(pad);
+}
+
+/* malloc_stats - per-arena and total bytes to stderr (glibc's layout);
+ * written with write(2), never allocating. */
+CG_PUBLIC void CG_API(malloc_stats)(void)
+{
+    cg_malloc_stats_impl();
+}
+
+/* malloc_info - the heap as XML on fp (options must be 0, else EINVAL and
+ * -1).  Returns 0. */
+CG_PUBLIC int CG_API(malloc_info)(int options, FILE *fp)
+{
+    return cg_malloc_info_impl(options, fp);
+}
+
+/* cg_get_stats - see chunkguard.h. */
+CG_PUBLIC void cg_get_stats(cg_stats_t *out)
+{
+    cg_get_stats_impl(out);
+}

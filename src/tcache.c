@@ -1,0 +1,150 @@
+/*
+ * tcache.c — creating and retiring thread caches, and the rare checks
+ * behind the inline get/put of tcache.h.
+ */
+#include "tcache.h"
+
+#include <pthread.h>
+#include <string.h>
+
+#include "init.h"
+
+uintptr_t cg_tcache_key;
+CG_TLS cg_thread_t cg_self;
+
+/* Live thread caches, for cg_get_stats; counts of exited threads are folded
+ * into cg_exited_counts.  Both under cg_list_lock. */
+static cg_tcache_t *live_head;
+uint64_t cg_exited_counts[5];
+
+void cg_tcache_report_bad_link(cg_tcache_t *tc, size_t idx, const void *link)
+{
+    (void)tc;
+    (void)idx;
+    cg_report(CG_E_HEAP_CORRUPTION, link,
+              "a tcache next pointer demangles to an address that is not "
+              "a chunk in our heaps", "malloc(): unaligned tcache chunk detected");
+}
+
+void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
+{
+    /* The bin holds at most tcache_count entries, so the walk is bounded
+     * even if the list was corrupted into a cycle. */
+    size_t n = 0;
+    for (cg_tentry_t *t = tc->entries[idx]; t != NULL && n <= cg_mp.tcache_count; n++) {
+        if (t == e)
+            cg_report(CG_E_DOUBLE_FREE, e,
+                      "the chunk is already in this thread's tcache",
+                      "free(): double free detected in tcache 2");
+        cg_tentry_t *nx = cg_reveal(&t->next, t->next);
+        if (nx != NULL && (!cg_aligned_ok(nx) || !cg_in_heap(nx)))
+            cg_tcache_report_bad_link(tc, idx, nx);
+        t = nx;
+    }
+}
+
+cg_tcache_t *cg_tcache_init(void)
+{
+    if (cg_self.tc_state != CG_TC_NONE)
+        return cg_self.tcache;
+    /* Mark first: the allocation below and pthread_setspecific may call
+     * back into malloc, which must not try to build a second tcache. */
+    cg_self.tc_state = CG_TC_SHUTDOWN;
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_arena_t *av = cg_arena_for_thread(mt);
+    bool fresh;
+    cg_lock_if(&av->lock, mt);
+    cg_chunk_t *c = cg_arena_malloc(av, cg_request2size(sizeof(cg_tcache_t)), mt, &fresh);
+    cg_unlock_if(&av->lock, mt);
+    if (c == NULL) {
+        cg_self.tc_state = CG_TC_NONE;
+        return NULL;
+    }
+    cg_tcache_t *tc = cg_chunk2mem(c);
+    memset(tc, 0, sizeof *tc);
+    cg_lock_if(&cg_list_lock, mt);
+    tc->next_live = live_head;
+    if (live_head != NULL)
+        live_head->prev_live = tc;
+    live_head = tc;
+    cg_unlock_if(&cg_list_lock, mt);
+    cg_self.tcache = tc;
+    cg_self.tc_state = CG_TC_ACTIVE;
+    cg_thread_register_exit(tc);
+    return tc;
+}
+
+static void fold_counts(cg_tcache_t *tc)
+{
+    cg_exited_counts[0] += tc->n_malloc;
+    cg_exited_counts[1] += tc->n_free;
+    cg_exited_counts[2] += tc->n_calloc;
+    cg_exited_counts[3] += tc->n_realloc;
+    cg_exited_counts[4] += tc->n_memalign;
+}
+
+static void unlink_live(cg_tcache_t *tc)
+{
+    if (tc->prev_live != NULL)
+        tc->prev_live->next_live = tc->next_live;
+    else
+        live_head = tc->next_live;
+    if (tc->next_live != NULL)
+        tc->next_live->prev_live = tc->prev_live;
+}
+
+void cg_tcache_shutdown(void)
+{
+    cg_tcache_t *tc = cg_self.tcache;
+    if (tc == NULL)
+        return;
+    bool mt = !CG_SINGLE_THREAD_P;
+    /* From here on this thread's frees go straight to the arenas. */
+    cg_self.tcache = NULL;
+    cg_self.tc_state = CG_TC_SHUTDOWN;
+    cg_lock_if(&cg_list_lock, mt);
+    unlink_live(tc);
+    fold_counts(tc);
+    cg_unlock_if(&cg_list_lock, mt);
+    for (size_t i = 0; i < CG_TCACHE_BINS; i++) {
+        while (tc->entries[i] != NULL) {
+            void *mem = cg_tcache_get(tc, i);
+            cg_chunk_t *c = cg_mem2chunk(mem);
+            cg_arena_free(cg_arena_of(c), c, mt);
+        }
+    }
+    cg_chunk_t *c = cg_mem2chunk(tc);
+    cg_arena_free(cg_arena_of(c), c, mt);
+    cg_arena_detach_thread();
+}
+
+void cg_tcache_after_fork_child(void)
+{
+    /* Only the forking thread survives; the other threads' caches stay
+     * allocated (their chunks are lost to the child, as in glibc) but stop
+     * being counted as live. */
+    cg_tcache_t *self = cg_self.tcache;
+    for (cg_tcache_t *t = live_head, *n; t != NULL; t = n) {
+        n = t->next_live;
+        if (t != self) {
+            fold_counts(t);
+            unlink_live(t);
+        }
+    }
+}
+
+void cg_tcache_sum(uint64_t out[5])
+{
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_lock_if(&cg_list_lock, mt);
+    for (int i = 0; i < 5; i++)
+        out[i] = cg_exited_counts[i];
+    for (cg_tcache_t *t = live_head; t != NULL; t = t->next_live) {
+        out[0] += __atomic_load_n(&t->n_malloc, __ATOMIC_RELAXED);
+        out[1] += __atomic_load_n(&t->n_free, __ATOMIC_RELAXED);
+        out[2] += __atomic_load_n(&t->n_calloc, __ATOMIC_RELAXED);
+        out[3] += __atomic_load_n(&t->n_realloc, __ATOMIC_RELAXED);
+        out[4] += __atomic_load_n(&t->n_memalign, __ATOMIC_RELAXED);
+    }
+    cg_unlock_if(&cg_list_lock, mt);
+}

@@ -1,0 +1,81 @@
+/*
+ * tcache.h — the per-thread cache: 64 bins of singly linked, safe-linked
+ * chunks, one size each (32..1040-byte chunks, requests up to 1032), at most
+ * cg_mp.tcache_count (7) entries a bin.  No locks, no atomics: only the
+ * owning thread touches its tcache.  get and put are always inlined so a
+ * tcache hit in malloc or free makes no function call.
+ *
+ * A freed entry's second word holds cg_tcache_key, a random per-process
+ * value; finding it in a block being freed means "probably already in a
+ * tcache" and sends free to the exact (slow) check — glibc's tcache double
+ * free detection (2.29+).
+ */
+#ifndef CG_TCACHE_H
+#define CG_TCACHE_H
+
+#include "arena.h"
+#include "report.h"
+#include "thread.h"
+
+typedef struct cg_tentry {
+    struct cg_tentry *next;     /* safe-linked (cg_protect)                   */
+    uintptr_t key;              /* cg_tcache_key while in a tcache            */
+} cg_tentry_t;
+
+typedef struct cg_tcache {
+    uint16_t counts[CG_TCACHE_BINS];        /* entries per bin                */
+    cg_tentry_t *entries[CG_TCACHE_BINS];   /* bin heads (plain pointers)     */
+    /* operation counters of this thread (cg_get_stats) */
+    uint64_t n_malloc, n_free, n_calloc, n_realloc, n_memalign;
+    struct cg_tcache *next_live, *prev_live;  /* live threads, under cg_list_lock */
+} cg_tcache_t;
+
+extern uintptr_t cg_tcache_key CG_HIDDEN;
+/* Operation counts of exited threads and of calls served without a tcache,
+ * indexed like the n_* fields above. */
+extern uint64_t cg_exited_counts[5] CG_HIDDEN;
+
+#define CG_TCACHE_MAX_REQ  ((CG_TCACHE_BINS - 1) * CG_ALIGN + CG_MINSIZE - CG_SIZE_SZ) /* 1032 */
+
+CG_INLINE size_t cg_csize2tidx(size_t csz) { return (csz - CG_MINSIZE) / CG_ALIGN; }
+
+void cg_tcache_report_bad_link(cg_tcache_t *tc, size_t idx, const void *link) CG_COLD CG_HIDDEN;
+
+/* Pop the head of bin idx (known non-empty).  Its next link is demangled and
+ * checked — aligned, and NULL or inside our heaps — before it becomes the
+ * new head, so a corrupted link is reported, never followed. */
+CG_INLINE void *cg_tcache_get(cg_tcache_t *tc, size_t idx)
+{
+    cg_tentry_t *e = tc->entries[idx];
+    cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
+    if (CG_SWITCH(CG_CHECK_SAFE_LINK) &&
+        CG_UNLIKELY(n != NULL && (!cg_aligned_ok(n) || !cg_in_heap(n))))
+        cg_tcache_report_bad_link(tc, idx, n);
+    tc->entries[idx] = n;
+    tc->counts[idx]--;
+    e->key = 0;
+    return e;
+}
+
+CG_INLINE void cg_tcache_put(cg_tcache_t *tc, size_t idx, void *mem)
+{
+    cg_tentry_t *e = (cg_tentry_t *)mem;
+    e->key = cg_tcache_key;
+    e->next = (cg_tentry_t *)cg_protect(&e->next, tc->entries[idx]);
+    tc->entries[idx] = e;
+    tc->counts[idx]++;
+}
+
+/* The exact check behind the key hint: is e already in bin idx?  Reports a
+ * double free if so; returns normally if the key was a coincidence. */
+void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e) CG_HIDDEN;
+
+/* Create this thread's tcache (first slow-path call); NULL if it cannot
+ * (shutdown, instrumented mode, out of memory). */
+cg_tcache_t *cg_tcache_init(void) CG_HIDDEN;
+/* Give every cached chunk back to its arena and free the tcache. */
+void cg_tcache_shutdown(void) CG_HIDDEN;
+/* After fork in the child: forget other threads' tcaches. */
+void cg_tcache_after_fork_child(void) CG_HIDDEN;
+
+#endif /* CG_TCACHE_H */

@@ -1,0 +1,26 @@
+/*
+ * thread.h — per-thread state (initial-exec TLS, kept small: four words
+ * and a byte).
+ */
+#ifndef CG_THREAD_H
+#define CG_THREAD_H
+
+#include "platform.h"
+
+struct cg_tcache;
+struct cg_arena;
+
+enum { CG_TC_NONE = 0, CG_TC_ACTIVE = 1, CG_TC_SHUTDOWN = 2 };
+
+typedef struct cg_thread {
+    struct cg_tcache *tcache;   /* NULL until the first slow-path call, after
+                                 * thread shutdown, and in instrumented modes */
+    struct cg_arena *arena;     /* the arena this thread allocates from      */
+    uintptr_t caller;           /* program's call site of the current slow op */
+    const char *op;             /* name of the API function being served     */
+    uint8_t tc_state;           /* CG_TC_*                                    */
+} cg_thread_t;
+
+extern CG_TLS cg_thread_t cg_self CG_HIDDEN;
+
+#endif /* CG_THREAD_H */

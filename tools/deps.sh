@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# deps.sh {check|demo|bench} — install the Debian packages a target needs,
+# only those missing (we run as root on Debian 12, as CI does).
+set -euo pipefail
+common=(gcc make python3)
+case "${1:-check}" in
+  check) pkgs=("${common[@]}" libcriterion-dev clang libclang-rt-14-dev valgrind strace
+               sqlite3 xz-utils tar git perl coreutils procps util-linux) ;;
+  demo)  pkgs=("${common[@]}" procps) ;;
+  bench) pkgs=("${common[@]}" valgrind procps time) ;;
+  *) echo "usage: $0 {check|demo|bench}" >&2; exit 2 ;;
+esac
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "deps: installing ${missing[*]}" >&2
+if [ "$(id -u)" -ne 0 ]; then
+  echo "deps: missing packages and not root; install: ${missing[*]}" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
