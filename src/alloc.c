@@ -5,6 +5,8 @@
  */
 #include "alloc.h"
 
+#include "fastbin.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -32,11 +34,6 @@ static cg_tcache_t *enter(uintptr_t caller, const char *op, int opidx, bool mt)
     return tc;
 }
 
-static size_t tcache_max_chunk(void)
-{
-    return cg_mp.tcache_bins ? CG_MINSIZE + (cg_mp.tcache_bins - 1) * CG_ALIGN : 0;
-}
-
 static void perturb_alloc(void *mem, size_t n)
 {
     if (CG_UNLIKELY(cg_mp.perturb))
@@ -53,7 +50,7 @@ static size_t usable_of(cg_chunk_t *c)
 static cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fresh)
 {
     *fresh = false;
-    if (tc != NULL && nb <= tcache_max_chunk()) {
+    if (tc != NULL && nb <= cg_mp.tcache_max_csize) {
         size_t idx = cg_csize2tidx(nb);
         if (tc->entries[idx] != NULL)
             return cg_mem2chunk(cg_tcache_get(tc, idx));
@@ -67,7 +64,7 @@ static cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fresh)
     cg_arena_t *av = cg_arena_for_thread(mt);
     do {
         cg_lock_if(&av->lock, mt);
-        c = cg_arena_malloc(av, nb, mt, fresh);
+        c = cg_arena_malloc(av, nb, mt, fresh, tc);
         cg_unlock_if(&av->lock, mt);
     } while (c == NULL && (av = cg_arena_retry(av, mt)) != NULL);
     if (c == NULL && (c = cg_big_alloc(nb, 0, mt)) != NULL)
@@ -75,6 +72,26 @@ static cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fresh)
     if (c == NULL)
         errno = ENOMEM;
     return c;
+}
+
+static void report_bad_size(cg_chunk_t *c) CG_COLD __attribute__((noreturn));
+static void report_bad_size(cg_chunk_t *c)
+{
+    cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
+              "the block's size field is impossible (overwritten?): it is below "
+              "the minimum, flagged as mmapped, or runs past its heap",
+              "free(): invalid size");
+}
+
+/* A heap chunk's size must be sane before we walk to its neighbour. */
+static inline void check_heap_size(cg_chunk_t *c)
+{
+    cg_heap_t *h = cg_heap_base(c);
+    size_t size = cg_csize(c);
+    if (CG_SWITCH(CG_CHECK_FREE_SIZE) &&
+        CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE ||
+                    size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
+        report_bad_size(c);
 }
 
 /* Validate a pointer the program hands back, before reading anything at it:
@@ -93,15 +110,7 @@ static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, bool mt, bool *big)
                       "start of a block (an interior pointer, or a block freed and "
                       "merged earlier)", "free(): invalid pointer");
         }
-        cg_heap_t *h = cg_heap_base(mem);
-        size_t size = cg_csize(c);
-        if (CG_SWITCH(CG_CHECK_FREE_SIZE) &&
-            CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE ||
-                        size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
-            cg_report(CG_E_HEAP_CORRUPTION, mem,
-                      "the block's size field is impossible (overwritten?): it is below "
-                      "the minimum, flagged as mmapped, or runs past its heap",
-                      "free(): invalid size");
+        check_heap_size(c);
         *big = false;
         return c;
     }
@@ -123,29 +132,33 @@ static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, bool mt, bool *big)
     return c;
 }
 
-/* A heap chunk being freed or resized must be in use. */
-static void check_in_use(cg_chunk_t *c, cg_tcache_t *tc)
+static void report_not_in_use(cg_chunk_t *c) CG_COLD __attribute__((noreturn));
+static void report_not_in_use(cg_chunk_t *c)
 {
-    size_t size = cg_csize(c);
-    if (CG_SWITCH(CG_CHECK_TCACHE_DOUBLE_FREE) && tc != NULL && size <= tcache_max_chunk() &&
+    cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
+              "the chunk after this block says the block is already free",
+              "double free or corruption (!prev)");
+}
+
+/* A heap chunk being freed or resized must be in use: not in this thread's
+ * tcache (the key is only a hint; the walk is exact) and not free in a bin
+ * (the next chunk's PREV_INUSE bit). */
+static inline void check_in_use(cg_chunk_t *c, size_t size, cg_tcache_t *tc)
+{
+    if (CG_SWITCH(CG_CHECK_TCACHE_DOUBLE_FREE) && tc != NULL && size <= cg_mp.tcache_max_csize &&
         CG_UNLIKELY(((cg_tentry_t *)cg_chunk2mem(c))->key == cg_tcache_key))
         cg_tcache_double_free_check(tc, cg_csize2tidx(size), cg_chunk2mem(c));
     if (CG_SWITCH(CG_CHECK_NOT_INUSE) && CG_UNLIKELY(!cg_prev_inuse(cg_at(c, size))))
-        cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
-                  "the chunk after this block says the block is already free",
-                  "double free or corruption (!prev)");
+        report_not_in_use(c);
 }
 
-/* Give a validated, in-use chunk back. */
-static void release(cg_chunk_t *c, bool big, bool mt, cg_tcache_t *tc)
+/* Give a validated heap chunk back: tcache if its bin has room, else the
+ * fastbin or the arena. */
+static inline void release_heap(cg_chunk_t *c, bool mt, cg_tcache_t *tc)
 {
-    if (big) {
-        cg_big_free(c, mt);
-        return;
-    }
-    check_in_use(c, tc);
     size_t size = cg_csize(c);
-    if (tc != NULL && size <= tcache_max_chunk()) {
+    check_in_use(c, size, tc);
+    if (tc != NULL && size <= cg_mp.tcache_max_csize) {
         size_t idx = cg_csize2tidx(size);
         if (tc->counts[idx] < cg_mp.tcache_count) {
             cg_tcache_put(tc, idx, cg_chunk2mem(c));
@@ -153,6 +166,14 @@ static void release(cg_chunk_t *c, bool big, bool mt, cg_tcache_t *tc)
         }
     }
     cg_arena_free(cg_arena_of(c), c, mt);
+}
+
+static void release(cg_chunk_t *c, bool big, bool mt, cg_tcache_t *tc)
+{
+    if (big)
+        cg_big_free(c, mt);
+    else
+        release_heap(c, mt, tc);
 }
 
 void *cg_malloc_slow(size_t n, uintptr_t caller)
@@ -176,28 +197,36 @@ void cg_free_slow(void *mem, uintptr_t caller)
 {
     if (mem == NULL)
         return;
-    int saved = errno;
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     cg_tcache_t *tc = enter(caller, "free", OP_FREE, mt);
     bool big;
     cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, mt, &big);
     release(c, big, mt, tc);
-    errno = saved;
+}
+
+/* None of the free paths changes errno: the OS calls they may make
+ * (munmap, madvise, futex) preserve it in platform.c. */
+void cg_free_owned(void *mem, uintptr_t caller)
+{
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_tcache_t *tc = enter(caller, "free", OP_FREE, mt);
+    cg_chunk_t *c = cg_mem2chunk(mem);
+    check_heap_size(c);
+    release_heap(c, mt, tc);
 }
 
 void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)
 {
     if (mem == NULL)
         return;
-    int saved = errno;
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     cg_tcache_t *tc = enter(caller, op, OP_FREE, mt);
     bool big;
     cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, mt, &big);
     if (!big)
-        check_in_use(c, tc);
+        check_in_use(c, cg_csize(c), tc);
     if (CG_UNLIKELY(n > usable_of(c)))
         cg_report(CG_E_FREE_SIZE_MISMATCH, mem,
                   "the size given is larger than the block (C23 requires the size "
@@ -207,7 +236,6 @@ void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, con
                   "the block is not aligned to the alignment given (C23 requires the "
                   "alignment it was allocated with)", NULL);
     release(c, big, mt, tc);
-    errno = saved;
 }
 
 void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
@@ -227,7 +255,7 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
     /* Memory fresh from the OS (a new mmap, or top beyond anything ever
      * written) is already zero. */
     if (!fresh || cg_mp.perturb)
-        memset(cg_chunk2mem(c), 0, usable_of(c));
+        cg_clear(cg_chunk2mem(c), usable_of(c));
     return cg_chunk2mem(c);
 }
 
@@ -250,11 +278,9 @@ void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
     bool big;
     cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, mt, &big);
     if (!big)
-        check_in_use(c, tc);
+        check_in_use(c, cg_csize(c), tc);
     if (n == 0) {                    /* glibc 2.36: free and return NULL */
-        int saved = errno;
         release(c, big, mt, tc);
-        errno = saved;
         return NULL;
     }
     if (n > CG_MAX_REQUEST) {

@@ -5,6 +5,8 @@
 #ifndef CG_ALLOC_H
 #define CG_ALLOC_H
 
+#include <string.h>
+
 #include "tcache.h"
 
 /* Slow paths; `caller` is the program's return address, for reports.
@@ -34,14 +36,47 @@ CG_INLINE void *cg_malloc_fast(size_t n, uintptr_t caller)
     return cg_malloc_slow(n, caller);
 }
 
-/* Fast free: true when mem went into the tcache.  Every test here is one the
- * slow path repeats with a report; anything unusual (not ours, a size that
- * is not a tcache class, a next chunk saying mem is free, a freed-entry key)
- * simply falls through to it. */
+/*
+ * Zero n bytes at a 16-byte aligned p, n >= 24 (the smallest usable size).
+ * Up to 128 bytes: a few unconditional 16-byte stores that may overlap,
+ * chosen by two predictable compares, instead of a size-indexed loop or a
+ * call; above that, memset.  The split point and the method were measured
+ * with fixed and random sizes (docs/performance.md, "calloc"); the idea is
+ * from the 2024 glibc calloc discussion (background.md).
+ */
+typedef char cg_v16 __attribute__((vector_size(16), aligned(1)));
+CG_INLINE void cg_clear(void *p, size_t n)
+{
+    char *b = p;
+    const cg_v16 z = {0};
+    if (n <= 32) {
+        *(cg_v16 *)b = z;
+        *(cg_v16 *)(b + n - 16) = z;
+    } else if (n <= 64) {
+        *(cg_v16 *)b = z;
+        *(cg_v16 *)(b + 16) = z;
+        *(cg_v16 *)(b + n - 32) = z;
+        *(cg_v16 *)(b + n - 16) = z;
+    } else if (n <= 128) {
+        for (int i = 0; i < 4; i++) {
+            *(cg_v16 *)(b + 16 * i) = z;
+            *(cg_v16 *)(b + n - 16 * (i + 1)) = z;
+        }
+    } else {
+        memset(p, 0, n);
+    }
+}
+
+/* Free of a pointer cg_heap_owns() accepted, when the tcache cannot take
+ * it as is: size checks, in-use checks, then tcache, fastbin or arena. */
+void   cg_free_owned(void *mem, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+
+/* Fast free of a pointer cg_heap_owns() accepted: true when mem went into
+ * the tcache.  Every test here is one cg_free_owned repeats with a report;
+ * anything unusual (a size that is not a tcache class, a next chunk saying
+ * mem is free, a freed-entry key, a full bin) falls through to it. */
 CG_INLINE bool cg_free_fast(cg_tcache_t *tc, void *mem)
 {
-    if (!cg_heap_owns(mem))
-        return false;
     cg_chunk_t *c = cg_mem2chunk(mem);
     size_t raw = c->size;
     size_t idx = (raw >> 4) - 2;

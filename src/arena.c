@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "report.h"
+#include "fastbin.h"
+#include "tcache.h"
 
 cg_params_t cg_mp = {
     .mmap_threshold = CG_MMAP_THRESHOLD_DEF,
@@ -24,6 +26,7 @@ cg_params_t cg_mp = {
     .tcache_bins = CG_TCACHE_BINS,
     .tcache_fast_bins = CG_TCACHE_BINS,
     .tcache_count = CG_TCACHE_COUNT_DEF,
+    .tcache_max_csize = CG_MINSIZE + (CG_TCACHE_BINS - 1) * CG_ALIGN,
 };
 cg_arena_t cg_main_arena;
 cg_lock_t cg_list_lock = CG_LOCK_INIT;
@@ -38,15 +41,18 @@ static cg_heap_t *heap_of(const void *c) { return cg_heap_base(c); }
 /* A list link we are about to follow must point at a bin header of this
  * arena or into the in-use part of one of our heaps: anything else is
  * corruption, reported before the link is dereferenced. */
-static bool link_ok(cg_arena_t *av, const void *x)
+static inline bool link_ok(cg_arena_t *av, const void *x)
 {
     const char *p = x;
-    if (p >= (const char *)av && p < (const char *)(av + 1))
-        return true;
-    if (!cg_in_heap(x))
-        return false;
-    cg_heap_t *h = heap_of(x);
-    return p >= h->data && p + sizeof(cg_chunk_t) <= cg_heap_end(h);
+    if (cg_in_heap(x)) {
+        cg_heap_t *h = heap_of(x);
+        size_t off = (uintptr_t)p - (uintptr_t)h - CG_HEAP_DATA_OFF;
+        if (off <= h->size - CG_HEAP_DATA_OFF - sizeof(cg_chunk_t))
+            return true;
+        /* bins of an arena that lives in its first heap's header page */
+        return p >= (const char *)av && p < (const char *)(av + 1);
+    }
+    return p >= (const char *)av && p < (const char *)(av + 1);
 }
 
 static void check_link(cg_arena_t *av, const cg_chunk_t *x, const char *what, const char *glibc)
@@ -114,73 +120,33 @@ static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, 
         av->last_remainder = r;
 }
 
-/* ---- fastbins --------------------------------------------------------- */
+/* ---- fastbins: cold reports (the inline helpers are in fastbin.h) --- */
 
-/* One helper for both modes; the compiler specialises it on mt.  Lock-free
- * push (a free never takes the arena lock for a fast chunk). */
-static inline void fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, bool mt)
+void cg_fastbin_report_fasttop(cg_chunk_t *c)
 {
-    cg_chunk_t **fb = &av->fastbins[cg_fastbin_index(size)];
-    cg_chunk_t *old = mt ? __atomic_load_n(fb, __ATOMIC_RELAXED) : *fb;
-    for (;;) {
-        if (CG_SWITCH(CG_CHECK_FASTTOP) && CG_UNLIKELY(old == c))
-            cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
-                      "the chunk is already the top entry of its fastbin",
-                      "double free or corruption (fasttop)");
-        c->fd = cg_protect(&c->fd, old);
-        if (!mt) {
-            *fb = c;
-            break;
-        }
-        if (__atomic_compare_exchange_n(fb, &old, c, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-            break;
-    }
-    if (mt) {
-        if (!__atomic_load_n(&av->have_fastchunks, __ATOMIC_RELAXED))
-            __atomic_store_n(&av->have_fastchunks, 1, __ATOMIC_RELAXED);
-    } else {
-        av->have_fastchunks = 1;
-    }
+    cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
+              "the chunk is already the top entry of its fastbin",
+              "double free or corruption (fasttop)");
 }
 
-static void check_fast_link(cg_arena_t *av, const cg_chunk_t *v, const char *glibc)
+void cg_fastbin_report_link(const void *v, const char *glibc)
 {
-    if (CG_SWITCH(CG_CHECK_SAFE_LINK) &&
-        CG_UNLIKELY(!cg_aligned_ok(v) || !link_ok(av, v) || (const char *)v < heap_of(v)->data))
-        cg_report(CG_E_HEAP_CORRUPTION, v,
-                  "fastbin: a next pointer demangles to an address that is not a "
-                  "chunk in our heaps", glibc);
+    cg_report(CG_E_HEAP_CORRUPTION, v,
+              "fastbin: a next pointer demangles to an address that is not a "
+              "chunk in our heaps", glibc);
 }
 
-static void check_fast_index(const cg_chunk_t *v, size_t idx, const char *glibc)
+void cg_fastbin_report_index(const cg_chunk_t *v, const char *glibc)
 {
-    if (CG_SWITCH(CG_CHECK_FASTBIN_INDEX) &&
-        CG_UNLIKELY(cg_csize(v) < CG_MINSIZE || cg_fastbin_index(cg_csize(v)) != idx))
-        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem((cg_chunk_t *)v),
-                  "fastbin: a chunk's size does not belong to the fastbin it was in",
-                  glibc);
+    cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem((cg_chunk_t *)v),
+              "fastbin: a chunk's size does not belong to the fastbin it was in", glibc);
 }
 
-/* Pop under the arena lock (mt) or single-threaded.  Pushers may run
- * concurrently, poppers cannot: no ABA. */
-static cg_chunk_t *fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
+void cg_report_next_size(cg_chunk_t *c, bool fast)
 {
-    cg_chunk_t **fb = &av->fastbins[idx];
-    cg_chunk_t *v = mt ? __atomic_load_n(fb, __ATOMIC_ACQUIRE) : *fb;
-    for (;;) {
-        if (v == NULL)
-            return NULL;
-        check_fast_link(av, v, "malloc(): unaligned fastbin chunk detected");
-        cg_chunk_t *n = cg_reveal(&v->fd, v->fd);
-        if (!mt) {
-            *fb = n;
-            break;
-        }
-        if (__atomic_compare_exchange_n(fb, &v, n, true, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
-            break;
-    }
-    check_fast_index(v, idx, "malloc(): memory corruption (fast)");
-    return v;
+    cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
+              "the size of the chunk after this one is impossible",
+              fast ? "free(): invalid next size (fast)" : "free(): invalid next size (normal)");
 }
 
 /* ---- coalescing ------------------------------------------------------- */
@@ -242,8 +208,8 @@ void cg_arena_consolidate(cg_arena_t *av, bool mt)
             av->fastbins[i] = NULL;
         }
         while (p != NULL) {
-            check_fast_link(av, p, "malloc_consolidate(): unaligned fastbin chunk detected");
-            check_fast_index(p, i, "malloc_consolidate(): invalid chunk size");
+            cg_fastbin_check_link(p, "malloc_consolidate(): unaligned fastbin chunk detected");
+            cg_fastbin_check_index(p, i, "malloc_consolidate(): invalid chunk size");
             cg_chunk_t *n = cg_reveal(&p->fd, p->fd);
             merge_and_bin(av, p, cg_csize(p));
             p = n;
@@ -469,29 +435,54 @@ static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size)
     bck->fd = v;
 }
 
-cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh)
+/* Take the last (oldest) chunk of a small bin, or NULL if it is empty. */
+static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb)
+{
+    cg_chunk_t *v = bin->bk;
+    if (v == bin)
+        return NULL;
+    check_link(av, v, "a small bin link points outside the heap",
+               "malloc(): smallbin double linked list corrupted");
+    check_link(av, v->bk, "a small bin link points outside the heap",
+               "malloc(): smallbin double linked list corrupted");
+    cg_chunk_t *bck = v->bk;
+    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(bck->fd != v))
+        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
+                  "a small bin's last chunk is not linked back",
+                  "malloc(): smallbin double linked list corrupted");
+    cg_set_inuse_at(v, nb);
+    bin->bk = bck;
+    bck->fd = bin;
+    return v;
+}
+
+cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_tcache_t *tc)
 {
     cg_chunk_t *v;
     *fresh = false;
     if (nb <= cg_mp.max_fast) {
         size_t idx = cg_fastbin_index(nb);
-        if (av->fastbins[idx] != NULL && (v = fastbin_pop(av, idx, mt)) != NULL)
+        if (av->fastbins[idx] != NULL && (v = cg_fastbin_pop(av, idx, mt)) != NULL) {
+            if (tc != NULL) {
+                size_t ti = cg_csize2tidx(nb);
+                cg_chunk_t *x;
+                while (tc->counts[ti] < cg_mp.tcache_count && av->fastbins[idx] != NULL &&
+                       (x = cg_fastbin_pop(av, idx, mt)) != NULL)
+                    cg_tcache_put(tc, ti, cg_chunk2mem(x));
+            }
             return v;
+        }
     }
     bool small = cg_in_smallbin_range(nb);
     if (small) {
         cg_chunk_t *bin = cg_bin_at(av, cg_smallbin_index(nb));
-        if ((v = bin->bk) != bin) {
-            check_link(av, v->bk, "a small bin link points outside the heap",
-                       "malloc(): smallbin double linked list corrupted");
-            cg_chunk_t *bck = v->bk;
-            if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(bck->fd != v))
-                cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
-                          "a small bin's last chunk is not linked back",
-                          "malloc(): smallbin double linked list corrupted");
-            cg_set_inuse_at(v, nb);
-            bin->bk = bck;
-            bck->fd = bin;
+        if ((v = smallbin_take(av, bin, nb)) != NULL) {
+            if (tc != NULL && nb <= cg_mp.tcache_max_csize) {
+                size_t ti = cg_csize2tidx(nb);
+                cg_chunk_t *x;
+                while (tc->counts[ti] < cg_mp.tcache_count && (x = smallbin_take(av, bin, nb)) != NULL)
+                    cg_tcache_put(tc, ti, cg_chunk2mem(x));
+            }
             return v;
         }
     } else if (av->have_fastchunks) {
@@ -586,7 +577,7 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
     size_t want = nb + align + CG_MINSIZE;
     if (want < nb)
         return NULL;
-    cg_chunk_t *c = cg_arena_malloc(av, want, mt, &fresh);
+    cg_chunk_t *c = cg_arena_malloc(av, want, mt, &fresh, NULL);
     if (c == NULL)
         return NULL;
     uintptr_t mem = (uintptr_t)cg_chunk2mem(c);
@@ -616,30 +607,13 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
 
 /* ---- free ------------------------------------------------------------- */
 
-void cg_arena_check_next_size(cg_chunk_t *c, size_t size, bool fast)
-{
-    cg_chunk_t *next = cg_at(c, size);
-    if (CG_SWITCH(CG_CHECK_NEXT_SIZE) &&
-        CG_UNLIKELY(next->size <= CG_HDR_SZ ||
-                    (char *)next + cg_csize(next) > cg_heap_end(heap_of(c))))
-        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
-                  "the size of the chunk after this one is impossible",
-                  fast ? "free(): invalid next size (fast)" : "free(): invalid next size (normal)");
-}
-
-static void perturb_free(cg_chunk_t *c, size_t size)
-{
-    if (CG_UNLIKELY(cg_mp.perturb))
-        memset(cg_chunk2mem(c), cg_mp.perturb, size - CG_HDR_SZ);
-}
-
 void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
 {
     size_t size = cg_csize(c);
     if (size <= cg_mp.max_fast) {
-        cg_arena_check_next_size(c, size, true);
-        perturb_free(c, size);
-        fastbin_push(av, c, size, mt);
+        cg_check_next_size(c, size, true);
+        cg_perturb_free(c, size);
+        cg_fastbin_push(av, c, size, mt);
         return;
     }
     cg_chunk_t *next = cg_at(c, size);
@@ -650,8 +624,8 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
         cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
                   "the chunk after this one says this chunk is already free",
                   "double free or corruption (!prev)");
-    cg_arena_check_next_size(c, size, false);
-    perturb_free(c, size);
+    cg_check_next_size(c, size, false);
+    cg_perturb_free(c, size);
     size_t merged = merge_and_bin(av, c, size);
     if (merged >= CG_CONSOLIDATE_THRESHOLD) {
         if (av->have_fastchunks)
@@ -659,20 +633,6 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
         if (cg_csize(av->top) >= cg_mp.trim_threshold)
             cg_arena_trim(av, cg_mp.top_pad, false);
     }
-}
-
-void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, bool mt)
-{
-    size_t size = cg_csize(c);
-    if (size <= cg_mp.max_fast) {
-        cg_arena_check_next_size(c, size, true);
-        perturb_free(c, size);
-        fastbin_push(av, c, size, mt);
-        return;
-    }
-    cg_lock_if(&av->lock, mt);
-    cg_arena_free_locked(av, c, mt);
-    cg_unlock_if(&av->lock, mt);
 }
 
 /* ---- realloc in place ------------------------------------------------- */

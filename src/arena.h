@@ -52,6 +52,7 @@ typedef struct cg_params {
     size_t tcache_fast_bins;    /* bins the inline fast paths serve: 0 while
                                  * M_PERTURB is set, so every block is filled */
     size_t tcache_count;        /* entries per tcache bin                    */
+    size_t tcache_max_csize;    /* largest chunk size the tcache holds (0: none) */
     /* statistics, updated atomically */
     size_t n_mmaps, max_n_mmaps, mmapped_mem, max_mmapped_mem;
     size_t narenas;
@@ -89,18 +90,21 @@ CG_INLINE cg_chunk_t *cg_bin_at(cg_arena_t *av, size_t i)
 
 /* Arena operations.  Unless noted, the caller holds av->lock when mt. */
 void cg_arena_init(cg_arena_t *av, int index) CG_HIDDEN;
-cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh) CG_HIDDEN;
+/* A chunk of at least nb bytes (in use), or NULL when out of memory.  When
+ * tc is given, further chunks of the same size found in a fastbin or small
+ * bin are moved into it (glibc's tcache stashing), so the next mallocs of
+ * that size are tcache hits.  *fresh: the memory is known to read zero. */
+struct cg_tcache;
+cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh,
+                            struct cg_tcache *tc) CG_HIDDEN;
 cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt) CG_HIDDEN;
-/* Free a heap chunk that is not going to the tcache.  Takes the arena lock
- * itself when mt (fast chunks are pushed without it). */
-void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, bool mt) CG_HIDDEN;
-/* Free with the lock already held (tcache flush, consolidation users). */
+/* Free with the lock already held (or single-threaded); any size.  The
+ * lock-taking wrapper cg_arena_free is inline in fastbin.h. */
 void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt) CG_HIDDEN;
 /* Try to resize an in-use chunk in place to nb; true on success. */
 bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt) CG_HIDDEN;
 void cg_arena_consolidate(cg_arena_t *av, bool mt) CG_HIDDEN;
 int  cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free) CG_HIDDEN;
-void cg_arena_check_next_size(cg_chunk_t *c, size_t size, bool fast) CG_HIDDEN;
 
 /* Arena selection (arena_select.c). */
 cg_arena_t *cg_arena_for_thread(bool mt) CG_HIDDEN;

@@ -94,13 +94,26 @@ CG_INLINE bool cg_heap_owns(const void *mem)
     if (!cg_aligned_ok(mem) || !cg_in_heap(mem))
         return false;
     cg_heap_t *h = cg_heap_base(mem);
-    const char *c = (const char *)mem - CG_HDR_SZ;
-    if (c < h->data || c >= (const char *)h + h->size)
+    /* One unsigned compare for data <= chunk < end (data is at a fixed
+     * offset from the base). */
+    size_t off = (uintptr_t)mem - CG_HDR_SZ - (uintptr_t)h - CG_HEAP_DATA_OFF;
+    if (off >= h->size - CG_HEAP_DATA_OFF)
         return false;
-    return cg_start_test(h, c);
+    return cg_start_test(h, (const char *)mem - CG_HDR_SZ);
 }
 
 CG_INLINE char *cg_heap_end(const cg_heap_t *h) { return (char *)h + h->size; }
+
+/* Could x be a chunk of ours: aligned, in a heap, header inside the heap's
+ * chunk area?  Used on list links before they are followed. */
+CG_INLINE bool cg_heap_contains(const void *x)
+{
+    if (!cg_aligned_ok(x) || !cg_in_heap(x))
+        return false;
+    cg_heap_t *h = cg_heap_base(x);
+    size_t off = (uintptr_t)x - (uintptr_t)h - CG_HEAP_DATA_OFF;
+    return off < h->size - CG_HEAP_DATA_OFF - CG_HDR_SZ;
+}
 
 /* Heap lifecycle; callers hold the owning arena's lock (or run single-
  * threaded).  cg_heap_new returns a heap whose first `size` bytes are

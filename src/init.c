@@ -103,8 +103,13 @@ static void init_core(void)
 void cg_init_slow(void)
 {
     int expected = 0;
-    if (__atomic_compare_exchange_n(&cg_init_state, &expected, 1, false,
-                                    __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+    /* While single-threaded no other thread can race us: a plain store
+     * keeps even start-up free of locked instructions. */
+    bool won = CG_SINGLE_THREAD_P
+                   ? (cg_init_state == 0 && (cg_init_state = 1, true))
+                   : __atomic_compare_exchange_n(&cg_init_state, &expected, 1, false,
+                                                 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE);
+    if (won) {
         init_core();
         __atomic_store_n(&core_ready, 1, __ATOMIC_RELEASE);
         exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;

@@ -43,8 +43,11 @@ CG_PUBLIC void *CG_API(malloc)(size_t n)
 CG_PUBLIC void CG_API(free)(void *mem)
 {
     cg_tcache_t *tc = cg_self.tcache;
-    if (CG_LIKELY(tc != NULL) && cg_free_fast(tc, mem))
+    if (CG_LIKELY(tc != NULL) && CG_LIKELY(cg_heap_owns(mem))) {
+        if (!cg_free_fast(tc, mem))
+            cg_free_owned(mem, CG_RET_ADDR);
         return;
+    }
     cg_free_slow(mem, CG_RET_ADDR);
 }
 
@@ -59,7 +62,8 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
         if (CG_LIKELY(idx < cg_mp.tcache_fast_bins && tc->entries[idx] != NULL)) {
             tc->n_calloc++;
             void *mem = cg_tcache_get(tc, idx);
-            return memset(mem, 0, csz - CG_SIZE_SZ);
+            cg_clear(mem, csz - CG_SIZE_SZ);
+            return mem;
         }
     }
     return cg_calloc_slow(nmemb, size, CG_RET_ADDR);

@@ -42,9 +42,12 @@ void *cg_os_map_aligned(size_t len, size_t align, bool reserve_only)
     return (void *)start;
 }
 
+/* unmap and decommit run inside free(), which must preserve errno. */
 void cg_os_unmap(void *p, size_t len)
 {
+    int saved = errno;
     munmap(p, len);
+    errno = saved;
 }
 
 bool cg_os_commit(void *p, size_t len)
@@ -54,7 +57,9 @@ bool cg_os_commit(void *p, size_t len)
 
 void cg_os_decommit(void *p, size_t len)
 {
+    int saved = errno;
     madvise(p, len, MADV_DONTNEED);
+    errno = saved;
 }
 
 /* Write everything or give up quietly: a report must never block or loop

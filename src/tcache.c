@@ -2,6 +2,7 @@
  * tcache.c — creating and retiring thread caches, and the rare checks
  * behind the inline get/put of tcache.h.
  */
+#include "fastbin.h"
 #include "tcache.h"
 
 #include <pthread.h>
@@ -54,7 +55,7 @@ cg_tcache_t *cg_tcache_init(void)
     cg_arena_t *av = cg_arena_for_thread(mt);
     bool fresh;
     cg_lock_if(&av->lock, mt);
-    cg_chunk_t *c = cg_arena_malloc(av, cg_request2size(sizeof(cg_tcache_t)), mt, &fresh);
+    cg_chunk_t *c = cg_arena_malloc(av, cg_request2size(sizeof(cg_tcache_t)), mt, &fresh, NULL);
     cg_unlock_if(&av->lock, mt);
     if (c == NULL) {
         cg_self.tc_state = CG_TC_NONE;

@@ -1,0 +1,118 @@
+/*
+ * fastbin.h — fastbins: per-arena LIFO lists of small chunks (32..176
+ * bytes) that stay "in use" to the rest of the heap until consolidated.
+ *
+ * One set of inline helpers serves the single-threaded and the
+ * multi-threaded paths; the compiler specialises them on `mt`:
+ *   - push (free) is lock-free: a compare-and-swap loop when mt, a plain
+ *     store otherwise; it never takes the arena lock;
+ *   - pop (malloc) runs only under the arena lock when mt, so there is a
+ *     single popper at a time and no ABA: a chunk cannot be popped, reused
+ *     and pushed back by another thread between our read of the head and
+ *     our swap (glibc's scheme since 2.26).
+ * Next pointers are safe-linked (chunk.h) and checked before they are
+ * followed; a popped chunk's size must match its bin.
+ */
+#ifndef CG_FASTBIN_H
+#define CG_FASTBIN_H
+
+#include "arena.h"
+#include "report.h"
+
+void cg_fastbin_report_fasttop(cg_chunk_t *c) CG_COLD CG_HIDDEN __attribute__((noreturn));
+void cg_fastbin_report_link(const void *v, const char *glibc) CG_COLD CG_HIDDEN __attribute__((noreturn));
+void cg_fastbin_report_index(const cg_chunk_t *v, const char *glibc) CG_COLD CG_HIDDEN __attribute__((noreturn));
+void cg_report_next_size(cg_chunk_t *c, bool fast) CG_COLD CG_HIDDEN __attribute__((noreturn));
+
+/* free: the chunk after c must have a plausible size, inside the heap
+ * (glibc: "free(): invalid next size").  Needs c's own size checked. */
+CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast)
+{
+    cg_chunk_t *next = cg_at(c, size);
+    if (CG_SWITCH(CG_CHECK_NEXT_SIZE) &&
+        CG_UNLIKELY(next->size <= CG_HDR_SZ ||
+                    (char *)next + cg_csize(next) > cg_heap_end(cg_heap_base(c))))
+        cg_report_next_size(c, fast);
+}
+
+CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, bool mt)
+{
+    cg_chunk_t **fb = &av->fastbins[cg_fastbin_index(size)];
+    cg_chunk_t *old = mt ? __atomic_load_n(fb, __ATOMIC_RELAXED) : *fb;
+    for (;;) {
+        if (CG_SWITCH(CG_CHECK_FASTTOP) && CG_UNLIKELY(old == c))
+            cg_fastbin_report_fasttop(c);
+        c->fd = cg_protect(&c->fd, old);
+        if (!mt) {
+            *fb = c;
+            break;
+        }
+        if (__atomic_compare_exchange_n(fb, &old, c, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+            break;
+    }
+    if (mt) {
+        if (!__atomic_load_n(&av->have_fastchunks, __ATOMIC_RELAXED))
+            __atomic_store_n(&av->have_fastchunks, 1, __ATOMIC_RELAXED);
+    } else {
+        av->have_fastchunks = 1;
+    }
+}
+
+/* A link read from a fastbin must be a chunk of ours before we follow it. */
+CG_INLINE void cg_fastbin_check_link(const cg_chunk_t *v, const char *glibc)
+{
+    if (CG_SWITCH(CG_CHECK_SAFE_LINK) && CG_UNLIKELY(!cg_heap_contains(v)))
+        cg_fastbin_report_link(v, glibc);
+}
+
+CG_INLINE void cg_fastbin_check_index(const cg_chunk_t *v, size_t idx, const char *glibc)
+{
+    if (CG_SWITCH(CG_CHECK_FASTBIN_INDEX) &&
+        CG_UNLIKELY(cg_csize(v) < CG_MINSIZE || cg_fastbin_index(cg_csize(v)) != idx))
+        cg_fastbin_report_index(v, glibc);
+}
+
+/* Pop under the arena lock (mt) or single-threaded; NULL when empty. */
+CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
+{
+    cg_chunk_t **fb = &av->fastbins[idx];
+    cg_chunk_t *v = mt ? __atomic_load_n(fb, __ATOMIC_ACQUIRE) : *fb;
+    for (;;) {
+        if (v == NULL)
+            return NULL;
+        cg_fastbin_check_link(v, "malloc(): unaligned fastbin chunk detected");
+        cg_chunk_t *n = cg_reveal(&v->fd, v->fd);
+        if (!mt) {
+            *fb = n;
+            break;
+        }
+        if (__atomic_compare_exchange_n(fb, &v, n, true, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+            break;
+    }
+    cg_fastbin_check_index(v, idx, "malloc(): memory corruption (fast)");
+    return v;
+}
+
+CG_INLINE void cg_perturb_free(cg_chunk_t *c, size_t size)
+{
+    if (CG_UNLIKELY(cg_mp.perturb))
+        __builtin_memset(cg_chunk2mem(c), cg_mp.perturb, size - CG_HDR_SZ);
+}
+
+/* Free a heap chunk that is not going to the tcache: fast sizes are pushed
+ * without the lock; the rest takes the arena lock when mt. */
+CG_INLINE void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, bool mt)
+{
+    size_t size = cg_csize(c);
+    if (size <= cg_mp.max_fast) {
+        cg_check_next_size(c, size, true);
+        cg_perturb_free(c, size);
+        cg_fastbin_push(av, c, size, mt);
+        return;
+    }
+    cg_lock_if(&av->lock, mt);
+    cg_arena_free_locked(av, c, mt);
+    cg_unlock_if(&av->lock, mt);
+}
+
+#endif /* CG_FASTBIN_H */
