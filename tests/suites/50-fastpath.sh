@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# 50-fastpath.sh — single-threaded processes take no lock and execute no
+# atomic instruction inside chunkguard (issue 2, "Fast paths").
+#
+# Environment: CG_ROOT, CG_BUILD, CG_SO as set by tests/run-all.sh.
+# Prints PASS/FAIL lines:
+#   fastpath-unit            parser and classifier unit tests
+#   fastpath-selftest-*      the checker, run on stand-in libraries
+#                            (tools/fastpath/toy.c), passes the correct one
+#                            and fails each broken one on the right check
+#   fastpath-st-no-futex     strace: no futex call, single-threaded
+#   fastpath-st-no-atomic    callgrind: no atomic of libchunkguard.so ran
+#   fastpath-mt-atomics-seen the control: with a second thread, some did
+# Exit status: 0 when every line is PASS, else 1.  Takes well under a minute.
+set -uo pipefail
+: "${CG_ROOT:?}" "${CG_BUILD:?}" "${CG_SO:?}"
+PY=/usr/bin/python3
+CHECK=$CG_ROOT/tools/check-fastpath.sh
+fails=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
+
+if [ ! -x "$PY" ]; then
+  fail fastpath-unit "no $PY (tools/deps.sh check installs python3)"
+elif out=$("$PY" -m unittest discover -s "$CG_ROOT/tools/fastpath" -p 'test_*.py' 2>&1); then
+  pass fastpath-unit
+else
+  echo "$out" | tail -20
+  fail fastpath-unit "unit tests of tools/fastpath failed"
+fi
+
+# result FILE CHECK: the status word ("ok"/"FAIL") of one RESULT line.
+result() { sed -n "s/^RESULT $2 \([a-zA-Z]*\) .*/\1/p" "$1"; }
+
+if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" fastpath-toys fastpath-driver >/dev/null; then
+  fail fastpath-selftest "cannot build the driver and the stand-in libraries"
+else
+  # Each stand-in and the single check it must fail ("-" = none may fail).
+  for spec in ok:- atomic:st-atomic futex:st-futex never:mt-atomic; do
+    toy=${spec%%:*}; want=${spec#*:}
+    log=$CG_BUILD/fastpath/selftest-$toy.log
+    "$CHECK" --so "$CG_BUILD/fastpath/toy-$toy.so" --out "$CG_BUILD/fastpath/selftest-$toy" >"$log" 2>&1
+    rc=$?
+    bad=""
+    for c in st-futex st-atomic mt-atomic; do
+      got=$(result "$log" "$c")
+      if [ "$c" = "$want" ]; then exp=FAIL; else exp=ok; fi
+      [ "$got" = "$exp" ] || bad="$bad $c=${got:-missing}(want $exp)"
+    done
+    want_rc=1; [ "$want" = "-" ] && want_rc=0
+    [ "$rc" -eq "$want_rc" ] || bad="$bad exit=$rc(want $want_rc)"
+    if [ -z "$bad" ]; then
+      pass "fastpath-selftest-$toy"
+    else
+      tail -15 "$log"
+      fail "fastpath-selftest-$toy" "checker misjudged toy-$toy.so:$bad"
+    fi
+  done
+fi
+
+# The real library.
+log=$CG_BUILD/fastpath/check-fastpath.log
+mkdir -p "$CG_BUILD/fastpath"
+if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" lib >"$log" 2>&1; then
+  tail -10 "$log"
+  for t in st-no-futex st-no-atomic mt-atomics-seen; do
+    fail "fastpath-$t" "cannot build $CG_SO"
+  done
+else
+  out=$CG_BUILD/fastpath/out-suite
+  "$CHECK" --so "$CG_SO" --out "$out" >"$log" 2>&1
+  rc=$?
+  # The full listing is in $log; here only atomics that ran, and the rest.
+  grep -Ev '^(ST|MT): +0 x ' "$log"
+  for pair in st-futex:st-no-futex st-atomic:st-no-atomic mt-atomic:mt-atomics-seen; do
+    c=${pair%%:*}; name=fastpath-${pair#*:}
+    line=$(grep "^RESULT $c " "$log")
+    case "$(result "$log" "$c")" in
+      ok) pass "$name" ;;
+      FAIL)
+        why=${line#RESULT }
+        # Name the culprits: the atomic instructions that ran single-threaded.
+        [ "$c" = st-atomic ] &&
+          why="$why; ran: $(grep -E '^ST: +[1-9][0-9]* x ' "$out/atomics.st.txt" |
+                            awk '{ printf "%s%s@%s", sep, $5, $4; sep = ", " }')"
+        fail "$name" "$why" ;;
+      *) fail "$name" "no result (check-fastpath.sh exit $rc: $(grep '^check-fastpath:' "$log" | tail -1))" ;;
+    esac
+  done
+fi
+[ "$fails" -eq 0 ]
