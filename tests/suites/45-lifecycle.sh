@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# 45-lifecycle.sh — start-up, exit, symbols and limits.
+#   shim-dlsym       a preloaded malloc wrapper resolving with dlsym/dlerror
+#                    (which allocate) in front of chunkguard: no deadlock
+#   exit-paths       frees in atexit, TLS destructors, after main; thread exits
+#   before-ctor      a library constructor allocates before chunkguard's
+#                    (libchunkguard.a linked in); the block is chunkguard's
+#   prlimit-as       python3 and an 8-thread program start under prlimit --as=512M
+#   tls-small        initial-exec TLS of libchunkguard.so <= 64 bytes
+#   exports          the .so exports exactly the API (version script)
+#   stderr-closed    a double free with fd 2 closed still dies by SIGABRT
+set -u
+R=$CG_ROOT; B=$CG_BUILD/lifecycle; SO=$CG_SO
+mkdir -p "$B"
+make -s -C "$R" lib >/dev/null || { echo "FAIL lifecycle-build: make lib"; exit 1; }
+cc=(gcc -O1 -g -Wall -I"$R/include")
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+"${cc[@]}" -fPIC -shared -o "$B/shim.so" "$R/tests/lifecycle/shim.c" -ldl || fail shim-build gcc
+"${cc[@]}" -pthread -o "$B/exit_paths" "$R/tests/lifecycle/exit_paths.c" || fail exit-build gcc
+"${cc[@]}" -fPIC -shared -o "$B/libearly.so" "$R/tests/lifecycle/early_lib.c" || fail early-build gcc
+"${cc[@]}" -o "$B/early_main" "$R/tests/lifecycle/early_main.c" -L"$B" -learly \
+    -Wl,-rpath,"$B" "$CG_BUILD/libchunkguard.a" -pthread || fail early-build gcc
+
+# shim-dlsym: the shim first, chunkguard behind it.
+stats=$(mktemp -d); trap 'rm -rf "$stats"' EXIT
+out=$(SHIM_REPORT=1 CHUNKGUARD_OPTIONS=stats_path=$stats/cg.%p LD_PRELOAD="$B/shim.so:$SO" \
+      timeout 20 "$B/exit_paths" 2>"$stats/err"); rc=$?
+if [ $rc -eq 0 ] && [ "$out" = ok ] && grep -q '^shim: [1-9]' "$stats/err" &&
+   grep -q 'mallocs=[1-9]' "$stats"/cg.* 2>/dev/null; then pass shim-dlsym
+else fail shim-dlsym "rc=$rc out='$out' err=$(head -c 300 "$stats/err")"; fi
+
+# exit-paths: chunkguard alone.
+out=$(LD_PRELOAD=$SO timeout 20 "$B/exit_paths" 2>"$stats/err2"); rc=$?
+if [ $rc -eq 0 ] && [ "$out" = ok ] && [ ! -s "$stats/err2" ]; then pass exit-paths
+else fail exit-paths "rc=$rc out='$out' err=$(head -c 300 "$stats/err2")"; fi
+
+# before-ctor
+out=$(timeout 20 "$B/early_main" 2>&1); rc=$?
+if [ $rc -eq 0 ] && [[ "$out" == "allocated before main; mallocs before main="[1-9]* ]]; then pass before-ctor
+else fail before-ctor "rc=$rc out='$out'"; fi
+
+# prlimit-as: 512 MiB of address space.
+out=$(prlimit --as=536870912 env LD_PRELOAD=$SO /usr/bin/python3 -c 'print(len([str(i) for i in range(10**6)]))' 2>&1); rc=$?
+out2=$(prlimit --as=536870912 env LD_PRELOAD=$SO "$B/exit_paths" 2>&1); rc2=$?
+if [ $rc -eq 0 ] && [ "$out" = 1000000 ] && [ $rc2 -eq 0 ] && [ "$out2" = ok ]; then pass prlimit-as
+else fail prlimit-as "python rc=$rc '$out'; exit_paths rc=$rc2 '$out2'"; fi
+
+# tls-small: the PT_TLS segment's memory size.
+hex=$(readelf -lW "$SO" | awk '$1=="TLS"{print $6}')
+tls=$(( ${hex:-0x0} ))
+if [ -n "$tls" ] && [ "$tls" -le 64 ]; then pass "tls-small ($tls bytes)"
+else fail tls-small "PT_TLS memsz='$tls'"; fi
+
+# exports: exactly the API.
+want="__libc_calloc __libc_free __libc_malloc __libc_memalign __libc_pvalloc __libc_realloc __libc_valloc aligned_alloc calloc cg_get_stats free free_aligned_sized free_sized mallinfo2 malloc malloc_info malloc_stats malloc_trim malloc_usable_size mallopt memalign posix_memalign pvalloc realloc reallocarray valloc"
+got=$(nm -D --defined-only "$SO" | awk '{print $3}' | sed 's/@.*//' | sort | tr '\n' ' ' | sed 's/ $//')
+if [ "$got" = "$want" ]; then pass exports
+else fail exports "got: $got"; fi
+
+# stderr-closed
+cat > "$B/df.c" <<'C'
+#include <stdlib.h>
+int main(void) { void *p = malloc(24); free(p); free(p); return 0; }
+C
+gcc -O0 -fno-builtin -o "$B/df" "$B/df.c"
+LD_PRELOAD=$SO "$B/df" 2>&-; rc=$?
+if [ $rc -eq 134 ]; then pass stderr-closed; else fail stderr-closed "exit status $rc, want 134 (SIGABRT)"; fi
