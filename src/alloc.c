@@ -20,7 +20,7 @@ enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
 /* Start of every slow path: make sure we are initialised, note what is
  * being served (for reports), count it.  Returns this thread's tcache,
  * creating it on first use. */
-static cg_tcache_t *enter(uintptr_t caller, const char *op, int opidx, bool mt)
+CG_INLINE cg_tcache_t *enter(uintptr_t caller, const char *op, int opidx, bool mt)
 {
     cg_self.caller = caller;
     cg_self.op = op;
@@ -154,7 +154,7 @@ static inline void check_in_use(cg_chunk_t *c, size_t size, cg_tcache_t *tc)
 
 /* Give a validated heap chunk back: tcache if its bin has room, else the
  * fastbin or the arena. */
-static inline void release_heap(cg_chunk_t *c, bool mt, cg_tcache_t *tc)
+CG_INLINE void release_heap(cg_chunk_t *c, bool mt, cg_tcache_t *tc)
 {
     size_t size = cg_csize(c);
     check_in_use(c, size, tc);

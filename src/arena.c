@@ -635,6 +635,13 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
     }
 }
 
+void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt)
+{
+    cg_lock_if(&av->lock, mt);
+    cg_arena_free_locked(av, c, mt);
+    cg_unlock_if(&av->lock, mt);
+}
+
 /* ---- realloc in place ------------------------------------------------- */
 
 bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)

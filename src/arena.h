@@ -98,8 +98,10 @@ struct cg_tcache;
 cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh,
                             struct cg_tcache *tc) CG_HIDDEN;
 cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt) CG_HIDDEN;
-/* Free with the lock already held (or single-threaded); any size.  The
- * lock-taking wrapper cg_arena_free is inline in fastbin.h. */
+/* Free a non-fast chunk, taking the arena lock when mt.  Out of line so
+ * that the inline free paths (cg_arena_free in fastbin.h) stay small. */
+void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt) CG_HIDDEN CG_NOINLINE;
+/* Free with the lock already held (or single-threaded); any size. */
 void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt) CG_HIDDEN;
 /* Try to resize an in-use chunk in place to nb; true on success. */
 bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt) CG_HIDDEN;

@@ -110,9 +110,7 @@ CG_INLINE void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, bool mt)
         cg_fastbin_push(av, c, size, mt);
         return;
     }
-    cg_lock_if(&av->lock, mt);
-    cg_arena_free_locked(av, c, mt);
-    cg_unlock_if(&av->lock, mt);
+    cg_arena_free_slow(av, c, mt);
 }
 
 #endif /* CG_FASTBIN_H */

@@ -39,7 +39,8 @@ extern uint64_t cg_exited_counts[5] CG_HIDDEN;
 
 CG_INLINE size_t cg_csize2tidx(size_t csz) { return (csz - CG_MINSIZE) / CG_ALIGN; }
 
-void cg_tcache_report_bad_link(cg_tcache_t *tc, size_t idx, const void *link) CG_COLD CG_HIDDEN;
+void cg_tcache_report_bad_link(cg_tcache_t *tc, size_t idx, const void *link)
+    CG_COLD CG_HIDDEN __attribute__((noreturn));
 
 /* Pop the head of bin idx (known non-empty).  Its next link is demangled and
  * checked — aligned, and NULL or inside our heaps — before it becomes the
