@@ -123,6 +123,9 @@ static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, bool mt, bool *big)
         *big = true;
         return c;
     }
+    if (CG_SWITCH(CG_CHECK_OWNERSHIP) && cg_aligned_ok(mem) && cg_big_recently_freed(c, mt))
+        cg_report(CG_E_DOUBLE_FREE, mem, "the block was an mmap'd big block that has "
+                  "already been freed (unmapped)", "munmap_chunk(): invalid pointer");
     if (CG_SWITCH(CG_CHECK_OWNERSHIP))
         cg_report(kind, mem, "the pointer was not returned by chunkguard: it is in "
                   "none of our heaps and is no live big block of ours (stack, global, "

@@ -226,6 +226,9 @@ static void close_heap(cg_arena_t *av, cg_heap_t *h)
 {
     cg_chunk_t *top = av->top;
     size_t tsz = cg_csize(top), prevbit = top->size & CG_PREV_INUSE;
+    /* The fenceposts are written at the heap's end: nothing here reads
+     * zero for calloc any more, should this end become top again. */
+    h->clean_from = cg_heap_end(h);
     if (tsz >= CG_MINSIZE + CG_FENCE_BYTES) {
         size_t rsz = tsz - CG_FENCE_BYTES;
         cg_chunk_t *f1 = cg_at(top, rsz);

@@ -15,6 +15,12 @@ typedef struct reg_entry {
 } reg_entry_t;
 
 static cg_lock_t reg_lock = CG_LOCK_INIT;
+
+/* The last few big blocks freed, so that a second free of one can be named
+ * a double free rather than a free of a pointer we never saw. */
+#define RECENT 64
+static uintptr_t recent[RECENT];
+static unsigned recent_next;
 static reg_entry_t *reg_tab;      /* capacity entries, power of two */
 static size_t reg_cap, reg_used;
 
@@ -148,6 +154,7 @@ void cg_big_free(cg_chunk_t *c, bool mt)
     reg_entry_t *e = reg_find((uintptr_t)c);
     if (e != NULL)
         reg_remove(e);
+    recent[recent_next++ % RECENT] = (uintptr_t)c;
     cg_unlock_if(&reg_lock, mt);
     /* glibc's dynamic threshold: a freed big block shows the program uses
      * blocks of this size repeatedly, so serve them from the heap from now
@@ -190,6 +197,16 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
     if (nc != NULL)
         CG_ADD_IF(&cg_mp.mmapped_mem, newlen - oldlen, mt);
     return nc;
+}
+
+bool cg_big_recently_freed(const cg_chunk_t *c, bool mt)
+{
+    bool found = false;
+    cg_lock_if(&reg_lock, mt);
+    for (unsigned i = 0; i < RECENT && !found; i++)
+        found = recent[i] == (uintptr_t)c;
+    cg_unlock_if(&reg_lock, mt);
+    return found;
 }
 
 void cg_big_lock_all(void) { cg_lock(&reg_lock); }

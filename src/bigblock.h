@@ -24,6 +24,9 @@ void cg_big_free(cg_chunk_t *c, bool mt) CG_HIDDEN;
 /* Resize with mremap; NULL if it cannot (caller copies). */
 cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt) CG_HIDDEN;
 CG_INLINE size_t cg_big_usable(const cg_chunk_t *c) { return cg_csize(c) - CG_HDR_SZ; }
+/* Was c one of the last 64 big blocks freed (and not reallocated since)?
+ * Only consulted when a pointer is about to be reported as not ours. */
+bool cg_big_recently_freed(const cg_chunk_t *c, bool mt) CG_HIDDEN;
 void cg_big_lock_all(void) CG_HIDDEN;
 void cg_big_unlock_all(bool child) CG_HIDDEN;
 
