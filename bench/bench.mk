@@ -1,0 +1,47 @@
+# bench/bench.mk — `make bench`: chunkguard against glibc (bench/README.md).
+#
+#   make bench                     full run, about 3-5 minutes on 2 cores
+#   make bench BENCH_QUICK=1       about 30 s
+#   make bench BENCH_PEERS=jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+#   make bench BENCH_CLOCK=cpu     time by process CPU time (busy machine)
+#   make bench BENCH_CG=none       A/A run: nothing preloaded in the chunkguard
+#                                  columns, to see the machine's noise floor
+#   make bench-bins                only build the programs
+#
+# The programs are built once with plain gcc -O2, dynamically linked, and the
+# same binaries run under glibc and under LD_PRELOAD; nothing here depends on
+# the core's sources.  Output: the table on stdout, build/bench/results.md
+# (Markdown) and build/bench/results.json (every sample).
+
+BENCH_DIR    := $(BUILD)/bench
+BENCH_CC     := gcc
+BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread
+BENCH_PROGS  := launch lifo churn calloc realloc
+BENCH_BINS   := $(patsubst %,$(BENCH_DIR)/bench-%,$(BENCH_PROGS))
+BENCH_QUICK  ?=
+BENCH_PEERS  ?=
+BENCH_ROUNDS ?=
+BENCH_CLOCK  ?=
+BENCH_CG     ?= $(BUILD)/libchunkguard.so
+
+.PHONY: bench bench-bins bench-deps
+
+# Packages first: on a fresh machine gcc or valgrind may be missing, and
+# make would otherwise start compiling the core before installing them.
+bench-deps:
+	@tools/deps.sh bench
+
+ifneq ($(filter bench bench-bins,$(MAKECMDGOALS)),)
+$(OBJS) $(CG_OBJS) $(BENCH_BINS): | bench-deps
+endif
+
+bench-bins: $(BENCH_BINS)
+
+$(BENCH_DIR)/bench-%: bench/bench-%.c bench/bench.h bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -o $@ $<
+
+bench: bench-deps lib $(BENCH_BINS)
+	BENCH_QUICK='$(BENCH_QUICK)' BENCH_PEERS='$(BENCH_PEERS)' BENCH_ROUNDS='$(BENCH_ROUNDS)' \
+	    BENCH_CLOCK='$(BENCH_CLOCK)' \
+	    python3 bench/run.py --bin-dir $(BENCH_DIR) --cg '$(BENCH_CG)'

@@ -1,0 +1,500 @@
+#!/usr/bin/env python3
+"""run.py -- run the bench/ programs under glibc and under preloaded allocators.
+
+usage: run.py [--bin-dir DIR] [--cg PATH|none] [--peers SPEC] [--rounds N]
+              [--quick] [--clock wall|cpu] [--only NAME,...] [--no-callgrind]
+              [--out FILE]
+
+Every workload binary (built once, dynamically linked) runs under glibc's
+malloc (nothing preloaded) and under LD_PRELOAD of each other allocator:
+chunkguard (--cg) and any peers (--peers / BENCH_PEERS "name=/path.so,...").
+Runs are interleaved: each round runs every workload once per allocator, the
+allocator order reversed every other round so drift over time falls on all
+alike.  Per workload and allocator the table shows the median ns per
+operation, instructions per operation from one callgrind run with fewer
+iterations (only the timed loop is collected, see bench/bench.h), and the
+median peak RSS in kB (ru_maxrss of the benchmark process from wait4, taken
+by bench-launch; see bench-launch.c for why not by this script itself).  Ratios are
+against glibc.  Rows where chunkguard's time or RSS ratio exceeds the bar
+(1.10) are flagged; that is a result, not an error.
+
+BENCH_CLOCK=cpu (or --clock cpu) times the ns/op columns by the process's CPU
+time instead of wall time: steadier on a busy machine, blind to time spent
+blocked on a lock.
+
+--cg none runs the chunkguard columns with nothing preloaded: an A/A run
+whose ratios show the noise floor of the machine.  BENCH_QUICK=1 (or --quick)
+makes a short run (~30 s); BENCH_ROUNDS overrides the number of rounds.
+
+Writes the table to stdout, the same table as Markdown to
+<bin-dir>/results.md and every sample to <bin-dir>/results.json.
+
+Exit status: 0 when every run worked (whatever the ratios), 1 when a run
+failed (crash, non-zero exit, timeout, no result line, the preload did not
+take effect, callgrind missing or collecting nothing), 2 on bad usage.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+BAR = 1.10  # the project's bar for chunkguard/glibc, time and peak RSS
+
+# name, binary, variant, timed iterations, callgrind iterations (full run,
+# quick run).  Full-run counts make each glibc run last about 1.5 s on the
+# reference machine (2 cores); callgrind counts make each callgrind run about
+# 2-4 s (memset/memcpy-heavy rows are slow under callgrind, hence fewer).
+# Every callgrind count covers whole cycles of its program's pattern (32
+# batches for lifo, 6 x 4096 calls for calloc-fixed), so quick and full runs
+# give the same Ir/op up to warm-up effects.
+WORKLOADS = [
+    ("lifo-fixed",     "bench-lifo",    "fixed",    60000,    (2016, 224)),
+    ("lifo-random",    "bench-lifo",    "random",   60000,    (2016, 224)),
+    ("churn-1t",       "bench-churn",   "1t",       18000000, (1000000, 100000)),
+    ("churn-2t-xfree", "bench-churn",   "2t-xfree", 6000000,  (200000, 20000)),
+    ("calloc-fixed",   "bench-calloc",  "fixed",    7500000,  (49152, 24576)),
+    ("calloc-random",  "bench-calloc",  "random",   7500000,  (49152, 24576)),
+    ("realloc-grow",   "bench-realloc", "grow",     22000000, (150000, 15000)),
+]
+LAUNCHER = "bench-launch"  # reports the program's own peak RSS, see there
+FULL_ROUNDS = 7
+QUICK_ROUNDS = 3
+QUICK_DIV = 8            # quick mode: timed iterations / 8
+RUN_TIMEOUT = 120        # seconds for one timed run (a hang is a failure)
+CALLGRIND_TIMEOUT = 600  # seconds for one callgrind run
+
+
+class RunError(Exception):
+    """A run that produced no usable result."""
+
+
+def parse_args(argv):
+    """Parse the command line (argv without the program name)."""
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--bin-dir", default="build/bench",
+                   help="where the bench-* binaries are; results go there too")
+    p.add_argument("--cg", default="build/libchunkguard.so",
+                   help="chunkguard .so to preload, or 'none' for an A/A run")
+    p.add_argument("--peers", default=os.environ.get("BENCH_PEERS", ""),
+                   help="extra allocators: name=/path.so,...")
+    p.add_argument("--rounds", type=int,
+                   default=int(os.environ.get("BENCH_ROUNDS") or 0) or None)
+    p.add_argument("--quick", action="store_true",
+                   default=os.environ.get("BENCH_QUICK", "") not in ("", "0"))
+    p.add_argument("--only", default="",
+                   help="comma-separated workload names to run")
+    p.add_argument("--clock", choices=("wall", "cpu"),
+                   default=os.environ.get("BENCH_CLOCK") or "wall",
+                   help="time the ns/op columns by wall time (default) or process CPU time")
+    p.add_argument("--no-callgrind", action="store_true",
+                   help="skip the instruction counts")
+    p.add_argument("--out", default=None,
+                   help="Markdown output (default <bin-dir>/results.md)")
+    return p.parse_args(argv)
+
+
+def allocators(args):
+    """The allocators to compare, baseline first: list of (name, so-or-None).
+
+    Exits with status 2 when a given .so does not exist or a peer spec is
+    malformed.
+    """
+    result = [("glibc", None)]
+    if args.cg == "none":
+        result.append(("chunkguard", None))
+    else:
+        result.append(("chunkguard", os.path.abspath(args.cg)))
+    for item in filter(None, (s.strip() for s in args.peers.split(","))):
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            usage_error("bad peer %r: want name=/path.so" % item)
+        if name in (n for n, _ in result):
+            usage_error("peer name %r used twice" % name)
+        result.append((name, os.path.abspath(path)))
+    for name, so in result:
+        if so is not None and not os.path.isfile(so):
+            usage_error("%s: %s does not exist" % (name, so))
+    return result
+
+
+def usage_error(msg):
+    """Print msg and exit with status 2."""
+    print("bench: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def child_env(so):
+    """Environment for a child: ours, with LD_PRELOAD set to so or removed."""
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    if so is not None:
+        env["LD_PRELOAD"] = so
+    return env
+
+
+def wait_with_timeout(pid, timeout):
+    """Reap pid, killing it after timeout seconds.
+
+    Returns (status, rusage, timed_out).  Waits on a pidfd, so the harness
+    does not wake up while a benchmark runs.
+    """
+    timed_out = False
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is not None:
+        try:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            if not poller.poll(timeout * 1000):
+                os.kill(pid, 9)
+                timed_out = True
+        finally:
+            os.close(fd)
+    else:
+        deadline = time.monotonic() + timeout
+        while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            if time.monotonic() > deadline:
+                os.kill(pid, 9)
+                timed_out = True
+                break
+            time.sleep(0.05)
+    _, status, rusage = os.wait4(pid, 0)
+    return status, rusage, timed_out
+
+
+def spawn(argv, env, timeout, tmpdir):
+    """Run argv to completion; stdout and stderr go to files in tmpdir.
+
+    Returns (exit code or -signal, stdout text, stderr text, peak RSS in kB,
+    timed_out).
+    """
+    out_path = os.path.join(tmpdir, "stdout")
+    err_path = os.path.join(tmpdir, "stderr")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    actions = [
+        (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+        (os.POSIX_SPAWN_OPEN, 1, out_path, flags, 0o644),
+        (os.POSIX_SPAWN_OPEN, 2, err_path, flags, 0o644),
+    ]
+    exe = shutil.which(argv[0]) if os.sep not in argv[0] else argv[0]
+    if exe is None:
+        raise RunError("%s not found" % argv[0])
+    pid = os.posix_spawn(exe, argv, env, file_actions=actions)
+    status, rusage, timed_out = wait_with_timeout(pid, timeout)
+    with open(out_path, errors="replace") as f:
+        out = f.read()
+    with open(err_path, errors="replace") as f:
+        err = f.read()
+    return os.waitstatus_to_exitcode(status), out, err, rusage.ru_maxrss, timed_out
+
+
+def parse_line(out, tag, ints=(), floats=()):
+    """The key=value pairs of the single line starting with tag + ' ', or None.
+
+    Keys in ints and floats must be present and are converted.
+    """
+    lines = [l for l in out.splitlines() if l.startswith(tag + " ")]
+    if len(lines) != 1:
+        return None
+    pairs = dict(tok.partition("=")[::2] for tok in lines[0].split()[1:])
+    try:
+        for k in ints:
+            pairs[k] = int(pairs[k])
+        for k in floats:
+            pairs[k] = float(pairs[k])
+    except (KeyError, ValueError):
+        return None
+    return pairs
+
+
+def parse_result(out):
+    """The fields of a benchmark's BENCH line, or None."""
+    return parse_line(out, "BENCH", ints=("ops", "ns", "cpu_ns", "hwm_kb"),
+                      floats=("ns_per_op", "cpu_ns_per_op"))
+
+
+def check_preload(res, so):
+    """Raise RunError unless malloc came from so (or from libc when so is None)."""
+    got = res.get("malloc_from", "unknown")
+    if so is None:
+        ok = os.path.basename(got).startswith("libc.so")
+    else:
+        ok = os.path.exists(got) and os.path.samefile(got, so)
+    if not ok:
+        raise RunError("malloc resolved to %s, expected %s" % (got, so or "libc"))
+
+
+def describe_failure(code, err, timed_out, timeout):
+    """One-line reason for a failed run plus the tail of its stderr."""
+    if timed_out:
+        why = "timed out after %d s" % timeout
+    elif code < 0:
+        why = "killed by signal %d" % -code
+    else:
+        why = "exit status %d" % code
+    # valgrind's own banner lines ("==PID== ...") would crowd out the
+    # program's; an allocator report ("==PID==ERROR: ...") has no space.
+    lines = [l for l in err.strip().splitlines() if not re.match(r"==\d+==( |$)", l)]
+    tail = "\n".join(lines[-5:])
+    return why + ("\n    " + tail.replace("\n", "\n    ") if tail else "")
+
+
+def timed_run(launcher, binary, variant, iters, so, tmpdir):
+    """One timed run: returns (wall ns per op, CPU ns per op, peak RSS kB, ops).
+
+    The peak RSS is ru_maxrss of the benchmark process as its parent, the
+    launcher, got it from wait4.  It must agree with the VmHWM the program
+    printed (within 5% + 256 kB): a larger figure would mean it includes an
+    image from before exec, and the RSS column would be wrong.
+    """
+    argv = [launcher, so or "-", binary, variant, str(iters)]
+    code, out, err, _, timed_out = spawn(argv, child_env(None), RUN_TIMEOUT, tmpdir)
+    res = parse_result(out)
+    ru = parse_line(out, "RUSAGE", ints=("maxrss_kb",))
+    if code != 0 or timed_out or res is None or ru is None:
+        if code == 0 and not timed_out:
+            raise RunError("no BENCH/RUSAGE line in output: %r" % out[:300])
+        raise RunError(describe_failure(code, err, timed_out, RUN_TIMEOUT))
+    check_preload(res, so)
+    rss, hwm = ru["maxrss_kb"], res["hwm_kb"]
+    if hwm <= 0 or abs(rss - hwm) > 0.05 * hwm + 256:
+        raise RunError("peak RSS from wait4 (%d kB) disagrees with VmHWM (%d kB)" % (rss, hwm))
+    return res["ns_per_op"], res["cpu_ns_per_op"], rss, res["ops"]
+
+
+def callgrind_run(binary, variant, iters, so, tmpdir):
+    """One callgrind run: returns instructions per operation of the timed loop."""
+    out_file = os.path.join(tmpdir, "callgrind.out")
+    argv = ["valgrind", "--tool=callgrind", "--toggle-collect=timed_*",
+            "--dump-instr=no", "--callgrind-out-file=" + out_file,
+            binary, variant, str(iters)]
+    code, out, err, _, timed_out = spawn(argv, child_env(so), CALLGRIND_TIMEOUT, tmpdir)
+    res = parse_result(out)
+    if code != 0 or timed_out or res is None:
+        raise RunError("callgrind: " + describe_failure(code, err, timed_out, CALLGRIND_TIMEOUT))
+    check_preload(res, so)
+    total = None
+    with open(out_file) as f:
+        for line in f:
+            if line.startswith("totals:") or (total is None and line.startswith("summary:")):
+                total = int(line.split()[1])
+    if not total:
+        raise RunError("callgrind collected no instructions (no timed_* function?)")
+    return total / res["ops"]
+
+
+def ratio(a, b):
+    """a/b, or None when either is missing."""
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fmt(v, digits):
+    """Format a number for the table; '-' when missing."""
+    if v is None:
+        return "-"
+    if digits == 0:
+        return "%d" % round(v)
+    return "%.*f" % (digits, v)
+
+
+def build_table(rows, allocs, have_callgrind):
+    """Header and rows of strings for the result table, plus the flagged rows."""
+    base = allocs[0][0]
+    header = ["workload", "ops"]
+    header += ["%s ns/op" % base]
+    for name, _ in allocs[1:]:
+        header += ["%s ns/op" % name, "%s/%s" % (name, base)]
+    if have_callgrind:
+        header += ["%s Ir/op" % base]
+        for name, _ in allocs[1:]:
+            header += ["%s Ir/op" % name, "Ir %s/%s" % (name, base)]
+    header += ["%s RSS kB" % base]
+    for name, _ in allocs[1:]:
+        header += ["%s RSS kB" % name, "RSS %s/%s" % (name, base)]
+    header += ["bar"]
+
+    body, flagged = [], []
+    for row in rows:
+        r = row["results"]
+        t = {n: (statistics.median(r[n]["ns"]) if r[n]["ns"] else None) for n, _ in allocs}
+        m = {n: (statistics.median(r[n]["rss"]) if r[n]["rss"] else None) for n, _ in allocs}
+        ir = {n: r[n]["ir"] for n, _ in allocs}
+        cells = [row["name"], str(row["ops"] or "-"), fmt(t[base], 1)]
+        for name, _ in allocs[1:]:
+            cells += [fmt(t[name], 1), fmt(ratio(t[name], t[base]), 2)]
+        if have_callgrind:
+            cells += [fmt(ir[base], 1)]
+            for name, _ in allocs[1:]:
+                cells += [fmt(ir[name], 1), fmt(ratio(ir[name], ir[base]), 2)]
+        cells += [fmt(m[base], 0)]
+        for name, _ in allocs[1:]:
+            cells += [fmt(m[name], 0), fmt(ratio(m[name], m[base]), 2)]
+        over = []
+        if row["failed"]:
+            over.append("FAILED")
+        tr, mr = ratio(t["chunkguard"], t[base]), ratio(m["chunkguard"], m[base])
+        if tr is not None and tr > BAR:
+            over.append("time>%.2f" % BAR)
+        if mr is not None and mr > BAR:
+            over.append("rss>%.2f" % BAR)
+        cells.append(" ".join(over) if over else "ok")
+        if over:
+            flagged.append(row["name"])
+        body.append(cells)
+    return header, body, flagged
+
+
+def text_table(header, body):
+    """The table as aligned plain text."""
+    widths = [max(len(r[i]) for r in [header] + body) for i in range(len(header))]
+    def line(cells):
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in body])
+
+
+def markdown_table(header, body):
+    """The table as GitHub Markdown."""
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + [":---"]) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in body]
+    return "\n".join(out)
+
+
+def machine_line():
+    """Short description of the machine and toolchain the numbers come from."""
+    libc = platform.libc_ver()
+    try:
+        gcc = subprocess.run(["gcc", "-dumpfullversion"], capture_output=True,
+                             text=True).stdout.strip()
+    except OSError:
+        gcc = "?"
+    return "%s, %d CPUs, Linux %s, %s %s, gcc %s" % (
+        platform.machine(), os.cpu_count() or 0, platform.release(),
+        libc[0], libc[1], gcc)
+
+
+def main(argv):
+    """Entry point; returns the exit status."""
+    args = parse_args(argv)
+    allocs = allocators(args)
+    rounds = args.rounds or (QUICK_ROUNDS if args.quick else FULL_ROUNDS)
+    if rounds < 1:
+        usage_error("--rounds must be at least 1")
+    only = set(filter(None, args.only.split(",")))
+    unknown = only - {w[0] for w in WORKLOADS}
+    if unknown:
+        usage_error("unknown workload(s): " + ", ".join(sorted(unknown)))
+    workloads = [w for w in WORKLOADS if not only or w[0] in only]
+    launcher = os.path.abspath(os.path.join(args.bin_dir, LAUNCHER))
+    for binary in [LAUNCHER] + [w[1] for w in workloads]:
+        path = os.path.join(args.bin_dir, binary)
+        if not os.access(path, os.X_OK):
+            usage_error("%s is missing: run make bench" % path)
+    have_callgrind = not args.no_callgrind
+    failures = []
+    if have_callgrind and shutil.which("valgrind") is None:
+        failures.append("valgrind is not installed (tools/deps.sh bench installs it)")
+        have_callgrind = False
+
+    rows = []
+    for name, binary, variant, iters, cg_iters in workloads:
+        cg_iters = cg_iters[1] if args.quick else cg_iters[0]
+        if args.quick:
+            iters = max(1, iters // QUICK_DIV)
+        rows.append({"name": name, "binary": os.path.abspath(os.path.join(args.bin_dir, binary)),
+                     "variant": variant, "iters": iters, "cg_iters": cg_iters,
+                     "ops": None, "failed": False,
+                     "results": {n: {"ns": [], "wall_ns": [], "cpu_ns": [], "rss": [], "ir": None}
+                                 for n, _ in allocs}})
+
+    load_before = os.getloadavg()[0]
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="cg-bench-") as tmpdir:
+        for rnd in range(rounds):
+            print("bench: round %d/%d (%.0f s)" % (rnd + 1, rounds, time.monotonic() - started),
+                  file=sys.stderr, flush=True)
+            order = allocs if rnd % 2 == 0 else list(reversed(allocs))
+            for row in rows:
+                for name, so in order:
+                    try:
+                        ns, cpu, rss, ops = timed_run(launcher, row["binary"], row["variant"],
+                                                      row["iters"], so, tmpdir)
+                    except RunError as e:
+                        row["failed"] = True
+                        failures.append("%s under %s: %s" % (row["name"], name, e))
+                        continue
+                    row["ops"] = ops
+                    row["results"][name]["ns"].append(cpu if args.clock == "cpu" else ns)
+                    row["results"][name]["wall_ns"].append(ns)
+                    row["results"][name]["cpu_ns"].append(cpu)
+                    row["results"][name]["rss"].append(rss)
+        if have_callgrind:
+            print("bench: callgrind (%.0f s)" % (time.monotonic() - started),
+                  file=sys.stderr, flush=True)
+            for row in rows:
+                for name, so in allocs:
+                    try:
+                        row["results"][name]["ir"] = callgrind_run(
+                            row["binary"], row["variant"], row["cg_iters"], so, tmpdir)
+                    except RunError as e:
+                        row["failed"] = True
+                        failures.append("%s under %s (callgrind): %s" % (row["name"], name, e))
+    elapsed = time.monotonic() - started
+    load = max(load_before, os.getloadavg()[0])
+
+    header, body, flagged = build_table(rows, allocs, have_callgrind)
+    mode = "quick" if args.quick else "full"
+    cg_note = "nothing preloaded (A/A run)" if args.cg == "none" else args.cg
+    intro = ("%d rounds (%s), median %s ns per allocator call; chunkguard: %s; %s; "
+             "load average %.1f; %.0f s"
+             % (rounds, mode, args.clock, cg_note, machine_line(), load, elapsed))
+    print(intro)
+    # Our own runs keep one or two CPUs busy; more than that is someone else's.
+    if load > (os.cpu_count() or 1) + 0.5:
+        warn = ("warning: the machine was busy (load average %.1f on %d CPUs): wall times "
+                "are unreliable; compare Ir/op, or use BENCH_CLOCK=cpu"
+                % (load, os.cpu_count() or 1))
+        print(warn)
+        intro += "\n\n" + warn
+    print(text_table(header, body))
+    if flagged:
+        print("over the bar (ratio > %.2f) or failed: %s" % (BAR, ", ".join(flagged)))
+    else:
+        print("every row within the bar (time and RSS ratio <= %.2f)" % BAR)
+
+    out = args.out or os.path.join(args.bin_dir, "results.md")
+    with open(out, "w") as f:
+        f.write("Command: `make bench%s%s`  \n" % (" BENCH_QUICK=1" if args.quick else "",
+                                                  " BENCH_CLOCK=cpu" if args.clock == "cpu" else ""))
+        f.write(intro + "\n\n")
+        f.write(markdown_table(header, body) + "\n")
+        if flagged:
+            f.write("\nOver the bar (ratio > %.2f) or failed: %s\n" % (BAR, ", ".join(flagged)))
+    with open(os.path.splitext(out)[0] + ".json", "w") as f:
+        json.dump({"rounds": rounds, "mode": mode, "clock": args.clock,
+                   "load_average": load, "machine": machine_line(),
+                   "allocators": [{"name": n, "preload": so} for n, so in allocs],
+                   "rows": rows, "failures": failures}, f, indent=1)
+    print("bench: wrote %s" % out, file=sys.stderr)
+
+    for msg in failures:
+        print("bench: FAILED " + msg, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
