@@ -47,7 +47,7 @@ static size_t usable_of(cg_chunk_t *c)
 
 /* A chunk of at least nb bytes from the tcache, an arena, or a big block.
  * *fresh says its memory is known to read zero.  NULL with errno ENOMEM. */
-static cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fresh)
+CG_INLINE cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fresh)
 {
     *fresh = false;
     if (tc != NULL && nb <= cg_mp.tcache_max_csize) {

@@ -43,22 +43,26 @@ static cg_heap_t *heap_of(const void *c) { return cg_heap_base(c); }
  * corruption, reported before the link is dereferenced. */
 static inline bool link_ok(cg_arena_t *av, const void *x)
 {
-    const char *p = x;
-    if (cg_in_heap(x)) {
-        cg_heap_t *h = heap_of(x);
-        size_t off = (uintptr_t)p - (uintptr_t)h - CG_HEAP_DATA_OFF;
-        if (off <= h->size - CG_HEAP_DATA_OFF - sizeof(cg_chunk_t))
-            return true;
-        /* bins of an arena that lives in its first heap's header page */
-        return p >= (const char *)av && p < (const char *)(av + 1);
-    }
-    return p >= (const char *)av && p < (const char *)(av + 1);
+    uintptr_t a = (uintptr_t)x;
+    if (a - (uintptr_t)av < sizeof *av)       /* a bin header of this arena */
+        return true;
+    if (!cg_in_heap(x))
+        return false;
+    cg_heap_t *h = heap_of(x);
+    return a - (uintptr_t)h - CG_HEAP_DATA_OFF <= h->size - CG_HEAP_DATA_OFF - sizeof(cg_chunk_t);
 }
 
-static void check_link(cg_arena_t *av, const cg_chunk_t *x, const char *what, const char *glibc)
+static void report_link(const void *x, const char *what, const char *glibc)
+    CG_COLD __attribute__((noreturn));
+static void report_link(const void *x, const char *what, const char *glibc)
+{
+    cg_report(CG_E_HEAP_CORRUPTION, x, what, glibc);
+}
+
+CG_INLINE void check_link(cg_arena_t *av, const cg_chunk_t *x, const char *what, const char *glibc)
 {
     if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(!link_ok(av, x)))
-        cg_report(CG_E_HEAP_CORRUPTION, x, what, glibc);
+        report_link(x, what, glibc);
 }
 
 /* Take p out of its doubly linked bin, checking both neighbours first. */

@@ -109,10 +109,18 @@ void cg_arena_consolidate(cg_arena_t *av, bool mt) CG_HIDDEN;
 int  cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free) CG_HIDDEN;
 
 /* Arena selection (arena_select.c). */
-cg_arena_t *cg_arena_for_thread(bool mt) CG_HIDDEN;
+cg_arena_t *cg_arena_pick(bool mt) CG_HIDDEN;
 cg_arena_t *cg_arena_retry(cg_arena_t *failed, bool mt) CG_HIDDEN;
 void cg_arena_detach_thread(void) CG_HIDDEN;
 
 CG_INLINE cg_arena_t *cg_arena_of(const cg_chunk_t *c) { return cg_heap_base(c)->arena; }
+
+/* The calling thread's arena; picks one on the thread's first use. */
+#include "thread.h"
+CG_INLINE cg_arena_t *cg_arena_for_thread(bool mt)
+{
+    cg_arena_t *av = cg_self.arena;
+    return CG_LIKELY(av != NULL) ? av : cg_arena_pick(mt);
+}
 
 #endif /* CG_ARENA_H */

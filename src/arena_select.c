@@ -54,11 +54,9 @@ static size_t arena_limit(void)
     return cg_mp.arena_max ? cg_mp.arena_max : 8 * cg_ncpus;
 }
 
-cg_arena_t *cg_arena_for_thread(bool mt)
+cg_arena_t *cg_arena_pick(bool mt)
 {
-    cg_arena_t *av = cg_self.arena;
-    if (CG_LIKELY(av != NULL))
-        return av;
+    cg_arena_t *av;
     if (!mt) {
         av = &cg_main_arena;
         av->attached_threads++;
