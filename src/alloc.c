@@ -210,10 +210,12 @@ void cg_free_slow(void *mem, uintptr_t caller)
 
 /* None of the free paths changes errno: the OS calls they may make
  * (munmap, madvise, futex) preserve it in platform.c. */
-void cg_free_owned(void *mem, uintptr_t caller)
+void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_tcache_t *tc = enter(caller, "free", OP_FREE, mt);
+    cg_self.caller = caller;
+    cg_self.op = "free";
+    tc->n_free++;
     cg_chunk_t *c = cg_mem2chunk(mem);
     check_heap_size(c);
     release_heap(c, mt, tc);

@@ -67,9 +67,10 @@ CG_INLINE void cg_clear(void *p, size_t n)
     }
 }
 
-/* Free of a pointer cg_heap_owns() accepted, when the tcache cannot take
- * it as is: size checks, in-use checks, then tcache, fastbin or arena. */
-void   cg_free_owned(void *mem, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+/* Free of a pointer cg_heap_owns() accepted, by a thread with a tcache,
+ * when the inline path could not take it: size checks, in-use checks,
+ * then tcache, fastbin or arena. */
+void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 
 /* Fast free of a pointer cg_heap_owns() accepted: true when mem went into
  * the tcache.  Every test here is one cg_free_owned repeats with a report;

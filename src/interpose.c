@@ -45,7 +45,7 @@ CG_PUBLIC void CG_API(free)(void *mem)
     cg_tcache_t *tc = cg_self.tcache;
     if (CG_LIKELY(tc != NULL) && CG_LIKELY(cg_heap_owns(mem))) {
         if (!cg_free_fast(tc, mem))
-            cg_free_owned(mem, CG_RET_ADDR);
+            cg_free_owned(mem, tc, CG_RET_ADDR);
         return;
     }
     cg_free_slow(mem, CG_RET_ADDR);
