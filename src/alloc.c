@@ -79,7 +79,8 @@ static void report_bad_size(cg_chunk_t *c)
 {
     cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
               "the block's size field is impossible (overwritten?): it is below "
-              "the minimum, flagged as mmapped, or runs past its heap",
+              "the minimum, not a multiple of 16, flagged as mmapped, or runs past "
+              "its heap",
               "free(): invalid size");
 }
 
@@ -89,7 +90,7 @@ static inline void check_heap_size(cg_chunk_t *c)
     cg_heap_t *h = cg_heap_base(c);
     size_t size = cg_csize(c);
     if (CG_SWITCH(CG_CHECK_FREE_SIZE) &&
-        CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE ||
+        CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE || (size & CG_ALIGN_MASK) ||
                     size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
         report_bad_size(c);
 }

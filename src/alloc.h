@@ -81,7 +81,7 @@ CG_INLINE bool cg_free_fast(cg_tcache_t *tc, void *mem)
     cg_chunk_t *c = cg_mem2chunk(mem);
     size_t raw = c->size;
     size_t idx = (raw >> 4) - 2;
-    if (idx >= cg_mp.tcache_fast_bins || (raw & CG_IS_MMAPPED) ||
+    if (idx >= cg_mp.tcache_fast_bins || (raw & (CG_IS_MMAPPED | (CG_ALIGN_MASK & ~CG_FLAG_BITS))) ||
         tc->counts[idx] >= cg_mp.tcache_count)
         return false;
     cg_chunk_t *next = cg_at(c, raw & ~CG_FLAG_BITS);
