@@ -1,0 +1,21 @@
+/* expect: signal=SIGABRT token=double-free check=CG_CHECK_NOT_INUSE addr=printed */
+/* glibc: double free or corruption (!prev) */
+/*
+ * A 2000-byte block is beyond the tcache (requests up to 1032) and the
+ * fastbins: its first free puts it in the unsorted bin and clears
+ * PREV_INUSE in the next chunk.  The guard block after it keeps it from
+ * merging into the top chunk, so the second free reaches the check that the
+ * next chunk still says "previous in use".
+ */
+#include "case.h"
+
+int main(void)
+{
+    char *a = malloc(2000);
+    char *guard = malloc(2000);
+    free(a);
+    case_print_addr(a);
+    free(a);
+    (void)guard;
+    return 0;
+}

@@ -1,0 +1,19 @@
+/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP addr=printed */
+/* glibc: free(): invalid pointer */
+/*
+ * free() of p+1 for a live block p: not 16-byte aligned, so it cannot be
+ * the start of any chunk.
+ */
+#include "case.h"
+
+int main(void)
+{
+    char *p = malloc(64);
+    char *guard = malloc(64);
+    memset(p, 0, 64);
+    void *volatile q = p + 1;
+    case_print_addr(q);
+    free(q);
+    (void)guard;
+    return 0;
+}

@@ -1,0 +1,152 @@
+# lib.sh — shared by tests/suites/10-cases.sh and 15-checks-off.sh: read a
+# case's expectations from its header and judge one run of it.
+# Source it; it defines functions only (prefix cgcase_) and sets no options.
+#
+# A case file tests/cases/<kind>_<variant>.c starts with two comments:
+#   /* expect: signal=SIG<NAME> token=<token> check=CG_CHECK_<NAME>|none [addr=printed] */
+#   /* glibc: <glibc's message> | SIGSEGV | none */
+# check=none: the check has no compile-time switch (the report's second
+# line must still be there).  addr=printed: the case writes "cg-expect-addr=0x<hex>" to stdout before
+# the bug, and the report must name that address.
+
+# cgcase_field FILE KEY — print the value of KEY from FILE's expect line
+# (empty when absent).  Exit status 0.
+cgcase_field() {
+  sed -n '1,5{s/^\/\* expect: \(.*\) \*\/$/\1/p}' "$1" | tr ' ' '\n' |
+    sed -n "s/^$2=//p" | head -n 1
+}
+
+# cgcase_glibc FILE — print FILE's glibc expectation: a message, a signal
+# name, or "none".  Exit status 0.
+cgcase_glibc() {
+  sed -n '1,5{s/^\/\* glibc: \(.*\) \*\/$/\1/p}' "$1" | head -n 1
+}
+
+# cgcase_hexnorm HEX — print 0x-prefixed HEX in lower case without leading
+# zeros, so two spellings of one address compare equal.  Exit status 0.
+cgcase_hexnorm() {
+  local h=${1#0x}; h=${h#0X}; h=$(printf '%s' "$h" | tr 'A-F' 'a-f' | sed 's/^0*//')
+  printf '0x%s\n' "${h:-0}"
+}
+
+# cgcase_glibc_msgs CHECK — print, one a line, the glibc messages of the
+# glibc checks that switch CHECK (e.g. CG_CHECK_FASTTOP) corresponds to, as
+# listed in src/config.h; chunkguard's check line quotes one of them.
+# Exit status 0 (nothing printed for an unknown switch).
+cgcase_glibc_msgs() {
+  case "${1#CG_CHECK_}" in
+    TCACHE_DOUBLE_FREE) echo 'free(): double free detected in tcache 2' ;;
+    FASTTOP)       echo 'double free or corruption (fasttop)' ;;
+    FASTBIN_INDEX) echo 'malloc(): memory corruption (fast)' ;;
+    FREE_SIZE)     printf '%s\n' 'free(): invalid size' 'free(): invalid pointer' \
+                     'munmap_chunk(): invalid pointer' ;;
+    NEXT_SIZE)     printf '%s\n' 'free(): invalid next size (fast)' \
+                     'free(): invalid next size (normal)' ;;
+    NOT_INUSE)     echo 'double free or corruption (!prev)' ;;
+    UNLINK)        printf '%s\n' 'corrupted double-linked list' 'corrupted size vs. prev_size' ;;
+    TOP_SIZE)      echo 'malloc(): corrupted top size' ;;
+    SAFE_LINK)     printf '%s\n' 'malloc(): unaligned tcache chunk detected' \
+                     'malloc(): unaligned fastbin chunk detected' \
+                     'malloc(): unaligned fastbin chunk detected 2' \
+                     'malloc(): unaligned fastbin chunk detected 3' ;;
+    OWNERSHIP)     printf '%s\n' 'free(): invalid pointer' 'realloc(): invalid pointer' ;;
+  esac
+}
+
+# cgcase_names_check LINE CHECK — succeed if the report's check LINE names
+# switch CHECK: it contains the switch name (CG_CHECK_FASTTOP), its short
+# name in any case with "_" written as "_", "-" or " " ("fasttop", "tcache
+# double free"), or quotes one of the switch's glibc messages as
+# (glibc: "<message>").  CHECK "none" (a check no switch can turn off)
+# only needs an indented, non-empty line.
+cgcase_names_check() {
+  local line=$1 sw=$2 short re msg
+  if [ "$sw" = none ]; then
+    printf '%s\n' "$line" | grep -Eq '^[[:space:]]+[^[:space:]]'; return
+  fi
+  short=${sw#CG_CHECK_}
+  re=$(printf '%s' "$short" | sed 's/_/[-_ ]/g')
+  printf '%s\n' "$line" | grep -q -e "$sw" && return 0
+  printf '%s\n' "$line" | grep -qi -e "$re" && return 0
+  while IFS= read -r msg; do
+    [ -n "$msg" ] || continue
+    printf '%s\n' "$line" | grep -qF -e "(glibc: \"$msg\")" && return 0
+  done < <(cgcase_glibc_msgs "$sw")
+  return 1
+}
+
+# cgcase_run SPAWN BIN SO OUTDIR — run case binary BIN once, preloading
+# library SO (empty: plain glibc, under setarch -R so glibc's outcome does
+# not depend on address randomisation).  Leaves OUTDIR/out, OUTDIR/err and
+# sets CGCASE_PID and CGCASE_END ("signal=SIGABRT" or "exit=N").
+# Exit status: that of the spawn helper (0 when the case ran).
+cgcase_run() {
+  local spawn=$1 bin=$2 so=$3 dir=$4 line
+  mkdir -p "$dir"
+  if [ -n "$so" ]; then
+    line=$(env LD_PRELOAD="$so" "$spawn" "$dir/out" "$dir/err" "$bin") || return $?
+  else
+    line=$("$spawn" "$dir/out" "$dir/err" setarch x86_64 -R "$bin") || return $?
+  fi
+  CGCASE_PID=$(printf '%s\n' "$line" | sed -n 's/^pid=\([0-9]*\) .*/\1/p')
+  CGCASE_END=${line#pid=* }
+}
+
+# cgcase_judge SRC DIR — judge a chunkguard run left in DIR by cgcase_run
+# against SRC's expect line.  Prints nothing and succeeds on a match;
+# otherwise prints the first mismatch (one line) and fails.
+cgcase_judge() {
+  local src=$1 dir=$2 sig token check addr l1 l2 want got
+  sig=$(cgcase_field "$src" signal); token=$(cgcase_field "$src" token)
+  check=$(cgcase_field "$src" check); addr=$(cgcase_field "$src" addr)
+  if [ -z "$sig" ] || [ -z "$token" ] || [ -z "$check" ]; then
+    echo "header lacks signal=, token= or check="; return 1
+  fi
+  if [ "$CGCASE_END" != "signal=$sig" ]; then
+    echo "ended with $CGCASE_END, expected signal=$sig; stderr: $(head -c 300 "$dir/err" | tr '\n' '|')"
+    return 1
+  fi
+  l1=$(sed -n 1p "$dir/err"); l2=$(sed -n 2p "$dir/err")
+  if ! printf '%s\n' "$l1" |
+      grep -Eq "^==$CGCASE_PID==ERROR: chunkguard: $token on address 0x[0-9a-fA-F]+\$"; then
+    echo "first stderr line is '$l1', expected '==$CGCASE_PID==ERROR: chunkguard: $token on address 0x...'"
+    return 1
+  fi
+  if [ "$addr" = printed ]; then
+    want=$(sed -n 's/^cg-expect-addr=//p' "$dir/out" | head -n 1)
+    [ -n "$want" ] || { echo "case printed no cg-expect-addr line"; return 1; }
+    got=$(printf '%s\n' "$l1" | sed 's/.* on address //')
+    if [ "$(cgcase_hexnorm "$got")" != "$(cgcase_hexnorm "$want")" ]; then
+      echo "report names address $got, the bad pointer was $want"; return 1
+    fi
+  fi
+  if ! cgcase_names_check "$l2" "$check"; then
+    echo "second stderr line '$l2' does not name $check"; return 1
+  fi
+  if ! sed -n '3,$p' "$dir/err" |
+      grep -Eq '^[[:space:]]+#0 0x[0-9a-fA-F]+ .*\(.+\+0x[0-9a-fA-F]+\)$'; then
+    echo "no '#0 0x... (module+0x...)' frame line after the check line"; return 1
+  fi
+  return 0
+}
+
+# cgcase_judge_glibc SRC DIR — judge a plain-glibc run left in DIR against
+# SRC's glibc line: "SIGSEGV"-like names a death by that signal; a message
+# must be glibc's first stderr line, followed by SIGABRT.  Prints nothing
+# and succeeds on a match (and for "none"); otherwise prints why and fails.
+cgcase_judge_glibc() {
+  local src=$1 dir=$2 want l1
+  want=$(cgcase_glibc "$src")
+  case "$want" in
+    none) return 0 ;;
+    "") echo "header lacks a glibc: line"; return 1 ;;
+    SIG*)
+      [ "$CGCASE_END" = "signal=$want" ] && return 0
+      echo "glibc run ended with $CGCASE_END, expected signal=$want"; return 1 ;;
+  esac
+  l1=$(sed -n 1p "$dir/err")
+  if [ "$CGCASE_END" != signal=SIGABRT ] || [ "$l1" != "$want" ]; then
+    echo "glibc run ended with $CGCASE_END and '$l1', expected SIGABRT and '$want'"
+    return 1
+  fi
+}

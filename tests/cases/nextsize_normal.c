@@ -1,0 +1,20 @@
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_NEXT_SIZE */
+/* glibc: free(): invalid next size (normal) */
+/*
+ * A one-word overflow past a 2000-byte block sets the next chunk's size to
+ * 0 (PREV_INUSE kept, so the "!prev" check passes).  Freeing the 2000-byte
+ * block (no tcache, no fastbin) checks the next size before coalescing.
+ */
+#include "case.h"
+
+int main(void)
+{
+    char *a = malloc(2000);
+    char *b = malloc(2000);
+    char *guard = malloc(2000);
+    *case_next_size_field(a) = 0 | 1;
+    free(a);
+    (void)b;
+    (void)guard;
+    return 0;
+}

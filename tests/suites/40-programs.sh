@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# 40-programs.sh — real programs under LD_PRELOAD=$CG_SO.
+#
+# Each workload of tests/programs/workloads.sh (python, gcc, git, perl,
+# sqlite, sort, tarxz) runs twice on inputs from tests/programs/gen-inputs.py:
+# plain, and with LD_PRELOAD=$CG_SO and CHUNKGUARD_OPTIONS=stats_path=...
+# Three tests per workload:
+#   program/<w>/output     both runs succeed and their stdout is identical
+#   program/<w>/no-report  the preloaded run's stderr never says "chunkguard"
+#   program/<w>/stats      chunkguard served the processes: the workload's
+#                          main process and each program it is about (e.g.
+#                          cc1, as, ld for gcc) left a stats file with
+#                          mallocs>0, and every stats file says brk_heap=0
+# Environment: CG_ROOT, CG_BUILD, CG_SO.  PROGRAMS="git sort" runs a subset.
+# Exits 1 when the library cannot be built or a needed tool is missing.
+set -uo pipefail
+progs=$CG_ROOT/tests/programs
+# Each run gets this long before it is killed (seconds); a hang is a failure.
+limit=${CG_PROGRAM_TIMEOUT:-240}
+
+if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" lib >/dev/null; then
+  echo "FAIL programs-build: make lib failed"; exit 1
+fi
+[ -f "$CG_SO" ] || { echo "FAIL programs-build: $CG_SO does not exist"; exit 1; }
+missing=
+for t in /usr/bin/python3 gcc git perl sqlite3 sort xz tar sha256sum timeout; do
+  command -v "$t" >/dev/null || missing="$missing $t"
+done
+[ -z "$missing" ] || { echo "FAIL programs-tools: missing$missing (tools/deps.sh check)"; exit 1; }
+
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+if ! /usr/bin/python3 "$progs/gen-inputs.py" "$work/in"; then
+  echo "FAIL programs-inputs: gen-inputs.py failed"; exit 1
+fi
+
+# The programs each workload is about, as extended regexes on the basename
+# of a stats file's exe= (Debian's names carry the target triplet:
+# x86_64-linux-gnu-gcc-12, x86_64-linux-gnu-as, x86_64-linux-gnu-ld.bfd).
+declare -A want=(
+  [python]='^python3'
+  [gcc]='gcc ^cc1$ (^|-)as$ ^collect2$ (^|-)ld(\.bfd|\.gold)?$ ^cgprog$'
+  [git]='^git$'
+  [perl]='^perl'
+  [sqlite]='^sqlite3$'
+  [sort]='^sort$'
+  [tarxz]='^tar$ ^xz$ ^sha256sum$'
+)
+
+# stat_field FILE KEY — print KEY's value from a one-line stats FILE.
+stat_field() {
+  tr ' ' '\n' < "$1" | sed -n "s/^$2=//p" | head -n 1
+}
+
+# check_stats W DIR MAINPID — judge the stats files of workload W in DIR.
+# Prints nothing on success, else the problems on one line; status 0/1.
+check_stats() {
+  local w=$1 dir=$2 main=$3 f pid exe m brk re found problems= n=0
+  for f in "$dir"/cg.*; do
+    [ -e "$f" ] || continue
+    n=$((n + 1))
+    pid=$(stat_field "$f" pid); brk=$(stat_field "$f" brk_heap)
+    [ "$pid" = "${f##*/cg.}" ] || problems="$problems; $(basename "$f") says pid=$pid"
+    [ "$brk" = 0 ] || problems="$problems; pid $pid ($(stat_field "$f" exe)) brk_heap=${brk:-missing}"
+  done
+  [ "$n" -gt 0 ] || { echo "no stats files at all (was the library loaded?)"; return 1; }
+  if [ -z "$main" ] || [ ! -f "$dir/cg.$main" ]; then
+    problems="$problems; no stats file for the main process (pid ${main:-unknown})"
+  elif [ "$(stat_field "$dir/cg.$main" mallocs)" = 0 ]; then
+    problems="$problems; the main process counted no mallocs"
+  fi
+  for re in ${want[$w]}; do
+    found=
+    for f in "$dir"/cg.*; do
+      exe=$(stat_field "$f" exe); m=$(stat_field "$f" mallocs)
+      if printf '%s\n' "${exe##*/}" | grep -Eq "$re" && [ "${m:-0}" -gt 0 ]; then
+        found=1; break
+      fi
+    done
+    [ -n "$found" ] || problems="$problems; no process matching /$re/ with mallocs>0"
+  done
+  [ -z "$problems" ] && return 0
+  echo "${problems#; } ($n stats files)"; return 1
+}
+
+for w in ${PROGRAMS:-python gcc git perl sqlite sort tarxz}; do
+  p=$work/$w.plain c=$work/$w.cg s=$work/$w.stats
+  mkdir -p "$p/scratch" "$c/scratch" "$s"
+  t0=$(date +%s.%N)
+  timeout -k 10 "$limit" bash "$progs/workloads.sh" "$w" "$work/in" "$p/scratch" \
+    >"$p/out" 2>"$p/err"; prc=$?
+  t1=$(date +%s.%N)
+  timeout -k 10 "$limit" env LD_PRELOAD="$CG_SO" \
+    CHUNKGUARD_OPTIONS="stats_path=$s/cg.%p" \
+    bash "$progs/workloads.sh" "$w" "$work/in" "$c/scratch" >"$c/out" 2>"$c/err"; crc=$?
+  t2=$(date +%s.%N)
+  times=$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "plain %.1f s, chunkguard %.1f s", b - a, c - b }')
+
+  if [ "$prc" -ne 0 ]; then
+    echo "FAIL program/$w/output: the plain run failed (status $prc): $(head -c 300 "$p/err" | tr '\n' '|')"
+  elif [ "$crc" -ne 0 ]; then
+    echo "FAIL program/$w/output: the chunkguard run failed (status $crc$([ "$crc" -eq 124 ] && echo ', timed out'), plain 0): $(head -c 400 "$c/err" | tr '\n' '|')"
+  elif ! cmp -s "$p/out" "$c/out"; then
+    echo "FAIL program/$w/output: stdout differs from the plain run's:"
+    diff "$p/out" "$c/out" | head -n 20
+  else
+    echo "PASS program/$w/output ($times)"
+  fi
+
+  if grep -q chunkguard "$c/err"; then
+    echo "FAIL program/$w/no-report: $(grep -m 3 -A 3 chunkguard "$c/err" | tr '\n' '|')"
+  else
+    echo "PASS program/$w/no-report"
+  fi
+
+  if why=$(check_stats "$w" "$s" "$(cat "$c/scratch/main.pid" 2>/dev/null)"); then
+    echo "PASS program/$w/stats"
+  else
+    echo "FAIL program/$w/stats: $why"
+  fi
+done
+exit 0

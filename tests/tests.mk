@@ -1,0 +1,133 @@
+
+# ---- begin cases/checks-off block (tests/cases, tests/suites/10-cases.sh,
+# ---- 15-checks-off.sh; owner: the cases helper). Targets prefixed cgcases-.
+#
+# cgcases-bins             every tests/cases/<kind>_<variant>.c built as
+#                          $(BUILD)/cases/<name>, plus the spawn helper.
+# cgcases-off-variants     one library per check switch, with that check
+#                          compiled out: $(BUILD)/off-<NAME>/libchunkguard.so.
+#                          CGCASES_OFF="FASTTOP UNLINK" limits the set; the
+#                          default is every CG_CHECK_* in src/config.h.
+#                          Use make -j2: the variants build side by side.
+
+CGCASES_SRCS := $(wildcard tests/cases/*_*.c)
+CGCASES_BINS := $(patsubst tests/cases/%.c,$(BUILD)/cases/%,$(CGCASES_SRCS))
+CGCASES_OFF  ?= $(shell sed -n 's/^\#define CG_CHECK_\([A-Z_]*\) .*/\1/p' src/config.h)
+
+# -O0 and -fno-builtin keep each bug as written: at -O2 gcc may delete a
+# malloc/free pair or a store into freed memory.  The warnings about those
+# very bugs are silenced; they are the point.
+CGCASES_CFLAGS := -std=gnu11 -O0 -g -fno-builtin -Wall \
+                  -Wno-free-nonheap-object -Wno-use-after-free -Wno-unused-but-set-variable
+
+.PHONY: cgcases-bins cgcases-off-variants
+cgcases-bins: $(CGCASES_BINS) $(BUILD)/cases/spawn
+
+$(BUILD)/cases/spawn: tests/cases/harness/spawn.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -Wall -Wextra -o $@ $<
+
+$(BUILD)/cases/%: tests/cases/%.c tests/cases/case.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CGCASES_CFLAGS) -o $@ $<
+
+# Each variant is its own make run (its own BUILD dir and CG_DEFS); only the
+# preloaded .so is built, the test needs nothing else.  The sub-make decides
+# whether the variant is up to date, so these targets always run it.
+cgcases-off-variants: $(addprefix cgcases-off-,$(CGCASES_OFF))
+
+cgcases-off-%:
+	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/off-$* CG_DEFS=-DCG_CHECK_$*=0 \
+	    $(BUILD)/off-$*/libchunkguard.so
+# ---- end cases/checks-off block
+
+# ---- begin unit/threads/sanitizers block (tests/unit, tests/suites/20-unit.sh,
+# ---- 30-threads.sh, 35-sanitizers.sh; owner: the unit-tests helper).
+# ---- Targets and variables prefixed ut-/UT_.
+#
+# The tests in tests/unit are written once against tests/unit/api.h and
+# built three ways:
+#   ut-so       standard names linked against libchunkguard.so (which comes
+#               before libc in the link, so it serves every call):
+#               $(BUILD)/unit/so/{unit,diff,stress,forkthreads,churn}
+#   ut-glibc    the same sources on plain glibc, the reference that shows
+#               each expectation is glibc 2.36's:  $(BUILD)/unit/glibc/...
+#   ut-asan     the cg_-named core compiled from src/*.c with ASan+UBSan
+#               into $(BUILD)/asan/core/, with unit and diff on top
+#   ut-tsan     the same under TSan ($(BUILD)/tsan/core/), with stress
+# ut-all builds all four.  Sanitizer builds use clang (UT_SAN_CC).
+
+UT_DIR     := tests/unit
+UT_CC      ?= $(CC)
+UT_SAN_CC  ?= clang
+UT_HDRS    := $(UT_DIR)/api.h $(UT_DIR)/util.h include/chunkguard.h
+UT_CASES   := $(wildcard $(UT_DIR)/test_*.c)
+UT_PROGS   := diff stress forkthreads churn
+# -fno-builtin: the tests pass impossible sizes and pair malloc/free on
+# purpose; the compiler must call the allocator, not reason about it.
+UT_CFLAGS  := -std=gnu11 -O2 -g -fno-builtin -Wall -Wextra -Iinclude -I$(UT_DIR)
+# libchunkguard.so first among the libraries, kept even if as-needed is
+# the default, and found at run time without LD_LIBRARY_PATH.
+UT_SO_LINK := -L$(BUILD) -Wl,--no-as-needed -lchunkguard -Wl,--as-needed \
+              -Wl,-rpath,$(abspath $(BUILD))
+UT_ASAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+UT_TSAN    := -fsanitize=thread -fno-omit-frame-pointer
+UT_SRCS    := $(wildcard src/*.c)
+UT_ASAN_CORE := $(patsubst src/%.c,$(BUILD)/asan/core/%.o,$(UT_SRCS))
+UT_TSAN_CORE := $(patsubst src/%.c,$(BUILD)/tsan/core/%.o,$(UT_SRCS))
+
+.PHONY: ut-all ut-so ut-glibc ut-asan ut-tsan ut-mutant
+ut-all: ut-so ut-glibc ut-asan ut-tsan ut-mutant
+# The tests over glibc with one contract broken at a time (mutants.c); run
+# by tests/unit/mutants.sh to show every test can fail.
+ut-mutant: $(BUILD)/unit/mutant/unit $(addprefix $(BUILD)/unit/mutant/,$(UT_PROGS))
+ut-so: $(BUILD)/unit/so/unit $(addprefix $(BUILD)/unit/so/,$(UT_PROGS))
+ut-glibc: $(BUILD)/unit/glibc/unit $(addprefix $(BUILD)/unit/glibc/,$(UT_PROGS))
+ut-asan: $(BUILD)/asan/unit $(BUILD)/asan/diff
+ut-tsan: $(BUILD)/tsan/stress
+
+$(BUILD)/unit/so/unit: $(UT_CASES) $(UT_HDRS) $(BUILD)/libchunkguard.so
+	@mkdir -p $(dir $@)
+	$(UT_CC) $(UT_CFLAGS) -o $@ $(UT_CASES) $(UT_SO_LINK) -lcriterion -pthread -ldl
+
+$(BUILD)/unit/so/%: $(UT_DIR)/%.c $(UT_HDRS) $(BUILD)/libchunkguard.so
+	@mkdir -p $(dir $@)
+	$(UT_CC) $(UT_CFLAGS) -o $@ $< $(UT_SO_LINK) -pthread
+
+$(BUILD)/unit/glibc/unit: $(UT_CASES) $(UT_HDRS)
+	@mkdir -p $(dir $@)
+	$(UT_CC) $(UT_CFLAGS) -DUT_GLIBC -o $@ $(UT_CASES) -lcriterion -pthread -ldl
+
+$(BUILD)/unit/glibc/%: $(UT_DIR)/%.c $(UT_HDRS)
+	@mkdir -p $(dir $@)
+	$(UT_CC) $(UT_CFLAGS) -DUT_GLIBC -o $@ $< -pthread
+
+UT_MUT := $(UT_DIR)/mutants.c $(UT_DIR)/mutants.h
+$(BUILD)/unit/mutant/unit: $(UT_CASES) $(UT_HDRS) $(UT_MUT)
+	@mkdir -p $(dir $@)
+	$(UT_CC) $(UT_CFLAGS) -DUT_MUTANT -o $@ $(UT_CASES) $(UT_DIR)/mutants.c -lcriterion -pthread -ldl
+
+$(BUILD)/unit/mutant/%: $(UT_DIR)/%.c $(UT_HDRS) $(UT_MUT)
+	@mkdir -p $(dir $@)
+	$(UT_CC) $(UT_CFLAGS) -DUT_MUTANT -o $@ $< $(UT_DIR)/mutants.c -pthread
+
+# The core as the top Makefile compiles it (CORE_CFLAGS, cg_ names), plus
+# the sanitizer: its own memory accesses are checked too.
+$(BUILD)/asan/core/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(UT_SAN_CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_ASAN) -c $< -o $@
+
+$(BUILD)/tsan/core/%.o: src/%.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(UT_SAN_CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_TSAN) -c $< -o $@
+
+$(BUILD)/asan/unit: $(UT_CASES) $(UT_HDRS) $(UT_ASAN_CORE)
+	$(UT_SAN_CC) $(UT_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_ASAN) -o $@ $(UT_CASES) \
+	    $(UT_ASAN_CORE) -lcriterion -pthread -ldl
+
+$(BUILD)/asan/diff: $(UT_DIR)/diff.c $(UT_HDRS) $(UT_ASAN_CORE)
+	$(UT_SAN_CC) $(UT_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_ASAN) -o $@ $< $(UT_ASAN_CORE) -pthread
+
+$(BUILD)/tsan/stress: $(UT_DIR)/stress.c $(UT_HDRS) $(UT_TSAN_CORE)
+	$(UT_SAN_CC) $(UT_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_TSAN) -o $@ $< $(UT_TSAN_CORE) -pthread
+# ---- end unit/threads/sanitizers block
