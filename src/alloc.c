@@ -99,17 +99,18 @@ static inline void check_heap_size(cg_chunk_t *c)
  * it must be a chunk start in one of our heaps, or a registered big block.
  * Reports `kind` when it is not ours, heap-corruption when its header is
  * impossible.  *big tells which kind of chunk it is. */
-static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, bool mt, bool *big)
+static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, const char *glibc, bool mt,
+                               bool *big)
 {
     cg_chunk_t *c = cg_mem2chunk(mem);
     if (cg_in_heap(mem)) {
         if (CG_SWITCH(CG_CHECK_OWNERSHIP) && CG_UNLIKELY(!cg_heap_owns(mem))) {
             if (!cg_aligned_ok(mem))
                 cg_report(kind, mem, "the pointer is not 16-byte aligned, so it cannot be "
-                          "a block returned by malloc", "free(): invalid pointer");
+                          "a block returned by malloc", glibc);
             cg_report(kind, mem, "the pointer is inside a chunkguard heap but not at the "
                       "start of a block (an interior pointer, or a block freed and "
-                      "merged earlier)", "free(): invalid pointer");
+                      "merged earlier)", glibc);
         }
         check_heap_size(c);
         *big = false;
@@ -130,8 +131,7 @@ static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, bool mt, bool *big)
     if (CG_SWITCH(CG_CHECK_OWNERSHIP))
         cg_report(kind, mem, "the pointer was not returned by chunkguard: it is in "
                   "none of our heaps and is no live big block of ours (stack, global, "
-                  "another mapping, garbage, or a big block already freed)",
-                  "free(): invalid pointer");
+                  "another mapping, garbage, or a big block already freed)", glibc);
     *big = cg_is_mmapped(c);   /* check compiled out: trust the header, as glibc does */
     return c;
 }
@@ -205,7 +205,7 @@ void cg_free_slow(void *mem, uintptr_t caller)
     bool mt = !CG_SINGLE_THREAD_P;
     cg_tcache_t *tc = enter(caller, "free", OP_FREE, mt);
     bool big;
-    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, mt, &big);
+    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, "free(): invalid pointer", mt, &big);
     release(c, big, mt, tc);
 }
 
@@ -230,16 +230,16 @@ void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, con
     bool mt = !CG_SINGLE_THREAD_P;
     cg_tcache_t *tc = enter(caller, op, OP_FREE, mt);
     bool big;
-    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, mt, &big);
+    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, "free(): invalid pointer", mt, &big);
     if (!big)
         check_in_use(c, cg_csize(c), tc);
-    if (CG_UNLIKELY(n > usable_of(c)))
+    if (CG_SWITCH(CG_CHECK_SIZED_FREE) && CG_UNLIKELY(n > usable_of(c)))
         cg_report(CG_E_FREE_SIZE_MISMATCH, mem,
-                  "the size given is larger than the block (C23 requires the size "
+                  "sized free: the size given is larger than the block (C23 requires the size "
                   "that was requested)", NULL);
-    if (CG_UNLIKELY(align != 0 && ((uintptr_t)mem & (align - 1)) != 0))
+    if (CG_SWITCH(CG_CHECK_SIZED_FREE) && CG_UNLIKELY(align != 0 && ((uintptr_t)mem & (align - 1)) != 0))
         cg_report(CG_E_FREE_SIZE_MISMATCH, mem,
-                  "the block is not aligned to the alignment given (C23 requires the "
+                  "sized free: the block is not aligned to the alignment given (C23 requires the "
                   "alignment it was allocated with)", NULL);
     release(c, big, mt, tc);
 }
@@ -282,7 +282,7 @@ void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
         return c ? cg_chunk2mem(c) : NULL;
     }
     bool big;
-    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, mt, &big);
+    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, "realloc(): invalid pointer", mt, &big);
     if (!big)
         check_in_use(c, cg_csize(c), tc);
     if (n == 0) {                    /* glibc 2.36: free and return NULL */
@@ -402,7 +402,7 @@ size_t cg_usable_size_impl(void *mem, uintptr_t caller)
     cg_self.caller = caller;
     cg_self.op = "malloc_usable_size";
     bool big;
-    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_POINTER, mt, &big);
+    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_POINTER, NULL, mt, &big);
     if (big)
         return cg_big_usable(c);
     return cg_inuse(c) ? cg_heap_usable(c) : 0;

@@ -72,6 +72,13 @@
 #define CG_CHECK_OWNERSHIP 1
 #endif
 
+/* free_sized / free_aligned_sized: the size given fits the block and the
+ * block has the alignment given (C23 makes a mismatch undefined; glibc has
+ * no check). */
+#ifndef CG_CHECK_SIZED_FREE
+#define CG_CHECK_SIZED_FREE 1
+#endif
+
 /* Geometry (x86_64). */
 #define CG_SIZE_SZ        8u
 #define CG_ALIGN          16u

@@ -38,7 +38,7 @@ void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
                       "the chunk is already in this thread's tcache",
                       "free(): double free detected in tcache 2");
         cg_tentry_t *nx = cg_reveal(&t->next, t->next);
-        if (nx != NULL && (!cg_aligned_ok(nx) || !cg_in_heap(nx)))
+        if (CG_SWITCH(CG_CHECK_SAFE_LINK) && nx != NULL && (!cg_aligned_ok(nx) || !cg_in_heap(nx)))
             cg_tcache_report_bad_link(tc, idx, nx);
         t = nx;
     }
