@@ -84,8 +84,9 @@ CG_INLINE bool cg_free_fast(cg_tcache_t *tc, void *mem)
     if (idx >= cg_mp.tcache_fast_bins || (raw & (CG_IS_MMAPPED | (CG_ALIGN_MASK & ~CG_FLAG_BITS))) ||
         tc->counts[idx] >= cg_mp.tcache_count)
         return false;
-    cg_chunk_t *next = cg_at(c, raw & ~CG_FLAG_BITS);
-    if ((char *)next + CG_HDR_SZ > cg_heap_end(cg_heap_base(mem)) || !cg_prev_inuse(next))
+    size_t size = raw & ~CG_FLAG_BITS;
+    if (cg_heap_offset(mem) + size > CG_HEAP_MAX ||      /* next header readable */
+        !cg_prev_inuse(cg_at(c, size)))
         return false;
     if (((cg_tentry_t *)mem)->key == cg_tcache_key)
         return false;

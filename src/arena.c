@@ -43,13 +43,9 @@ static cg_heap_t *heap_of(const void *c) { return cg_heap_base(c); }
  * corruption, reported before the link is dereferenced. */
 static inline bool link_ok(cg_arena_t *av, const void *x)
 {
-    uintptr_t a = (uintptr_t)x;
-    if (a - (uintptr_t)av < sizeof *av)       /* a bin header of this arena */
+    if ((uintptr_t)x - (uintptr_t)av < sizeof *av)   /* a bin header of this arena */
         return true;
-    if (!cg_in_heap(x))
-        return false;
-    cg_heap_t *h = heap_of(x);
-    return a - (uintptr_t)h - CG_HEAP_DATA_OFF <= h->size - CG_HEAP_DATA_OFF - sizeof(cg_chunk_t);
+    return cg_heap_readable(x, sizeof(cg_chunk_t));
 }
 
 static void report_link(const void *x, const char *what, const char *glibc)

@@ -57,7 +57,7 @@ static bool reg_reserve(void)
     if ((reg_used + 1) * 2 <= reg_cap)
         return true;
     size_t ncap = reg_cap ? reg_cap * 2 : 1024;
-    reg_entry_t *nt = cg_os_map(ncap * sizeof *nt, false);
+    reg_entry_t *nt = cg_os_map(ncap * sizeof *nt);
     if (nt == NULL)
         return false;
     for (size_t i = 0; i < reg_cap; i++)
@@ -108,7 +108,7 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt)
     size_t len = CG_PAGE_ROUND(nb + CG_SIZE_SZ + extra);
     if (len < nb)
         return NULL;
-    char *raw = cg_os_map(len, false);
+    char *raw = cg_os_map(len);
     if (raw == NULL)
         return NULL;
     uintptr_t mem = (uintptr_t)raw + CG_HDR_SZ;

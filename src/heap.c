@@ -13,15 +13,12 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
 {
     if (min_data > CG_HEAP_MAX - CG_HEAP_DATA_OFF)
         return NULL;
-    char *base = cg_os_map_aligned(CG_HEAP_MAX, CG_HEAP_MAX, true);
+    char *base = cg_os_map_aligned(CG_HEAP_MAX, CG_HEAP_MAX);
     if (base == NULL)
         return NULL;
-    /* Header and start bitmap read-write (the bitmap's pages stay untouched
-     * until chunks exist over them); the guard page stays PROT_NONE so an
-     * underflow from the first chunk cannot reach our metadata. */
-    size_t commit = page_up(CG_HEAP_DATA_OFF + min_data);
-    if (!cg_os_commit(base, CG_HEAP_HDR_BYTES + CG_START_MAP_BYTES) ||
-        !cg_os_commit(base + CG_HEAP_DATA_OFF, commit - CG_HEAP_DATA_OFF)) {
+    /* The guard page keeps an underflow from the first chunk out of our
+     * metadata. */
+    if (!cg_os_guard(base + CG_HEAP_DATA_OFF - 4096, 4096)) {
         cg_os_unmap(base, CG_HEAP_MAX);
         errno = ENOMEM;
         return NULL;
@@ -29,8 +26,7 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     cg_heap_t *h = (cg_heap_t *)base;
     h->arena = av;
     h->prev = NULL;
-    h->size = commit;
-    h->mprotect_size = commit;
+    h->size = page_up(CG_HEAP_DATA_OFF + min_data);
     h->data = base + CG_HEAP_DATA_OFF;
     h->clean_from = h->data;
     h->fence = NULL;
@@ -38,19 +34,13 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     return h;
 }
 
-/* Extend the in-use part by diff bytes (page multiple), committing pages
- * that were never made read-write.  Fails when the heap is full. */
+/* Extend the in-use part by diff bytes (page multiple).  The memory is
+ * already mapped; fails only when the heap is full. */
 bool cg_heap_grow(cg_heap_t *h, size_t diff)
 {
     size_t want = h->size + diff;
     if (want > CG_HEAP_MAX || want < h->size)
         return false;
-    if (want > h->mprotect_size) {
-        size_t from = h->mprotect_size;
-        if (!cg_os_commit((char *)h + from, want - from))
-            return false;
-        h->mprotect_size = want;
-    }
     h->size = want;
     return true;
 }

@@ -2,15 +2,17 @@
  * heap.h — mmap'd heaps, the heap map, and the chunk-start map.
  *
  * Every arena owns one or more heaps: regions of CG_HEAP_MAX (64 MiB)
- * reserved PROT_NONE at a 64 MiB-aligned address and committed as they grow,
- * so that `pointer -> heap` is a mask (glibc's non-main arenas, here used
- * for every arena; chunkguard never calls brk).
+ * mapped read-write (MAP_NORESERVE: a page costs nothing until touched) at
+ * a 64 MiB-aligned address, so that `pointer -> heap` is a mask (glibc's
+ * non-main arenas, here used for every arena; chunkguard never calls brk).
+ * Because the whole region is readable, checking that a link points inside
+ * a heap region is enough to know it can be read: no heap-size load.
  *
  *   base (64 MiB aligned)
  *   | cg_heap_t (and, in an arena's first heap, the cg_arena_t) | one page
  *   | chunk-start bitmap: one bit per 16 bytes of the heap       | 512 KiB
  *   | guard page (PROT_NONE)                                     |
- *   | chunks ... top chunk | reserved, PROT_NONE ...             | to base+64 MiB
+ *   | chunks ... top chunk | not yet used (reads zero) ...       | to base+64 MiB
  *
  * Two out-of-band maps answer "is this ours?" before any chunk header is
  * read, so a foreign or garbage pointer can never make us fault:
@@ -33,9 +35,8 @@ typedef struct cg_heap {
     struct cg_arena *arena;   /* owning arena                                 */
     struct cg_heap  *prev;    /* the arena's previous heap (older), or NULL   */
     size_t size;              /* bytes from base now in use: chunks end here  */
-    size_t mprotect_size;     /* bytes from base made read-write so far       */
     char  *data;              /* first chunk                                  */
-    char  *clean_from;        /* memory from here to base+mprotect_size reads zero */
+    char  *clean_from;        /* memory from here to the region's end reads zero */
     cg_chunk_t *fence;        /* fencepost left when the arena moved on, or NULL */
 } cg_heap_t;
 
@@ -83,41 +84,45 @@ CG_INLINE void cg_start_clear(const void *c)
     *w &= ~bit;
 }
 
+CG_INLINE size_t cg_heap_offset(const void *p)
+{
+    return (uintptr_t)p & (CG_HEAP_MAX - 1);
+}
+
+/* Can len bytes at x be read without faulting: inside a heap region, past
+ * its metadata and guard page?  (Not: is it a chunk.) */
+CG_INLINE bool cg_heap_readable(const void *x, size_t len)
+{
+    return cg_in_heap(x) &&
+           cg_heap_offset(x) - CG_HEAP_DATA_OFF <= CG_HEAP_MAX - CG_HEAP_DATA_OFF - len;
+}
+
 /*
  * Is mem the user pointer of a chunk in one of our heaps?  16-byte aligned,
- * in a mapped heap, past the heap's metadata, below the heap's end, and
- * marked in the chunk-start map.  Reads only our own metadata.
- * Does not say whether the chunk is in use.
+ * in a mapped heap, past the heap's metadata, and marked in the chunk-start
+ * map (no bit is ever set at or beyond the top chunk).  Reads only our own
+ * metadata.  Does not say whether the chunk is in use.
  */
 CG_INLINE bool cg_heap_owns(const void *mem)
 {
-    if (!cg_aligned_ok(mem) || !cg_in_heap(mem))
+    const char *c = (const char *)mem - CG_HDR_SZ;
+    if (!cg_aligned_ok(mem) || !cg_in_heap(mem) || cg_heap_offset(c) < CG_HEAP_DATA_OFF)
         return false;
-    cg_heap_t *h = cg_heap_base(mem);
-    /* One unsigned compare for data <= chunk < end (data is at a fixed
-     * offset from the base). */
-    size_t off = (uintptr_t)mem - CG_HDR_SZ - (uintptr_t)h - CG_HEAP_DATA_OFF;
-    if (off >= h->size - CG_HEAP_DATA_OFF)
-        return false;
-    return cg_start_test(h, (const char *)mem - CG_HDR_SZ);
+    return cg_start_test(cg_heap_base(mem), c);
 }
 
 CG_INLINE char *cg_heap_end(const cg_heap_t *h) { return (char *)h + h->size; }
 
-/* Could x be a chunk of ours: aligned, in a heap, header inside the heap's
- * chunk area?  Used on list links before they are followed. */
+/* Could x be a chunk of ours: aligned, and its header and links readable?
+ * Used on list links before they are followed. */
 CG_INLINE bool cg_heap_contains(const void *x)
 {
-    if (!cg_aligned_ok(x) || !cg_in_heap(x))
-        return false;
-    cg_heap_t *h = cg_heap_base(x);
-    size_t off = (uintptr_t)x - (uintptr_t)h - CG_HEAP_DATA_OFF;
-    return off < h->size - CG_HEAP_DATA_OFF - CG_HDR_SZ;
+    return cg_aligned_ok(x) && cg_heap_readable(x, sizeof(cg_chunk_t));
 }
 
 /* Heap lifecycle; callers hold the owning arena's lock (or run single-
- * threaded).  cg_heap_new returns a heap whose first `size` bytes are
- * committed, or NULL with errno ENOMEM. */
+ * threaded).  cg_heap_new returns a heap with at least min_data bytes of
+ * chunk space in use, or NULL with errno ENOMEM. */
 cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data) CG_HIDDEN;
 bool cg_heap_grow(cg_heap_t *h, size_t diff) CG_HIDDEN;
 void cg_heap_shrink(cg_heap_t *h, size_t new_size) CG_HIDDEN;

@@ -14,22 +14,26 @@
 
 size_t cg_pagesize = 4096;
 
-void *cg_os_map(size_t len, bool reserve_only)
+static void *map_rw(size_t len, int extra_flags)
 {
-    int prot = reserve_only ? PROT_NONE : PROT_READ | PROT_WRITE;
-    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (reserve_only ? MAP_NORESERVE : 0);
-    void *p = mmap(NULL, len, prot, flags, -1, 0);
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | extra_flags, -1, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+void *cg_os_map(size_t len)
+{
+    return map_rw(len, 0);
 }
 
 /* Map len bytes at an address that is a multiple of align (a power of two
  * not below the page size): map len + align and cut off both ends, as glibc's
  * new_heap does for its HEAP_MAX_SIZE-aligned heaps. */
-void *cg_os_map_aligned(size_t len, size_t align, bool reserve_only)
+void *cg_os_map_aligned(size_t len, size_t align)
 {
     if (len + align < len)
         return NULL;
-    char *raw = cg_os_map(len + align, reserve_only);
+    char *raw = map_rw(len + align, MAP_NORESERVE);
     if (raw == NULL)
         return NULL;
     uintptr_t start = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
@@ -42,17 +46,17 @@ void *cg_os_map_aligned(size_t len, size_t align, bool reserve_only)
     return (void *)start;
 }
 
+bool cg_os_guard(void *p, size_t len)
+{
+    return mprotect(p, len, PROT_NONE) == 0;
+}
+
 /* unmap and decommit run inside free(), which must preserve errno. */
 void cg_os_unmap(void *p, size_t len)
 {
     int saved = errno;
     munmap(p, len);
     errno = saved;
-}
-
-bool cg_os_commit(void *p, size_t len)
-{
-    return mprotect(p, len, PROT_READ | PROT_WRITE) == 0;
 }
 
 void cg_os_decommit(void *p, size_t len)

@@ -29,12 +29,14 @@ extern char __libc_single_threaded;
 extern size_t cg_pagesize CG_HIDDEN;
 #define CG_PAGE_ROUND(n) (((n) + cg_pagesize - 1) & ~(cg_pagesize - 1))
 
-/* mmap wrappers: return NULL on failure (never MAP_FAILED) and keep errno as
- * the kernel left it; callers that must preserve errno save it themselves. */
-void *cg_os_map(size_t len, bool reserve_only) CG_HIDDEN;
-void *cg_os_map_aligned(size_t len, size_t align, bool reserve_only) CG_HIDDEN;
+/* mmap wrappers: return NULL on failure (never MAP_FAILED).  cg_os_map
+ * maps read-write memory; cg_os_map_aligned maps read-write memory at a
+ * multiple of align without reserving swap for it (MAP_NORESERVE: pages
+ * cost nothing until touched).  unmap and decommit preserve errno. */
+void *cg_os_map(size_t len) CG_HIDDEN;
+void *cg_os_map_aligned(size_t len, size_t align) CG_HIDDEN;
 void  cg_os_unmap(void *p, size_t len) CG_HIDDEN;
-bool  cg_os_commit(void *p, size_t len) CG_HIDDEN;   /* PROT_NONE -> RW */
+bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make PROT_NONE */
 void  cg_os_decommit(void *p, size_t len) CG_HIDDEN; /* give pages back, keep RW */
 void  cg_os_write_all(int fd, const char *buf, size_t len) CG_HIDDEN;
 uint64_t cg_os_random64(void) CG_HIDDEN;
