@@ -99,16 +99,17 @@ CG_INLINE bool cg_heap_readable(const void *x, size_t len)
 
 /*
  * Is mem the user pointer of a chunk in one of our heaps?  16-byte aligned,
- * in a mapped heap, past the heap's metadata, and marked in the chunk-start
- * map (no bit is ever set at or beyond the top chunk).  Reads only our own
+ * in a mapped heap, and marked in the chunk-start map (bits are set only at
+ * chunk starts, never in the metadata pages nor at or beyond the top).  Reads only our own
  * metadata.  Does not say whether the chunk is in use.
  */
 CG_INLINE bool cg_heap_owns(const void *mem)
 {
-    const char *c = (const char *)mem - CG_HDR_SZ;
-    if (!cg_aligned_ok(mem) || !cg_in_heap(mem) || cg_heap_offset(c) < CG_HEAP_DATA_OFF)
+    /* No offset test needed: the bitmap's bits for the header, bitmap and
+     * guard pages are never set. */
+    if (!cg_aligned_ok(mem) || !cg_in_heap(mem))
         return false;
-    return cg_start_test(cg_heap_base(mem), c);
+    return cg_start_test(cg_heap_base(mem), (const char *)mem - CG_HDR_SZ);
 }
 
 CG_INLINE char *cg_heap_end(const cg_heap_t *h) { return (char *)h + h->size; }
