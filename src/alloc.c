@@ -302,7 +302,10 @@ void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
         return mem;
     }
     size_t old = usable_of(c);
-    cg_chunk_t *nc = alloc_chunk(nb, mt, tc, &fresh);
+    /* Not from the tcache (as glibc's _int_realloc): a cached chunk sits
+     * between live blocks and could not grow in place next time; the arena
+     * prefers free space next to other free space and top. */
+    cg_chunk_t *nc = alloc_chunk(nb, mt, NULL, &fresh);
     if (nc == NULL)
         return NULL;                 /* the old block stays as it was */
     memcpy(cg_chunk2mem(nc), mem, old < n ? old : n);

@@ -49,7 +49,9 @@ CG_INLINE void cg_clear(void *p, size_t n)
 {
     char *b = p;
     const cg_v16 z = {0};
-    if (n <= 32) {
+    if (!CG_SWITCH(CG_CLEAR_SMALL_INLINE)) {
+        memset(p, 0, n);
+    } else if (n <= 32) {
         *(cg_v16 *)b = z;
         *(cg_v16 *)(b + n - 16) = z;
     } else if (n <= 64) {

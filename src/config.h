@@ -79,6 +79,13 @@
 #define CG_CHECK_SIZED_FREE 1
 #endif
 
+/* calloc clears blocks of up to 128 bytes with a few overlapping 16-byte
+ * stores (1) or always with memset (0).  A tuning switch, not a check:
+ * docs/performance.md records the measurement behind the default. */
+#ifndef CG_CLEAR_SMALL_INLINE
+#define CG_CLEAR_SMALL_INLINE 1
+#endif
+
 /* Geometry (x86_64). */
 #define CG_SIZE_SZ        8u
 #define CG_ALIGN          16u
