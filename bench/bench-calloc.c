@@ -1,7 +1,7 @@
 /*
  * bench-calloc.c — calloc churn over a working set, fixed and random sizes.
  *
- * usage: bench-calloc {fixed|random} ITERS
+ * usage: bench-calloc {fixed|random|small-fixed|small-random} ITERS
  *   WSET slots; one iteration frees the block in a random slot and callocs a
  *   new one.  The new block's first, middle and last bytes must read zero
  *   (else exit 1: the allocator is wrong, and its time would mean nothing);
@@ -10,6 +10,9 @@
  *   fixed:  runs of 4096 calls of one size, cycling through 24, 64, 200, 512,
  *           1024 and 4000 bytes (a program that callocs one struct type).
  *   random: every call its own size, uniform in 1..4096 bytes.
+ *   small-fixed / small-random: the same shapes over the sizes where a
+ *           clearing strategy differs most (24..120 bytes; 1..128 bytes),
+ *           to measure how small blocks are cleared.
  *   glibc's reviewers warned that random sizes alone tune an allocator to the
  *   benchmark: a clearing strategy good for one may be bad for the other.
  * Output and exit status: see bench.h.
@@ -21,9 +24,11 @@
 #define RUN 4096            /* calls per fixed size                          */
 
 static const uint32_t fixed_sizes[6] = { 24, 64, 200, 512, 1024, 4000 };
+static const uint32_t small_sizes[6] = { 24, 40, 56, 72, 100, 120 };
 
 typedef struct calloc_state {
     int random;                 /* 1: sizes from size_of[]                 */
+    const uint32_t *sizes;      /* the six sizes of the fixed shapes       */
     uint32_t *slot_of;          /* TABLE random slot indexes              */
     uint32_t *size_of;          /* TABLE random sizes                     */
     unsigned char *live[WSET];  /* current blocks, NULL when empty        */
@@ -34,7 +39,7 @@ typedef struct calloc_state {
 BENCH_BODY void calloc_step(calloc_state_t *st, unsigned long i)
 {
     uint32_t j = st->slot_of[i & (TABLE - 1)];
-    uint32_t sz = st->random ? st->size_of[i & (TABLE - 1)] : fixed_sizes[(i / RUN) % 6];
+    uint32_t sz = st->random ? st->size_of[i & (TABLE - 1)] : st->sizes[(i / RUN) % 6];
     unsigned char *old = st->live[j];
     if (old) {
         st->check += old[0];
@@ -66,17 +71,22 @@ int main(int argc, char **argv)
 {
     static calloc_state_t st;
     unsigned long iters;
-    if (argc != 3 || !(iters = bench_parse_iters(argv[2]))) bench_usage(argv[0], "fixed|random");
-    if (!strcmp(argv[1], "fixed")) st.random = 0;
-    else if (!strcmp(argv[1], "random")) st.random = 1;
-    else bench_usage(argv[0], "fixed|random");
+    const char *modes = "fixed|random|small-fixed|small-random";
+    if (argc != 3 || !(iters = bench_parse_iters(argv[2]))) bench_usage(argv[0], modes);
+    int small = !strncmp(argv[1], "small-", 6);
+    const char *shape = argv[1] + (small ? 6 : 0);
+    if (!strcmp(shape, "fixed")) st.random = 0;
+    else if (!strcmp(shape, "random")) st.random = 1;
+    else bench_usage(argv[0], modes);
+    st.sizes = small ? small_sizes : fixed_sizes;
+    uint32_t max_size = small ? 128 : 4096;
 
     bench_rng_t rng = { 0x13198A2E03707344ull };
     st.slot_of = bench_xmalloc(TABLE * sizeof *st.slot_of);
     st.size_of = bench_xmalloc(TABLE * sizeof *st.size_of);
     for (unsigned k = 0; k < TABLE; k++) {
         st.slot_of[k] = bench_rng_below(&rng, WSET);
-        st.size_of[k] = 1 + bench_rng_below(&rng, 4096);
+        st.size_of[k] = 1 + bench_rng_below(&rng, max_size);
     }
 
     /* Warm-up: one pass over every fixed size, filling all slots. */
@@ -88,7 +98,9 @@ int main(int argc, char **argv)
     timed_calloc(&st, warm, iters);
     bench_time_t t1 = bench_now();
 
-    bench_report(st.random ? "calloc-random" : "calloc-fixed", st.ops, 1, t0, t1, st.check);
+    char name[32];
+    snprintf(name, sizeof name, "calloc-%s", argv[1]);
+    bench_report(name, st.ops, 1, t0, t1, st.check);
     for (unsigned k = 0; k < WSET; k++) free(st.live[k]);
     free(st.slot_of);
     free(st.size_of);

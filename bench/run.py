@@ -63,6 +63,8 @@ WORKLOADS = [
     ("churn-2t-xfree", "bench-churn",   "2t-xfree", 6000000,  (200000, 20000)),
     ("calloc-fixed",   "bench-calloc",  "fixed",    7500000,  (49152, 24576)),
     ("calloc-random",  "bench-calloc",  "random",   7500000,  (49152, 24576)),
+    ("calloc-small-fixed",  "bench-calloc", "small-fixed",  7500000, (49152, 24576)),
+    ("calloc-small-random", "bench-calloc", "small-random", 7500000, (49152, 24576)),
     ("realloc-grow",   "bench-realloc", "grow",     22000000, (150000, 15000)),
 ]
 LAUNCHER = "bench-launch"  # reports the program's own peak RSS, see there

@@ -1,11 +1,7 @@
 /*
  * bigblock.c — mmap'd big blocks and their registry (see bigblock.h).
  */
-#define _GNU_SOURCE
 #include "bigblock.h"
-
-#include <errno.h>
-#include <sys/mman.h>
 
 #include "arena.h"
 
@@ -182,8 +178,8 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
     bool ok = reg_reserve();
     cg_chunk_t *nc = NULL;
     if (ok) {
-        void *p = mremap(c, oldlen, newlen, MREMAP_MAYMOVE);
-        if (p != MAP_FAILED) {
+        void *p = cg_os_remap(c, oldlen, newlen);
+        if (p != NULL) {
             nc = p;
             nc->size = newlen | CG_IS_MMAPPED;
             reg_entry_t *e = reg_find((uintptr_t)c);

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/auxv.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -72,22 +73,15 @@ static void fork_child(void)
     cg_tcache_after_fork_child();
 }
 
-static void count_cpus(void)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        cg_ncpus = (size_t)CPU_COUNT(&set);
-}
-
 static void init_core(void)
 {
-    long ps = sysconf(_SC_PAGESIZE);
-    if (ps > 0)
-        cg_pagesize = (size_t)ps;
+    unsigned long ps = getauxval(AT_PAGESZ);
+    if (ps >= 4096 && (ps & (ps - 1)) == 0)
+        cg_pagesize = ps;
     cg_tcache_key = (uintptr_t)cg_os_random64();
     cg_link_secret = (uintptr_t)cg_os_random64() & ~(uintptr_t)CG_ALIGN_MASK;
     cg_options_init();
-    count_cpus();
+    cg_ncpus = cg_os_ncpus();
     cg_arena_init(&cg_main_arena, 0);
     cg_heap_t *h = cg_heap_new(&cg_main_arena, 128 * 1024);
     if (h == NULL) {

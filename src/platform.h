@@ -32,12 +32,14 @@ extern size_t cg_pagesize CG_HIDDEN;
 /* mmap wrappers: return NULL on failure (never MAP_FAILED).  cg_os_map
  * maps read-write memory; cg_os_map_aligned maps read-write memory at a
  * multiple of align without reserving swap for it (MAP_NORESERVE: pages
- * cost nothing until touched).  unmap and decommit preserve errno. */
+ * cost nothing until touched).  None of these touches errno. */
 void *cg_os_map(size_t len) CG_HIDDEN;
 void *cg_os_map_aligned(size_t len, size_t align) CG_HIDDEN;
 void  cg_os_unmap(void *p, size_t len) CG_HIDDEN;
 bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make PROT_NONE */
 void  cg_os_decommit(void *p, size_t len) CG_HIDDEN; /* give pages back, keep RW */
+void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, may move */
+size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */
 void  cg_os_write_all(int fd, const char *buf, size_t len) CG_HIDDEN;
 uint64_t cg_os_random64(void) CG_HIDDEN;
 pid_t cg_os_gettid(void) CG_HIDDEN;
