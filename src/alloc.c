@@ -8,6 +8,7 @@
 #include "fastbin.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "bigblock.h"
@@ -28,7 +29,7 @@ CG_INLINE cg_tcache_t *enter(uintptr_t caller, const char *op, int opidx, bool m
     if (tc == NULL && cg_self.tc_state == CG_TC_NONE)
         tc = cg_tcache_init();
     if (tc != NULL)
-        (&tc->n_malloc)[opidx]++;
+        CG_COUNT((&tc->n_malloc)[opidx]);
     else
         CG_ADD_IF(&cg_exited_counts[opidx], 1, mt);
     return tc;
@@ -45,6 +46,23 @@ static size_t usable_of(cg_chunk_t *c)
     return cg_is_mmapped(c) ? cg_big_usable(c) : cg_heap_usable(c);
 }
 
+/* nb bytes (aligned to align when it is not 0) from this thread's arena,
+ * or, if that arena is out of memory, once from another (as glibc does). */
+static cg_chunk_t *from_arenas(size_t nb, size_t align, bool mt, cg_tcache_t *tc, bool *fresh)
+{
+    cg_arena_t *av = cg_arena_for_thread(mt);
+    cg_chunk_t *c = NULL;
+    for (int attempt = 0; attempt < 2 && av != NULL; attempt++) {
+        cg_lock_if(&av->lock, mt);
+        c = align ? cg_arena_memalign(av, align, nb, mt) : cg_arena_malloc(av, nb, mt, fresh, tc);
+        cg_unlock_if(&av->lock, mt);
+        if (c != NULL)
+            break;
+        av = cg_arena_retry(av, mt);
+    }
+    return c;
+}
+
 /* A chunk of at least nb bytes from the tcache, an arena, or a big block.
  * *fresh says its memory is known to read zero.  NULL with errno ENOMEM. */
 CG_INLINE cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fresh)
@@ -56,17 +74,12 @@ CG_INLINE cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fre
             return cg_mem2chunk(cg_tcache_get(tc, idx));
     }
     cg_chunk_t *c = NULL;
-    if (nb >= cg_mp.mmap_threshold && (int)cg_mp.n_mmaps < cg_mp.n_mmaps_max &&
+    if (nb >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max &&
         (c = cg_big_alloc(nb, 0, mt)) != NULL) {
         *fresh = true;
         return c;
     }
-    cg_arena_t *av = cg_arena_for_thread(mt);
-    do {
-        cg_lock_if(&av->lock, mt);
-        c = cg_arena_malloc(av, nb, mt, fresh, tc);
-        cg_unlock_if(&av->lock, mt);
-    } while (c == NULL && (av = cg_arena_retry(av, mt)) != NULL);
+    c = from_arenas(nb, 0, mt, tc, fresh);
     if (c == NULL && (c = cg_big_alloc(nb, 0, mt)) != NULL)
         *fresh = true;
     if (c == NULL)
@@ -216,7 +229,7 @@ void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
     bool mt = !CG_SINGLE_THREAD_P;
     cg_self.caller = caller;
     cg_self.op = "free";
-    tc->n_free++;
+    CG_COUNT(tc->n_free);
     cg_chunk_t *c = cg_mem2chunk(mem);
     check_heap_size(c);
     release_heap(c, mt, tc);
@@ -337,27 +350,22 @@ void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
         cg_chunk_t *c = alloc_chunk(cg_request2size(n), mt, tc, &fresh);
         return c ? cg_chunk2mem(c) : NULL;
     }
-    if (align > ((size_t)PTRDIFF_MAX >> 1) + 1) {   /* glibc: EINVAL above SIZE_MAX/2+1 */
+    if (align > SIZE_MAX / 2 + 1) {                 /* glibc: EINVAL above SIZE_MAX/2+1 */
         errno = EINVAL;
         return NULL;
     }
     if (align & (align - 1))                        /* glibc rounds up to a power of two */
         align = (size_t)1 << (64 - __builtin_clzl(align));
-    if (n > CG_MAX_REQUEST - align - CG_MINSIZE) {
+    if (align > CG_MAX_REQUEST || n > CG_MAX_REQUEST - align - CG_MINSIZE) {
         errno = ENOMEM;
         return NULL;
     }
     size_t nb = cg_request2size(n);
     cg_chunk_t *c = NULL;
-    if (nb + align >= cg_mp.mmap_threshold && (int)cg_mp.n_mmaps < cg_mp.n_mmaps_max)
+    if (nb + align >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max)
         c = cg_big_alloc(nb, align, mt);
     if (c == NULL) {
-        cg_arena_t *av = cg_arena_for_thread(mt);
-        do {
-            cg_lock_if(&av->lock, mt);
-            c = cg_arena_memalign(av, align, nb, mt);
-            cg_unlock_if(&av->lock, mt);
-        } while (c == NULL && (av = cg_arena_retry(av, mt)) != NULL);
+        c = from_arenas(nb, align, mt, NULL, &fresh);
     }
     if (c == NULL)
         c = cg_big_alloc(nb, align, mt);

@@ -29,7 +29,7 @@ CG_INLINE void *cg_malloc_fast(size_t n, uintptr_t caller)
     if (CG_LIKELY(tc != NULL && n <= CG_TCACHE_MAX_REQ)) {
         size_t idx = cg_csize2tidx(cg_request2size(n));
         if (CG_LIKELY(idx < cg_mp.tcache_fast_bins && tc->entries[idx] != NULL)) {
-            tc->n_malloc++;
+            CG_COUNT(tc->n_malloc);
             return cg_tcache_get(tc, idx);
         }
     }
@@ -81,7 +81,7 @@ void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_
 CG_INLINE bool cg_free_fast(cg_tcache_t *tc, void *mem)
 {
     cg_chunk_t *c = cg_mem2chunk(mem);
-    size_t raw = c->size;
+    size_t raw = cg_head(c);
     size_t idx = (raw >> 4) - 2;
     if (idx >= cg_mp.tcache_fast_bins || (raw & (CG_IS_MMAPPED | (CG_ALIGN_MASK & ~CG_FLAG_BITS))) ||
         tc->counts[idx] >= cg_mp.tcache_count)
@@ -93,7 +93,7 @@ CG_INLINE bool cg_free_fast(cg_tcache_t *tc, void *mem)
     if (((cg_tentry_t *)mem)->key == cg_tcache_key)
         return false;
     cg_tcache_put(tc, idx, mem);
-    tc->n_free++;
+    CG_COUNT(tc->n_free);
     return true;
 }
 

@@ -61,11 +61,23 @@ CG_INLINE void check_link(cg_arena_t *av, const cg_chunk_t *x, const char *what,
         report_link(x, what, glibc);
 }
 
+/* A free chunk's size must be plausible, and lead to a header inside the
+ * same heap region, before the chunk after it is read. */
+CG_INLINE void check_free_size(const cg_chunk_t *p, const char *glibc)
+{
+    size_t sz = cg_csize(p);
+    if (CG_SWITCH(CG_CHECK_UNLINK) &&
+        CG_UNLIKELY(sz < CG_MINSIZE || sz > CG_HEAP_MAX - CG_HDR_SZ - cg_heap_offset(p)))
+        report_link(cg_chunk2mem((cg_chunk_t *)p),
+                    "a free chunk's size is impossible (overwritten?)", glibc);
+}
+
 /* Take p out of its doubly linked bin, checking both neighbours first. */
 static void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
 {
     cg_chunk_t *fd = p->fd, *bk = p->bk;
     if (CG_SWITCH(CG_CHECK_UNLINK)) {
+        check_free_size(p, "corrupted size vs. prev_size");
         if (CG_UNLIKELY(cg_csize(p) != cg_next(p)->prev_size))
             cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(p),
                       "unlink: a free chunk's size disagrees with the prev_size "
@@ -162,9 +174,12 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
     if (!cg_prev_inuse(c)) {
         size_t ps = c->prev_size;
         cg_chunk_t *p = (cg_chunk_t *)((char *)c - ps);
+        /* p must lie between the heap's first chunk and c, and be a chunk
+         * (its start bit) before its header is read. */
         if (CG_SWITCH(CG_CHECK_UNLINK) &&
             CG_UNLIKELY(ps < CG_MINSIZE || (ps & CG_ALIGN_MASK) ||
-                        (char *)p < heap_of(c)->data || cg_csize(p) != ps))
+                        ps > (size_t)((char *)c - heap_of(c)->data) ||
+                        !cg_start_test(heap_of(c), p) || cg_csize(p) != ps))
             cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
                       "the previous chunk's size disagrees with this chunk's "
                       "prev_size", "corrupted size vs. prev_size while consolidating");
@@ -179,7 +194,7 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
             cg_start_clear(next);
             size += nsize;
         } else {
-            next->size &= ~CG_PREV_INUSE;
+            cg_clear_inuse_at(next, 0);
         }
         cg_set_head(c, size | CG_PREV_INUSE);
         cg_set_foot(c, size);
@@ -225,7 +240,7 @@ void cg_arena_consolidate(cg_arena_t *av, bool mt)
 static void close_heap(cg_arena_t *av, cg_heap_t *h)
 {
     cg_chunk_t *top = av->top;
-    size_t tsz = cg_csize(top), prevbit = top->size & CG_PREV_INUSE;
+    size_t tsz = cg_csize(top), prevbit = cg_head(top) & CG_PREV_INUSE;
     /* The fenceposts are written at the heap's end: nothing here reads
      * zero for calloc any more, should this end become top again. */
     h->clean_from = cg_heap_end(h);
@@ -289,7 +304,7 @@ static cg_chunk_t *take_from_top(cg_arena_t *av, size_t nb, bool *fresh)
     size_t size = cg_csize(v);
     cg_heap_t *h = av->heap;
     cg_chunk_t *r = cg_at(v, nb);
-    cg_set_head(v, nb | (v->size & CG_PREV_INUSE));
+    cg_set_head(v, nb | (cg_head(v) & CG_PREV_INUSE));
     cg_set_head(r, (size - nb) | CG_PREV_INUSE);
     av->top = r;
     cg_start_set(v);
@@ -329,7 +344,7 @@ static bool drop_empty_heap(cg_arena_t *av)
     }
     /* Only worth it when enough memory comes back. */
     size_t nsize = (size_t)(cg_heap_end(ph) - (char *)nt);
-    cg_set_head(nt, nsize | (nt->size & CG_PREV_INUSE));
+    cg_set_head(nt, nsize | (cg_head(nt) & CG_PREV_INUSE));
     av->system_mem -= h->size;
     cg_heap_delete(h);
     ph->fence = NULL;
@@ -343,7 +358,7 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free)
     int released = 0;
     if (av->top == NULL)
         return 0;
-    while (cg_csize(av->top) >= cg_mp.trim_threshold && drop_empty_heap(av))
+    while (cg_csize(av->top) >= CG_LOAD(cg_mp.trim_threshold) && drop_empty_heap(av))
         released = 1;
     cg_chunk_t *top = av->top;
     size_t tsz = cg_csize(top);
@@ -426,6 +441,8 @@ static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size)
             fwd = fwd->fd;
         }
         bck = fwd->bk;
+        check_link(av, bck, "a large bin link points outside the heap",
+                   "malloc(): largebin double linked list corrupted (bk)");
     }
     if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(bck->fd != fwd || fwd->bk != bck))
         cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
@@ -528,8 +545,15 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
             cg_chunk_t *bin = cg_bin_at(av, cg_largebin_index(nb));
             if (bin->fd != bin && cg_csize(bin->fd) >= nb) {
                 v = bin->bk;
-                while (cg_csize(v) < nb)
+                while (cg_csize(v) < nb) {
                     v = v->bk;
+                    check_link(av, v, "a large bin link points outside the heap",
+                               "corrupted double-linked list");
+                    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(v == bin))
+                        report_link(cg_chunk2mem(bin->fd), "a large bin's links do not reach "
+                                    "a chunk its largest size promised",
+                                    "corrupted double-linked list");
+                }
                 size_t size = cg_csize(v);
                 unlink_chunk(av, v);
                 split_in_use(av, v, size, nb, false);
@@ -630,7 +654,7 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
     if (merged >= CG_CONSOLIDATE_THRESHOLD) {
         if (av->have_fastchunks)
             cg_arena_consolidate(av, mt);
-        if (cg_csize(av->top) >= cg_mp.trim_threshold)
+        if (cg_csize(av->top) >= CG_LOAD(cg_mp.trim_threshold))
             cg_arena_trim(av, cg_mp.top_pad, false);
     }
 }

@@ -115,6 +115,13 @@ void cg_arena_detach_thread(void) CG_HIDDEN;
 
 CG_INLINE cg_arena_t *cg_arena_of(const cg_chunk_t *c) { return cg_heap_base(c)->arena; }
 
+/* Walk all arenas without the list lock: arenas are only ever appended,
+ * published with a release store. */
+CG_INLINE cg_arena_t *cg_arena_next(const cg_arena_t *av)
+{
+    return __atomic_load_n(&av->next, __ATOMIC_ACQUIRE);
+}
+
 /* The calling thread's arena; picks one on the thread's first use. */
 #include "thread.h"
 CG_INLINE cg_arena_t *cg_arena_for_thread(bool mt)

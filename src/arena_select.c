@@ -44,8 +44,8 @@ static cg_arena_t *arena_create(void)
     cg_arena_t *last = &cg_main_arena;
     while (last->next != NULL)
         last = last->next;
-    last->next = av;
-    cg_mp.narenas++;
+    __atomic_store_n(&last->next, av, __ATOMIC_RELEASE);
+    CG_STORE(cg_mp.narenas, cg_mp.narenas + 1);
     return av;
 }
 
@@ -87,7 +87,7 @@ cg_arena_t *cg_arena_retry(cg_arena_t *failed, bool mt)
         return NULL;
     if (failed != &cg_main_arena)
         return &cg_main_arena;
-    return cg_main_arena.next;   /* may be NULL */
+    return cg_arena_next(&cg_main_arena);   /* may be NULL */
 }
 
 void cg_arena_detach_thread(void)
@@ -112,13 +112,13 @@ void cg_arena_detach_thread(void)
 void cg_arenas_lock_all(void)
 {
     cg_lock(&cg_list_lock);
-    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next)
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av))
         cg_lock(&av->lock);
 }
 
 void cg_arenas_unlock_all(bool child)
 {
-    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         if (child)
             cg_lock_reinit(&av->lock);
         else
@@ -128,7 +128,7 @@ void cg_arenas_unlock_all(bool child)
         /* Only this thread is attached now: every other arena is free. */
         cg_arena_t *mine = cg_self.arena;
         free_list = NULL;
-        for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+        for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
             av->attached_threads = (av == mine);
             if (av != mine && av != &cg_main_arena) {
                 av->next_free = free_list;

@@ -88,10 +88,10 @@ static void stats_add(size_t len, int sign, bool mt)
     if (sign > 0) {
         size_t n = CG_ADD_IF(&cg_mp.n_mmaps, 1, mt);
         size_t m = CG_ADD_IF(&cg_mp.mmapped_mem, len, mt);
-        if (n > cg_mp.max_n_mmaps)
-            cg_mp.max_n_mmaps = n;
-        if (m > cg_mp.max_mmapped_mem)
-            cg_mp.max_mmapped_mem = m;
+        if (n > CG_LOAD(cg_mp.max_n_mmaps))
+            CG_STORE(cg_mp.max_n_mmaps, n);
+        if (m > CG_LOAD(cg_mp.max_mmapped_mem))
+            CG_STORE(cg_mp.max_mmapped_mem, m);
     } else {
         CG_ADD_IF(&cg_mp.n_mmaps, (size_t)-1, mt);
         CG_ADD_IF(&cg_mp.mmapped_mem, (size_t)0 - len, mt);
@@ -113,7 +113,7 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt)
     cg_chunk_t *c = cg_mem2chunk((void *)mem);
     size_t off = (size_t)((char *)c - raw);
     c->prev_size = off;
-    c->size = (len - off) | CG_IS_MMAPPED;
+    cg_set_head(c, (len - off) | CG_IS_MMAPPED);
 
     cg_lock_if(&reg_lock, mt);
     bool ok = reg_reserve();
@@ -132,6 +132,8 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt)
 
 bool cg_big_owns(const cg_chunk_t *c, bool mt, bool *header_ok)
 {
+    if ((uintptr_t)c < 4096)      /* 0 marks an empty registry slot */
+        return false;
     cg_lock_if(&reg_lock, mt);
     reg_entry_t *e = reg_find((uintptr_t)c);
     size_t maplen = e ? e->maplen : 0;
@@ -156,9 +158,10 @@ void cg_big_free(cg_chunk_t *c, bool mt)
      * blocks of this size repeatedly, so serve them from the heap from now
      * on; the trim threshold follows at twice the mmap threshold. */
     size_t sz = cg_csize(c);
-    if (!cg_mp.no_dyn_threshold && sz > cg_mp.mmap_threshold && sz <= CG_MMAP_THRESHOLD_MAX) {
-        cg_mp.mmap_threshold = sz;
-        cg_mp.trim_threshold = 2 * sz;
+    if (!CG_LOAD(cg_mp.no_dyn_threshold) && sz > CG_LOAD(cg_mp.mmap_threshold) &&
+        sz <= CG_MMAP_THRESHOLD_MAX) {
+        CG_STORE(cg_mp.mmap_threshold, sz);
+        CG_STORE(cg_mp.trim_threshold, 2 * sz);
     }
     cg_os_unmap((char *)c - off, len);
     stats_add(len, -1, mt);
@@ -181,7 +184,7 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
         void *p = cg_os_remap(c, oldlen, newlen);
         if (p != NULL) {
             nc = p;
-            nc->size = newlen | CG_IS_MMAPPED;
+            cg_set_head(nc, newlen | CG_IS_MMAPPED);
             reg_entry_t *e = reg_find((uintptr_t)c);
             if (e != NULL)
                 reg_remove(e);
@@ -197,6 +200,8 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
 
 bool cg_big_recently_freed(const cg_chunk_t *c, bool mt)
 {
+    if ((uintptr_t)c < 4096)      /* the ring starts out as zeros */
+        return false;
     bool found = false;
     cg_lock_if(&reg_lock, mt);
     for (unsigned i = 0; i < RECENT && !found; i++)

@@ -35,9 +35,24 @@ CG_INLINE cg_chunk_t *cg_mem2chunk(const void *m)
 {
     return (cg_chunk_t *)((char *)m - CG_HDR_SZ);
 }
-CG_INLINE size_t cg_csize(const cg_chunk_t *c) { return c->size & ~CG_FLAG_BITS; }
-CG_INLINE bool cg_prev_inuse(const cg_chunk_t *c) { return c->size & CG_PREV_INUSE; }
-CG_INLINE bool cg_is_mmapped(const cg_chunk_t *c) { return c->size & CG_IS_MMAPPED; }
+/*
+ * Header words are read without the arena lock on the free paths (the next
+ * chunk's PREV_INUSE bit, a neighbour's size) while the lock holder may be
+ * rewriting them.  Every access is therefore a relaxed atomic: a plain mov
+ * on x86_64, but a well-defined program (and a clean ThreadSanitizer run).
+ * Writers are serialised by the arena lock, so read-modify-write of a header
+ * is a relaxed load then a relaxed store.  The flag a lock-free reader uses
+ * (PREV_INUSE of the chunk after its own in-use chunk) is never changed by
+ * anyone but the owner of that in-use chunk.
+ */
+CG_INLINE size_t cg_head(const cg_chunk_t *c) { return __atomic_load_n(&c->size, __ATOMIC_RELAXED); }
+CG_INLINE void cg_set_head(cg_chunk_t *c, size_t sz_flags)
+{
+    __atomic_store_n(&c->size, sz_flags, __ATOMIC_RELAXED);
+}
+CG_INLINE size_t cg_csize(const cg_chunk_t *c) { return cg_head(c) & ~CG_FLAG_BITS; }
+CG_INLINE bool cg_prev_inuse(const cg_chunk_t *c) { return cg_head(c) & CG_PREV_INUSE; }
+CG_INLINE bool cg_is_mmapped(const cg_chunk_t *c) { return cg_head(c) & CG_IS_MMAPPED; }
 CG_INLINE cg_chunk_t *cg_at(const void *c, size_t off)
 {
     return (cg_chunk_t *)((char *)c + off);
@@ -51,17 +66,18 @@ CG_INLINE cg_chunk_t *cg_prev(const cg_chunk_t *c)
 CG_INLINE bool cg_inuse(const cg_chunk_t *c) { return cg_prev_inuse(cg_next(c)); }
 CG_INLINE void cg_set_inuse_at(cg_chunk_t *c, size_t off)
 {
-    cg_at(c, off)->size |= CG_PREV_INUSE;
+    cg_chunk_t *n = cg_at(c, off);
+    cg_set_head(n, cg_head(n) | CG_PREV_INUSE);
 }
 CG_INLINE void cg_clear_inuse_at(cg_chunk_t *c, size_t off)
 {
-    cg_at(c, off)->size &= ~CG_PREV_INUSE;
+    cg_chunk_t *n = cg_at(c, off);
+    cg_set_head(n, cg_head(n) & ~CG_PREV_INUSE);
 }
-CG_INLINE void cg_set_head(cg_chunk_t *c, size_t sz_flags) { c->size = sz_flags; }
 /* Keep the flags, change the size. */
 CG_INLINE void cg_set_head_size(cg_chunk_t *c, size_t sz)
 {
-    c->size = (c->size & CG_FLAG_BITS) | sz;
+    cg_set_head(c, (cg_head(c) & CG_FLAG_BITS) | sz);
 }
 CG_INLINE void cg_set_foot(cg_chunk_t *c, size_t sz) { cg_at(c, sz)->prev_size = sz; }
 

@@ -30,7 +30,7 @@ CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast)
 {
     cg_chunk_t *next = cg_at(c, size);
     if (CG_SWITCH(CG_CHECK_NEXT_SIZE) &&
-        CG_UNLIKELY(next->size <= CG_HDR_SZ ||
+        CG_UNLIKELY(cg_head(next) <= CG_HDR_SZ ||
                     (char *)next + cg_csize(next) > cg_heap_end(cg_heap_base(c))))
         cg_report_next_size(c, fast);
 }

@@ -41,7 +41,7 @@ bool cg_heap_grow(cg_heap_t *h, size_t diff)
     size_t want = h->size + diff;
     if (want > CG_HEAP_MAX || want < h->size)
         return false;
-    h->size = want;
+    CG_STORE(h->size, want);
     return true;
 }
 
@@ -53,7 +53,7 @@ void cg_heap_shrink(cg_heap_t *h, size_t new_size)
     cg_os_decommit(from, h->size - new_size);
     if (h->clean_from > from)
         h->clean_from = from;
-    h->size = new_size;
+    CG_STORE(h->size, new_size);
 }
 
 void cg_heap_delete(cg_heap_t *h)

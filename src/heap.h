@@ -68,20 +68,23 @@ CG_INLINE uint64_t *cg_start_word(cg_heap_t *h, const void *c, uint64_t *bit)
     *bit = (uint64_t)1 << (idx & 63);
     return (uint64_t *)((char *)h + CG_HEAP_HDR_BYTES) + (idx >> 6);
 }
+/* Tested without the lock by free; set and cleared under the arena lock
+ * (one heap belongs to one arena, so a bitmap word has one writer at a
+ * time): relaxed loads and stores. */
 CG_INLINE bool cg_start_test(cg_heap_t *h, const void *c)
 {
     uint64_t bit, *w = cg_start_word(h, c, &bit);
-    return (*w & bit) != 0;
+    return (CG_LOAD(*w) & bit) != 0;
 }
 CG_INLINE void cg_start_set(const void *c)
 {
     uint64_t bit, *w = cg_start_word(cg_heap_base(c), c, &bit);
-    *w |= bit;
+    CG_STORE(*w, CG_LOAD(*w) | bit);
 }
 CG_INLINE void cg_start_clear(const void *c)
 {
     uint64_t bit, *w = cg_start_word(cg_heap_base(c), c, &bit);
-    *w &= ~bit;
+    CG_STORE(*w, CG_LOAD(*w) & ~bit);
 }
 
 CG_INLINE size_t cg_heap_offset(const void *p)
@@ -112,7 +115,8 @@ CG_INLINE bool cg_heap_owns(const void *mem)
     return cg_start_test(cg_heap_base(mem), (const char *)mem - CG_HDR_SZ);
 }
 
-CG_INLINE char *cg_heap_end(const cg_heap_t *h) { return (char *)h + h->size; }
+/* The in-use end; read without the lock on free paths (relaxed). */
+CG_INLINE char *cg_heap_end(const cg_heap_t *h) { return (char *)h + CG_LOAD(h->size); }
 
 /* Could x be a chunk of ours: aligned, and its header and links readable?
  * Used on list links before they are followed. */

@@ -60,7 +60,7 @@ int cg_mallopt_impl(int param, int value)
             return 0;
         /* Empty the fastbins first: chunks filed under the old limit must
          * not be stranded above the new one. */
-        for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+        for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
             cg_lock_if(&av->lock, mt);
             cg_arena_consolidate(av, mt);
             cg_unlock_if(&av->lock, mt);
@@ -69,22 +69,22 @@ int cg_mallopt_impl(int param, int value)
                                     : (((size_t)value + CG_SIZE_SZ) & ~(size_t)CG_ALIGN_MASK);
         return 1;
     case M_TRIM_THRESHOLD:
-        cg_mp.trim_threshold = (size_t)(long)value;
-        cg_mp.no_dyn_threshold = 1;
+        CG_STORE(cg_mp.trim_threshold, (size_t)(long)value);
+        CG_STORE(cg_mp.no_dyn_threshold, 1);
         return 1;
     case M_TOP_PAD:
         cg_mp.top_pad = (size_t)(long)value;
-        cg_mp.no_dyn_threshold = 1;
+        CG_STORE(cg_mp.no_dyn_threshold, 1);
         return 1;
     case M_MMAP_THRESHOLD:
-        if ((size_t)(long)value > CG_MMAP_THRESHOLD_MAX)
-            return 0;
-        cg_mp.mmap_threshold = (size_t)(long)value;
-        cg_mp.no_dyn_threshold = 1;
+        /* glibc 2.36 takes any value; above a heap's capacity requests
+         * simply keep coming from the heaps or, failing that, mmap. */
+        CG_STORE(cg_mp.mmap_threshold, (size_t)(long)value);
+        CG_STORE(cg_mp.no_dyn_threshold, 1);
         return 1;
     case M_MMAP_MAX:
         cg_mp.n_mmaps_max = value;
-        cg_mp.no_dyn_threshold = 1;
+        CG_STORE(cg_mp.no_dyn_threshold, 1);
         return 1;
     case M_CHECK_ACTION:
         return 1;
@@ -112,7 +112,7 @@ struct mallinfo2 cg_mallinfo2_impl(void)
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     struct mallinfo2 m = {0};
-    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         arena_info_t ai;
         gather(av, &ai, mt);
         size_t avail = ai.top + ai.fast_bytes + ai.free_bytes;
@@ -125,8 +125,8 @@ struct mallinfo2 cg_mallinfo2_impl(void)
         if (av == &cg_main_arena)
             m.keepcost = ai.top;
     }
-    m.hblks = cg_mp.n_mmaps;
-    m.hblkhd = cg_mp.mmapped_mem;
+    m.hblks = CG_LOAD(cg_mp.n_mmaps);
+    m.hblkhd = CG_LOAD(cg_mp.mmapped_mem);
     return m;
 }
 
@@ -135,7 +135,7 @@ int cg_malloc_trim_impl(size_t pad)
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     int released = 0;
-    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         cg_lock_if(&av->lock, mt);
         cg_arena_consolidate(av, mt);
         released |= cg_arena_trim(av, pad, true);
@@ -156,7 +156,7 @@ void cg_malloc_stats_impl(void)
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     size_t sys = 0, used = 0;
-    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         arena_info_t ai;
         gather(av, &ai, mt);
         size_t inuse = ai.system - ai.top - ai.fast_bytes - ai.free_bytes;
@@ -166,23 +166,21 @@ void cg_malloc_stats_impl(void)
         sys += ai.system;
         used += inuse;
     }
-    say("Total (incl. mmap):\nsystem bytes     = %zu\n", sys + cg_mp.mmapped_mem);
-    say("in use bytes     = %zu\n", used + cg_mp.mmapped_mem);
-    say("max mmap regions = %zu\n", cg_mp.max_n_mmaps);
-    say("max mmap bytes   = %zu\n", cg_mp.max_mmapped_mem);
+    say("Total (incl. mmap):\nsystem bytes     = %zu\n", sys + CG_LOAD(cg_mp.mmapped_mem));
+    say("in use bytes     = %zu\n", used + CG_LOAD(cg_mp.mmapped_mem));
+    say("max mmap regions = %zu\n", CG_LOAD(cg_mp.max_n_mmaps));
+    say("max mmap bytes   = %zu\n", CG_LOAD(cg_mp.max_mmapped_mem));
 }
 
 int cg_malloc_info_impl(int options, FILE *fp)
 {
-    if (options != 0) {
-        errno = EINVAL;
-        return -1;
-    }
+    if (options != 0)
+        return EINVAL;            /* glibc 2.36 returns the code, errno untouched */
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     size_t tf = 0, tfb = 0, tr = 0, trb = 0, sys = 0, maxsys = 0;
     fputs("<malloc version=\"1\">\n", fp);
-    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         arena_info_t ai;
         gather(av, &ai, mt);     /* lock released before any stdio call */
         fprintf(fp, "<heap nr=\"%d\">\n"
@@ -207,7 +205,7 @@ int cg_malloc_info_impl(int options, FILE *fp)
                 "<system type=\"current\" size=\"%zu\"/>\n"
                 "<system type=\"max\" size=\"%zu\"/>\n"
                 "</malloc>\n",
-            tf, tfb, tr, trb, cg_mp.n_mmaps, cg_mp.mmapped_mem, sys, maxsys);
+            tf, tfb, tr, trb, CG_LOAD(cg_mp.n_mmaps), CG_LOAD(cg_mp.mmapped_mem), sys, maxsys);
     return 0;
 }
 
@@ -221,12 +219,12 @@ void cg_get_stats_impl(cg_stats_t *out)
     out->callocs = c[2];
     out->reallocs = c[3];
     out->memaligns = c[4];
-    out->mmapped_chunks = cg_mp.n_mmaps;
-    out->arenas = cg_mp.narenas;
+    out->mmapped_chunks = CG_LOAD(cg_mp.n_mmaps);
+    out->arenas = CG_LOAD(cg_mp.narenas);
     out->heaps = 0;
     if (cg_init_state != 2)
         return;
-    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = av->next) {
+    for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         cg_lock_if(&av->lock, mt);
         for (cg_heap_t *h = av->heap; h != NULL; h = h->prev)
             out->heaps++;

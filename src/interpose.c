@@ -60,7 +60,7 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
                   bytes <= CG_TCACHE_MAX_REQ)) {
         size_t csz = cg_request2size(bytes), idx = cg_csize2tidx(csz);
         if (CG_LIKELY(idx < cg_mp.tcache_fast_bins && tc->entries[idx] != NULL)) {
-            tc->n_calloc++;
+            CG_COUNT(tc->n_calloc);
             void *mem = cg_tcache_get(tc, idx);
             cg_clear(mem, csz - CG_SIZE_SZ);
             return mem;
@@ -153,7 +153,7 @@ __typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("
 /* ---- tuning and introspection (info.c) -------------------------------- */
 
 /* mallopt - set a parameter: M_MXFAST (0..160 bytes), M_TRIM_THRESHOLD,
- * M_TOP_PAD, M_MMAP_THRESHOLD (<= 32 MiB; bytes), M_MMAP_MAX, M_PERTURB
+ * M_TOP_PAD, M_MMAP_THRESHOLD (bytes), M_MMAP_MAX, M_PERTURB
  * (fill byte), M_ARENA_TEST, M_ARENA_MAX.  Setting a threshold turns off
  * the dynamic mmap threshold.  Returns 1 on success, 0 for an unknown
  * parameter or a value out of range. */
@@ -183,8 +183,8 @@ CG_PUBLIC void CG_API(malloc_stats)(void)
     cg_malloc_stats_impl();
 }
 
-/* malloc_info - the heap as XML on fp (options must be 0, else EINVAL and
- * -1).  Returns 0. */
+/* malloc_info - the heap as XML on fp.  Returns 0, or EINVAL (the value,
+ * errno untouched, as glibc 2.36 does) when options is not 0. */
 CG_PUBLIC int CG_API(malloc_info)(int options, FILE *fp)
 {
     return cg_malloc_info_impl(options, fp);

@@ -87,6 +87,12 @@ CG_INLINE void cg_unlock(cg_lock_t *l)
 #define CG_ADD_IF(p, v, mt) \
     ((mt) ? __atomic_add_fetch((p), (v), __ATOMIC_RELAXED) : (*(p) += (v)))
 
+/* Shared words read without the lock that serialises their writers
+ * (parameters, statistics, heap sizes): relaxed atomics, plain movs on
+ * x86_64, so that such reads are well-defined and ThreadSanitizer-clean. */
+#define CG_LOAD(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define CG_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
 /* Reset after fork in the child: the holder thread does not exist there. */
 CG_INLINE void cg_lock_reinit(cg_lock_t *l) { l->state = 0; l->owner = 0; }
 

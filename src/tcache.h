@@ -37,6 +37,10 @@ extern uint64_t cg_exited_counts[5] CG_HIDDEN;
 
 #define CG_TCACHE_MAX_REQ  ((CG_TCACHE_BINS - 1) * CG_ALIGN + CG_MINSIZE - CG_SIZE_SZ) /* 1032 */
 
+/* Count an operation in the owner's counters: only the owner writes them,
+ * cg_get_stats reads them from other threads (relaxed, no locked add). */
+#define CG_COUNT(ctr) CG_STORE(ctr, CG_LOAD(ctr) + 1)
+
 CG_INLINE size_t cg_csize2tidx(size_t csz) { return (csz - CG_MINSIZE) / CG_ALIGN; }
 
 void cg_tcache_report_bad_link(cg_tcache_t *tc, size_t idx, const void *link)
