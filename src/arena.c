@@ -482,11 +482,11 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
     *fresh = false;
     if (nb <= cg_mp.max_fast) {
         size_t idx = cg_fastbin_index(nb);
-        if (av->fastbins[idx] != NULL && (v = cg_fastbin_pop(av, idx, mt)) != NULL) {
+        if (CG_LOAD(av->fastbins[idx]) != NULL && (v = cg_fastbin_pop(av, idx, mt)) != NULL) {
             if (tc != NULL) {
                 size_t ti = cg_csize2tidx(nb);
                 cg_chunk_t *x;
-                while (tc->counts[ti] < cg_mp.tcache_count && av->fastbins[idx] != NULL &&
+                while (tc->counts[ti] < cg_mp.tcache_count && CG_LOAD(av->fastbins[idx]) != NULL &&
                        (x = cg_fastbin_pop(av, idx, mt)) != NULL)
                     cg_tcache_put(tc, ti, cg_chunk2mem(x));
             }
@@ -505,7 +505,7 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
             }
             return v;
         }
-    } else if (av->have_fastchunks) {
+    } else if (CG_LOAD(av->have_fastchunks)) {
         cg_arena_consolidate(av, mt);
     }
 
@@ -586,7 +586,7 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
         check_top(av);
         if (cg_csize(av->top) >= nb + CG_MINSIZE)
             return take_from_top(av, nb, fresh);
-        if (av->have_fastchunks) {
+        if (CG_LOAD(av->have_fastchunks)) {
             cg_arena_consolidate(av, mt);
             continue;
         }
@@ -652,7 +652,7 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
     cg_perturb_free(c, size);
     size_t merged = merge_and_bin(av, c, size);
     if (merged >= CG_CONSOLIDATE_THRESHOLD) {
-        if (av->have_fastchunks)
+        if (CG_LOAD(av->have_fastchunks))
             cg_arena_consolidate(av, mt);
         if (cg_csize(av->top) >= CG_LOAD(cg_mp.trim_threshold))
             cg_arena_trim(av, cg_mp.top_pad, false);

@@ -27,7 +27,8 @@ static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
     cg_lock_if(&av->lock, mt);
     for (size_t i = 0; i < CG_NFASTBINS; i++) {
         size_t guard = 0;
-        for (cg_chunk_t *p = av->fastbins[i]; p != NULL && guard++ < (1u << 24);
+        for (cg_chunk_t *p = __atomic_load_n(&av->fastbins[i], __ATOMIC_ACQUIRE);
+             p != NULL && guard++ < (1u << 24);
              p = cg_reveal(&p->fd, p->fd)) {
             if (!cg_aligned_ok(p) || !cg_in_heap(p))
                 break;
