@@ -90,6 +90,13 @@ CG_INLINE cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fre
 static void report_bad_size(cg_chunk_t *c) CG_COLD __attribute__((noreturn));
 static void report_bad_size(cg_chunk_t *c)
 {
+    /* A "chunk" whose size reaches exactly the heap's end is the top chunk:
+     * the free space a block turns into once freed and merged. */
+    if ((char *)c + cg_csize(c) == cg_heap_end(cg_heap_base(c)))
+        cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
+                  "the pointer is the start of the top chunk (free space): the "
+                  "block was already freed and merged into it",
+                  "double free or corruption (top)");
     cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
               "the block's size field is impossible (overwritten?): it is below "
               "the minimum, not a multiple of 16, flagged as mmapped, or runs past "
@@ -97,15 +104,69 @@ static void report_bad_size(cg_chunk_t *c)
               "free(): invalid size");
 }
 
-/* A heap chunk's size must be sane before we walk to its neighbour. */
+static void report_bad_next(cg_chunk_t *c) CG_COLD __attribute__((noreturn));
+static void report_bad_next(cg_chunk_t *c)
+{
+    cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
+              "the block's size field does not lead to the start of the next chunk "
+              "(overwritten, e.g. by an overflow of the block before it)",
+              "free(): invalid size");
+}
+
+/* A heap chunk's size must be sane before we walk to its neighbour, and the
+ * neighbour must really start a chunk (or be the fencepost closing an old
+ * heap): an overflow that enlarges a size field cannot make free hand out
+ * memory overlapping the next block. */
 static inline void check_heap_size(cg_chunk_t *c)
 {
     cg_heap_t *h = cg_heap_base(c);
     size_t size = cg_csize(c);
-    if (CG_SWITCH(CG_CHECK_FREE_SIZE) &&
-        CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE || (size & CG_ALIGN_MASK) ||
+    if (!CG_SWITCH(CG_CHECK_FREE_SIZE))
+        return;
+    if (CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE || (size & CG_ALIGN_MASK) ||
                     size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
         report_bad_size(c);
+    cg_chunk_t *next = cg_at(c, size);
+    if (CG_UNLIKELY(!cg_start_test(h, next) && next != CG_LOAD(h->fence)))
+        report_bad_next(c);
+}
+
+/* A pointer into one of our heaps that is not a chunk start: say what it
+ * points into, as precisely as the start bitmap allows. */
+static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
+    CG_COLD __attribute__((noreturn));
+static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
+{
+    char msg[256];
+    cg_heap_t *h = cg_heap_base(mem);
+    cg_chunk_t *p = cg_heap_find_chunk(h, (char *)mem - 1);
+    size_t psize = p ? cg_csize(p) : 0;
+    char *pend = p ? (char *)p + psize : NULL;
+    if (p == NULL || (char *)mem >= pend || pend > cg_heap_end(h)) {
+        cg_report(kind, mem, "the pointer is inside a chunkguard heap but in no "
+                  "block (heap metadata or unused space)", glibc);
+    } else if (pend == cg_heap_end(h) || !cg_prev_inuse((cg_chunk_t *)pend)) {
+        /* free space: the top chunk, or a free chunk in a bin */
+        if (cg_aligned_ok(mem))
+            cg_report(CG_E_DOUBLE_FREE, mem, "the pointer lies inside free memory: "
+                      "most likely a block freed before and merged with its free "
+                      "neighbours", pend == cg_heap_end(h) ? "double free or corruption (top)"
+                                                           : glibc);
+        cg_report(kind, mem, "the pointer is not 16-byte aligned and lies inside free "
+                  "memory", glibc);
+    } else {
+        size_t off = (size_t)((char *)mem - (char *)cg_chunk2mem(p));
+        size_t usable = psize - CG_SIZE_SZ;
+        if ((char *)mem < (char *)cg_chunk2mem(p))
+            cg_fmt(msg, sizeof msg, "the pointer is %zu bytes before a %zu-byte block "
+                   "at %p (inside its header)", (size_t)((char *)cg_chunk2mem(p) - (char *)mem),
+                   usable, cg_chunk2mem(p));
+        else
+            cg_fmt(msg, sizeof msg, "the pointer is %zu bytes inside a %zu-byte block "
+                   "at %p, not its start%s", off, usable, cg_chunk2mem(p),
+                   cg_aligned_ok(mem) ? "" : " (and not 16-byte aligned)");
+        cg_report(kind, mem, msg, glibc);
+    }
 }
 
 /* Validate a pointer the program hands back, before reading anything at it:
@@ -117,14 +178,8 @@ static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, const char *glibc, bo
 {
     cg_chunk_t *c = cg_mem2chunk(mem);
     if (cg_in_heap(mem)) {
-        if (CG_SWITCH(CG_CHECK_OWNERSHIP) && CG_UNLIKELY(!cg_heap_owns(mem))) {
-            if (!cg_aligned_ok(mem))
-                cg_report(kind, mem, "the pointer is not 16-byte aligned, so it cannot be "
-                          "a block returned by malloc", glibc);
-            cg_report(kind, mem, "the pointer is inside a chunkguard heap but not at the "
-                      "start of a block (an interior pointer, or a block freed and "
-                      "merged earlier)", glibc);
-        }
+        if (CG_SWITCH(CG_CHECK_OWNERSHIP) && CG_UNLIKELY(!cg_heap_owns(mem)))
+            report_not_a_block(mem, kind, glibc);
         check_heap_size(c);
         *big = false;
         return c;

@@ -87,8 +87,10 @@ CG_INLINE bool cg_free_fast(cg_tcache_t *tc, void *mem)
         tc->counts[idx] >= cg_mp.tcache_count)
         return false;
     size_t size = raw & ~CG_FLAG_BITS;
+    cg_chunk_t *next = cg_at(c, size);
     if (cg_heap_offset(mem) + size > CG_HEAP_MAX ||      /* next header readable */
-        !cg_prev_inuse(cg_at(c, size)))
+        !cg_start_test(cg_heap_base(mem), next) ||       /* a chunk really starts there */
+        !cg_prev_inuse(next))                            /* which says mem is in use */
         return false;
     if (((cg_tentry_t *)mem)->key == cg_tcache_key)
         return false;

@@ -202,7 +202,7 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
     } else {
         size += nsize;
         cg_set_head(c, size | CG_PREV_INUSE);
-        cg_start_clear(c);
+        cg_start_clear(next);          /* c, already marked, is the top now */
         av->top = c;
     }
     return size;
@@ -250,15 +250,15 @@ static void close_heap(cg_arena_t *av, cg_heap_t *h)
         cg_set_head(f1, CG_HDR_SZ);            /* previous chunk (rest) is free */
         f1->prev_size = rsz;
         cg_set_head(cg_at(f1, CG_HDR_SZ), 0 | CG_PREV_INUSE);
-        cg_set_head(top, rsz | prevbit);
-        cg_start_set(top);
-        h->fence = f1;
+        cg_set_head(top, rsz | prevbit);   /* top keeps its start bit: a chunk now */
+        CG_STORE(h->fence, f1);
         av->top = NULL;
         unsorted_insert(av, top, "malloc(): corrupted unsorted chunks");
     } else {
         cg_set_head(top, (tsz - CG_HDR_SZ) | prevbit);
         cg_set_head(cg_at(top, tsz - CG_HDR_SZ), 0 | CG_PREV_INUSE);
-        h->fence = top;
+        cg_start_clear(top);               /* a fencepost, not a chunk */
+        CG_STORE(h->fence, top);
         av->top = NULL;
     }
 }
@@ -293,6 +293,7 @@ static bool grow_top(cg_arena_t *av, size_t nb)
     av->heap = nh;
     av->top = (cg_chunk_t *)nh->data;
     cg_set_head(av->top, (nh->size - CG_HEAP_DATA_OFF) | CG_PREV_INUSE);
+    cg_start_set(av->top);
     account_grow(av, nh->size);
     return true;
 }
@@ -307,7 +308,7 @@ static cg_chunk_t *take_from_top(cg_arena_t *av, size_t nb, bool *fresh)
     cg_set_head(v, nb | (cg_head(v) & CG_PREV_INUSE));
     cg_set_head(r, (size - nb) | CG_PREV_INUSE);
     av->top = r;
-    cg_start_set(v);
+    cg_start_set(r);                   /* v keeps the bit it had as top */
     if (fresh)
         *fresh = (char *)v + CG_HDR_SZ >= h->clean_from;
     if ((char *)r + CG_HDR_SZ > h->clean_from)
@@ -339,15 +340,14 @@ static bool drop_empty_heap(cg_arena_t *av)
     if (!cg_prev_inuse(f1)) {
         cg_chunk_t *r = (cg_chunk_t *)((char *)f1 - f1->prev_size);
         unlink_chunk(av, r);
-        cg_start_clear(r);
-        nt = r;
+        nt = r;                        /* keeps its start bit as the new top */
     }
-    /* Only worth it when enough memory comes back. */
+    cg_start_set(nt);
     size_t nsize = (size_t)(cg_heap_end(ph) - (char *)nt);
     cg_set_head(nt, nsize | (cg_head(nt) & CG_PREV_INUSE));
     av->system_mem -= h->size;
     cg_heap_delete(h);
-    ph->fence = NULL;
+    CG_STORE(ph->fence, NULL);
     av->heap = ph;
     av->top = nt;
     return true;
@@ -681,6 +681,8 @@ bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
             cg_set_head_size(c, nb);
             cg_chunk_t *nt = cg_at(c, nb);
             cg_set_head(nt, (total - nb) | CG_PREV_INUSE);
+            cg_start_clear(next);
+            cg_start_set(nt);
             av->top = nt;
             if ((char *)nt + CG_HDR_SZ > h->clean_from)
                 h->clean_from = (char *)nt + CG_HDR_SZ;

@@ -27,6 +27,7 @@ bool cg_arena_setup_heap(cg_arena_t *av, cg_heap_t *h)
     av->heap = h;
     av->top = (cg_chunk_t *)h->data;
     cg_set_head(av->top, (h->size - CG_HEAP_DATA_OFF) | CG_PREV_INUSE);
+    cg_start_set(av->top);
     av->system_mem = av->max_system_mem = h->size;
     return true;
 }

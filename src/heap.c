@@ -62,6 +62,24 @@ void cg_heap_delete(cg_heap_t *h)
     cg_os_unmap(h, CG_HEAP_MAX);
 }
 
+cg_chunk_t *cg_heap_find_chunk(cg_heap_t *h, const void *a)
+{
+    const uint64_t *map = (const uint64_t *)((char *)h + CG_HEAP_HDR_BYTES);
+    size_t i = ((uintptr_t)a - (uintptr_t)h) >> 4;
+    size_t first = CG_HEAP_DATA_OFF >> 4;
+    if (i < first || i >= (CG_HEAP_MAX >> 4))
+        return NULL;
+    size_t w = i >> 6;
+    uint64_t bits = CG_LOAD(map[w]) & (~(uint64_t)0 >> (63 - (i & 63)));
+    while (bits == 0) {
+        if (w <= first >> 6)
+            return NULL;
+        bits = CG_LOAD(map[--w]);
+    }
+    size_t j = w * 64 + 63 - (size_t)__builtin_clzll(bits);
+    return j < first ? NULL : (cg_chunk_t *)((char *)h + (j << 4));
+}
+
 /* Return the whole pages strictly inside [from, to) to the OS. */
 void cg_heap_release_pages(char *from, char *to)
 {

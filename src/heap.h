@@ -19,10 +19,12 @@
  *   - cg_heapmap: one byte per 64 MiB of the 47-bit address space (2 MiB of
  *     .bss, touched only where heaps are) — nonzero where a heap is mapped;
  *   - the chunk-start bitmap of each heap: bit set at the start of every
- *     chunk that is in use or free in a bin (tcache and fastbin entries
- *     count as in use); clear everywhere else, including inside chunks and
- *     at the top chunk.  Maintained only where chunk boundaries change
- *     (splits and merges), never on the tcache/fastbin paths.
+ *     chunk — in use, free in a bin, in a tcache or fastbin, and the top
+ *     chunk; clear everywhere else, inside chunks, at fenceposts and beyond
+ *     top.  So "the chunk after this one" can be checked to really start a
+ *     chunk, and a block's size field cannot silently lead into the middle
+ *     of another.  Maintained only where chunk boundaries change (splits
+ *     and merges), never on the tcache/fastbin paths.
  */
 #ifndef CG_HEAP_H
 #define CG_HEAP_H
@@ -103,7 +105,8 @@ CG_INLINE bool cg_heap_readable(const void *x, size_t len)
 /*
  * Is mem the user pointer of a chunk in one of our heaps?  16-byte aligned,
  * in a mapped heap, and marked in the chunk-start map (bits are set only at
- * chunk starts, never in the metadata pages nor at or beyond the top).  Reads only our own
+ * chunk starts, never in the metadata pages nor beyond the top).  The top
+ * chunk passes too: callers reject it by its size.  Reads only our own
  * metadata.  Does not say whether the chunk is in use.
  */
 CG_INLINE bool cg_heap_owns(const void *mem)
@@ -133,5 +136,9 @@ bool cg_heap_grow(cg_heap_t *h, size_t diff) CG_HIDDEN;
 void cg_heap_shrink(cg_heap_t *h, size_t new_size) CG_HIDDEN;
 void cg_heap_delete(cg_heap_t *h) CG_HIDDEN;
 void cg_heap_release_pages(char *from, char *to) CG_HIDDEN;
+/* The chunk whose start is the last one at or before address a in heap h
+ * (a backward scan of the start bitmap), or NULL if none.  The chunk may
+ * end before a.  Reads only our metadata; for reports, not hot paths. */
+cg_chunk_t *cg_heap_find_chunk(cg_heap_t *h, const void *a) CG_HIDDEN;
 
 #endif /* CG_HEAP_H */
