@@ -68,6 +68,7 @@ size_t cg_malloc_usable_size(void *ptr);
 void   cg_free_sized(void *ptr, size_t size);
 void   cg_free_aligned_sized(void *ptr, size_t alignment, size_t size);
 int    cg_mallopt(int param, int value);
+struct mallinfo cg_mallinfo(void);
 struct mallinfo2 cg_mallinfo2(void);
 int    cg_malloc_trim(size_t pad);
 void   cg_malloc_stats(void);

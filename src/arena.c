@@ -14,6 +14,7 @@
 
 #include "report.h"
 #include "fastbin.h"
+#include "init.h"
 #include "tcache.h"
 
 cg_params_t cg_mp = {
@@ -480,6 +481,12 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
 {
     cg_chunk_t *v;
     *fresh = false;
+    if (CG_UNLIKELY(av->top == NULL)) {         /* the main arena's first heap failed */
+        cg_heap_t *h = cg_heap_new(av, nb + CG_MINSIZE + cg_mp.top_pad);
+        if (h == NULL)
+            return NULL;
+        cg_arena_setup_heap(av, h);
+    }
     if (nb <= cg_mp.max_fast) {
         size_t idx = cg_fastbin_index(nb);
         if (CG_LOAD(av->fastbins[idx]) != NULL && (v = cg_fastbin_pop(av, idx, mt)) != NULL) {

@@ -104,7 +104,7 @@ int cg_mallopt_impl(int param, int value)
             cg_mp.arena_max = (size_t)value;
         return 1;
     default:
-        return 0;
+        return 1;                 /* glibc ignores parameters it does not know */
     }
 }
 

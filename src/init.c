@@ -83,13 +83,12 @@ static void init_core(void)
     cg_options_init();
     cg_ncpus = cg_os_ncpus();
     cg_arena_init(&cg_main_arena, 0);
+    /* Without a first heap (a tight RLIMIT_AS) the main arena starts empty
+     * and tries again on its first allocation; until then every block is
+     * a big block of its own. */
     cg_heap_t *h = cg_heap_new(&cg_main_arena, 128 * 1024);
-    if (h == NULL) {
-        static const char msg[] = "chunkguard: cannot map the first heap\n";
-        cg_os_write_all(2, msg, sizeof msg - 1);
-        _exit(127);
-    }
-    cg_arena_setup_heap(&cg_main_arena, h);
+    if (h != NULL)
+        cg_arena_setup_heap(&cg_main_arena, h);
     cg_main_arena.attached_threads = 0;
     cg_mp.narenas = 1;
 }

@@ -155,8 +155,9 @@ __typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("
 /* mallopt - set a parameter: M_MXFAST (0..160 bytes), M_TRIM_THRESHOLD,
  * M_TOP_PAD, M_MMAP_THRESHOLD (bytes), M_MMAP_MAX, M_PERTURB
  * (fill byte), M_ARENA_TEST, M_ARENA_MAX.  Setting a threshold turns off
- * the dynamic mmap threshold.  Returns 1 on success, 0 for an unknown
- * parameter or a value out of range. */
+ * the dynamic mmap threshold.  Returns 0 for a value out of range
+ * (M_MXFAST above 160), else 1 — also for a parameter it does not know,
+ * as glibc 2.36 does. */
 CG_PUBLIC int CG_API(mallopt)(int param, int value)
 {
     return cg_mallopt_impl(param, value);
@@ -166,6 +167,20 @@ CG_PUBLIC int CG_API(mallopt)(int param, int value)
 CG_PUBLIC struct mallinfo2 CG_API(mallinfo2)(void)
 {
     return cg_mallinfo2_impl();
+}
+
+/* mallinfo - the deprecated int-sized form of mallinfo2 (values wrap, as
+ * in glibc). */
+CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
+{
+    struct mallinfo2 m2 = cg_mallinfo2_impl();
+    struct mallinfo m = {
+        .arena = (int)m2.arena, .ordblks = (int)m2.ordblks, .smblks = (int)m2.smblks,
+        .hblks = (int)m2.hblks, .hblkhd = (int)m2.hblkhd, .usmblks = (int)m2.usmblks,
+        .fsmblks = (int)m2.fsmblks, .uordblks = (int)m2.uordblks,
+        .fordblks = (int)m2.fordblks, .keepcost = (int)m2.keepcost,
+    };
+    return m;
 }
 
 /* malloc_trim - give free memory back to the OS: trim every arena's top to

@@ -73,13 +73,29 @@ void *cg_os_map(size_t len)
 }
 
 /* Map len bytes at an address that is a multiple of align (a power of two
- * not below the page size): map len + align and cut off both ends, as glibc's
- * new_heap does for its HEAP_MAX_SIZE-aligned heaps. */
+ * not below the page size).  First try len bytes as they come, then at the
+ * aligned address just below them (the kernel hands out mappings top-down,
+ * so that space is usually free); only then map len + align and cut off
+ * both ends, as glibc's new_heap does — which needs twice the address space
+ * for a moment, and may fail under RLIMIT_AS where the others succeed. */
 void *cg_os_map_aligned(size_t len, size_t align)
 {
     if (len + align < len)
         return NULL;
-    char *raw = map_rw(len + align, MAP_NORESERVE);
+    char *raw = map_rw(len, MAP_NORESERVE);
+    if (raw != NULL && ((uintptr_t)raw & (align - 1)) == 0)
+        return raw;
+    if (raw != NULL) {
+        SYS(SYS_munmap, raw, len, 0, 0, 0, 0);
+        uintptr_t down = (uintptr_t)raw & ~(uintptr_t)(align - 1);
+        long r = SYS(SYS_mmap, down, len, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+        if (!sys_failed(r) && (uintptr_t)r == down)
+            return (void *)r;
+        if (!sys_failed(r))      /* an old kernel took it as a hint elsewhere */
+            SYS(SYS_munmap, r, len, 0, 0, 0, 0);
+    }
+    raw = map_rw(len + align, MAP_NORESERVE);
     if (raw == NULL)
         return NULL;
     uintptr_t start = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
