@@ -2,7 +2,8 @@
 #
 #   make bench                     full run, about 3-5 minutes on 2 cores
 #   make bench BENCH_QUICK=1       about 30 s
-#   make bench BENCH_PEERS=jemalloc=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2
+#   make bench BENCH_PEERS=            chunkguard against glibc only (default
+#                                  adds jemalloc and tcmalloc as peers)
 #   make bench BENCH_CLOCK=cpu     time by process CPU time (busy machine)
 #   make bench BENCH_CG=none       A/A run: nothing preloaded in the chunkguard
 #                                  columns, to see the machine's noise floor
@@ -19,7 +20,11 @@ BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread
 BENCH_PROGS  := launch lifo churn calloc realloc
 BENCH_BINS   := $(patsubst %,$(BENCH_DIR)/bench-%,$(BENCH_PROGS))
 BENCH_QUICK  ?=
-BENCH_PEERS  ?=
+# Peers: Debian's jemalloc and tcmalloc (tools/deps.sh bench installs
+# them), so every run sets chunkguard beside glibc and two peers.
+# BENCH_PEERS= (empty) runs glibc against chunkguard only.
+BENCH_LIBDIR := /usr/lib/x86_64-linux-gnu
+BENCH_PEERS  ?= jemalloc=$(BENCH_LIBDIR)/libjemalloc.so.2,tcmalloc=$(BENCH_LIBDIR)/libtcmalloc_minimal.so.4
 BENCH_ROUNDS ?=
 BENCH_CLOCK  ?=
 BENCH_CG     ?= $(BUILD)/libchunkguard.so

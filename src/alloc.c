@@ -35,31 +35,46 @@ CG_INLINE cg_tcache_t *enter(uintptr_t caller, const char *op, int opidx, bool m
     return tc;
 }
 
-static void perturb_alloc(void *mem, size_t n)
-{
-    if (CG_UNLIKELY(cg_mp.perturb))
-        memset(mem, cg_mp.perturb ^ 0xff, n);
-}
-
 static size_t usable_of(cg_chunk_t *c)
 {
     return cg_is_mmapped(c) ? cg_big_usable(c) : cg_heap_usable(c);
 }
 
-/* nb bytes (aligned to align when it is not 0) from this thread's arena,
- * or, if that arena is out of memory, once from another (as glibc does). */
-static cg_chunk_t *from_arenas(size_t nb, size_t align, bool mt, cg_tcache_t *tc, bool *fresh)
+/* M_PERTURB: fill a new block with the complement of the perturb byte. */
+static inline void perturb_alloc(cg_chunk_t *c)
+{
+    if (CG_UNLIKELY(cg_mp.perturb))
+        memset(cg_chunk2mem(c), cg_mp.perturb ^ 0xff, usable_of(c));
+}
+
+/* nb bytes (aligned to align when it is not 0) from arena av, under its
+ * lock when mt. */
+CG_INLINE cg_chunk_t *from_arena(cg_arena_t *av, size_t nb, size_t align, bool mt,
+                                 cg_tcache_t *tc, bool *fresh)
+{
+    cg_lock_if(&av->lock, mt);
+    cg_chunk_t *c = align ? cg_arena_memalign(av, align, nb, mt)
+                          : cg_arena_malloc(av, nb, mt, fresh, tc);
+    cg_unlock_if(&av->lock, mt);
+    return c;
+}
+
+/* This thread's arena is out of memory: try one other, once, as glibc does. */
+static cg_chunk_t *from_other_arena(cg_arena_t *failed, size_t nb, size_t align, bool mt,
+                                    cg_tcache_t *tc, bool *fresh) CG_NOINLINE;
+static cg_chunk_t *from_other_arena(cg_arena_t *failed, size_t nb, size_t align, bool mt,
+                                    cg_tcache_t *tc, bool *fresh)
+{
+    cg_arena_t *av = cg_arena_retry(failed, mt);
+    return av ? from_arena(av, nb, align, mt, tc, fresh) : NULL;
+}
+
+CG_INLINE cg_chunk_t *from_arenas(size_t nb, size_t align, bool mt, cg_tcache_t *tc, bool *fresh)
 {
     cg_arena_t *av = cg_arena_for_thread(mt);
-    cg_chunk_t *c = NULL;
-    for (int attempt = 0; attempt < 2 && av != NULL; attempt++) {
-        cg_lock_if(&av->lock, mt);
-        c = align ? cg_arena_memalign(av, align, nb, mt) : cg_arena_malloc(av, nb, mt, fresh, tc);
-        cg_unlock_if(&av->lock, mt);
-        if (c != NULL)
-            break;
-        av = cg_arena_retry(av, mt);
-    }
+    cg_chunk_t *c = from_arena(av, nb, align, mt, tc, fresh);
+    if (CG_UNLIKELY(c == NULL))
+        c = from_other_arena(av, nb, align, mt, tc, fresh);
     return c;
 }
 
@@ -261,7 +276,7 @@ void *cg_malloc_slow(size_t n, uintptr_t caller)
     cg_chunk_t *c = alloc_chunk(cg_request2size(n), mt, tc, &fresh);
     if (c == NULL)
         return NULL;
-    perturb_alloc(cg_chunk2mem(c), usable_of(c));
+    perturb_alloc(c);
     return cg_chunk2mem(c);
 }
 
@@ -346,7 +361,7 @@ void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
         }
         cg_chunk_t *c = alloc_chunk(cg_request2size(n), mt, tc, &fresh);
         if (c != NULL)
-            perturb_alloc(cg_chunk2mem(c), usable_of(c));
+            perturb_alloc(c);
         return c ? cg_chunk2mem(c) : NULL;
     }
     bool big;
@@ -428,7 +443,7 @@ void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
         errno = ENOMEM;
         return NULL;
     }
-    perturb_alloc(cg_chunk2mem(c), usable_of(c));
+    perturb_alloc(c);
     return cg_chunk2mem(c);
 }
 

@@ -74,7 +74,7 @@ CG_INLINE void check_free_size(const cg_chunk_t *p, const char *glibc)
 }
 
 /* Take p out of its doubly linked bin, checking both neighbours first. */
-static void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
+CG_INLINE void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
 {
     cg_chunk_t *fd = p->fd, *bk = p->bk;
     if (CG_SWITCH(CG_CHECK_UNLINK)) {
@@ -100,7 +100,7 @@ static void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
 
 /* Put a free chunk (head and foot already set) at the front of the
  * unsorted bin. */
-static void unsorted_insert(cg_arena_t *av, cg_chunk_t *c, const char *glibc)
+CG_INLINE void unsorted_insert(cg_arena_t *av, cg_chunk_t *c, const char *glibc)
 {
     cg_chunk_t *b = cg_bin_at(av, CG_UNSORTED);
     cg_chunk_t *f = b->fd;
