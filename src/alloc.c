@@ -305,6 +305,16 @@ void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
     release_heap(c, mt, tc);
 }
 
+void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
+{
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_self.caller = caller;
+    cg_self.op = "free";
+    CG_COUNT(tc->n_free);
+    cg_chunk_t *c = cg_mem2chunk(mem);
+    cg_arena_free(cg_arena_of(c), c, mt);
+}
+
 void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)
 {
     if (mem == NULL)

@@ -74,29 +74,38 @@ CG_INLINE void cg_clear(void *p, size_t n)
  * then tcache, fastbin or arena. */
 void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 
-/* Fast free of a pointer cg_heap_owns() accepted: true when mem went into
- * the tcache.  Every test here is one cg_free_owned repeats with a report;
- * anything unusual (a size that is not a tcache class, a next chunk saying
- * mem is free, a freed-entry key, a full bin) falls through to it. */
-CG_INLINE bool cg_free_fast(cg_tcache_t *tc, void *mem)
+/* A tcache-sized chunk that passed every check of cg_free_fast but whose
+ * tcache bin is full: straight to its fastbin or arena. */
+void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+
+enum { CG_FREE_SLOW = 0, CG_FREE_DONE = 1, CG_FREE_BIN_FULL = 2 };
+
+/* Fast free of a pointer cg_heap_owns() accepted.  CG_FREE_DONE: mem went
+ * into the tcache.  CG_FREE_BIN_FULL: mem is a valid, in-use chunk of a
+ * tcache size but its bin is full.  CG_FREE_SLOW: anything unusual (a size
+ * that is not a tcache class, a next chunk that is no chunk or says mem is
+ * free, a freed-entry key), for cg_free_owned, which repeats every test
+ * with a report. */
+CG_INLINE int cg_free_fast(cg_tcache_t *tc, void *mem)
 {
     cg_chunk_t *c = cg_mem2chunk(mem);
     size_t raw = cg_head(c);
     size_t idx = (raw >> 4) - 2;
-    if (idx >= cg_mp.tcache_fast_bins || (raw & (CG_IS_MMAPPED | (CG_ALIGN_MASK & ~CG_FLAG_BITS))) ||
-        tc->counts[idx] >= cg_mp.tcache_count)
-        return false;
+    if (idx >= cg_mp.tcache_fast_bins || (raw & (CG_IS_MMAPPED | (CG_ALIGN_MASK & ~CG_FLAG_BITS))))
+        return CG_FREE_SLOW;
     size_t size = raw & ~CG_FLAG_BITS;
     cg_chunk_t *next = cg_at(c, size);
     if (cg_heap_offset(mem) + size > CG_HEAP_MAX ||      /* next header readable */
         !cg_start_test(cg_heap_base(mem), next) ||       /* a chunk really starts there */
         !cg_prev_inuse(next))                            /* which says mem is in use */
-        return false;
+        return CG_FREE_SLOW;
     if (((cg_tentry_t *)mem)->key == cg_tcache_key)
-        return false;
+        return CG_FREE_SLOW;
+    if (tc->counts[idx] >= cg_mp.tcache_count)
+        return CG_FREE_BIN_FULL;
     cg_tcache_put(tc, idx, mem);
     CG_COUNT(tc->n_free);
-    return true;
+    return CG_FREE_DONE;
 }
 
 #endif /* CG_ALLOC_H */

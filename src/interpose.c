@@ -44,7 +44,10 @@ CG_PUBLIC void CG_API(free)(void *mem)
 {
     cg_tcache_t *tc = cg_self.tcache;
     if (CG_LIKELY(tc != NULL) && CG_LIKELY(cg_heap_owns(mem))) {
-        if (!cg_free_fast(tc, mem))
+        int r = cg_free_fast(tc, mem);
+        if (r == CG_FREE_BIN_FULL)
+            cg_free_to_arena(mem, tc, CG_RET_ADDR);
+        else if (r == CG_FREE_SLOW)
             cg_free_owned(mem, tc, CG_RET_ADDR);
         return;
     }
