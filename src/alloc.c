@@ -294,25 +294,27 @@ void cg_free_slow(void *mem, uintptr_t caller)
 
 /* None of the free paths changes errno: the OS calls they may make
  * (munmap, madvise, futex) preserve it in platform.c. */
-void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
+/* The out-of-line frees called from the inline path, which has found the
+ * thread's tcache and validated ownership: note the call, count it. */
+CG_INLINE cg_chunk_t *free_enter(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
-    bool mt = !CG_SINGLE_THREAD_P;
     cg_self.caller = caller;
     cg_self.op = "free";
     CG_COUNT(tc->n_free);
-    cg_chunk_t *c = cg_mem2chunk(mem);
+    return cg_mem2chunk(mem);
+}
+
+void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
+{
+    cg_chunk_t *c = free_enter(mem, tc, caller);
     check_heap_size(c);
-    release_heap(c, mt, tc);
+    release_heap(c, !CG_SINGLE_THREAD_P, tc);
 }
 
 void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_self.caller = caller;
-    cg_self.op = "free";
-    CG_COUNT(tc->n_free);
-    cg_chunk_t *c = cg_mem2chunk(mem);
-    cg_arena_free(cg_arena_of(c), c, mt);
+    cg_chunk_t *c = free_enter(mem, tc, caller);
+    cg_arena_free(cg_arena_of(c), c, !CG_SINGLE_THREAD_P);
 }
 
 void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)

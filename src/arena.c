@@ -645,9 +645,7 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
 {
     size_t size = cg_csize(c);
     if (size <= cg_mp.max_fast) {
-        cg_check_next_size(c, size, true);
-        cg_perturb_free(c, size);
-        cg_fastbin_push(av, c, size, mt);
+        cg_fast_free(av, c, size, mt);
         return;
     }
     if (CG_UNLIKELY(c == av->top))

@@ -99,18 +99,23 @@ CG_INLINE void cg_perturb_free(cg_chunk_t *c, size_t size)
         __builtin_memset(cg_chunk2mem(c), cg_mp.perturb, size - CG_HDR_SZ);
 }
 
+/* Free a chunk of a fastbin size: next-size check, M_PERTURB fill, push. */
+CG_INLINE void cg_fast_free(cg_arena_t *av, cg_chunk_t *c, size_t size, bool mt)
+{
+    cg_check_next_size(c, size, true);
+    cg_perturb_free(c, size);
+    cg_fastbin_push(av, c, size, mt);
+}
+
 /* Free a heap chunk that is not going to the tcache: fast sizes are pushed
  * without the lock; the rest takes the arena lock when mt. */
 CG_INLINE void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, bool mt)
 {
     size_t size = cg_csize(c);
-    if (size <= cg_mp.max_fast) {
-        cg_check_next_size(c, size, true);
-        cg_perturb_free(c, size);
-        cg_fastbin_push(av, c, size, mt);
-        return;
-    }
-    cg_arena_free_slow(av, c, mt);
+    if (size <= cg_mp.max_fast)
+        cg_fast_free(av, c, size, mt);
+    else
+        cg_arena_free_slow(av, c, mt);
 }
 
 #endif /* CG_FASTBIN_H */
