@@ -58,10 +58,6 @@ CG_INLINE cg_chunk_t *cg_at(const void *c, size_t off)
     return (cg_chunk_t *)((char *)c + off);
 }
 CG_INLINE cg_chunk_t *cg_next(const cg_chunk_t *c) { return cg_at(c, cg_csize(c)); }
-CG_INLINE cg_chunk_t *cg_prev(const cg_chunk_t *c)
-{
-    return (cg_chunk_t *)((char *)c - c->prev_size);
-}
 /* In use = the next chunk's PREV_INUSE bit. */
 CG_INLINE bool cg_inuse(const cg_chunk_t *c) { return cg_prev_inuse(cg_next(c)); }
 CG_INLINE void cg_set_inuse_at(cg_chunk_t *c, size_t off)

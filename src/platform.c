@@ -168,10 +168,6 @@ size_t cg_os_ncpus(void)
     return count ? count : 1;
 }
 
-pid_t cg_os_gettid(void)
-{
-    return (pid_t)SYS(SYS_gettid, 0, 0, 0, 0, 0, 0);
-}
 
 /* Contended path of the three-state futex lock: mark the lock contended and
  * sleep until the holder's unlock wakes us. */

@@ -42,7 +42,6 @@ void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, m
 size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */
 void  cg_os_write_all(int fd, const char *buf, size_t len) CG_HIDDEN;
 uint64_t cg_os_random64(void) CG_HIDDEN;
-pid_t cg_os_gettid(void) CG_HIDDEN;
 
 /*
  * cg_lock_t — a futex lock (Drepper's three-state mutex: 0 free, 1 held,
@@ -52,10 +51,9 @@ pid_t cg_os_gettid(void) CG_HIDDEN;
  */
 typedef struct cg_lock {
     uint32_t state;     /* 0 free, 1 held, 2 held and contended */
-    pid_t    owner;     /* tid of the holder, 0 when free (diagnostics) */
 } cg_lock_t;
 
-#define CG_LOCK_INIT { 0, 0 }
+#define CG_LOCK_INIT { 0 }
 
 void cg_lock_slow(cg_lock_t *l) CG_HIDDEN;
 void cg_unlock_wake(cg_lock_t *l) CG_HIDDEN;
@@ -66,13 +64,6 @@ CG_INLINE void cg_lock(cg_lock_t *l)
     if (!__atomic_compare_exchange_n(&l->state, &zero, 1, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         cg_lock_slow(l);
-}
-
-CG_INLINE bool cg_trylock(cg_lock_t *l)
-{
-    uint32_t zero = 0;
-    return __atomic_compare_exchange_n(&l->state, &zero, 1, false,
-                                       __ATOMIC_ACQUIRE, __ATOMIC_RELAXED);
 }
 
 CG_INLINE void cg_unlock(cg_lock_t *l)
@@ -94,7 +85,7 @@ CG_INLINE void cg_unlock(cg_lock_t *l)
 #define CG_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
 /* Reset after fork in the child: the holder thread does not exist there. */
-CG_INLINE void cg_lock_reinit(cg_lock_t *l) { l->state = 0; l->owner = 0; }
+CG_INLINE void cg_lock_reinit(cg_lock_t *l) { l->state = 0; }
 
 /* Lock taken only when the operation decided it runs multi-threaded. */
 CG_INLINE void cg_lock_if(cg_lock_t *l, bool mt) { if (mt) cg_lock(l); }

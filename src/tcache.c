@@ -18,10 +18,8 @@ CG_TLS cg_thread_t cg_self;
 static cg_tcache_t *live_head;
 uint64_t cg_exited_counts[5];
 
-void cg_tcache_report_bad_link(cg_tcache_t *tc, size_t idx, const void *link)
+void cg_tcache_report_bad_link(const void *link)
 {
-    (void)tc;
-    (void)idx;
     cg_report(CG_E_HEAP_CORRUPTION, link,
               "a tcache next pointer demangles to an address that is not "
               "a chunk in our heaps", "malloc(): unaligned tcache chunk detected");
@@ -39,7 +37,7 @@ void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
                       "free(): double free detected in tcache 2");
         cg_tentry_t *nx = cg_reveal(&t->next, t->next);
         if (CG_SWITCH(CG_CHECK_SAFE_LINK) && nx != NULL && (!cg_aligned_ok(nx) || !cg_in_heap(nx)))
-            cg_tcache_report_bad_link(tc, idx, nx);
+            cg_tcache_report_bad_link(nx);
         t = nx;
     }
 }
