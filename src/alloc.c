@@ -123,15 +123,17 @@ static void report_bad_next(cg_chunk_t *c) CG_COLD __attribute__((noreturn));
 static void report_bad_next(cg_chunk_t *c)
 {
     cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
-              "the block's size field does not lead to the start of the next chunk "
+              "the block's size field does not match the heap's chunk boundaries: it "
+              "leads into the middle of a chunk or swallows whole neighbours "
               "(overwritten, e.g. by an overflow of the block before it)",
               "free(): invalid size");
 }
 
-/* A heap chunk's size must be sane before we walk to its neighbour, and the
+/* A heap chunk's size must be sane before we walk to its neighbour, the
  * neighbour must really start a chunk (or be the fencepost closing an old
- * heap): an overflow that enlarges a size field cannot make free hand out
- * memory overlapping the next block. */
+ * heap), and no chunk may start inside the block: an overflow that rewrites
+ * a size field cannot make free hand out memory overlapping other blocks.
+ * (The inline tcache path makes the first two tests, not the span scan.) */
 static inline void check_heap_size(cg_chunk_t *c)
 {
     cg_heap_t *h = cg_heap_base(c);
@@ -142,7 +144,8 @@ static inline void check_heap_size(cg_chunk_t *c)
                     size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
         report_bad_size(c);
     cg_chunk_t *next = cg_at(c, size);
-    if (CG_UNLIKELY(!cg_start_test(h, next) && next != CG_LOAD(h->fence)))
+    if (CG_UNLIKELY((!cg_start_test(h, next) && next != CG_LOAD(h->fence)) ||
+                    !cg_heap_span_clear(h, c, size)))
         report_bad_next(c);
 }
 

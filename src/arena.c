@@ -62,6 +62,15 @@ CG_INLINE void check_link(cg_arena_t *av, const cg_chunk_t *x, const char *what,
         report_link(x, what, glibc);
 }
 
+/* A walk along a bin cannot take more steps than the arena has chunks:
+ * more means its links form a cycle. */
+CG_INLINE void check_walk(cg_arena_t *av, size_t steps, const cg_chunk_t *at)
+{
+    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(steps > av->system_mem / CG_MINSIZE))
+        report_link(cg_chunk2mem((cg_chunk_t *)at), "a bin's links form a cycle",
+                    "corrupted double-linked list");
+}
+
 /* A free chunk's size must be plausible, and lead to a header inside the
  * same heap region, before the chunk after it is read. */
 CG_INLINE void check_free_size(const cg_chunk_t *p, const char *glibc)
@@ -226,6 +235,12 @@ void cg_arena_consolidate(cg_arena_t *av, bool mt)
         while (p != NULL) {
             cg_fastbin_check_link(p, "malloc_consolidate(): unaligned fastbin chunk detected");
             cg_fastbin_check_index(p, i, "malloc_consolidate(): invalid chunk size");
+            /* A fastbin chunk is in use to the rest of the heap; one that is
+             * not was merged already: its bin has a cycle or a duplicate. */
+            if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(!cg_inuse(p)))
+                report_link(cg_chunk2mem(p), "fastbin: a chunk appears twice in its "
+                            "fastbin (a cycle or a double free)",
+                            "malloc_consolidate(): invalid chunk size");
             cg_chunk_t *n = cg_reveal(&p->fd, p->fd);
             merge_and_bin(av, p, cg_csize(p));
             p = n;
@@ -436,9 +451,11 @@ static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size)
         }
     } else {
         fwd = bin->fd;
+        size_t steps = 0;
         while (cg_csize(fwd) > size) {
             check_link(av, fwd->fd, "a large bin link points outside the heap",
                        "malloc(): largebin double linked list corrupted (nextsize)");
+            check_walk(av, ++steps, fwd);
             fwd = fwd->fd;
         }
         bck = fwd->bk;
@@ -552,7 +569,9 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
             cg_chunk_t *bin = cg_bin_at(av, cg_largebin_index(nb));
             if (bin->fd != bin && cg_csize(bin->fd) >= nb) {
                 v = bin->bk;
+                size_t steps = 0;
                 while (cg_csize(v) < nb) {
+                    check_walk(av, ++steps, v);
                     v = v->bk;
                     check_link(av, v, "a large bin link points outside the heap",
                                "corrupted double-linked list");

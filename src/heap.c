@@ -62,6 +62,24 @@ void cg_heap_delete(cg_heap_t *h)
     cg_os_unmap(h, CG_HEAP_MAX);
 }
 
+bool cg_heap_span_clear(cg_heap_t *h, const void *c, size_t size)
+{
+    const uint64_t *map = (const uint64_t *)((char *)h + CG_HEAP_HDR_BYTES);
+    size_t lo = (((uintptr_t)c - (uintptr_t)h) >> 4) + 1;   /* first bit inside */
+    size_t hi = lo - 1 + (size >> 4);                        /* one past the last */
+    for (size_t i = lo; i < hi;) {
+        size_t w = i >> 6, b = i & 63;
+        uint64_t bits = CG_LOAD(map[w]) >> b;
+        size_t n = 64 - b;                       /* bits of this word from i on */
+        if (hi - i < n)
+            bits &= ((uint64_t)1 << (hi - i)) - 1;
+        if (bits)
+            return false;
+        i += n;
+    }
+    return true;
+}
+
 cg_chunk_t *cg_heap_find_chunk(cg_heap_t *h, const void *a)
 {
     const uint64_t *map = (const uint64_t *)((char *)h + CG_HEAP_HDR_BYTES);

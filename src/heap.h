@@ -136,6 +136,11 @@ bool cg_heap_grow(cg_heap_t *h, size_t diff) CG_HIDDEN;
 void cg_heap_shrink(cg_heap_t *h, size_t new_size) CG_HIDDEN;
 void cg_heap_delete(cg_heap_t *h) CG_HIDDEN;
 void cg_heap_release_pages(char *from, char *to) CG_HIDDEN;
+/* Does no chunk start strictly inside [c, c + size)?  A size field that
+ * an overflow enlarged to swallow whole neighbours would still lead to a
+ * chunk start; this catches it.  O(size / 1024) word reads. */
+bool cg_heap_span_clear(cg_heap_t *h, const void *c, size_t size) CG_HIDDEN;
+
 /* The chunk whose start is the last one at or before address a in heap h
  * (a backward scan of the start bitmap), or NULL if none.  The chunk may
  * end before a.  Reads only our metadata; for reports, not hot paths. */
