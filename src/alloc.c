@@ -129,11 +129,10 @@ static void report_bad_next(cg_chunk_t *c)
               "free(): invalid size");
 }
 
-/* A heap chunk's size must be sane before we walk to its neighbour, the
+/* A heap chunk's size must be sane before we walk to its neighbour, and the
  * neighbour must really start a chunk (or be the fencepost closing an old
- * heap), and no chunk may start inside the block: an overflow that rewrites
- * a size field cannot make free hand out memory overlapping other blocks.
- * (The inline tcache path makes the first two tests, not the span scan.) */
+ * heap): an overflow that rewrites a size field so that it leads into the
+ * middle of a chunk is caught here (release_heap adds the span scan). */
 static inline void check_heap_size(cg_chunk_t *c)
 {
     cg_heap_t *h = cg_heap_base(c);
@@ -144,8 +143,7 @@ static inline void check_heap_size(cg_chunk_t *c)
                     size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
         report_bad_size(c);
     cg_chunk_t *next = cg_at(c, size);
-    if (CG_UNLIKELY((!cg_start_test(h, next) && next != CG_LOAD(h->fence)) ||
-                    !cg_heap_span_clear(h, c, size)))
+    if (CG_UNLIKELY(!cg_start_test(h, next) && next != CG_LOAD(h->fence)))
         report_bad_next(c);
 }
 
@@ -248,6 +246,13 @@ CG_INLINE void release_heap(cg_chunk_t *c, bool mt, cg_tcache_t *tc)
 {
     size_t size = cg_csize(c);
     check_in_use(c, size, tc);
+    /* No chunk may start inside the block being freed: a size field that an
+     * overflow enlarged to swallow whole neighbours would otherwise hand
+     * out memory overlapping them.  O(size / 1 KiB) word reads, on the
+     * checked paths only (not the inline tcache path, not realloc in place),
+     * so it stays small next to the cost of having used the block. */
+    if (CG_SWITCH(CG_CHECK_FREE_SIZE) && CG_UNLIKELY(!cg_heap_span_clear(cg_heap_base(c), c, size)))
+        report_bad_next(c);
     if (tc != NULL && size <= cg_mp.tcache_max_csize) {
         size_t idx = cg_csize2tidx(size);
         if (tc->counts[idx] < cg_mp.tcache_count) {
