@@ -271,11 +271,10 @@ static void release(cg_chunk_t *c, bool big, bool mt, cg_tcache_t *tc)
         release_heap(c, mt, tc);
 }
 
-void *cg_malloc_slow(size_t n, uintptr_t caller)
+/* malloc's contract for every entry that serves an unaligned request:
+ * ENOMEM above PTRDIFF_MAX, M_PERTURB fill. */
+static void *malloc_mem(size_t n, bool mt, cg_tcache_t *tc)
 {
-    cg_ensure_init();
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_tcache_t *tc = enter(caller, "malloc", OP_MALLOC, mt);
     if (CG_UNLIKELY(n > CG_MAX_REQUEST)) {
         errno = ENOMEM;
         return NULL;
@@ -286,6 +285,14 @@ void *cg_malloc_slow(size_t n, uintptr_t caller)
         return NULL;
     perturb_alloc(c);
     return cg_chunk2mem(c);
+}
+
+void *cg_malloc_slow(size_t n, uintptr_t caller)
+{
+    cg_ensure_init();
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_tcache_t *tc = enter(caller, "malloc", OP_MALLOC, mt);
+    return malloc_mem(n, mt, tc);
 }
 
 void cg_free_slow(void *mem, uintptr_t caller)
@@ -374,16 +381,8 @@ void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
     bool mt = !CG_SINGLE_THREAD_P;
     cg_tcache_t *tc = enter(caller, "realloc", OP_REALLOC, mt);
     bool fresh;
-    if (mem == NULL) {
-        if (n > CG_MAX_REQUEST) {
-            errno = ENOMEM;
-            return NULL;
-        }
-        cg_chunk_t *c = alloc_chunk(cg_request2size(n), mt, tc, &fresh);
-        if (c != NULL)
-            perturb_alloc(c);
-        return c ? cg_chunk2mem(c) : NULL;
-    }
+    if (mem == NULL)
+        return malloc_mem(n, mt, tc);
     bool big;
     cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, "realloc(): invalid pointer", mt, &big);
     if (!big)
@@ -431,15 +430,8 @@ void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     cg_tcache_t *tc = enter(caller, op, OP_MEMALIGN, mt);
-    bool fresh;
-    if (align <= CG_ALIGN) {
-        if (n > CG_MAX_REQUEST) {
-            errno = ENOMEM;
-            return NULL;
-        }
-        cg_chunk_t *c = alloc_chunk(cg_request2size(n), mt, tc, &fresh);
-        return c ? cg_chunk2mem(c) : NULL;
-    }
+    if (align <= CG_ALIGN)
+        return malloc_mem(n, mt, tc);
     if (align > SIZE_MAX / 2 + 1) {                 /* glibc: EINVAL above SIZE_MAX/2+1 */
         errno = EINVAL;
         return NULL;
@@ -454,9 +446,9 @@ void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
     cg_chunk_t *c = NULL;
     if (nb + align >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max)
         c = cg_big_alloc(nb, align, mt);
-    if (c == NULL) {
+    bool fresh;                       /* unused: memalign promises no zeroing */
+    if (c == NULL)
         c = from_arenas(nb, align, mt, NULL, &fresh);
-    }
     if (c == NULL)
         c = cg_big_alloc(nb, align, mt);
     if (c == NULL) {
