@@ -22,7 +22,6 @@ cg_params_t cg_mp = {
     .trim_threshold = CG_TRIM_THRESHOLD_DEF,
     .top_pad = 128 * 1024,
     .n_mmaps_max = CG_MMAP_MAX_DEF,
-    .arena_test = 8,
     .max_fast = (CG_MXFAST_DEF + CG_SIZE_SZ) & ~(size_t)CG_ALIGN_MASK,  /* chunk 128 */
     .tcache_bins = CG_TCACHE_BINS,
     .tcache_fast_bins = CG_TCACHE_BINS,

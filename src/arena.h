@@ -45,7 +45,6 @@ typedef struct cg_params {
     int    n_mmaps_max;         /* at most this many big blocks (M_MMAP_MAX) */
     int    no_dyn_threshold;    /* set once the user fixes a threshold       */
     size_t arena_max;           /* 0: 8 x cores                              */
-    size_t arena_test;          /* arenas created before arena_max applies   */
     size_t max_fast;            /* largest fastbin chunk size (0: none)      */
     int    perturb;             /* M_PERTURB byte (0: off)                   */
     size_t tcache_bins;         /* tcache bins in use (tcache_max)           */

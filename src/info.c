@@ -96,8 +96,8 @@ int cg_mallopt_impl(int param, int value)
         cg_mp.tcache_fast_bins = cg_mp.perturb ? 0 : cg_mp.tcache_bins;
         return 1;
     case M_ARENA_TEST:
-        if (value > 0)
-            cg_mp.arena_test = (size_t)value;
+        /* Accepted as glibc does; the arena limit here is arena_max (or
+         * 8 x CPUs) from the first thread on, with no trial phase. */
         return 1;
     case M_ARENA_MAX:
         if (value > 0)
