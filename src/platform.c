@@ -173,6 +173,14 @@ size_t cg_os_ncpus(void)
  * sleep until the holder's unlock wakes us. */
 void cg_lock_slow(cg_lock_t *l)
 {
+    for (int spin = 0; spin < CG_LOCK_SPIN; spin++) {
+        CG_CPU_RELAX();
+        uint32_t zero = 0;
+        if (__atomic_load_n(&l->state, __ATOMIC_RELAXED) == 0 &&
+            __atomic_compare_exchange_n(&l->state, &zero, 1, false,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+    }
     while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0)
         SYS(SYS_futex, &l->state, FUTEX_WAIT_PRIVATE, 2, 0, 0, 0);
 }

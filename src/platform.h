@@ -55,6 +55,23 @@ typedef struct cg_lock {
 
 #define CG_LOCK_INIT { 0 }
 
+/* How many times cg_lock_slow polls a held lock (with a CPU pause between
+ * polls, roughly 4 µs in all) before it sleeps in the kernel.  Arena
+ * critical sections last about 100 ns, far less than a futex sleep and
+ * wake-up, so a short spin saves the two context switches that a contended
+ * acquisition otherwise costs (measured on the two-thread bench row; see
+ * docs/performance.md).  The idea is glibc's adaptive mutex
+ * (PTHREAD_MUTEX_ADAPTIVE_NP), bounded by a constant here. */
+#ifndef CG_LOCK_SPIN
+#define CG_LOCK_SPIN 100
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#define CG_CPU_RELAX() __builtin_ia32_pause()
+#else
+#define CG_CPU_RELAX() __asm__ __volatile__("" ::: "memory")
+#endif
+
 void cg_lock_slow(cg_lock_t *l) CG_HIDDEN;
 void cg_unlock_wake(cg_lock_t *l) CG_HIDDEN;
 
