@@ -7,7 +7,12 @@
  * boundary-tag coalescing, and a top chunk that grows and shrinks.  Each
  * integrity check sits where glibc has it and costs O(1); the glibc message
  * it corresponds to is quoted in the report.
+ *
+ * Every function here runs with the arena's lock held (or single-threaded);
+ * the exported ones that take the lock themselves read no header before
+ * they have it.  Hence plain header loads (chunk.h, CG_HEADERS_LOCKED).
  */
+#define CG_HEADERS_LOCKED 1
 #include "arena.h"
 
 #include <string.h>
@@ -39,11 +44,15 @@ static void unmark_bin(cg_arena_t *av, size_t i) { av->binmap[i >> 5] &= ~(1u <<
 static cg_heap_t *heap_of(const void *c) { return cg_heap_base(c); }
 
 /* A list link we are about to follow must point at a bin header of this
- * arena or into the in-use part of one of our heaps: anything else is
- * corruption, reported before the link is dereferenced. */
+ * arena or into the chunk space of one of our heaps: anything else is
+ * corruption, reported before the link is dereferenced.  The arena's
+ * current heap is one compare (most links point there); a bin header is
+ * one more; older heaps need the heap map. */
 static inline bool link_ok(cg_arena_t *av, const void *x)
 {
-    if ((uintptr_t)x - (uintptr_t)av < sizeof *av)   /* a bin header of this arena */
+    if ((uintptr_t)x - av->link_lo < av->link_span)   /* the current heap */
+        return true;
+    if ((uintptr_t)x - (uintptr_t)av < sizeof *av)     /* a bin header of this arena */
         return true;
     return cg_heap_readable(x, sizeof(cg_chunk_t));
 }
@@ -81,16 +90,12 @@ CG_INLINE void check_free_size(const cg_chunk_t *p, const char *glibc)
                     "a free chunk's size is impossible (overwritten?)", glibc);
 }
 
-/* Take p out of its doubly linked bin, checking both neighbours first. */
-CG_INLINE void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
+/* Take p, whose size and boundary tag the caller has checked, out of its
+ * doubly linked bin, checking both neighbours first. */
+CG_INLINE void unlink_sized(cg_arena_t *av, cg_chunk_t *p)
 {
     cg_chunk_t *fd = p->fd, *bk = p->bk;
     if (CG_SWITCH(CG_CHECK_UNLINK)) {
-        check_free_size(p, "corrupted size vs. prev_size");
-        if (CG_UNLIKELY(cg_csize(p) != cg_next(p)->prev_size))
-            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(p),
-                      "unlink: a free chunk's size disagrees with the prev_size "
-                      "stored after it", "corrupted size vs. prev_size");
         check_link(av, fd, "unlink: a free chunk's forward link points outside the heap",
                    "corrupted double-linked list");
         check_link(av, bk, "unlink: a free chunk's back link points outside the heap",
@@ -104,6 +109,20 @@ CG_INLINE void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
     bk->fd = fd;
     if (av->last_remainder == p)
         av->last_remainder = NULL;
+}
+
+/* Take p out of its doubly linked bin, checking its size, its boundary tag
+ * and both neighbours first. */
+CG_INLINE void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
+{
+    if (CG_SWITCH(CG_CHECK_UNLINK)) {
+        check_free_size(p, "corrupted size vs. prev_size");
+        if (CG_UNLIKELY(cg_csize(p) != cg_next(p)->prev_size))
+            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(p),
+                      "unlink: a free chunk's size disagrees with the prev_size "
+                      "stored after it", "corrupted size vs. prev_size");
+    }
+    unlink_sized(av, p);
 }
 
 /* Put a free chunk (head and foot already set) at the front of the
@@ -192,7 +211,7 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
             cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
                       "the previous chunk's size disagrees with this chunk's "
                       "prev_size", "corrupted size vs. prev_size while consolidating");
-        unlink_chunk(av, p);
+        unlink_sized(av, p);     /* its size is c's prev_size: checked just above */
         cg_start_clear(c);
         c = p;
         size += ps;
@@ -305,7 +324,7 @@ static bool grow_top(cg_arena_t *av, size_t nb)
         return false;
     nh->prev = h;
     close_heap(av, h);
-    av->heap = nh;
+    cg_arena_set_heap(av, nh);
     av->top = (cg_chunk_t *)nh->data;
     cg_set_head(av->top, (nh->size - CG_HEAP_DATA_OFF) | CG_PREV_INUSE);
     cg_start_set(av->top);
@@ -363,7 +382,7 @@ static bool drop_empty_heap(cg_arena_t *av)
     av->system_mem -= h->size;
     cg_heap_delete(h);
     CG_STORE(ph->fence, NULL);
-    av->heap = ph;
+    cg_arena_set_heap(av, ph);
     av->top = nt;
     return true;
 }

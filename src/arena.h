@@ -30,6 +30,10 @@ typedef struct cg_arena {
     cg_chunk_t *bins[CG_NBINS * 2 - 2];   /* fd/bk pairs; see cg_bin_at       */
     unsigned binmap[4];                   /* one bit per bin that may hold chunks */
     cg_heap_t *heap;                      /* the heap holding top (newest)    */
+    uintptr_t link_lo;                    /* heap's first chunk address, and  */
+    size_t link_span;                     /* the span where a chunk header is
+                                           * readable (0: no heap); set by
+                                           * cg_arena_set_heap               */
     struct cg_arena *next;                /* all arenas, by creation          */
     struct cg_arena *next_free;           /* arenas with no attached thread   */
     size_t attached_threads;              /* threads using this arena         */
@@ -113,6 +117,16 @@ cg_arena_t *cg_arena_retry(cg_arena_t *failed, bool mt) CG_HIDDEN;
 void cg_arena_detach_thread(void) CG_HIDDEN;
 
 CG_INLINE cg_arena_t *cg_arena_of(const cg_chunk_t *c) { return cg_heap_base(c)->arena; }
+
+/* Make h the arena's current heap (the one holding top).  Also sets the
+ * range that link checks accept without a heap-map lookup: every address
+ * in h where a chunk header (fd/bk included) can be read. */
+CG_INLINE void cg_arena_set_heap(cg_arena_t *av, cg_heap_t *h)
+{
+    av->heap = h;
+    av->link_lo = (uintptr_t)h + CG_HEAP_DATA_OFF;
+    av->link_span = CG_HEAP_MAX - CG_HEAP_DATA_OFF - sizeof(cg_chunk_t) + 1;
+}
 
 /* Walk all arenas without the list lock: arenas are only ever appended,
  * published with a release store. */

@@ -24,7 +24,7 @@ static_assert(ARENA_OFF + sizeof(cg_arena_t) <= CG_HEAP_HDR_BYTES, "arena fits t
 bool cg_arena_setup_heap(cg_arena_t *av, cg_heap_t *h)
 {
     h->arena = av;
-    av->heap = h;
+    cg_arena_set_heap(av, h);
     av->top = (cg_chunk_t *)h->data;
     cg_set_head(av->top, (h->size - CG_HEAP_DATA_OFF) | CG_PREV_INUSE);
     cg_start_set(av->top);

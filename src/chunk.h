@@ -45,7 +45,16 @@ CG_INLINE cg_chunk_t *cg_mem2chunk(const void *m)
  * (PREV_INUSE of the chunk after its own in-use chunk) is never changed by
  * anyone but the owner of that in-use chunk.
  */
+#ifdef CG_HEADERS_LOCKED
+/* A translation unit whose code runs only under the owning arena's lock (or
+ * single-threaded) defines CG_HEADERS_LOCKED before its first include: its
+ * header reads cannot race, because every header write happens under that
+ * lock, so they are plain loads the compiler may merge.  (Relaxed atomic
+ * loads may not be merged: each cg_csize would be a reload.) */
+CG_INLINE size_t cg_head(const cg_chunk_t *c) { return c->size; }
+#else
 CG_INLINE size_t cg_head(const cg_chunk_t *c) { return __atomic_load_n(&c->size, __ATOMIC_RELAXED); }
+#endif
 CG_INLINE void cg_set_head(cg_chunk_t *c, size_t sz_flags)
 {
     __atomic_store_n(&c->size, sz_flags, __ATOMIC_RELAXED);
