@@ -18,7 +18,7 @@ BENCH_DIR    := $(BUILD)/bench
 BENCH_CC     := gcc
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread
 BENCH_PROGS  := launch lifo churn calloc realloc
-BENCH_BINS   := $(patsubst %,$(BENCH_DIR)/bench-%,$(BENCH_PROGS))
+BENCH_BINS   := $(patsubst %,$(BENCH_DIR)/bench-%,$(BENCH_PROGS)) $(BENCH_DIR)/bench-empty.so
 BENCH_QUICK  ?=
 # Peers: Debian's jemalloc and tcmalloc (tools/deps.sh bench installs
 # them), so every run sets chunkguard beside glibc and two peers.
@@ -41,6 +41,11 @@ $(OBJS) $(CG_OBJS) $(BENCH_BINS): | bench-deps
 endif
 
 bench-bins: $(BENCH_BINS)
+
+# The glibc baseline's loader-cost control (bench-empty.c, run.py).
+$(BENCH_DIR)/bench-empty.so: bench/bench-empty.c bench/bench.mk
+	@mkdir -p $(dir $@)
+	$(BENCH_CC) $(BENCH_CFLAGS) -shared -fPIC -o $@ $<
 
 $(BENCH_DIR)/bench-%: bench/bench-%.c bench/bench.h bench/bench.mk
 	@mkdir -p $(dir $@)

@@ -6,8 +6,16 @@ usage: run.py [--bin-dir DIR] [--cg PATH|none] [--peers SPEC] [--rounds N]
               [--out FILE]
 
 Every workload binary (built once, dynamically linked) runs under glibc's
-malloc (nothing preloaded) and under LD_PRELOAD of each other allocator:
-chunkguard (--cg) and any peers (--peers / BENCH_PEERS "name=/path.so,...").
+malloc and under LD_PRELOAD of each other allocator: chunkguard (--cg) and
+any peers (--peers / BENCH_PEERS "name=/path.so,...").
+
+The glibc baseline runs with an empty shared object preloaded
+(--baseline-preload, default <bin-dir>/bench-empty.so), so that it pays the
+loader's cost of one preloaded object as every other column does: that cost,
+150-190 kB of peak RSS, would otherwise count as the allocator's memory in
+2 MB processes.  A second column, glibc-bare, runs glibc with nothing
+preloaded, so the table still shows what preloading itself costs.
+--baseline-preload none drops both: glibc runs bare, as the only baseline.
 Runs are interleaved: each round runs every workload once per allocator, the
 allocator order reversed every other round so drift over time falls on all
 alike.  Per workload and allocator the table shows the median ns per
@@ -48,6 +56,7 @@ import tempfile
 import time
 
 BAR = 1.10  # the project's bar for chunkguard/glibc, time and peak RSS
+EMPTY_PRELOAD = "bench-empty.so"  # the baseline's loader-cost control
 
 # name, binary, variant, timed iterations, callgrind iterations (full run,
 # quick run).  Full-run counts make each glibc run last about 1.5 s on the
@@ -86,6 +95,9 @@ def parse_args(argv):
                    help="where the bench-* binaries are; results go there too")
     p.add_argument("--cg", default="build/libchunkguard.so",
                    help="chunkguard .so to preload, or 'none' for an A/A run")
+    p.add_argument("--baseline-preload", default=None,
+                   help="empty .so preloaded under the glibc baseline "
+                        "(default <bin-dir>/bench-empty.so), or 'none'")
     p.add_argument("--peers", default=os.environ.get("BENCH_PEERS", ""),
                    help="extra allocators: name=/path.so,...")
     p.add_argument("--rounds", type=int,
@@ -110,7 +122,11 @@ def allocators(args):
     Exits with status 2 when a given .so does not exist or a peer spec is
     malformed.
     """
-    result = [("glibc", None)]
+    if args.baseline_preload == "none":
+        result = [("glibc", None)]
+    else:
+        empty = args.baseline_preload or os.path.join(args.bin_dir, EMPTY_PRELOAD)
+        result = [("glibc", os.path.abspath(empty)), ("glibc-bare", None)]
     if args.cg == "none":
         result.append(("chunkguard", None))
     else:
@@ -227,9 +243,10 @@ def parse_result(out):
 
 
 def check_preload(res, so):
-    """Raise RunError unless malloc came from so (or from libc when so is None)."""
+    """Raise RunError unless malloc came from so (or from libc when so is None
+    or the baseline's empty object)."""
     got = res.get("malloc_from", "unknown")
-    if so is None:
+    if so is None or os.path.basename(so) == EMPTY_PRELOAD:
         ok = os.path.basename(got).startswith("libc.so")
     else:
         ok = os.path.exists(got) and os.path.samefile(got, so)
