@@ -64,3 +64,9 @@ clean:
 
 check: deps lib
 	@tests/run-all.sh
+
+# docs/options.md is generated from src/options.def (make check verifies it).
+docs/options.md: tools/gen-options-doc.c src/options.def
+	@mkdir -p $(BUILD)
+	$(CC) -O0 -Wall -o $(BUILD)/gen-options-doc tools/gen-options-doc.c
+	$(BUILD)/gen-options-doc > $@

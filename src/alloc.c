@@ -40,11 +40,11 @@ static size_t usable_of(cg_chunk_t *c)
     return cg_is_mmapped(c) ? cg_big_usable(c) : cg_heap_usable(c);
 }
 
-/* M_PERTURB: fill a new block with the complement of the perturb byte. */
+/* M_PERTURB or fill_alloc: fill a new block. */
 static inline void perturb_alloc(cg_chunk_t *c)
 {
-    if (CG_UNLIKELY(cg_mp.perturb))
-        memset(cg_chunk2mem(c), cg_mp.perturb ^ 0xff, usable_of(c));
+    if (CG_UNLIKELY(cg_mp.alloc_fill >= 0))
+        memset(cg_chunk2mem(c), cg_mp.alloc_fill, usable_of(c));
 }
 
 /* nb bytes (aligned to align when it is not 0) from arena av, under its
@@ -370,7 +370,7 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
         return NULL;
     /* Memory fresh from the OS (a new mmap, or top beyond anything ever
      * written) is already zero. */
-    if (!fresh || cg_mp.perturb)
+    if (!fresh || cg_mp.alloc_fill >= 0 || cg_mp.free_fill >= 0)
         cg_clear(cg_chunk2mem(c), usable_of(c));
     return cg_chunk2mem(c);
 }

@@ -31,6 +31,8 @@ cg_params_t cg_mp = {
     .tcache_bins = CG_TCACHE_BINS,
     .tcache_fast_bins = CG_TCACHE_BINS,
     .tcache_count = CG_TCACHE_COUNT_DEF,
+    .alloc_fill = -1,
+    .free_fill = -1,
     .tcache_max_csize = CG_MINSIZE + (CG_TCACHE_BINS - 1) * CG_ALIGN,
 };
 cg_arena_t cg_main_arena;

@@ -50,7 +50,8 @@ typedef struct cg_params {
     int    no_dyn_threshold;    /* set once the user fixes a threshold       */
     size_t arena_max;           /* 0: 8 x cores                              */
     size_t max_fast;            /* largest fastbin chunk size (0: none)      */
-    int    perturb;             /* M_PERTURB byte (0: off)                   */
+    int    alloc_fill;          /* byte new blocks are filled with (-1: off) */
+    int    free_fill;           /* byte freed blocks are filled with (-1: off) */
     size_t tcache_bins;         /* tcache bins in use (tcache_max)           */
     size_t tcache_fast_bins;    /* bins the inline fast paths serve: 0 while
                                  * M_PERTURB is set, so every block is filled */

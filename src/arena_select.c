@@ -10,7 +10,12 @@
  */
 #include "arena.h"
 
+#include <unistd.h>
+
+
 #include "init.h"
+#include "options.h"
+#include "report.h"
 #include "thread.h"
 
 static cg_arena_t *free_list;       /* arenas with no attached thread       */
@@ -47,6 +52,12 @@ static cg_arena_t *arena_create(void)
         last = last->next;
     __atomic_store_n(&last->next, av, __ATOMIC_RELEASE);
     CG_STORE(cg_mp.narenas, cg_mp.narenas + 1);
+    if (CG_UNLIKELY(cg_opt.verbosity >= 2)) {
+        char buf[128];
+        size_t n = cg_fmt(buf, sizeof buf, "==%d==chunkguard: new arena %d in heap %p\n",
+                          (int)getpid(), av->index, (void *)h);
+        cg_log_write(buf, n);
+    }
     return av;
 }
 

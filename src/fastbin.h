@@ -95,8 +95,8 @@ CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
 
 CG_INLINE void cg_perturb_free(cg_chunk_t *c, size_t size)
 {
-    if (CG_UNLIKELY(cg_mp.perturb))
-        __builtin_memset(cg_chunk2mem(c), cg_mp.perturb, size - CG_HDR_SZ);
+    if (CG_UNLIKELY(cg_mp.free_fill >= 0))
+        __builtin_memset(cg_chunk2mem(c), cg_mp.free_fill, size - CG_HDR_SZ);
 }
 
 /* Free a chunk of a fastbin size: next-size check, M_PERTURB fill, push. */

@@ -4,6 +4,10 @@
 #include "heap.h"
 
 #include <errno.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "report.h"
 
 uint8_t cg_heapmap[CG_HEAP_MAP_ENTRIES];
 
@@ -31,6 +35,13 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     h->clean_from = h->data;
     h->fence = NULL;
     __atomic_store_n(&cg_heapmap[(uintptr_t)base >> CG_HEAP_SHIFT], 1, __ATOMIC_RELEASE);
+    if (CG_UNLIKELY(cg_opt.verbosity >= 2)) {
+        char buf[160];
+        size_t n = cg_fmt(buf, sizeof buf, "==%d==chunkguard: new heap at %p (%zu MiB of "
+                          "address space)\n", (int)getpid(), (void *)base,
+                          (size_t)(CG_HEAP_MAX >> 20));
+        cg_log_write(buf, n);
+    }
     return h;
 }
 

@@ -51,13 +51,50 @@ static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
     cg_unlock_if(&av->lock, mt);
 }
 
+/* The inline tcache paths skip block filling, so they serve no bin while
+ * any fill is on; the slow paths fill and still use the tcache. */
+static void update_fast_bins(void)
+{
+    bool fill = cg_mp.alloc_fill >= 0 || cg_mp.free_fill >= 0;
+    cg_mp.tcache_fast_bins = fill ? 0 : cg_mp.tcache_bins;
+}
+
+void cg_param_set_fill(int alloc_fill, int free_fill)
+{
+    cg_mp.alloc_fill = alloc_fill;
+    cg_mp.free_fill = free_fill;
+    update_fast_bins();
+}
+
+bool cg_param_set_tcache_count(unsigned long n)
+{
+    if (n > CG_TCACHE_COUNT_MAX)
+        return false;
+    cg_mp.tcache_count = n;
+    return true;
+}
+
+bool cg_param_set_tcache_max(unsigned long bytes)
+{
+    if (bytes > CG_TCACHE_MAX_REQ)
+        return false;
+    cg_mp.tcache_bins = cg_csize2tidx(cg_request2size(bytes)) + 1;
+    cg_mp.tcache_max_csize = CG_MINSIZE + (cg_mp.tcache_bins - 1) * CG_ALIGN;
+    update_fast_bins();
+    return true;
+}
+
 int cg_mallopt_impl(int param, int value)
 {
     cg_ensure_init();
-    bool mt = !CG_SINGLE_THREAD_P;
+    return cg_param_set(param, value, !CG_SINGLE_THREAD_P);
+}
+
+int cg_param_set(int param, long value, bool mt)
+{
     switch (param) {
     case M_MXFAST:
-        if (value < 0 || value > (int)CG_MXFAST_MAX)
+        if (value < 0 || value > (long)CG_MXFAST_MAX)
             return 0;
         /* Empty the fastbins first: chunks filed under the old limit must
          * not be stranded above the new one. */
@@ -90,10 +127,12 @@ int cg_mallopt_impl(int param, int value)
     case M_CHECK_ACTION:
         return 1;
     case M_PERTURB:
-        cg_mp.perturb = value & 0xff;
-        /* While perturbing, route every block through the slow paths, which
-         * fill them; the tcache still serves them there. */
-        cg_mp.tcache_fast_bins = cg_mp.perturb ? 0 : cg_mp.tcache_bins;
+        /* glibc: new blocks get the byte's complement, freed ones the byte;
+         * 0 turns both off. */
+        if ((value & 0xff) != 0)
+            cg_param_set_fill((int)((value & 0xff) ^ 0xff), (int)(value & 0xff));
+        else
+            cg_param_set_fill(-1, -1);
         return 1;
     case M_ARENA_TEST:
         /* Accepted as glibc does; the arena limit here is arena_max (or

@@ -73,6 +73,31 @@ static void fork_child(void)
     cg_tcache_after_fork_child();
 }
 
+/* Options that change the core's parameters; they win over glibc's
+ * settings (tunables.c), which ran first. */
+static void apply_options(void)
+{
+    if (CG_OPT_GIVEN(fill_alloc) || CG_OPT_GIVEN(fill_free))
+        cg_param_set_fill(CG_OPT_GIVEN(fill_alloc) ? cg_opt.fill_alloc : cg_mp.alloc_fill,
+                          CG_OPT_GIVEN(fill_free) ? cg_opt.fill_free : cg_mp.free_fill);
+}
+
+/* verbosity >= 1: one line saying chunkguard is in charge, and how. */
+static void say_hello(void)
+{
+    if (cg_opt.verbosity < 1)
+        return;
+    char buf[512];
+    size_t n = cg_fmt(buf, sizeof buf,
+                      "==%d==chunkguard: fast mode; tcache %zu bins x %zu, fastbin chunks <= %zu B, "
+                      "mmap_threshold %zu, arena_max %zu, alloc_fill %d, free_fill %d, "
+                      "CPUs %zu\n",
+                      (int)getpid(), cg_mp.tcache_bins, cg_mp.tcache_count,
+                      cg_mp.max_fast, cg_mp.mmap_threshold, cg_mp.arena_max,
+                      cg_mp.alloc_fill, cg_mp.free_fill, cg_ncpus);
+    cg_log_write(buf, n);
+}
+
 static void init_core(void)
 {
     unsigned long ps = getauxval(AT_PAGESZ);
@@ -80,7 +105,9 @@ static void init_core(void)
         cg_pagesize = ps;
     cg_tcache_key = (uintptr_t)cg_os_random64();
     cg_link_secret = (uintptr_t)cg_os_random64() & ~(uintptr_t)CG_ALIGN_MASK;
+    cg_tunables_init();
     cg_options_init();
+    apply_options();
     cg_ncpus = cg_os_ncpus();
     cg_arena_init(&cg_main_arena, 0);
     /* Without a first heap (a tight RLIMIT_AS) the main arena starts empty
@@ -91,6 +118,7 @@ static void init_core(void)
         cg_arena_setup_heap(&cg_main_arena, h);
     cg_main_arena.attached_threads = 0;
     cg_mp.narenas = 1;
+    say_hello();
 }
 
 void cg_init_slow(void)
@@ -143,27 +171,12 @@ static bool maps_have_brk_heap(void)
     return found;
 }
 
-/* Expand %p to the pid. */
-static void expand_path(char *out, size_t cap, const char *in)
-{
-    size_t o = 0;
-    for (const char *s = in; *s && o + 24 < cap; s++) {
-        if (s[0] == '%' && s[1] == 'p') {
-            o += cg_fmt(out + o, cap - o, "%d", (int)getpid());
-            s++;
-        } else {
-            out[o++] = *s;
-        }
-    }
-    out[o] = 0;
-}
-
 __attribute__((destructor)) static void cg_write_stats_file(void)
 {
     if (cg_init_state != 2 || cg_opt.stats_path[0] == 0)
         return;
     char path[CG_OPT_STRING_MAX + 32], exe[256], line[1024];
-    expand_path(path, sizeof path, cg_opt.stats_path);
+    cg_expand_path(path, sizeof path, cg_opt.stats_path);
     ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[el > 0 ? el : 0] = 0;
     cg_stats_t st;

@@ -1,5 +1,6 @@
 /*
- * options.c — the CHUNKGUARD_OPTIONS parser (see options.def).
+ * options.c — the CHUNKGUARD_OPTIONS parser and the help=1 listing, both
+ * generated from options.def.
  */
 #include "options.h"
 
@@ -11,21 +12,25 @@
 #include "report.h"
 
 cg_options_t cg_opt;
+uint32_t cg_opt_given;
+
+_Static_assert(CG_OPT_COUNT <= 32, "cg_opt_given has one bit per option");
 
 static void warn(const char *what, const char *key, size_t keylen)
 {
-    char buf[256];
-    char k[64];
+    char buf[320], k[64];
     size_t n = keylen < sizeof k - 1 ? keylen : sizeof k - 1;
     memcpy(k, key, n);
     k[n] = 0;
     size_t len = cg_fmt(buf, sizeof buf, "==%d==WARNING: chunkguard: %s '%s' in "
                         "CHUNKGUARD_OPTIONS; keeping the default\n", (int)getpid(), what, k);
-    cg_os_write_all(2, buf, len);
+    cg_log_write(buf, len);
 }
 
-static bool parse_bool(const char *v, size_t n, bool *out)
+/* Value parsers: true and *out set when v[0..n) is a whole valid value. */
+static bool parse_bool(const char *v, size_t n, long min, long max, bool *out)
 {
+    (void)min, (void)max;
     if (n == 1 && (v[0] == '0' || v[0] == '1')) {
         *out = v[0] == '1';
         return true;
@@ -33,8 +38,41 @@ static bool parse_bool(const char *v, size_t n, bool *out)
     return false;
 }
 
-static bool parse_string(const char *v, size_t n, char *out)
+/* Decimal, or hexadecimal after 0x; an optional leading '-'. */
+static bool parse_int(const char *v, size_t n, long min, long max, int *out)
 {
+    bool neg = n > 0 && v[0] == '-';
+    size_t i = neg ? 1 : 0;
+    unsigned base = 10;
+    if (n - i > 2 && v[i] == '0' && (v[i + 1] == 'x' || v[i + 1] == 'X')) {
+        base = 16;
+        i += 2;
+    }
+    if (i == n)
+        return false;
+    long val = 0;
+    for (; i < n; i++) {
+        char c = v[i];
+        unsigned d;
+        if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
+        else if (base == 16 && c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
+        else if (base == 16 && c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
+        else return false;
+        if (d >= base || val > (1L << 40))
+            return false;
+        val = val * (long)base + (long)d;
+    }
+    if (neg)
+        val = -val;
+    if (val < min || val > max)
+        return false;
+    *out = (int)val;
+    return true;
+}
+
+static bool parse_path(const char *v, size_t n, long min, long max, char *out)
+{
+    (void)min, (void)max;
     if (n >= CG_OPT_STRING_MAX)
         return false;
     memcpy(out, v, n);
@@ -44,63 +82,98 @@ static bool parse_string(const char *v, size_t n, char *out)
 
 static void set_defaults(void)
 {
-#define CG_DEF_bool(name, def)   cg_opt.name = (def);
-#define CG_DEF_string(name, def) parse_string(def, strlen(def), cg_opt.name);
-#define CG_OPTION(name, type, def, is_path, help) CG_DEF_##type(name, def)
+#define CG_DEF_bool(name, def) cg_opt.name = (def);
+#define CG_DEF_int(name, def)  cg_opt.name = (def);
+#define CG_DEF_path(name, def) parse_path(def, strlen(def), 0, 0, cg_opt.name);
+#define CG_OPTION(name, type, def, min, max, flags, help) CG_DEF_##type(name, def)
 #include "options.def"
 #undef CG_OPTION
 }
 
-static void apply(const char *key, size_t klen, const char *val, size_t vlen, bool secure)
+/* Apply one key=value pair.  With only_log, just log_path (the first pass:
+ * warnings of the second pass then go to the log the user asked for). */
+static void apply(const char *key, size_t klen, const char *val, size_t vlen, bool secure,
+                  bool only_log)
 {
-#define CG_OPTION(name, type, def, is_path, help)                               \
-    if (klen == sizeof(#name) - 1 && memcmp(key, #name, klen) == 0) {           \
-        if ((is_path) && secure) {                                              \
-            warn("path option ignored in a set-uid process:", key, klen);       \
-            return;                                                             \
-        }                                                                       \
-        if (!parse_##type(val, vlen, (void *)&cg_opt.name))                     \
-            warn("bad value for", key, klen);                                   \
-        return;                                                                 \
+#define CG_OPTION(name, type, def, min, max, flags, help)                        \
+    if (klen == sizeof(#name) - 1 && memcmp(key, #name, klen) == 0) {            \
+        if (only_log != (CG_OPT_ID_##name == CG_OPT_ID_log_path))                \
+            return;                                                              \
+        if (((flags) & CG_OPT_PATH) && secure) {                                 \
+            warn("path option ignored in a set-uid process:", key, klen);        \
+            return;                                                              \
+        }                                                                        \
+        if (!parse_##type(val, vlen, (min), (max), (void *)&cg_opt.name)) {      \
+            warn("bad value for", key, klen);                                    \
+            return;                                                              \
+        }                                                                        \
+        cg_opt_given |= 1u << CG_OPT_ID_##name;                                  \
+        return;                                                                  \
     }
 #include "options.def"
 #undef CG_OPTION
-    warn("unknown option", key, klen);
+    if (!only_log)
+        warn("unknown option", key, klen);
+}
+
+static void parse(const char *s, bool secure, bool only_log)
+{
+    while (*s) {
+        const char *end = strchr(s, ':');
+        size_t len = end ? (size_t)(end - s) : strlen(s);
+        const char *eq = memchr(s, '=', len);
+        if (len > 0) {
+            if (eq != NULL)
+                apply(s, (size_t)(eq - s), eq + 1, len - (size_t)(eq - s) - 1, secure, only_log);
+            else if (!only_log)
+                warn("option without '=':", s, len);
+        }
+        s += len;
+        if (*s == ':')
+            s++;
+    }
 }
 
 static void print_help(void)
 {
-    char buf[512];
-    size_t n = cg_fmt(buf, sizeof buf, "==%d== chunkguard options (CHUNKGUARD_OPTIONS=key=value:...):\n",
-                      (int)getpid());
-    cg_os_write_all(2, buf, n);
-#define CG_OPTION(name, type, def, is_path, help)                               \
-    n = cg_fmt(buf, sizeof buf, "  %s (%s, default '%s'): %s\n", #name, #type, #def, help); \
-    cg_os_write_all(2, buf, n);
+    char buf[768];
+    size_t n = cg_fmt(buf, sizeof buf, "==%d== chunkguard options "
+                      "(CHUNKGUARD_OPTIONS=key=value:key=value):\n", (int)getpid());
+    cg_log_write(buf, n);
+#define CG_VAL_bool(name) n += cg_fmt(buf + n, sizeof buf - n, "%d", (int)cg_opt.name);
+#define CG_VAL_int(name)  n += cg_fmt(buf + n, sizeof buf - n, "%d", cg_opt.name);
+#define CG_VAL_path(name) n += cg_fmt(buf + n, sizeof buf - n, "'%s'", cg_opt.name);
+#define CG_OPTION(name, type, def, min, max, flags, help)                        \
+    n = cg_fmt(buf, sizeof buf, "  %s=", #name);                                 \
+    CG_VAL_##type(name)                                                          \
+    n += cg_fmt(buf + n, sizeof buf - n, " (%s, default %s): %s\n", #type, #def, help); \
+    cg_log_write(buf, n);
 #include "options.def"
 #undef CG_OPTION
+}
+
+void cg_expand_path(char *out, size_t cap, const char *in)
+{
+    size_t o = 0;
+    for (const char *s = in; *s && o + 24 < cap; s++) {
+        if (s[0] == '%' && s[1] == 'p') {
+            o += cg_fmt(out + o, cap - o, "%d", (int)getpid());
+            s++;
+        } else {
+            out[o++] = *s;
+        }
+    }
+    out[o] = 0;
 }
 
 void cg_options_init(void)
 {
     set_defaults();
     const char *s = getenv("CHUNKGUARD_OPTIONS");
-    if (s == NULL)
-        return;
-    bool secure = getauxval(AT_SECURE) != 0;
-    while (*s) {
-        const char *end = strchr(s, ':');
-        size_t len = end ? (size_t)(end - s) : strlen(s);
-        const char *eq = memchr(s, '=', len);
-        if (len > 0) {
-            if (eq == NULL)
-                warn("option without '=':", s, len);
-            else
-                apply(s, (size_t)(eq - s), eq + 1, len - (size_t)(eq - s) - 1, secure);
-        }
-        s += len;
-        if (*s == ':')
-            s++;
+    if (s != NULL) {
+        bool secure = getauxval(AT_SECURE) != 0;
+        parse(s, secure, true);
+        parse(s, secure, false);
     }
     if (cg_opt.help)
         print_help();

@@ -1,5 +1,6 @@
 /*
- * options.h — runtime options (generated from options.def).
+ * options.h — runtime options (generated from options.def) and glibc's
+ * malloc tunables (tunables.c).
  */
 #ifndef CG_OPTIONS_H
 #define CG_OPTIONS_H
@@ -7,22 +8,63 @@
 #include "platform.h"
 
 #define CG_OPT_STRING_MAX 256
+#define CG_OPT_PATH 1
 
 typedef struct cg_options {
 #define CG_OPT_T_bool   bool
-#define CG_OPT_T_string char
+#define CG_OPT_T_int    int
+#define CG_OPT_T_path   char
 #define CG_OPT_DIM_bool
-#define CG_OPT_DIM_string [CG_OPT_STRING_MAX]
-#define CG_OPTION(name, type, def, is_path, help) CG_OPT_T_##type name CG_OPT_DIM_##type;
+#define CG_OPT_DIM_int
+#define CG_OPT_DIM_path [CG_OPT_STRING_MAX]
+#define CG_OPTION(name, type, def, min, max, flags, help) CG_OPT_T_##type name CG_OPT_DIM_##type;
 #include "options.def"
 #undef CG_OPTION
 } cg_options_t;
 
-extern cg_options_t cg_opt CG_HIDDEN;
+/* One id per option, in list order: bit (1 << CG_OPT_ID_name) of
+ * cg_opt_given says the option was set in CHUNKGUARD_OPTIONS. */
+enum {
+#define CG_OPTION(name, type, def, min, max, flags, help) CG_OPT_ID_##name,
+#include "options.def"
+#undef CG_OPTION
+    CG_OPT_COUNT
+};
 
-/* Parse CHUNKGUARD_OPTIONS into cg_opt (defaults first).  Unknown keys and
- * bad values give one warning line on stderr each and keep the default.
- * Never allocates. */
+extern cg_options_t cg_opt CG_HIDDEN;
+extern uint32_t cg_opt_given CG_HIDDEN;
+
+#define CG_OPT_GIVEN(name) ((cg_opt_given >> CG_OPT_ID_##name) & 1u)
+
+/*
+ * cg_options_init - set every option to its default, then parse
+ * CHUNKGUARD_OPTIONS ("key=value" pairs separated by ':').  An unknown key,
+ * a pair without '=', or a value that does not parse or is out of range
+ * gives one warning line naming it (on the log, see cg_log_fd) and keeps
+ * the default.  Path options are ignored, with a warning, in a set-uid or
+ * otherwise AT_SECURE process.  Runs once, at initialisation, before any
+ * other thread can exist; never allocates.
+ */
 void cg_options_init(void) CG_HIDDEN;
+
+/*
+ * cg_tunables_init - apply glibc's malloc settings from the environment,
+ * before CHUNKGUARD_OPTIONS: GLIBC_TUNABLES entries glibc.malloc.
+ * {tcache_count, tcache_max, mmap_threshold, trim_threshold, arena_max,
+ * perturb, mxfast} and the variables MALLOC_PERTURB_, MALLOC_ARENA_MAX,
+ * MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_, MALLOC_TOP_PAD_ and
+ * MALLOC_MMAP_MAX_, with glibc 2.36's meanings and limits (a value out of
+ * glibc's range is ignored, as glibc ignores it).  Other tunables are left
+ * to glibc.  Nothing is read in an AT_SECURE process (glibc ignores these
+ * there too).  Runs once, at initialisation; never allocates.
+ */
+void cg_tunables_init(void) CG_HIDDEN;
+
+/*
+ * cg_expand_path - copy path option `in` to out (capacity cap bytes,
+ * NUL-terminated, truncated if needed), with each "%p" replaced by the pid.
+ * Async-signal-safe.
+ */
+void cg_expand_path(char *out, size_t cap, const char *in) CG_HIDDEN;
 
 #endif /* CG_OPTIONS_H */

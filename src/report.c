@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "thread.h"
 
 static const char *const tokens[CG_E_COUNT] = {
@@ -79,6 +80,31 @@ size_t cg_describe_pc(char *buf, size_t cap, uintptr_t pc)
     return found ? result : cg_fmt(buf, cap, "<unknown module>");
 }
 
+void cg_log_write(const char *buf, size_t len)
+{
+    int fd = 2;
+    if (cg_opt.log_path[0] != 0) {
+        char path[CG_OPT_STRING_MAX + 32];
+        cg_expand_path(path, sizeof path, cg_opt.log_path);
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0)
+            fd = 2;
+    }
+    cg_os_write_all(fd, buf, len);
+    if (fd != 2)
+        close(fd);
+}
+
+void cg_report_exit(void)
+{
+    /* exitcode given alone selects exiting; abort_on_error=1 given wins. */
+    bool do_abort = CG_OPT_GIVEN(abort_on_error) ? cg_opt.abort_on_error
+                                                 : !CG_OPT_GIVEN(exitcode);
+    if (do_abort)
+        abort();
+    _exit(cg_opt.exitcode);
+}
+
 void cg_report(cg_error_t kind, const void *addr, const char *check, const char *glibc)
 {
     if (__atomic_exchange_n(&reporting, 1, __ATOMIC_ACQ_REL)) {
@@ -99,6 +125,6 @@ void cg_report(cg_error_t kind, const void *addr, const char *check, const char 
                       pid, tokens[kind], addr, op, check,
                       glibc ? " (glibc: \"" : "", glibc ? glibc : "", glibc ? "\")" : "",
                       (void *)pc, where, tokens[kind], op);
-    cg_os_write_all(2, buf, n);
-    abort();
+    cg_log_write(buf, n);
+    cg_report_exit();
 }

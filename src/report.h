@@ -2,8 +2,9 @@
  * report.h — fatal error reports.
  *
  * A report is formatted into a buffer on the stack (no malloc, no stdio),
- * written to fd 2 with write(2), then the process aborts with SIGABRT as
- * glibc does.  First line, stable for tools to match:
+ * written to the log (fd 2, or log_path) with write(2), then the process
+ * ends: SIGABRT by default, as glibc does (options abort_on_error and
+ * exitcode).  First line, stable for tools to match:
  *     ==PID==ERROR: chunkguard: <token> on address 0x...
  * then one line naming the check that fired and the glibc check it
  * corresponds to, then the frame where it happened.
@@ -21,7 +22,7 @@ typedef enum cg_error {
 } cg_error_t;
 
 /*
- * cg_report - report a heap error and abort.
+ * cg_report - report a heap error and end the process (cg_report_exit).
  * @kind:  error kind (its token starts the report)
  * @addr:  the address the error is about (the pointer the program passed,
  *         or the corrupted chunk's user pointer)
@@ -35,6 +36,24 @@ typedef enum cg_error {
  */
 _Noreturn void cg_report(cg_error_t kind, const void *addr, const char *check,
                          const char *glibc) CG_COLD CG_HIDDEN;
+
+/*
+ * cg_log_write - write len bytes of buf, one complete line or report, to
+ * the log: the file log_path names (opened in append mode for this one
+ * write and closed again, so a program that closes and reuses descriptors
+ * never receives our output), or fd 2.  One write(2) per call where the
+ * kernel allows, so lines from several processes appending to one log do
+ * not interleave.  Async-signal-safe; never allocates.
+ */
+void cg_log_write(const char *buf, size_t len) CG_HIDDEN;
+
+/*
+ * cg_report_exit - end the process after a report, as the options say:
+ * abort() (SIGABRT) by default or with abort_on_error=1; _exit(exitcode)
+ * with abort_on_error=0, or when exitcode is set and abort_on_error is not.
+ * Never returns.
+ */
+_Noreturn void cg_report_exit(void) CG_COLD CG_HIDDEN;
 
 /* Format into buf (size cap, always NUL-terminated): %s %p %x %zu %d %c
  * (%x and %zu take size_t; %d takes int).  Returns the length written. */

@@ -1,0 +1,43 @@
+/*
+ * probe.c — small programs for tests/suites/47-options.sh.
+ *   probe alloc-byte N    print the byte at offset 10 of a new N-byte block
+ *   probe free-byte N     free an N-byte block whose neighbour stays live,
+ *                         print the byte at offset 40 of it afterwards
+ *                         (a deliberate read after free, to see fill_free)
+ *   probe double-free     free the same block twice (a report ends us)
+ *   probe ok              allocate and free a little, print "ok"
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "ok";
+    size_t n = argc > 2 ? strtoul(argv[2], NULL, 0) : 64;
+    if (strcmp(mode, "alloc-byte") == 0) {
+        volatile unsigned char *p = malloc(n);
+        printf("%d\n", p[10]);
+        return 0;
+    }
+    if (strcmp(mode, "free-byte") == 0) {
+        unsigned char *p = malloc(n), *keep = malloc(n);
+        memset(p, 0x11, n);
+        free(p);
+        volatile unsigned char *vp = p;
+        printf("%d\n", vp[40]);
+        free(keep);
+        return 0;
+    }
+    if (strcmp(mode, "double-free") == 0) {
+        void *p = malloc(40);
+        free(p);
+        free(p);
+        puts("survived");
+        return 0;
+    }
+    for (int i = 0; i < 1000; i++)
+        free(malloc((size_t)i * 7 + 1));
+    puts("ok");
+    return 0;
+}

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# 47-options.sh — CHUNKGUARD_OPTIONS, glibc's settings, and how a report ends.
+#   options-doc-current  docs/options.md is what tools/gen-options-doc prints
+#   options-help         help=1 lists every option of src/options.def
+#   options-unknown      an unknown key: one warning naming it, program runs
+#   options-bad-value    an out-of-range value: a warning, the default kept
+#   options-no-equals    a pair without '=': a warning
+#   options-verbosity    verbosity=1 prints the start-up line; 0 prints nothing
+#   report-log-path      log_path=F.%p: the report lands in F.<pid>, not stderr
+#   report-exitcode      exitcode=23 exits 23; abort_on_error=0 exits 1;
+#                        abort_on_error=1 with exitcode still aborts
+#   options-setuid       in a set-uid process log_path is ignored with a warning
+#   fill-alloc / fill-free   the fill bytes reach new and freed blocks
+#   tunables-*           GLIBC_TUNABLES / MALLOC_*_ reach the core
+set -u
+R=$CG_ROOT; B=$CG_BUILD/options; SO=$CG_SO
+mkdir -p "$B"
+make -s -C "$R" lib >/dev/null || { echo "FAIL options-build: make lib"; exit 1; }
+# -fno-builtin: gcc would otherwise drop the unused malloc/free pairs
+gcc -O1 -g -Wall -fno-builtin -Wno-use-after-free -o "$B/probe" "$R/tests/options/probe.c" || { echo "FAIL options-build: probe"; exit 1; }
+gcc -O0 -Wall -o "$B/gen-options-doc" "$R/tools/gen-options-doc.c" ||
+    { echo "FAIL options-build: gen-options-doc"; exit 1; }
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+# run OPTIONS ARGS... : the probe under chunkguard; sets out, err, rc
+run() {
+    local opts=$1; shift
+    out=$(timeout 20 env CHUNKGUARD_OPTIONS="$opts" LD_PRELOAD="$SO" "$B/probe" "$@" 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+}
+
+# options-doc-current
+if "$B/gen-options-doc" | diff -u "$R/docs/options.md" - >"$tmp/diff"; then pass options-doc-current
+else fail options-doc-current "docs/options.md is stale; run make docs/options.md: $(head -c 300 "$tmp/diff")"; fi
+
+# options-help: every CG_OPTION name appears as "  name=" in the listing
+names=$(grep -o '^CG_OPTION([a-z_]*' "$R/src/options.def" | sed 's/CG_OPTION(//')
+run help=1 ok
+missing=""
+for n in $names; do grep -q "^  $n=" <<<"$err" || missing="$missing $n"; done
+if [ $rc -eq 0 ] && [ "$out" = ok ] && [ -n "$names" ] && [ -z "$missing" ]; then pass options-help
+else fail options-help "rc=$rc missing:$missing err=$(head -c 300 <<<"$err")"; fi
+
+# options-unknown
+run no_such_option=1 ok
+if [ $rc -eq 0 ] && [ "$out" = ok ] && [ "$(grep -c WARNING <<<"$err")" = 1 ] &&
+   grep -q "unknown option 'no_such_option'" <<<"$err"; then pass options-unknown
+else fail options-unknown "rc=$rc err=$(head -c 300 <<<"$err")"; fi
+
+# options-bad-value: verbosity=7 is out of range, so no start-up line either
+run verbosity=7 ok
+if [ $rc -eq 0 ] && grep -q "bad value for 'verbosity'" <<<"$err" &&
+   ! grep -q 'fast mode' <<<"$err"; then pass options-bad-value
+else fail options-bad-value "rc=$rc err=$(head -c 300 <<<"$err")"; fi
+
+# options-no-equals
+run "verbosity" ok
+if [ $rc -eq 0 ] && grep -q "option without '=': 'verbosity'" <<<"$err"; then pass options-no-equals
+else fail options-no-equals "rc=$rc err=$(head -c 300 <<<"$err")"; fi
+
+# options-verbosity
+run verbosity=1 ok; v1=$err
+run verbosity=0 ok; v0=$err
+if grep -q '^==[0-9]*==chunkguard: fast mode; tcache 64 bins x 7' <<<"$v1" && [ -z "$v0" ]; then
+    pass options-verbosity
+else fail options-verbosity "v1=$(head -c 200 <<<"$v1") v0=$(head -c 200 <<<"$v0")"; fi
+
+# report-log-path
+run "log_path=$tmp/log.%p" double-free
+logs=("$tmp"/log.*)
+if [ $rc -eq 134 ] && [ -z "$err" ] && [ -f "${logs[0]}" ] &&
+   grep -q '^==[0-9]*==ERROR: chunkguard: double-free' "${logs[0]}" &&
+   [ "${logs[0]}" = "$tmp/log.$(grep -o '^==[0-9]*' "${logs[0]}" | head -1 | tr -d =)" ]; then
+    pass report-log-path
+else fail report-log-path "rc=$rc err=$(head -c 200 <<<"$err") logs=${logs[*]}"; fi
+
+# report-exitcode
+run exitcode=23 double-free; a=$rc; ea=$err
+run abort_on_error=0 double-free; b=$rc
+run abort_on_error=1:exitcode=23 double-free; c=$rc
+if [ $a = 23 ] && [ $b = 1 ] && [ $c = 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$ea"; then
+    pass report-exitcode
+else fail report-exitcode "exitcode=23 -> $a, abort_on_error=0 -> $b, both -> $c"; fi
+
+# options-setuid: a set-uid-root copy run by nobody is AT_SECURE
+if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
+    sdir=$(mktemp -d /tmp/cg-suid.XXXXXX); chmod 755 "$sdir"
+    # A set-uid program ignores a LD_PRELOAD path with a slash unless the
+    # library is in a system directory and set-uid itself; link it in instead.
+    gcc -O1 -fno-builtin -Wno-use-after-free -o "$sdir/probe-static" "$R/tests/options/probe.c" \
+        "$CG_BUILD/libchunkguard.a" -pthread &&
+        chmod 4755 "$sdir/probe-static"
+    out=$(CHUNKGUARD_OPTIONS="log_path=$sdir/leak.%p:verbosity=1" \
+          setpriv --reuid=65534 --regid=65534 --clear-groups "$sdir/probe-static" double-free 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+    if [ $rc -eq 134 ] && grep -q 'path option ignored in a set-uid process' <<<"$err" &&
+       grep -q 'ERROR: chunkguard: double-free' <<<"$err" && ! ls "$sdir"/leak.* >/dev/null 2>&1 &&
+       grep -q 'fast mode' <<<"$err"; then pass options-setuid
+    else fail options-setuid "rc=$rc err=$(head -c 300 <<<"$err")"; fi
+    rm -rf "$sdir"
+else
+    fail options-setuid "needs root and setpriv (util-linux)"
+fi
+
+# fill-alloc / fill-free (fill_free acts where M_PERTURB does: past the
+# tcache, so the tcache is turned off for the free probe)
+run fill_alloc=0xab alloc-byte 64; fa=$out
+run fill_free=0x5c free-byte 200; ff1=$out
+out=$(GLIBC_TUNABLES=glibc.malloc.tcache_count=0 CHUNKGUARD_OPTIONS=fill_free=0x5c LD_PRELOAD=$SO \
+      "$B/probe" free-byte 200 2>&1); ff=$out
+if [ "$fa" = 171 ]; then pass fill-alloc; else fail fill-alloc "byte=$fa, want 171"; fi
+if [ "$ff" = 92 ] && [ "$ff1" = 17 ]; then pass fill-free
+else fail fill-free "past the tcache: $ff (want 92); into the tcache: $ff1 (want 17, untouched)"; fi
+
+# tunables-*: through the start-up line and through behaviour
+hello() { env "$@" CHUNKGUARD_OPTIONS=verbosity=1 LD_PRELOAD=$SO "$B/probe" ok 2>&1 >/dev/null; }
+h=$(hello GLIBC_TUNABLES=glibc.malloc.tcache_count=3:glibc.malloc.tcache_max=100:glibc.malloc.arena_max=2:glibc.malloc.mxfast=0)
+if grep -q 'tcache 6 bins x 3, fastbin chunks <= 16 B,.* arena_max 2,' <<<"$h"; then pass tunables-glibc
+else fail tunables-glibc "$h"; fi
+h=$(hello GLIBC_TUNABLES=glibc.malloc.tcache_count=70000:glibc.malloc.tcache_max=5000:glibc.malloc.mxfast=200:glibc.other.x=1)
+if grep -q 'tcache 64 bins x 7, fastbin chunks <= 128 B' <<<"$h"; then pass tunables-out-of-range
+else fail tunables-out-of-range "$h"; fi
+h=$(hello MALLOC_ARENA_MAX=3 MALLOC_MMAP_THRESHOLD_=65536)
+h2=$(hello MALLOC_ARENA_MAX=3 GLIBC_TUNABLES=glibc.malloc.arena_max=5)
+if grep -q 'mmap_threshold 65536, arena_max 3,' <<<"$h" && grep -q 'arena_max 5,' <<<"$h2"; then
+    pass tunables-aliases
+else fail tunables-aliases "$h / $h2"; fi
+pa=$(MALLOC_PERTURB_=90 LD_PRELOAD=$SO "$B/probe" alloc-byte 64)
+pb=$(MALLOC_PERTURB_=90 CHUNKGUARD_OPTIONS=fill_alloc=7 LD_PRELOAD=$SO "$B/probe" alloc-byte 64)
+if [ "$pa" = 165 ] && [ "$pb" = 7 ]; then pass tunables-perturb
+else fail tunables-perturb "MALLOC_PERTURB_=90 -> $pa (want 165); with fill_alloc=7 -> $pb"; fi

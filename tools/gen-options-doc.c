@@ -1,0 +1,73 @@
+/*
+ * gen-options-doc.c — print docs/options.md from src/options.def, so the
+ * documentation is generated from the same list as the parser, the
+ * defaults and the help=1 listing.  `make docs/options.md` runs it;
+ * `make check` fails when the committed file differs from its output.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#define CG_OPT_PATH 1
+
+static void row(const char *name, const char *type, const char *def, long min, long max,
+                int flags, const char *help)
+{
+    char range[64] = "";
+    if (strcmp(type, "int") == 0)
+        snprintf(range, sizeof range, "%ld to %ld", min, max);
+    else if (strcmp(type, "bool") == 0)
+        snprintf(range, sizeof range, "0 or 1");
+    else
+        snprintf(range, sizeof range, "file name");
+    printf("| `%s` | %s | `%s` | %s | %s%s |\n", name, type, def, range, help,
+           (flags & CG_OPT_PATH) ? " Ignored in set-uid (AT_SECURE) processes." : "");
+}
+
+int main(void)
+{
+    puts("# Options\n\n"
+         "<!-- Generated from src/options.def by tools/gen-options-doc.c "
+         "(`make docs/options.md`); do not edit. -->\n\n"
+         "chunkguard reads `CHUNKGUARD_OPTIONS` once, when it initialises: "
+         "`key=value` pairs separated by `:`, e.g.\n\n"
+         "    CHUNKGUARD_OPTIONS=log_path=/tmp/cg.%p:verbosity=1 "
+         "LD_PRELOAD=build/libchunkguard.so ./prog\n\n"
+         "An unknown key, a pair without `=`, or a value that does not parse or is "
+         "out of range gives one warning line naming it, and the option keeps its "
+         "default. `help=1` prints this list with the values in effect.\n\n"
+         "| option | type | default | values | meaning |\n"
+         "|---|---|---|---|---|");
+#define CG_OPTION(name, type, def, min, max, flags, help) \
+    row(#name, #type, #def, (long)(min), (long)(max), (flags), help);
+#include "../src/options.def"
+#undef CG_OPTION
+    puts("\n## How a report ends the process\n\n"
+         "| abort_on_error | exitcode | after a report |\n"
+         "|---|---|---|\n"
+         "| not set | not set | `abort()`: SIGABRT, as glibc's malloc checks do |\n"
+         "| not set | N | `_exit(N)` |\n"
+         "| 1 | any | `abort()` |\n"
+         "| 0 | not set | `_exit(1)` |\n"
+         "| 0 | N | `_exit(N)` |\n\n"
+         "Every report in fast mode ends the process: the heap has just been found "
+         "in a state the allocator cannot vouch for.\n\n"
+         "## glibc's settings\n\n"
+         "A program tuned for glibc's malloc keeps its tuning: these are read before "
+         "`CHUNKGUARD_OPTIONS`, with glibc 2.36's meanings and limits (a value out of "
+         "glibc's range is ignored, as glibc ignores it), and not at all in set-uid "
+         "processes.\n\n"
+         "| GLIBC_TUNABLES entry | environment alias | same as |\n"
+         "|---|---|---|\n"
+         "| `glibc.malloc.tcache_count` | | entries per tcache bin, 0 to 65535 (0: no tcache) |\n"
+         "| `glibc.malloc.tcache_max` | | largest request the tcache holds, 0 to 1032 bytes |\n"
+         "| `glibc.malloc.mmap_threshold` | `MALLOC_MMAP_THRESHOLD_` | `mallopt(M_MMAP_THRESHOLD)` |\n"
+         "| `glibc.malloc.trim_threshold` | `MALLOC_TRIM_THRESHOLD_` | `mallopt(M_TRIM_THRESHOLD)` |\n"
+         "| `glibc.malloc.top_pad` | `MALLOC_TOP_PAD_` | `mallopt(M_TOP_PAD)` |\n"
+         "| `glibc.malloc.mmap_max` | `MALLOC_MMAP_MAX_` | `mallopt(M_MMAP_MAX)` |\n"
+         "| `glibc.malloc.arena_max` | `MALLOC_ARENA_MAX` | `mallopt(M_ARENA_MAX)`, at least 1 |\n"
+         "| `glibc.malloc.perturb` | `MALLOC_PERTURB_` | `mallopt(M_PERTURB)`, 0 to 255 |\n"
+         "| `glibc.malloc.mxfast` | | `mallopt(M_MXFAST)`, 0 to 160 bytes |\n\n"
+         "When both a `GLIBC_TUNABLES` entry and its alias are set, the entry wins, "
+         "as in glibc. `fill_alloc` and `fill_free` override `perturb`.");
+    return 0;
+}
