@@ -39,9 +39,12 @@ $(BUILD)/cg/%.o: src/%.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED -c $< -o $@
 
+# libunwind (Debian's libunwind-dev) walks the stacks of the instrumented
+# mode (src/stack.c).  Programs that link libchunkguard.a or
+# libchunkguard-cg.a need -lunwind too once stack.o is pulled in.
 $(BUILD)/libchunkguard.so: $(OBJS) src/chunkguard.map
 	$(CC) -shared -o $@ $(OBJS) -Wl,--version-script=src/chunkguard.map \
-	    -Wl,-z,now -Wl,-z,relro -pthread
+	    -Wl,-z,now -Wl,-z,relro -pthread -lunwind
 
 $(BUILD)/libchunkguard.a: $(OBJS)
 	rm -f $@ && ar rcs $@ $(OBJS)

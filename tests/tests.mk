@@ -123,11 +123,88 @@ $(BUILD)/tsan/core/%.o: src/%.c $(HDRS)
 
 $(BUILD)/asan/unit: $(UT_CASES) $(UT_HDRS) $(UT_ASAN_CORE)
 	$(UT_SAN_CC) $(UT_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_ASAN) -o $@ $(UT_CASES) \
-	    $(UT_ASAN_CORE) -lcriterion -pthread -ldl
+	    $(UT_ASAN_CORE) -lcriterion -pthread -ldl -lunwind
 
 $(BUILD)/asan/diff: $(UT_DIR)/diff.c $(UT_HDRS) $(UT_ASAN_CORE)
-	$(UT_SAN_CC) $(UT_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_ASAN) -o $@ $< $(UT_ASAN_CORE) -pthread
+	$(UT_SAN_CC) $(UT_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_ASAN) -o $@ $< $(UT_ASAN_CORE) -pthread -lunwind
 
 $(BUILD)/tsan/stress: $(UT_DIR)/stress.c $(UT_HDRS) $(UT_TSAN_CORE)
-	$(UT_SAN_CC) $(UT_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_TSAN) -o $@ $< $(UT_TSAN_CORE) -pthread
+	$(UT_SAN_CC) $(UT_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_TSAN) -o $@ $< $(UT_TSAN_CORE) -pthread -lunwind
 # ---- end unit/threads/sanitizers block
+
+# ---- begin stacks block (tests/unit/stk_*.c, tests/suites/25-stacks.sh;
+# ---- owner: the stacks helper).  Targets and variables prefixed stk-/STK_.
+#
+# The tests of src/stack.c, stackdepot.c and symbolize.c, which are internal
+# (hidden) and so linked statically from libchunkguard-cg.a:
+#   stk-unit   $(BUILD)/stacks/unit (Criterion), its fixture modules
+#              libstk_fixture.so and libstk_fixture_stripped.so, and mutants:
+#              the same tests with stack.c built without one safeguard
+#              ($(BUILD)/stacks/unit-<mutant>), which the test of that
+#              safeguard must fail (25-stacks.sh checks)
+#   stk-asan   the same tests on the ASan+UBSan core ($(BUILD)/asan/core) as
+#              $(BUILD)/asan/stacks (without the counting malloc)
+#   stk-tsan   $(BUILD)/tsan/stk_threads: threads capturing and storing
+#              stacks at once, on the TSan core (Criterion cannot run under
+#              TSan here)
+
+STK_DIR    := tests/unit
+STK_CASES  := $(STK_DIR)/stk_capture.c $(STK_DIR)/stk_depot.c $(STK_DIR)/stk_symbolize.c
+STK_HDRS   := $(STK_DIR)/stk_util.h src/stack.h src/stackdepot.h src/symbolize.h
+STK_OUT    := $(BUILD)/stacks
+STK_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -Isrc -I$(STK_DIR) -DCHUNKGUARD_PREFIXED \
+              -DSTK_FIXTURE_DIR='"$(abspath $(STK_OUT))"'
+STK_LIBS   := -lcriterion -lunwind -ldl -pthread
+# A frame with no unwind information at all (libunwind must guess it).
+STK_NOCFI  := -std=gnu11 -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables \
+              -fno-omit-frame-pointer
+STK_MUTANTS := nofdguard noerrno globalcache
+STK_MUT_nofdguard := -DCG_STACK_FD_GUARD=0
+STK_MUT_noerrno   := -DCG_STACK_KEEP_ERRNO=0
+STK_MUT_globalcache := -DCG_STACK_CACHE_NONE=0
+STK_FIXTURES := $(STK_OUT)/libstk_fixture.so $(STK_OUT)/libstk_fixture_stripped.so
+
+.PHONY: stk-unit stk-asan stk-tsan
+stk-unit: $(STK_OUT)/unit $(addprefix $(STK_OUT)/unit-,$(STK_MUTANTS)) $(STK_FIXTURES)
+stk-asan: $(BUILD)/asan/stacks $(STK_FIXTURES)
+stk-tsan: $(BUILD)/tsan/stk_threads
+
+$(STK_OUT)/libstk_fixture.so: $(STK_DIR)/stk_fixture.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=gnu11 -O2 -g -fPIC -shared -o $@ $<
+
+$(STK_OUT)/libstk_fixture_stripped.so: $(STK_OUT)/libstk_fixture.so
+	strip --strip-all -o $@ $<
+
+$(STK_OUT)/nocfi.o: $(STK_DIR)/stk_nocfi.c
+	@mkdir -p $(dir $@)
+	$(CC) $(STK_NOCFI) -c $< -o $@
+
+$(STK_OUT)/unit: $(STK_CASES) $(STK_DIR)/stk_shim.c $(STK_HDRS) $(STK_OUT)/nocfi.o \
+                 $(BUILD)/libchunkguard-cg.a
+	$(CC) $(STK_CFLAGS) -o $@ $(STK_CASES) $(STK_DIR)/stk_shim.c $(STK_OUT)/nocfi.o \
+	    $(BUILD)/libchunkguard-cg.a $(STK_LIBS)
+
+# A mutant's stack.o comes before the archive, so the archive's is not used.
+.PRECIOUS: $(STK_OUT)/stack-%.o
+$(STK_OUT)/stack-%.o: src/stack.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED $(STK_MUT_$*) -c $< -o $@
+
+$(STK_OUT)/unit-%: $(STK_OUT)/stack-%.o $(STK_CASES) $(STK_DIR)/stk_shim.c $(STK_HDRS) \
+                   $(STK_OUT)/nocfi.o $(BUILD)/libchunkguard-cg.a
+	$(CC) $(STK_CFLAGS) -o $@ $(STK_CASES) $(STK_DIR)/stk_shim.c $(STK_OUT)/nocfi.o $< \
+	    $(BUILD)/libchunkguard-cg.a $(STK_LIBS)
+
+$(STK_OUT)/asan-nocfi.o: $(STK_DIR)/stk_nocfi.c
+	@mkdir -p $(dir $@)
+	$(UT_SAN_CC) $(STK_NOCFI) -c $< -o $@
+
+$(BUILD)/asan/stacks: $(STK_CASES) $(STK_HDRS) $(STK_OUT)/asan-nocfi.o $(UT_ASAN_CORE)
+	$(UT_SAN_CC) $(STK_CFLAGS) $(UT_ASAN) -o $@ $(STK_CASES) $(STK_OUT)/asan-nocfi.o \
+	    $(UT_ASAN_CORE) $(STK_LIBS)
+
+$(BUILD)/tsan/stk_threads: $(STK_DIR)/stk_threads.c $(STK_HDRS) $(UT_TSAN_CORE)
+	$(UT_SAN_CC) -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -Isrc -DCHUNKGUARD_PREFIXED $(UT_TSAN) \
+	    -o $@ $< $(UT_TSAN_CORE) -lunwind -pthread
+# ---- end stacks block

@@ -2,7 +2,7 @@
 # deps.sh {check|demo|bench} — install the Debian packages a target needs,
 # only those missing (we run as root on Debian 12, as CI does).
 set -euo pipefail
-common=(gcc make python3)
+common=(gcc make python3 libunwind-dev)
 case "${1:-check}" in
   check) pkgs=("${common[@]}" libcriterion-dev clang libclang-rt-14-dev valgrind strace
                sqlite3 xz-utils tar git perl coreutils procps util-linux) ;;

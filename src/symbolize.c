@@ -1,0 +1,443 @@
+/*
+ * symbolize.c — module, offset and function name of a code address, with
+ * no malloc (see symbolize.h).
+ *
+ * The module comes from /proc/self/maps, read in pieces into a stack buffer
+ * (the logic of report.c's cg_describe_pc, plus the mapping's file offset).
+ * The file offset of the address, mapped through the module's PT_LOAD
+ * program headers, gives its ELF virtual address; the function is the
+ * STT_FUNC (or IFUNC) symbol of .symtab, else of .dynsym, whose
+ * [st_value, st_value + st_size) holds it.  The ELF file is mapped
+ * read-only; every header, table and string is bounds-checked against the
+ * file's size and copied out with memcpy (a corrupt offset may be
+ * misaligned), and every loop is bounded by a count checked against that
+ * size.
+ */
+#define _GNU_SOURCE
+#include "symbolize.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "report.h"
+
+/* ---- /proc/self/maps ---------------------------------------------------- */
+
+typedef struct map_hit {
+    uintptr_t lo, hi;        /* the mapping holding the address            */
+    uintptr_t file_off;      /* its offset in the file                     */
+    uintptr_t base;          /* lowest mapping of the same file            */
+    bool truncated;          /* path longer than we keep: do not open it   */
+    char path[CG_SYM_MODULE_MAX];
+} map_hit_t;
+
+static bool parse_hex(const char **s, uintptr_t *v)
+{
+    uintptr_t r = 0;
+    const char *p = *s;
+    for (int digits = 0;; p++, digits++) {
+        char c = *p;
+        unsigned d;
+        if (c >= '0' && c <= '9')
+            d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f')
+            d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F')
+            d = (unsigned)(c - 'A' + 10);
+        else {
+            *s = p;
+            *v = r;
+            return digits > 0;
+        }
+        if (digits >= 16)
+            return false;
+        r = r * 16 + d;
+    }
+}
+
+static const char *skip_field(const char *s)
+{
+    while (*s && *s != ' ')
+        s++;
+    while (*s == ' ')
+        s++;
+    return s;
+}
+
+/* State carried from line to line: the path of the current run of lines
+ * of one file and where that run starts. */
+typedef struct maps_run {
+    char path[CG_SYM_MODULE_MAX];
+    uintptr_t base;
+} maps_run_t;
+
+/* One maps line: "lo-hi perms offset dev inode   path".  True when it
+ * holds pc (out filled). */
+static bool maps_line(const char *line, bool truncated, uintptr_t pc, maps_run_t *run,
+                      map_hit_t *out)
+{
+    const char *s = line;
+    uintptr_t lo, hi, off;
+    if (!parse_hex(&s, &lo) || *s++ != '-' || !parse_hex(&s, &hi) || *s != ' ')
+        return false;
+    s = skip_field(s + 1);                 /* perms */
+    if (!parse_hex(&s, &off))
+        return false;
+    s = skip_field(skip_field(skip_field(s)));   /* to dev, past dev, past inode */
+    const char *path = s;
+    size_t pl = strlen(path);
+    if (pl >= sizeof run->path) {
+        pl = sizeof run->path - 1;
+        truncated = true;
+    }
+    if (pl > 0 && (strncmp(path, run->path, pl) != 0 || run->path[pl] != 0)) {
+        memcpy(run->path, path, pl);
+        run->path[pl] = 0;
+        run->base = lo;
+    }
+    if (pc < lo || pc >= hi)
+        return false;
+    out->lo = lo;
+    out->hi = hi;
+    out->file_off = off;
+    out->base = pl > 0 ? run->base : lo;
+    out->truncated = truncated;
+    memcpy(out->path, path, pl);
+    out->path[pl] = 0;
+    return true;
+}
+
+/* Find the mapping that holds pc.  False when none does or maps is
+ * unreadable. */
+static bool find_mapping(uintptr_t pc, map_hit_t *out)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    char chunk[1024], line[CG_SYM_MODULE_MAX + 128];
+    maps_run_t run = {"", 0};
+    size_t ll = 0;
+    bool overlong = false, found = false;
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n && !found; i++) {
+            if (chunk[i] != '\n') {
+                if (ll < sizeof line - 1)
+                    line[ll++] = chunk[i];
+                else
+                    overlong = true;
+                continue;
+            }
+            line[ll] = 0;
+            found = maps_line(line, overlong, pc, &run, out);
+            ll = 0;
+            overlong = false;
+        }
+        if (found)
+            break;
+    }
+    close(fd);
+    return found;
+}
+
+/* ---- ELF files ------------------------------------------------------------ */
+
+typedef struct elf_img {
+    const unsigned char *p;   /* the whole file, mapped read-only */
+    size_t size;              /* its size in bytes                */
+} elf_img_t;
+
+static bool in_file(const elf_img_t *e, uint64_t off, uint64_t len)
+{
+    return off <= e->size && len <= e->size - off;
+}
+
+static bool elf_header(const elf_img_t *e, Elf64_Ehdr *h)
+{
+    if (!in_file(e, 0, sizeof *h))
+        return false;
+    memcpy(h, e->p, sizeof *h);
+    return memcmp(h->e_ident, ELFMAG, SELFMAG) == 0 && h->e_ident[EI_CLASS] == ELFCLASS64 &&
+           h->e_ident[EI_DATA] == ELFDATA2LSB;
+}
+
+/* File offset -> virtual address, through the PT_LOAD segment holding it. */
+static bool elf_off_to_vaddr(const elf_img_t *e, const Elf64_Ehdr *h, uint64_t off,
+                             uint64_t *va)
+{
+    if (h->e_phentsize != sizeof(Elf64_Phdr) ||
+        !in_file(e, h->e_phoff, (uint64_t)h->e_phnum * sizeof(Elf64_Phdr)))
+        return false;
+    for (size_t i = 0; i < h->e_phnum; i++) {
+        Elf64_Phdr ph;
+        memcpy(&ph, e->p + h->e_phoff + i * sizeof ph, sizeof ph);
+        if (ph.p_type == PT_LOAD && off >= ph.p_offset && off - ph.p_offset < ph.p_filesz) {
+            *va = off - ph.p_offset + ph.p_vaddr;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Copy a string of a string table out, bounded by the table and by cap. */
+static size_t copy_str(char *dst, size_t cap, const char *src, uint64_t avail)
+{
+    size_t n = 0;
+    while (n + 1 < cap && n < avail && src[n] != 0) {
+        dst[n] = src[n];
+        n++;
+    }
+    if (cap)
+        dst[n] = 0;
+    return n;
+}
+
+/* The function symbol of a table of type sh_type (SHT_SYMTAB, SHT_DYNSYM)
+ * that covers va.  True with its name in name[cap]. */
+static bool elf_lookup(const elf_img_t *e, const Elf64_Ehdr *h, uint32_t sh_type, uint64_t va,
+                       char *name, size_t cap)
+{
+    if (h->e_shentsize != sizeof(Elf64_Shdr) || h->e_shnum == 0 ||
+        !in_file(e, h->e_shoff, (uint64_t)h->e_shnum * sizeof(Elf64_Shdr)))
+        return false;
+    const unsigned char *shdrs = e->p + h->e_shoff;
+    for (size_t i = 0; i < h->e_shnum; i++) {
+        Elf64_Shdr sh, str;
+        memcpy(&sh, shdrs + i * sizeof sh, sizeof sh);
+        if (sh.sh_type != sh_type || sh.sh_entsize != sizeof(Elf64_Sym) ||
+            !in_file(e, sh.sh_offset, sh.sh_size) || sh.sh_link >= h->e_shnum)
+            continue;
+        memcpy(&str, shdrs + (size_t)sh.sh_link * sizeof str, sizeof str);
+        if (str.sh_type != SHT_STRTAB || !in_file(e, str.sh_offset, str.sh_size))
+            continue;
+        const char *strtab = (const char *)e->p + str.sh_offset;
+        size_t nsym = sh.sh_size / sizeof(Elf64_Sym);
+        for (size_t j = 1; j < nsym; j++) {
+            Elf64_Sym s;
+            memcpy(&s, e->p + sh.sh_offset + j * sizeof s, sizeof s);
+            unsigned type = ELF64_ST_TYPE(s.st_info);
+            if ((type != STT_FUNC && type != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+                va < s.st_value)
+                continue;
+            if (s.st_size != 0 ? va - s.st_value >= s.st_size : va != s.st_value)
+                continue;
+            if (s.st_name >= str.sh_size)
+                continue;
+            if (copy_str(name, cap, strtab + s.st_name, str.sh_size - s.st_name) > 0)
+                return true;
+        }
+    }
+    return false;
+}
+
+static bool elf_function(const elf_img_t *e, const Elf64_Ehdr *h, uint64_t va, char *name,
+                         size_t cap)
+{
+    return elf_lookup(e, h, SHT_SYMTAB, va, name, cap) ||
+           elf_lookup(e, h, SHT_DYNSYM, va, name, cap);
+}
+
+/* ---- mapped files and their cache ---------------------------------------- */
+
+#define CACHE_SLOTS 4
+
+typedef struct cached_elf {
+    dev_t dev;
+    ino_t ino;
+    off_t size;
+    struct timespec mtime;
+    const unsigned char *img;   /* NULL: empty slot */
+} cached_elf_t;
+
+static cg_lock_t cache_lock = CG_LOCK_INIT;   /* tried, never waited for */
+static cached_elf_t cache[CACHE_SLOTS];
+static unsigned cache_victim;
+
+/* A mapped ELF file in use: from the cache (cache lock held until
+ * elf_release) or private (unmapped at release). */
+typedef struct elf_ref {
+    elf_img_t img;
+    bool cached;
+} elf_ref_t;
+
+static bool try_lock(cg_lock_t *l)
+{
+    uint32_t zero = 0;
+    return __atomic_compare_exchange_n(&l->state, &zero, 1, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED);
+}
+
+static bool same_file(const cached_elf_t *c, const struct stat *sb)
+{
+    return c->img != NULL && c->dev == sb->st_dev && c->ino == sb->st_ino &&
+           c->size == sb->st_size && c->mtime.tv_sec == sb->st_mtim.tv_sec &&
+           c->mtime.tv_nsec == sb->st_mtim.tv_nsec;
+}
+
+static bool elf_acquire(const char *path, elf_ref_t *ref)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) {
+        close(fd);
+        return false;
+    }
+    ref->img.size = (size_t)sb.st_size;
+    ref->cached = try_lock(&cache_lock);
+    if (ref->cached) {
+        for (unsigned i = 0; i < CACHE_SLOTS; i++) {
+            if (same_file(&cache[i], &sb)) {
+                ref->img.p = cache[i].img;
+                close(fd);
+                return true;
+            }
+        }
+    }
+    void *p = mmap(NULL, ref->img.size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        if (ref->cached)
+            cg_unlock(&cache_lock);
+        return false;
+    }
+    ref->img.p = p;
+    if (ref->cached) {
+        cached_elf_t *c = &cache[cache_victim++ % CACHE_SLOTS];
+        if (c->img != NULL)
+            munmap((void *)c->img, (size_t)c->size);
+        c->dev = sb.st_dev;
+        c->ino = sb.st_ino;
+        c->size = sb.st_size;
+        c->mtime = sb.st_mtim;
+        c->img = p;
+    }
+    return true;
+}
+
+static void elf_release(elf_ref_t *ref)
+{
+    if (ref->cached)
+        cg_unlock(&cache_lock);
+    else
+        munmap((void *)ref->img.p, ref->img.size);
+}
+
+/* ---- the API -------------------------------------------------------------- */
+
+static void set_str(char *dst, size_t cap, const char *s)
+{
+    copy_str(dst, cap, s, (uint64_t)-1);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
+{
+    int saved = errno;
+    uintptr_t look = is_return && pc != 0 ? pc - 1 : pc;
+    map_hit_t m;
+    out->function[0] = 0;
+    out->offset = pc;
+    out->in_module = find_mapping(look, &m);
+    if (!out->in_module) {
+        set_str(out->module, sizeof out->module, "<unknown module>");
+        errno = saved;
+        return false;
+    }
+    if (m.path[0] == 0) {
+        set_str(out->module, sizeof out->module, "<anonymous>");
+        out->offset = pc - m.lo;
+        errno = saved;
+        return false;
+    }
+    set_str(out->module, sizeof out->module, m.path);
+    out->offset = pc - m.base;
+    bool named = false;
+    elf_ref_t ref;
+    if (m.path[0] == '/' && !m.truncated && !ends_with(m.path, " (deleted)") &&
+        elf_acquire(m.path, &ref)) {
+        Elf64_Ehdr h;
+        uint64_t va;
+        if (elf_header(&ref.img, &h) &&
+            elf_off_to_vaddr(&ref.img, &h, (uint64_t)(look - m.lo) + m.file_off, &va)) {
+            out->offset = (uintptr_t)va + (pc - look);
+            named = elf_function(&ref.img, &h, va, out->function, sizeof out->function);
+        }
+        elf_release(&ref);
+    }
+    errno = saved;
+    return named;
+}
+
+/* "func (module+0xoff)" / "(module+0xoff)" / "(<unknown module>)". */
+static size_t format_frame(char *buf, size_t cap, const cg_frame_t *f)
+{
+    if (!f->in_module)
+        return cg_fmt(buf, cap, "(%s)", f->module);
+    if (f->function[0])
+        return cg_fmt(buf, cap, "%s (%s+0x%x)", f->function, f->module, (size_t)f->offset);
+    return cg_fmt(buf, cap, "(%s+0x%x)", f->module, (size_t)f->offset);
+}
+
+size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
+{
+    cg_frame_t f;
+    cg_symbolize_frame(pc, false, &f);
+    return format_frame(buf, cap, &f);
+}
+
+size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n)
+{
+    size_t len = 0;
+    if (cap == 0)
+        return 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        cg_frame_t f;
+        char line[CG_SYM_MODULE_MAX + CG_SYM_FUNC_MAX + 64];
+        cg_symbolize_frame(pcs[i], true, &f);
+        size_t l = cg_fmt(line, sizeof line, "    #%zu %p %s", i, (void *)pcs[i],
+                          f.function[0] ? "in " : "");
+        l += format_frame(line + l, sizeof line - l, &f);
+        l += cg_fmt(line + l, sizeof line - l, "\n");
+        if (len + l >= cap)
+            break;
+        memcpy(buf + len, line, l + 1);
+        len += l;
+    }
+    return len;
+}
+
+size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t cap)
+{
+    int saved = errno;
+    cg_frame_t f;
+    f.in_module = true;
+    f.offset = vaddr;
+    f.function[0] = 0;
+    set_str(f.module, sizeof f.module, path);
+    elf_ref_t ref;
+    if (elf_acquire(path, &ref)) {
+        Elf64_Ehdr h;
+        if (elf_header(&ref.img, &h))
+            elf_function(&ref.img, &h, vaddr, f.function, sizeof f.function);
+        elf_release(&ref);
+    }
+    errno = saved;
+    return format_frame(buf, cap, &f);
+}
