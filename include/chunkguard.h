@@ -52,6 +52,61 @@ typedef struct cg_stats {
  */
 void cg_get_stats(cg_stats_t *out);
 
+/*
+ * cg_leak_check - look for leaked blocks now (debug mode only).
+ * A conservative reachability scan: live blocks that no word of the
+ * modules' global data, of the calling thread's stack and registers, or of
+ * a reachable block points into.  Each group of leaked blocks with one
+ * allocation stack is reported on the log ("Direct leak of N byte(s) in K
+ * object(s) allocated from:" and the stack).
+ * Returns the number of leaked blocks found; 0 in fast mode, which keeps no
+ * records.  Other threads' stacks are not scanned, so a block referenced
+ * only from a running thread's stack counts as leaked; blocks allocated or
+ * freed by other threads during the scan may be misjudged.  Never
+ * allocates through malloc; takes no chunkguard lock.
+ * With CHUNKGUARD_OPTIONS=detect_leaks=1 the check runs at exit, and leaks
+ * make the exit status 23 (or exitcode).
+ */
+size_t cg_leak_check(void);
+
+/* One report, as the callback receives it (valid during the call only). */
+typedef struct cg_report {
+    const char *kind;        /* the token: "double-free", "heap-buffer-overflow", ... */
+    const void *address;     /* the address the report is about              */
+    const char *text;        /* the whole text report, as written to the log */
+    const char *json;        /* the same as one JSON object (docs/reports.md) */
+    int pid;
+    int thread;              /* chunkguard's thread number, -1 if not known  */
+    int recoverable;         /* 1: the process may go on after the callback   */
+} cg_report_t;
+
+typedef void (*cg_report_callback_t)(const cg_report_t *report, void *arg);
+
+/*
+ * cg_set_report_callback - call cb(report, arg) after every report has been
+ * written (to the log, and to report_path).  When cb returns and the error
+ * is recoverable (debug mode's bad frees, overflows, uses after free), the
+ * program goes on as with halt_on_error=0: the bad block is never reused.
+ * Otherwise the process ends as the options say.  For tests and fuzz
+ * harnesses, which count reports instead of dying (cb may also longjmp
+ * out, but chunkguard's report lock then stays taken: no further report).
+ * cb runs under chunkguard's report lock, possibly with an arena lock held
+ * (fast mode's heap-corruption reports): it must not call malloc or free.
+ * NULL removes the callback.  Thread-safe.
+ */
+void cg_set_report_callback(cg_report_callback_t cb, void *arg);
+
+/*
+ * cg_describe - what chunkguard knows of an address, in words, into buf
+ * (cap bytes, always NUL-terminated; returns the length).  In debug mode:
+ * the block it is in or next to (offset, size, state, how it was
+ * allocated) and its allocation and free stacks.  In fast mode: whether it
+ * is in one of chunkguard's heaps or big blocks, the chunk it is in and
+ * whether that chunk is in use.  Never allocates; thread-safe, but a block
+ * another thread frees meanwhile may be described in its old state.
+ */
+size_t cg_describe(const void *addr, char *buf, size_t cap);
+
 #ifdef CHUNKGUARD_PREFIXED
 /* The cg_-named core: same contracts as the standard functions. */
 void  *cg_malloc(size_t size);

@@ -12,11 +12,17 @@
 #include <string.h>
 
 #include "bigblock.h"
+#include "debug.h"
 #include "init.h"
-
-
+#include "shadow.h"
 
 enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
+
+/* Debug mode: count the operation (no tcache holds the counters there). */
+CG_INLINE void count_debug(int opidx, bool mt)
+{
+    CG_ADD_IF(&cg_exited_counts[opidx], 1, mt);
+}
 
 /* Start of every slow path: make sure we are initialised, note what is
  * being served (for reports), count it.  Returns this thread's tcache,
@@ -291,6 +297,10 @@ void *cg_malloc_slow(size_t n, uintptr_t caller)
 {
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
+    if (CG_UNLIKELY(cg_debug)) {
+        count_debug(OP_MALLOC, mt);
+        return cg_dbg_alloc(n, 0, CG_KIND_MALLOC, false, caller, "malloc");
+    }
     cg_tcache_t *tc = enter(caller, "malloc", OP_MALLOC, mt);
     return malloc_mem(n, mt, tc);
 }
@@ -301,6 +311,11 @@ void cg_free_slow(void *mem, uintptr_t caller)
         return;
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
+    if (CG_UNLIKELY(cg_debug)) {
+        count_debug(OP_FREE, mt);
+        cg_dbg_free(mem, SIZE_MAX, 0, caller, "free");
+        return;
+    }
     cg_tcache_t *tc = enter(caller, "free", OP_FREE, mt);
     bool big;
     cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, "free(): invalid pointer", mt, &big);
@@ -338,6 +353,11 @@ void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, con
         return;
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
+    if (CG_UNLIKELY(cg_debug)) {
+        count_debug(OP_FREE, mt);
+        cg_dbg_free(mem, n, align, caller, op);
+        return;
+    }
     cg_tcache_t *tc = enter(caller, op, OP_FREE, mt);
     bool big;
     cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, "free(): invalid pointer", mt, &big);
@@ -358,12 +378,15 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 {
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_tcache_t *tc = enter(caller, "calloc", OP_CALLOC, mt);
+    cg_tcache_t *tc = cg_debug ? (count_debug(OP_CALLOC, mt), NULL)
+                             : enter(caller, "calloc", OP_CALLOC, mt);
     size_t bytes;
     if (CG_UNLIKELY(__builtin_mul_overflow(nmemb, size, &bytes) || bytes > CG_MAX_REQUEST)) {
         errno = ENOMEM;
         return NULL;
     }
+    if (CG_UNLIKELY(cg_debug))
+        return cg_dbg_alloc(bytes, 0, CG_KIND_CALLOC, true, caller, "calloc");
     bool fresh;
     cg_chunk_t *c = alloc_chunk(cg_request2size(bytes), mt, tc, &fresh);
     if (c == NULL)
@@ -379,6 +402,14 @@ void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
 {
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
+    if (CG_UNLIKELY(cg_debug)) {
+        count_debug(OP_REALLOC, mt);
+        if (n > CG_MAX_REQUEST) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        return cg_dbg_realloc(mem, n, caller, "realloc");
+    }
     cg_tcache_t *tc = enter(caller, "realloc", OP_REALLOC, mt);
     bool fresh;
     if (mem == NULL)
@@ -425,11 +456,29 @@ void *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t calle
     return cg_realloc_impl(mem, bytes, caller);
 }
 
+/* A chunk of at least nb bytes whose memory is aligned to align (a power
+ * of two above 16), from a big block or an arena; NULL when out of memory. */
+static cg_chunk_t *aligned_chunk(size_t nb, size_t align, bool mt)
+{
+    cg_chunk_t *c = NULL;
+    if (nb + align >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max)
+        c = cg_big_alloc(nb, align, mt);
+    bool fresh;                       /* unused: memalign promises no zeroing */
+    if (c == NULL)
+        c = from_arenas(nb, align, mt, NULL, &fresh);
+    if (c == NULL)
+        c = cg_big_alloc(nb, align, mt);
+    return c;
+}
+
 void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
 {
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_tcache_t *tc = enter(caller, op, OP_MEMALIGN, mt);
+    cg_tcache_t *tc = cg_debug ? (count_debug(OP_MEMALIGN, mt), NULL)
+                               : enter(caller, op, OP_MEMALIGN, mt);
+    if (align <= CG_ALIGN && CG_UNLIKELY(cg_debug))
+        return cg_dbg_alloc(n, 0, CG_KIND_MEMALIGN, false, caller, op);
     if (align <= CG_ALIGN)
         return malloc_mem(n, mt, tc);
     if (align > SIZE_MAX / 2 + 1) {                 /* glibc: EINVAL above SIZE_MAX/2+1 */
@@ -442,21 +491,28 @@ void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
         errno = ENOMEM;
         return NULL;
     }
-    size_t nb = cg_request2size(n);
-    cg_chunk_t *c = NULL;
-    if (nb + align >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max)
-        c = cg_big_alloc(nb, align, mt);
-    bool fresh;                       /* unused: memalign promises no zeroing */
-    if (c == NULL)
-        c = from_arenas(nb, align, mt, NULL, &fresh);
-    if (c == NULL)
-        c = cg_big_alloc(nb, align, mt);
+    if (CG_UNLIKELY(cg_debug))
+        return cg_dbg_alloc(n, align, CG_KIND_MEMALIGN, false, caller, op);
+    cg_chunk_t *c = aligned_chunk(cg_request2size(n), align, mt);
     if (c == NULL) {
         errno = ENOMEM;
         return NULL;
     }
     perturb_alloc(c);
     return cg_chunk2mem(c);
+}
+
+cg_chunk_t *cg_core_alloc(size_t nb, size_t align, bool mt)
+{
+    bool fresh;
+    return align <= CG_ALIGN ? alloc_chunk(nb, mt, NULL, &fresh) : aligned_chunk(nb, align, mt);
+}
+
+void cg_core_free(void *mem, bool mt)
+{
+    bool big;
+    cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, "free(): invalid pointer", mt, &big);
+    release(c, big, mt, NULL);
 }
 
 int cg_posix_memalign_impl(void **memptr, size_t align, size_t n, uintptr_t caller)
@@ -492,6 +548,8 @@ size_t cg_usable_size_impl(void *mem, uintptr_t caller)
         return 0;
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
+    if (CG_UNLIKELY(cg_debug))
+        return cg_dbg_usable(mem, caller);
     cg_self.caller = caller;
     cg_self.op = "malloc_usable_size";
     bool big;

@@ -22,6 +22,14 @@ void  *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *o
 size_t cg_usable_size_impl(void *mem, uintptr_t caller) CG_HIDDEN;
 void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
 
+/* The core beneath debug mode (debug.c): a chunk of at least nb bytes
+ * whose memory is aligned to align (<= 16: the normal 16), never from a
+ * tcache, not filled; NULL when out of memory (errno not set).  And the
+ * checked free of the block at mem, never into a tcache; a pointer that is
+ * not a live block of ours is reported as free would. */
+cg_chunk_t *cg_core_alloc(size_t nb, size_t align, bool mt) CG_HIDDEN;
+void   cg_core_free(void *mem, bool mt) CG_HIDDEN;
+
 /* Fast malloc: a tcache hit, or the slow path. */
 CG_INLINE void *cg_malloc_fast(size_t n, uintptr_t caller)
 {

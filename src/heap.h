@@ -11,8 +11,12 @@
  *   base (64 MiB aligned)
  *   | cg_heap_t (and, in an arena's first heap, the cg_arena_t) | one page
  *   | chunk-start bitmap: one bit per 16 bytes of the heap       | 512 KiB
+ *   | shadow map: a 32-bit record id per 64 bytes (debug mode)   | 4 MiB
  *   | guard page (PROT_NONE)                                     |
  *   | chunks ... top chunk | not yet used (reads zero) ...       | to base+64 MiB
+ *
+ * The shadow map (shadow.h) is only touched in debug mode; in fast mode it
+ * costs address space, not memory.
  *
  * Two out-of-band maps answer "is this ours?" before any chunk header is
  * read, so a foreign or garbage pointer can never make us fault:
@@ -46,7 +50,9 @@ typedef struct cg_heap {
 #define CG_START_MAP_BYTES  (CG_HEAP_MAX / CG_ALIGN / 8)     /* 512 KiB */
 /* Offset of the start bitmap and of the first chunk from the heap base. */
 #define CG_HEAP_HDR_BYTES   4096u
-#define CG_HEAP_DATA_OFF    (CG_HEAP_HDR_BYTES + CG_START_MAP_BYTES + 4096u)
+#define CG_SHADOW_MAP_BYTES (CG_HEAP_MAX / 64 * 4)             /* 4 MiB */
+#define CG_SHADOW_MAP_OFF   (CG_HEAP_HDR_BYTES + CG_START_MAP_BYTES)
+#define CG_HEAP_DATA_OFF    (CG_SHADOW_MAP_OFF + CG_SHADOW_MAP_BYTES + 4096u)
 /* Two 16-byte fenceposts close a heap the arena has moved away from. */
 #define CG_FENCE_BYTES      (2 * CG_HDR_SZ)
 

@@ -19,6 +19,11 @@
 
 #include "arena.h"
 #include "bigblock.h"
+#include "debug.h"
+#include "fault.h"
+#include "quarantine.h"
+#include "shadow.h"
+#include "stackdepot.h"
 #include "info.h"
 #include "options.h"
 #include "report.h"
@@ -43,8 +48,9 @@ void cg_thread_register_exit(struct cg_tcache *tc)
         pthread_setspecific(exit_key, tc);
 }
 
-/* Fork: every chunkguard lock is taken in prepare (arena list, arenas by
- * index, big-block registry) so no lock is held mid-update by a thread that
+/* Fork: every chunkguard lock is taken in prepare (report, quarantine,
+ * shadow records, stack depot, arena list, arenas by index, big-block
+ * registry, in that order) so no lock is held mid-update by a thread that
  * does not exist in the child; the parent releases them, the child resets
  * them.  Registered at initialisation, before the program can have
  * registered handlers that run after ours in prepare. */
@@ -52,6 +58,10 @@ static void fork_prepare(void)
 {
     if (cg_init_state != 2)
         return;
+    cg_report_lock_all();
+    cg_quarantine_lock_all();
+    cg_shadow_lock_all();
+    cg_stackdepot_lock();
     cg_arenas_lock_all();
     cg_big_lock_all();
 }
@@ -62,6 +72,10 @@ static void fork_parent(void)
         return;
     cg_big_unlock_all(false);
     cg_arenas_unlock_all(false);
+    cg_stackdepot_unlock(false);
+    cg_shadow_unlock_all(false);
+    cg_quarantine_unlock_all(false);
+    cg_report_unlock_all(false);
 }
 
 static void fork_child(void)
@@ -70,6 +84,10 @@ static void fork_child(void)
         return;
     cg_big_unlock_all(true);
     cg_arenas_unlock_all(true);
+    cg_stackdepot_unlock(true);
+    cg_shadow_unlock_all(true);
+    cg_quarantine_unlock_all(true);
+    cg_report_unlock_all(true);
     cg_tcache_after_fork_child();
 }
 
@@ -89,10 +107,10 @@ static void say_hello(void)
         return;
     char buf[512];
     size_t n = cg_fmt(buf, sizeof buf,
-                      "==%d==chunkguard: fast mode; tcache %zu bins x %zu, fastbin chunks <= %zu B, "
+                      "==%d==chunkguard: %s mode; tcache %zu bins x %zu, fastbin chunks <= %zu B, "
                       "mmap_threshold %zu, arena_max %zu, alloc_fill %d, free_fill %d, "
                       "CPUs %zu\n",
-                      (int)getpid(), cg_mp.tcache_bins, cg_mp.tcache_count,
+                      (int)getpid(), cg_debug ? "debug" : "fast", cg_mp.tcache_bins, cg_mp.tcache_count,
                       cg_mp.max_fast, cg_mp.mmap_threshold, cg_mp.arena_max,
                       cg_mp.alloc_fill, cg_mp.free_fill, cg_ncpus);
     cg_log_write(buf, n);
@@ -108,6 +126,8 @@ static void init_core(void)
     cg_tunables_init();
     cg_options_init();
     apply_options();
+    cg_debug_init();
+    cg_fault_install();
     cg_ncpus = cg_os_ncpus();
     cg_arena_init(&cg_main_arena, 0);
     /* Without a first heap (a tight RLIMIT_AS) the main arena starts empty

@@ -16,6 +16,9 @@
 #include "alloc.h"
 #include "chunkguard.h"
 #include "info.h"
+#include "init.h"
+#include "leaks.h"
+#include "render.h"
 
 #ifdef CHUNKGUARD_PREFIXED
 #define CG_API(name) cg_##name
@@ -212,4 +215,24 @@ CG_PUBLIC int CG_API(malloc_info)(int options, FILE *fp)
 CG_PUBLIC void cg_get_stats(cg_stats_t *out)
 {
     cg_get_stats_impl(out);
+}
+
+/* cg_set_report_callback - see chunkguard.h. */
+CG_PUBLIC void cg_set_report_callback(cg_report_callback_t cb, void *arg)
+{
+    cg_set_report_callback_impl(cb, arg);
+}
+
+/* cg_describe - see chunkguard.h. */
+CG_PUBLIC size_t cg_describe(const void *addr, char *buf, size_t cap)
+{
+    cg_ensure_init();
+    return cg_describe_impl(addr, buf, cap);
+}
+
+/* cg_leak_check - see chunkguard.h. */
+CG_PUBLIC size_t cg_leak_check(void)
+{
+    cg_ensure_init();
+    return cg_leak_check_impl();
 }

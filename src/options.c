@@ -70,6 +70,19 @@ static bool parse_int(const char *v, size_t n, long min, long max, int *out)
     return true;
 }
 
+/* mode: "fast" (0) or "debug" (1), the CG_MODE_* values. */
+static bool parse_mode(const char *v, size_t n, long min, long max, int *out)
+{
+    (void)min, (void)max;
+    if (n == 4 && memcmp(v, "fast", 4) == 0)
+        *out = 0;
+    else if (n == 5 && memcmp(v, "debug", 5) == 0)
+        *out = 1;
+    else
+        return false;
+    return true;
+}
+
 static bool parse_path(const char *v, size_t n, long min, long max, char *out)
 {
     (void)min, (void)max;
@@ -85,6 +98,7 @@ static void set_defaults(void)
 #define CG_DEF_bool(name, def) cg_opt.name = (def);
 #define CG_DEF_int(name, def)  cg_opt.name = (def);
 #define CG_DEF_path(name, def) parse_path(def, strlen(def), 0, 0, cg_opt.name);
+#define CG_DEF_mode(name, def) parse_mode(def, strlen(def), 0, 0, &cg_opt.name);
 #define CG_OPTION(name, type, def, min, max, flags, help) CG_DEF_##type(name, def)
 #include "options.def"
 #undef CG_OPTION
@@ -143,6 +157,7 @@ static void print_help(void)
 #define CG_VAL_bool(name) n += cg_fmt(buf + n, sizeof buf - n, "%d", (int)cg_opt.name);
 #define CG_VAL_int(name)  n += cg_fmt(buf + n, sizeof buf - n, "%d", cg_opt.name);
 #define CG_VAL_path(name) n += cg_fmt(buf + n, sizeof buf - n, "'%s'", cg_opt.name);
+#define CG_VAL_mode(name) n += cg_fmt(buf + n, sizeof buf - n, "%s", cg_opt.name ? "debug" : "fast");
 #define CG_OPTION(name, type, def, min, max, flags, help)                        \
     n = cg_fmt(buf, sizeof buf, "  %s=", #name);                                 \
     CG_VAL_##type(name)                                                          \

@@ -14,9 +14,11 @@ typedef struct cg_options {
 #define CG_OPT_T_bool   bool
 #define CG_OPT_T_int    int
 #define CG_OPT_T_path   char
+#define CG_OPT_T_mode   int
 #define CG_OPT_DIM_bool
 #define CG_OPT_DIM_int
 #define CG_OPT_DIM_path [CG_OPT_STRING_MAX]
+#define CG_OPT_DIM_mode
 #define CG_OPTION(name, type, def, min, max, flags, help) CG_OPT_T_##type name CG_OPT_DIM_##type;
 #include "options.def"
 #undef CG_OPTION

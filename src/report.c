@@ -8,6 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debug.h"
+#include "heap.h"
+#include "maps.h"
+#include "render.h"
 #include "options.h"
 #include "thread.h"
 
@@ -17,67 +21,19 @@ static const char *const tokens[CG_E_COUNT] = {
 #undef CG_ERROR
 };
 
-static int reporting;   /* set by the first report; a nested one aborts at once */
+/* One report at a time, process-wide: reports from several threads are
+ * written whole, one after the other.  A report begun on a thread that is
+ * already writing one (a fault inside the reporter) aborts at once. */
+static cg_lock_t report_lock = CG_LOCK_INIT;
 
-static uintptr_t parse_hex(const char **s)
-{
-    uintptr_t v = 0;
-    for (;; (*s)++) {
-        char c = **s;
-        if (c >= '0' && c <= '9') v = v * 16 + (uintptr_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') v = v * 16 + (uintptr_t)(c - 'a' + 10);
-        else return v;
-    }
-}
-
-/* Find pc's mapping in /proc/self/maps, reading it in pieces into a stack
- * buffer.  "module+0xoffset" uses the lowest mapping of the same file as the
- * module base (its load address for a shared object). */
 size_t cg_describe_pc(char *buf, size_t cap, uintptr_t pc)
 {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    cg_mapping_t m;
+    if (!cg_find_mapping(pc, &m))
         return cg_fmt(buf, cap, "<unknown module>");
-    char chunk[4096], line[512], base_path[256] = "";
-    size_t ll = 0;
-    uintptr_t base = 0;
-    size_t result = 0;
-    bool found = false;
-    ssize_t n;
-    while (!found && (n = read(fd, chunk, sizeof chunk)) > 0) {
-        for (ssize_t i = 0; i < n && !found; i++) {
-            if (chunk[i] != '\n') {
-                if (ll < sizeof line - 1)
-                    line[ll++] = chunk[i];
-                continue;
-            }
-            line[ll] = 0;
-            ll = 0;
-            const char *s = line;
-            uintptr_t lo = parse_hex(&s);
-            s++;
-            uintptr_t hi = parse_hex(&s);
-            const char *path = strchr(s, '/');
-            if (path == NULL)
-                path = strchr(s, '[');
-            if (path != NULL && strcmp(path, base_path) != 0) {
-                size_t pl = strlen(path);
-                if (pl < sizeof base_path) {
-                    memcpy(base_path, path, pl + 1);
-                    base = lo;
-                }
-            }
-            if (pc >= lo && pc < hi) {
-                found = true;
-                if (path != NULL)
-                    result = cg_fmt(buf, cap, "%s+0x%x", path, (size_t)(pc - base));
-                else
-                    result = cg_fmt(buf, cap, "<anonymous>+0x%x", (size_t)(pc - lo));
-            }
-        }
-    }
-    close(fd);
-    return found ? result : cg_fmt(buf, cap, "<unknown module>");
+    if (m.path[0] != 0)
+        return cg_fmt(buf, cap, "%s+0x%x", m.path, (size_t)(pc - m.base));
+    return cg_fmt(buf, cap, "<anonymous>+0x%x", (size_t)(pc - m.lo));
 }
 
 void cg_log_write(const char *buf, size_t len)
@@ -105,26 +61,54 @@ void cg_report_exit(void)
     _exit(cg_opt.exitcode);
 }
 
-void cg_report(cg_error_t kind, const void *addr, const char *check, const char *glibc)
+const char *cg_error_token(cg_error_t kind)
 {
-    if (__atomic_exchange_n(&reporting, 1, __ATOMIC_ACQ_REL)) {
+    return tokens[kind];
+}
+
+void cg_report_enter(void)
+{
+    if (cg_self.in_report) {
         static const char nested[] = "==chunkguard: error while reporting an error; aborting\n";
         cg_os_write_all(2, nested, sizeof nested - 1);
         abort();
     }
-    char buf[2048], where[512];
-    const char *op = cg_self.op ? cg_self.op : "an allocator call";
+    cg_self.in_report = 1;
+    cg_lock(&report_lock);
+}
+
+void cg_report_lock_all(void) { cg_lock(&report_lock); }
+
+void cg_report_unlock_all(bool child)
+{
+    if (child)
+        cg_lock_reinit(&report_lock);
+    else
+        cg_unlock(&report_lock);
+}
+
+void cg_report_leave(void)
+{
+    cg_unlock(&report_lock);
+    cg_self.in_report = 0;
+}
+
+void cg_report_fault(int sig, const void *addr, const char *what)
+{
+    (void)sig;
+    if (cg_debug && cg_in_heap(addr))
+        cg_dbg_report_fault(addr, what);
+    cg_report(CG_E_SEGV, addr, what, NULL);
+}
+
+void cg_report(cg_error_t kind, const void *addr, const char *check, const char *glibc)
+{
     uintptr_t pc = cg_self.caller;
-    cg_describe_pc(where, sizeof where, pc);
-    int pid = (int)getpid();
-    size_t n = cg_fmt(buf, sizeof buf,
-                      "==%d==ERROR: chunkguard: %s on address %p\n"
-                      "    %s(): %s%s%s%s\n"
-                      "    #0 %p (%s)\n"
-                      "SUMMARY: chunkguard: %s in %s()\n",
-                      pid, tokens[kind], addr, op, check,
-                      glibc ? " (glibc: \"" : "", glibc ? glibc : "", glibc ? "\")" : "",
-                      (void *)pc, where, tokens[kind], op);
-    cg_log_write(buf, n);
-    cg_report_exit();
+    cg_rdata_t d = {
+        .kind = kind, .addr = addr, .op = cg_self.op ? cg_self.op : "an allocator call",
+        .message = check, .glibc = glibc, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .stacks = { { NULL, -1, &pc, 1 } }, .nstacks = 1,
+    };
+    cg_report_emit(&d, false);
+    cg_report_exit();             /* not reached: fast-mode reports are final */
 }

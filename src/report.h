@@ -55,6 +55,23 @@ void cg_log_write(const char *buf, size_t len) CG_HIDDEN;
  */
 _Noreturn void cg_report_exit(void) CG_COLD CG_HIDDEN;
 
+/* A fault (fault.c) on chunkguard's code or memory: report it, with what
+ * the shadow knows of addr in debug mode, and end the process. */
+_Noreturn void cg_report_fault(int sig, const void *addr, const char *what) CG_COLD CG_HIDDEN;
+
+/* The stable token of an error kind ("double-free", ...). */
+const char *cg_error_token(cg_error_t kind) CG_HIDDEN;
+
+/* Start writing a report: waits while another thread writes one; a report
+ * begun on a thread already writing one (a fault inside the reporter)
+ * aborts at once.  cg_report_leave ends a report the process survives
+ * (halt_on_error=0). */
+void cg_report_enter(void) CG_HIDDEN;
+void cg_report_leave(void) CG_HIDDEN;
+/* Fork handlers: the report lock is taken first. */
+void cg_report_lock_all(void) CG_HIDDEN;
+void cg_report_unlock_all(bool child) CG_HIDDEN;
+
 /* Format into buf (size cap, always NUL-terminated): %s %p %x %zu %d %c
  * (%x and %zu take size_t; %d takes int).  Returns the length written. */
 size_t cg_fmt(char *buf, size_t cap, const char *fmt, ...) CG_HIDDEN;

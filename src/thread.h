@@ -19,6 +19,8 @@ typedef struct cg_thread {
     uintptr_t caller;           /* program's call site of the current slow op */
     const char *op;             /* name of the API function being served     */
     uint8_t tc_state;           /* CG_TC_*                                    */
+    uint32_t tid;               /* debug mode: thread number + 1 (0: none yet) */
+    uint8_t in_report;          /* writing a report (a nested one aborts)   */
 } cg_thread_t;
 
 extern CG_TLS cg_thread_t cg_self CG_HIDDEN;

@@ -2,9 +2,10 @@
 # 40-programs.sh — real programs under LD_PRELOAD=$CG_SO.
 #
 # Each workload of tests/programs/workloads.sh (python, gcc, git, perl,
-# sqlite, sort, tarxz) runs twice on inputs from tests/programs/gen-inputs.py:
-# plain, and with LD_PRELOAD=$CG_SO and CHUNKGUARD_OPTIONS=stats_path=...
-# Three tests per workload:
+# sqlite, sort, tarxz) runs on inputs from tests/programs/gen-inputs.py:
+# plain, then with LD_PRELOAD=$CG_SO and CHUNKGUARD_OPTIONS=stats_path=...
+# in fast mode, then the same in debug mode (tests program/<w>/debug/...).
+# Three tests per workload and mode:
 #   program/<w>/output     both runs succeed and their stdout is identical
 #   program/<w>/no-report  the preloaded run's stderr never says "chunkguard"
 #   program/<w>/stats      chunkguard served the processes: the workload's
@@ -83,39 +84,48 @@ check_stats() {
 }
 
 for w in ${PROGRAMS:-python gcc git perl sqlite sort tarxz}; do
-  p=$work/$w.plain c=$work/$w.cg s=$work/$w.stats
-  mkdir -p "$p/scratch" "$c/scratch" "$s"
+  p=$work/$w.plain
+  mkdir -p "$p/scratch"
   t0=$(date +%s.%N)
   timeout -k 10 "$limit" bash "$progs/workloads.sh" "$w" "$work/in" "$p/scratch" \
     >"$p/out" 2>"$p/err"; prc=$?
   t1=$(date +%s.%N)
+  plain_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')
+  # Fast mode (the default) and debug mode: the same output, no report.
+  for mode in fast debug; do
+  name=program/$w; [ "$mode" = fast ] || name=program/$w/$mode
+  c=$work/$w.$mode s=$work/$w.$mode.stats
+  mkdir -p "$c/scratch" "$s"
+  t1=$(date +%s.%N)
   timeout -k 10 "$limit" env LD_PRELOAD="$CG_SO" \
-    CHUNKGUARD_OPTIONS="stats_path=$s/cg.%p" \
+    CHUNKGUARD_OPTIONS="mode=$mode:stats_path=$s/cg.%p" \
     bash "$progs/workloads.sh" "$w" "$work/in" "$c/scratch" >"$c/out" 2>"$c/err"; crc=$?
   t2=$(date +%s.%N)
-  times=$(awk -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN { printf "plain %.1f s, chunkguard %.1f s", b - a, c - b }')
+  times=$(awk -v p="$plain_s" -v b="$t1" -v c="$t2" -v m="$mode" \
+          'BEGIN { printf "plain %s s, chunkguard %s mode %.1f s", p, m, c - b }')
 
   if [ "$prc" -ne 0 ]; then
-    echo "FAIL program/$w/output: the plain run failed (status $prc): $(head -c 300 "$p/err" | tr '\n' '|')"
+    echo "FAIL $name/output: the plain run failed (status $prc): $(head -c 300 "$p/err" | tr '\n' '|')"
   elif [ "$crc" -ne 0 ]; then
-    echo "FAIL program/$w/output: the chunkguard run failed (status $crc$([ "$crc" -eq 124 ] && echo ', timed out'), plain 0): $(head -c 400 "$c/err" | tr '\n' '|')"
+    echo "FAIL $name/output: the chunkguard run failed (status $crc$([ "$crc" -eq 124 ] && echo ', timed out'), plain 0): $(head -c 400 "$c/err" | tr '\n' '|')"
   elif ! cmp -s "$p/out" "$c/out"; then
-    echo "FAIL program/$w/output: stdout differs from the plain run's:"
+    echo "FAIL $name/output: stdout differs from the plain run's:"
     diff "$p/out" "$c/out" | head -n 20
   else
-    echo "PASS program/$w/output ($times)"
+    echo "PASS $name/output ($times)"
   fi
 
   if grep -q chunkguard "$c/err"; then
-    echo "FAIL program/$w/no-report: $(grep -m 3 -A 3 chunkguard "$c/err" | tr '\n' '|')"
+    echo "FAIL $name/no-report: $(grep -m 3 -A 3 chunkguard "$c/err" | tr '\n' '|')"
   else
-    echo "PASS program/$w/no-report"
+    echo "PASS $name/no-report"
   fi
 
   if why=$(check_stats "$w" "$s" "$(cat "$c/scratch/main.pid" 2>/dev/null)"); then
-    echo "PASS program/$w/stats"
+    echo "PASS $name/stats"
   else
-    echo "FAIL program/$w/stats: $why"
+    echo "FAIL $name/stats: $why"
   fi
+  done
 done
 exit 0

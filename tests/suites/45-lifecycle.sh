@@ -21,7 +21,7 @@ fail() { echo "FAIL $1: $2"; }
 "${cc[@]}" -pthread -o "$B/exit_paths" "$R/tests/lifecycle/exit_paths.c" || fail exit-build gcc
 "${cc[@]}" -fPIC -shared -o "$B/libearly.so" "$R/tests/lifecycle/early_lib.c" || fail early-build gcc
 "${cc[@]}" -o "$B/early_main" "$R/tests/lifecycle/early_main.c" -L"$B" -learly \
-    -Wl,-rpath,"$B" "$CG_BUILD/libchunkguard.a" -pthread || fail early-build gcc
+    -Wl,-rpath,"$B" "$CG_BUILD/libchunkguard.a" -pthread -lunwind || fail early-build gcc
 
 # shim-dlsym: the shim first, chunkguard behind it.
 stats=$(mktemp -d); trap 'rm -rf "$stats"' EXIT
@@ -54,7 +54,7 @@ if [ -n "$tls" ] && [ "$tls" -le 64 ]; then pass "tls-small ($tls bytes)"
 else fail tls-small "PT_TLS memsz='$tls'"; fi
 
 # exports: exactly the API.
-want="__libc_calloc __libc_free __libc_malloc __libc_memalign __libc_pvalloc __libc_realloc __libc_valloc aligned_alloc calloc cg_get_stats free free_aligned_sized free_sized mallinfo mallinfo2 malloc malloc_info malloc_stats malloc_trim malloc_usable_size mallopt memalign posix_memalign pvalloc realloc reallocarray valloc"
+want="__libc_calloc __libc_free __libc_malloc __libc_memalign __libc_pvalloc __libc_realloc __libc_valloc aligned_alloc calloc cg_describe cg_get_stats cg_leak_check cg_set_report_callback free free_aligned_sized free_sized mallinfo mallinfo2 malloc malloc_info malloc_stats malloc_trim malloc_usable_size mallopt memalign posix_memalign pvalloc realloc reallocarray valloc"
 got=$(nm -D --defined-only "$SO" | awk '{print $3}' | sed 's/@.*//' | sort | tr '\n' ' ' | sed 's/ $//')
 if [ "$got" = "$want" ]; then pass exports
 else fail exports "got: $got"; fi

@@ -89,7 +89,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
     # A set-uid program ignores a LD_PRELOAD path with a slash unless the
     # library is in a system directory and set-uid itself; link it in instead.
     gcc -O1 -fno-builtin -Wno-use-after-free -o "$sdir/probe-static" "$R/tests/options/probe.c" \
-        "$CG_BUILD/libchunkguard.a" -pthread &&
+        "$CG_BUILD/libchunkguard.a" -pthread -lunwind &&
         chmod 4755 "$sdir/probe-static"
     out=$(CHUNKGUARD_OPTIONS="log_path=$sdir/leak.%p:verbosity=1" \
           setpriv --reuid=65534 --regid=65534 --clear-groups "$sdir/probe-static" double-free 2>"$tmp/err"); rc=$?

@@ -1,0 +1,493 @@
+/*
+ * debug.c — the instrumented mode: redzones, shadow records, poison and
+ * quarantine, and the reports that name the block (see debug.h).
+ */
+#include "debug.h"
+
+#include <errno.h>
+#include <malloc.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "alloc.h"
+#include "arena.h"
+#include "bigblock.h"
+#include "info.h"
+#include "maps.h"
+#include "options.h"
+#include "quarantine.h"
+#include "render.h"
+#include "report.h"
+#include "shadow.h"
+#include "stack.h"
+#include "stackdepot.h"
+#include "symbolize.h"
+
+bool cg_debug;
+
+static uint32_t next_tid;
+
+static const char *const kind_names[CG_KIND_COUNT] = {
+    [CG_KIND_MALLOC] = "malloc", [CG_KIND_CALLOC] = "calloc",
+    [CG_KIND_REALLOC] = "realloc", [CG_KIND_MEMALIGN] = "memalign",
+};
+
+void cg_debug_init(void)
+{
+    if (cg_opt.mode != CG_MODE_DEBUG)
+        return;
+    cg_debug = true;
+    /* No fastbins: a chunk the quarantine gives back is then free to the
+     * core at once, so a late second free is seen by the core's checks. */
+    cg_param_set(M_MXFAST, 0, false);
+    cg_stack_prime();
+}
+
+/* This thread's number, T0 for the first thread that allocates. */
+static uint32_t self_tid(bool mt)
+{
+    if (cg_self.tid == 0)
+        cg_self.tid = (uint32_t)CG_ADD_IF(&next_tid, 1, mt);
+    return cg_self.tid - 1;
+}
+
+/* The calling thread's stack into the depot; skip: frames of chunkguard
+ * above the API entry point.  Called before any chunkguard lock. */
+static uint32_t capture(size_t skip)
+{
+    uintptr_t pcs[64];
+    size_t depth = (size_t)cg_opt.stack_depth;
+    if (depth == 0)
+        return 0;
+    size_t n = depth == 1 ? (pcs[0] = cg_self.caller, 1) : cg_stack_capture(pcs, depth, skip + 1);
+    return n ? cg_stack_put(pcs, n) : 0;
+}
+
+static size_t usable_bytes(const cg_chunk_t *c)
+{
+    return cg_is_mmapped(c) ? cg_big_usable(c) : cg_heap_usable(c);
+}
+
+/* How much of the leading redzone is filled and checked (all of it, up to
+ * 256 bytes: a 1 MiB alignment does not cost a 1 MiB fill). */
+static size_t lead_checked(const cg_shadow_t *r)
+{
+    return r->lead < 256 ? r->lead : 256;
+}
+
+/* ---- reports ---------------------------------------------------------- */
+
+/* Write a debug report.  detail: one or more lines (newline-terminated);
+ * r: the block, or NULL.  Then the process ends — unless halt_on_error=0
+ * or a report callback returned, when it returns and the caller leaves the
+ * bad block out of reuse for good (a fault, CG_E_SEGV, always ends the
+ * process). */
+static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *detail,
+                               const cg_shadow_t *r)
+{
+    uintptr_t here[64];
+    size_t depth = cg_opt.stack_depth > 1 ? cg_stack_capture(here, (size_t)cg_opt.stack_depth, 1) : 0;
+    if (depth == 0) {
+        here[0] = cg_self.caller;
+        depth = 1;
+    }
+    cg_rdata_t d = {
+        .kind = kind, .addr = addr, .op = cg_self.op ? cg_self.op : "an allocator call",
+        .message = detail, .tid = (int)self_tid(!CG_SINGLE_THREAD_P),
+        .stacks = { { NULL, -1, here, depth } }, .nstacks = 1,
+    };
+    if (r != NULL) {
+        const uintptr_t *pcs;
+        d.has_block = true;
+        d.block = cg_shadow_user(r);
+        d.block_size = r->req;
+        d.block_freed = r->state != CG_SH_LIVE;
+        d.block_kind = kind_names[r->kind];
+        if (d.block_freed) {
+            size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
+            d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n };
+        }
+        size_t n = r->alloc_stack ? cg_stack_get(r->alloc_stack, &pcs) : 0;
+        d.stacks[d.nstacks++] = (cg_rstack_t){ "previously allocated", (int)r->alloc_tid,
+                                               n ? pcs : NULL, n };
+    }
+    cg_report_emit(&d, kind != CG_E_SEGV);
+}
+
+/* Up to 16 bytes found at p (len of them), as hex, after "found". */
+static size_t hex_bytes(char *out, size_t cap, const unsigned char *p, size_t len)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < len && i < 16; i++)
+        n += cg_fmt(out + n, cap - n, " %c%c", "0123456789abcdef"[p[i] >> 4],
+                    "0123456789abcdef"[p[i] & 15]);
+    return n;
+}
+
+/* ---- checks ----------------------------------------------------------- */
+
+/* First byte in [p, p + len) that is not b, or NULL. */
+static const unsigned char *first_not(const unsigned char *p, size_t len, unsigned char b)
+{
+    uint64_t pat = 0x0101010101010101ull * b;
+    size_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        if (w != pat)
+            break;
+    }
+    for (; i < len; i++)
+        if (p[i] != b)
+            return p + i;
+    return NULL;
+}
+
+static CG_COLD void report_header(const cg_shadow_t *r, const cg_chunk_t *c)
+{
+    char msg[512];
+    size_t now = cg_head(c);
+    size_t n = cg_fmt(msg, sizeof msg, "the block's chunk header was overwritten (an underflow "
+                      "or a wild write): its size word was 0x%x, is now 0x%x\n"
+                      "    bytes changed:", r->head, now);
+    for (int i = 0; i < 8; i++) {
+        unsigned o = (unsigned)(r->head >> (8 * i)) & 0xff, v = (unsigned)(now >> (8 * i)) & 0xff;
+        if (o != v)
+            n += cg_fmt(msg + n, sizeof msg - n, " [+%d] %x->%x", i + 8, (size_t)o, (size_t)v);
+    }
+    cg_fmt(msg + n, sizeof msg - n, "\n");
+    dbg_report(CG_E_HEAP_CORRUPTION, (const char *)c + 8, msg, r);
+}
+
+static bool check_block(const cg_shadow_t *r, const char *when);
+
+/* An overwritten header is often the far end of an overflow of the block
+ * before it: when that block's trailing redzone is damaged too, the report
+ * is about that block.  True when it reported. */
+static bool blame_previous(const cg_chunk_t *c)
+{
+    if (!cg_in_heap(c))
+        return false;
+    cg_chunk_t *pc = cg_heap_find_chunk(cg_heap_base(c), (const char *)c - 1);
+    cg_shadow_t *pr = pc ? cg_shadow_of(pc, false, !CG_SINGLE_THREAD_P) : NULL;
+    if (pr == NULL || (const char *)pc + cg_csize(pc) != (const char *)c)
+        return false;
+    return !check_block(pr, "next to a block whose header it overwrote");
+}
+
+/* Header and both redzones intact?  Reports heap-buffer-overflow (or
+ * heap-corruption for the header) otherwise, and returns false (with
+ * halt_on_error=0).  when: "at free", ... */
+static bool check_block(const cg_shadow_t *r, const char *when)
+{
+    const cg_chunk_t *c = r->chunk;
+    /* PREV_INUSE is the core's to change (the chunk before was freed) */
+    if ((cg_head(c) | CG_PREV_INUSE) != (r->head | CG_PREV_INUSE)) {
+        if (!blame_previous(c))
+            report_header(r, c);
+        return false;
+    }
+    const unsigned char *u = cg_shadow_user(r);
+    size_t lz = lead_checked(r);
+    const unsigned char *bad = first_not(u - lz, lz, CG_DBG_REDZONE);
+    char msg[384];
+    if (bad != NULL) {
+        size_t n = cg_fmt(msg, sizeof msg, "the %zu bytes before a %zu-byte region were "
+                          "overwritten (found %s): %zu bytes before it, found",
+                          lz, r->req, when, (size_t)(u - bad));
+        n += hex_bytes(msg + n, sizeof msg - n, bad, (size_t)(u - bad));
+        cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)CG_DBG_REDZONE);
+        dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, bad, msg, r);
+        return false;
+    }
+    size_t tail = usable_bytes(c) - r->lead - r->req;
+    bad = first_not(u + r->req, tail, CG_DBG_REDZONE);
+    if (bad != NULL) {
+        /* how far the overflow reaches: the last changed byte */
+        const unsigned char *last = bad;
+        for (const unsigned char *q = u + r->req + tail; q-- > bad;)
+            if (*q != CG_DBG_REDZONE) {
+                last = q;
+                break;
+            }
+        size_t span = (size_t)(last - bad) + 1;
+        bool to_end = last == u + r->req + tail - 1;
+        size_t n = cg_fmt(msg, sizeof msg, "%zu bytes past a %zu-byte region were overwritten "
+                          "(found %s), from offset %zu%s; found",
+                          span, r->req, when, (size_t)(bad - u),
+                          to_end ? " to the end of its redzone (the write may reach further)" : "");
+        n += hex_bytes(msg + n, sizeof msg - n, bad, span);
+        cg_fmt(msg + n, sizeof msg - n, "%s (expected %x)\n", span > 16 ? " ..." : "",
+               (size_t)CG_DBG_REDZONE);
+        dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, bad, msg, r);
+        return false;
+    }
+    return true;
+}
+
+static unsigned char poison_byte(void)
+{
+    return cg_opt.fill_free >= 0 ? (unsigned char)cg_opt.fill_free : CG_DBG_POISON;
+}
+
+/* A block leaving the quarantine: poison, redzones and header intact,
+ * then its record goes and its chunk returns to the core.  A damaged block
+ * (reported, halt_on_error=0) keeps its record and its chunk for good. */
+static void release_block(cg_shadow_t *r, bool mt)
+{
+    const unsigned char *u = cg_shadow_user(r);
+    const unsigned char *bad = first_not(u, r->req, poison_byte());
+    if (bad != NULL) {
+        char msg[256];
+        size_t n = cg_fmt(msg, sizeof msg, "a freed block was written to while in the "
+                          "quarantine (found when it left): at offset %zu of a %zu-byte "
+                          "block, found", (size_t)(bad - u), r->req);
+        n += hex_bytes(msg + n, sizeof msg - n, bad, 8);
+        cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)poison_byte());
+        dbg_report(CG_E_HEAP_USE_AFTER_FREE, bad, msg, r);
+        return;
+    }
+    if (!check_block(r, "when it left the quarantine"))
+        return;
+    cg_chunk_t *c = r->chunk;
+    bool big = cg_is_mmapped(c);
+    cg_shadow_delete(r, big, mt);
+    cg_core_free(cg_chunk2mem(c), mt);
+}
+
+/* ---- lookup ----------------------------------------------------------- */
+
+/* The record of the block p points into (or at), or NULL when p is in no
+ * debug block: then the core's checks decide. */
+static cg_shadow_t *find_block(const void *p, bool mt)
+{
+    const cg_chunk_t *c = (const cg_chunk_t *)((const char *)p - CG_HDR_SZ - CG_DBG_LEAD);
+    cg_shadow_t *r = NULL;
+    if (cg_in_heap(p)) {
+        if (cg_heap_offset(c) >= CG_HEAP_DATA_OFF && cg_heap_base(c) == cg_heap_base(p))
+            r = cg_shadow_of(c, false, mt);
+        return r != NULL ? r : cg_shadow_find(p, mt);
+    }
+    bool header_ok;
+    if (cg_aligned_ok(p) && cg_big_owns(c, mt, &header_ok))
+        r = cg_shadow_of(c, true, mt);
+    return r != NULL ? r : cg_shadow_find(p, mt);
+}
+
+/* free/realloc of a pointer in none of our heaps and no big block: say
+ * what it points at, from /proc/self/maps. */
+static CG_COLD void report_foreign(const void *p)
+{
+    char msg[512];
+    cg_mapping_t m;
+    int local;
+    cg_mapping_t here;
+    if (!cg_find_mapping((uintptr_t)p, &m))
+        cg_fmt(msg, sizeof msg, "the pointer is not in any mapping of the process "
+               "(garbage, or memory already unmapped)\n");
+    else if (cg_find_mapping((uintptr_t)&local, &here) && here.lo == m.lo)
+        cg_fmt(msg, sizeof msg, "the pointer is on this thread's stack "
+               "(a local variable), not a heap block\n");
+    else if (strcmp(m.path, "[stack]") == 0)
+        cg_fmt(msg, sizeof msg, "the pointer is on the main thread's stack, not a heap block\n");
+    else if (m.path[0] == '/' && m.perms[1] == 'w')
+        cg_fmt(msg, sizeof msg, "the pointer is in the writable data of %s (a global or "
+               "static variable), not a heap block\n", m.path);
+    else if (m.path[0] != 0)
+        cg_fmt(msg, sizeof msg, "the pointer is in %s (%s), not a heap block\n", m.path, m.perms);
+    else
+        cg_fmt(msg, sizeof msg, "the pointer is in an anonymous mapping that is not "
+               "chunkguard's [%p, %p) (another allocator, a thread stack, or mmap)\n",
+               (void *)m.lo, (void *)m.hi);
+    dbg_report(CG_E_INVALID_FREE, p, msg, NULL);
+}
+
+static CG_COLD void report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *r)
+{
+    dbg_report(kind, p, r->state == CG_SH_LIVE
+                            ? "the pointer is not the start of a block\n"
+                            : "the pointer is not the start of a block, and the block it points "
+                              "into was freed\n", r);
+}
+
+/* ---- the API ---------------------------------------------------------- */
+
+void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller, const char *op)
+{
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_self.caller = caller;
+    cg_self.op = op;
+    uint32_t stack = capture(1);
+    if (align < CG_ALIGN)
+        align = CG_ALIGN;
+    size_t lead = align > CG_DBG_LEAD ? align : CG_DBG_LEAD;
+    size_t rz = (size_t)cg_opt.redzone;
+    if (n > CG_MAX_REQUEST - lead - rz - 64 || align > CG_MAX_REQUEST / 2) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t nb = cg_request2size(lead + n + rz);
+    if (nb < 64)
+        nb = 64;               /* one debug chunk per 64-byte shadow-map window */
+    cg_chunk_t *c = cg_core_alloc(nb, align, mt);
+    if (c == NULL) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    uint32_t id;
+    cg_shadow_t *r = cg_shadow_new(c, cg_is_mmapped(c), mt, &id);
+    if (r == NULL) {
+        cg_core_free(cg_chunk2mem(c), mt);
+        errno = ENOMEM;
+        return NULL;
+    }
+    r->req = n;
+    r->head = cg_head(c);
+    r->alloc_stack = stack;
+    r->alloc_tid = self_tid(mt);
+    r->lead = (uint32_t)lead;
+    r->kind = (uint8_t)kind;
+    r->mode = CG_MODE_DEBUG;
+    unsigned char *u = cg_shadow_user(r);
+    size_t lz = lead_checked(r);
+    memset(u - lz, CG_DBG_REDZONE, lz);
+    memset(u + n, CG_DBG_REDZONE, usable_bytes(c) - lead - n);
+    if (zero)
+        memset(u, 0, n);
+    else if (cg_opt.fill_alloc >= 0)
+        memset(u, cg_opt.fill_alloc, n);
+    __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);
+    return u;
+}
+
+void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const char *op)
+{
+    if (p == NULL)
+        return;
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_self.caller = caller;
+    cg_self.op = op;
+    cg_shadow_t *r = find_block(p, mt);
+    if (r == NULL) {
+        if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), mt, &(bool){true})) {
+            report_foreign(p);     /* halt_on_error=0: the free is ignored */
+            return;
+        }
+        cg_core_free(p, mt);       /* free heap memory or a stale pointer: the core reports */
+        return;
+    }
+    if (cg_shadow_user(r) != p) {
+        report_not_start(CG_E_INVALID_FREE, p, r);
+        return;
+    }
+    uint8_t live = CG_SH_LIVE;
+    if (!__atomic_compare_exchange_n(&r->state, &live, CG_SH_QUARANTINED, false,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        dbg_report(CG_E_DOUBLE_FREE, p, "the block was already freed (it is in the "
+                   "quarantine)\n", r);
+        return;
+    }
+    /* From here the block is ours alone.  Reports below see it as live; a
+     * block found bad stays marked freed but never reaches the quarantine
+     * or the heap again (halt_on_error=0). */
+    r->state = CG_SH_LIVE;
+    bool ok = true;
+    if (sized != SIZE_MAX && sized != r->req) {
+        char msg[160];
+        cg_fmt(msg, sizeof msg, "the size given, %zu, is not the size requested, %zu (C23 "
+               "requires the same size)\n", sized, r->req);
+        dbg_report(CG_E_FREE_SIZE_MISMATCH, p, msg, r);
+        ok = false;
+    } else if (salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
+        dbg_report(CG_E_FREE_SIZE_MISMATCH, p, "the block is not aligned to the alignment "
+                   "given\n", r);
+        ok = false;
+    } else {
+        ok = check_block(r, "at free");
+    }
+    r->free_stack = capture(1);
+    r->free_tid = self_tid(mt);
+    r->state = CG_SH_QUARANTINED;
+    if (!ok)
+        return;
+    memset(p, poison_byte(), r->req);
+    uint32_t out[CG_QUARANTINE_BATCH];
+    size_t k = cg_quarantine_put(r->id, (size_t)cg_opt.quarantine_mb << 20, mt, out);
+    for (size_t i = 0; i < k; i++)
+        release_block(cg_shadow_at(out[i]), mt);
+}
+
+void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
+{
+    if (p == NULL)
+        return cg_dbg_alloc(n, 0, CG_KIND_REALLOC, false, caller, op);
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_self.caller = caller;
+    cg_self.op = op;
+    cg_shadow_t *r = find_block(p, mt);
+    if (r == NULL) {
+        if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), mt, &(bool){true})) {
+            report_foreign(p);
+            return NULL;
+        }
+        cg_core_free(p, mt);       /* not a debug block: the core's checks report it */
+        return NULL;
+    }
+    /* With halt_on_error=0 a bad realloc returns NULL and changes nothing. */
+    if (cg_shadow_user(r) != p) {
+        report_not_start(CG_E_INVALID_FREE, p, r);
+        return NULL;
+    }
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
+        dbg_report(CG_E_DOUBLE_FREE, p, "realloc of a block that was already freed (it is in "
+                   "the quarantine)\n", r);
+        return NULL;
+    }
+    if (!check_block(r, "at realloc"))
+        return NULL;
+    if (n == 0) {
+        cg_dbg_free(p, SIZE_MAX, 0, caller, op);
+        return NULL;
+    }
+    void *q = cg_dbg_alloc(n, 0, CG_KIND_REALLOC, false, caller, op);
+    if (q == NULL)
+        return NULL;               /* the old block stays as it was */
+    memcpy(q, p, r->req < n ? r->req : n);
+    cg_dbg_free(p, SIZE_MAX, 0, caller, op);
+    return q;
+}
+
+void cg_dbg_report_fault(const void *a, const char *what)
+{
+    cg_shadow_t *r = cg_shadow_find(a, false);
+    if (r == NULL)
+        return;
+    char msg[900];
+    cg_fmt(msg, sizeof msg, "%s\n", what);
+    dbg_report(CG_E_SEGV, a, msg, r);
+}
+
+size_t cg_dbg_usable(void *p, uintptr_t caller)
+{
+    if (p == NULL)
+        return 0;
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_self.caller = caller;
+    cg_self.op = "malloc_usable_size";
+    cg_shadow_t *r = find_block(p, mt);
+    /* With halt_on_error=0 a bad pointer's usable size is 0. */
+    if (r == NULL) {
+        dbg_report(CG_E_INVALID_POINTER, p, "the pointer is not a block of ours (nor inside "
+                   "one)\n", NULL);
+        return 0;
+    }
+    if (cg_shadow_user(r) != p) {
+        report_not_start(CG_E_INVALID_POINTER, p, r);
+        return 0;
+    }
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
+        dbg_report(CG_E_INVALID_POINTER, p, "the block was freed (it is in the quarantine)\n", r);
+        return 0;
+    }
+    return r->req;
+}

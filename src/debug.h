@@ -1,0 +1,63 @@
+/*
+ * debug.h — the instrumented mode (CHUNKGUARD_OPTIONS=mode=debug).
+ *
+ * Chosen once at start-up.  In debug mode no thread gets a tcache, so the
+ * inline fast paths (alloc.h) always fall through to the slow paths, and
+ * each slow path's first test after initialisation sends the call here:
+ * fast mode pays nothing on its fast paths and one predictable branch on
+ * its slow ones.
+ *
+ * A debug block, inside a chunk the core hands out (no tcache, no
+ * fastbins: a freed chunk is always visibly free to the core):
+ *
+ *   | chunk header | leading redzone | user block (req bytes) | trailing redzone ... |
+ *                  ^ chunk memory    ^ user pointer
+ *
+ * The leading redzone is 16 bytes (or the alignment, for memalign), the
+ * trailing one at least `redzone` bytes, both filled with CG_DBG_REDZONE.
+ * The block's shadow record (shadow.h) keeps its requested size, state,
+ * kind, stacks, threads and a copy of the chunk header.  free checks the
+ * header against the copy and both redzones, poisons the block and puts it
+ * in the quarantine (quarantine.h); when it leaves, the poison is checked.
+ */
+#ifndef CG_DEBUG_H
+#define CG_DEBUG_H
+
+#include "platform.h"
+
+#define CG_DBG_LEAD     16      /* leading redzone bytes (unaligned requests) */
+#define CG_DBG_REDZONE  0xfa    /* redzone fill                                */
+#define CG_DBG_POISON   0xfd    /* freed-block fill, unless fill_free is set   */
+
+/* True in debug mode; set once at initialisation, read-only after. */
+extern bool cg_debug CG_HIDDEN;
+
+/* Called by init after the options are parsed: turns debug mode on when
+ * mode=debug (and then fastbins off, and the stack unwinder primed). */
+void cg_debug_init(void) CG_HIDDEN;
+
+/*
+ * The debug versions of the API (contracts as the standard functions; the
+ * caller has initialised the core).  caller: the program's return address;
+ * op: the API function's name, for reports.
+ *   cg_dbg_alloc    n bytes aligned to align (a power of two; <= 16 means
+ *                   16), kind CG_KIND_*, zeroed when zero; NULL + ENOMEM
+ *   cg_dbg_free     sized: the size a C23 sized free gave, or SIZE_MAX;
+ *                   salign: its alignment, or 0
+ *   cg_dbg_realloc  always moves the block (so stale pointers to the old
+ *                   one hit the quarantine); realloc(p, 0) frees, as glibc
+ *   cg_dbg_usable   the requested size (so a program that uses all of its
+ *                   usable size never touches the redzone)
+ */
+void  *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller,
+                    const char *op) CG_HIDDEN;
+void   cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller,
+                   const char *op) CG_HIDDEN;
+void  *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
+size_t cg_dbg_usable(void *p, uintptr_t caller) CG_HIDDEN;
+
+/* A fault on address a in one of our heaps: report with the block the
+ * shadow says a is in, if any (returns when it knows nothing). */
+void cg_dbg_report_fault(const void *a, const char *what) CG_HIDDEN;
+
+#endif /* CG_DEBUG_H */

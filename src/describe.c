@@ -1,0 +1,89 @@
+/*
+ * describe.c — cg_describe: what chunkguard knows of an address, in words.
+ */
+#include "bigblock.h"
+#include "debug.h"
+#include "render.h"
+#include "shadow.h"
+#include "stackdepot.h"
+#include "symbolize.h"
+
+static const char *const kinds[CG_KIND_COUNT] = {
+    [CG_KIND_MALLOC] = "malloc", [CG_KIND_CALLOC] = "calloc",
+    [CG_KIND_REALLOC] = "realloc", [CG_KIND_MEMALIGN] = "memalign",
+};
+
+static size_t stack_lines(char *b, size_t cap, const char *title, uint32_t tid, uint32_t id)
+{
+    const uintptr_t *pcs;
+    size_t n = cg_fmt(b, cap, "%s by thread T%d here:\n", title, (int)tid);
+    size_t depth = id ? cg_stack_get(id, &pcs) : 0;
+    if (depth == 0)
+        return n + cg_fmt(b + n, cap - n, "    <no stack recorded>\n");
+    return n + cg_format_stack(b + n, cap - n, pcs, depth);
+}
+
+/* Debug mode: from the block's shadow record. */
+static size_t describe_record(char *b, size_t cap, const char *a, const cg_shadow_t *r)
+{
+    const char *u = cg_shadow_user(r);
+    const char *state = r->state == CG_SH_LIVE ? "live" : "freed (in the quarantine)";
+    size_t n;
+    if (a < u)
+        n = cg_fmt(b, cap, "%p is %zu bytes before", (const void *)a, (size_t)(u - a));
+    else if (a >= u + r->req)
+        n = cg_fmt(b, cap, "%p is %zu bytes past the end of", (const void *)a,
+                   (size_t)(a - u - r->req));
+    else
+        n = cg_fmt(b, cap, "%p is %zu bytes inside", (const void *)a, (size_t)(a - u));
+    n += cg_fmt(b + n, cap - n, " a %zu-byte region [%p, %p), %s, from %s()\n", r->req,
+                (const void *)u, (const void *)(u + r->req), state, kinds[r->kind]);
+    if (r->state != CG_SH_LIVE)
+        n += stack_lines(b + n, cap - n, "freed", r->free_tid, r->free_stack);
+    return n + stack_lines(b + n, cap - n, "allocated", r->alloc_tid, r->alloc_stack);
+}
+
+/* Fast mode: the chunk-start bitmap and the big-block registry. */
+static size_t describe_core(char *b, size_t cap, const char *a)
+{
+    if (cg_in_heap(a)) {
+        cg_heap_t *h = cg_heap_base(a);
+        if (cg_heap_offset(a) < CG_HEAP_DATA_OFF)
+            return cg_fmt(b, cap, "%p is in the metadata of a chunkguard heap at %p\n",
+                          (const void *)a, (void *)h);
+        cg_chunk_t *c = cg_heap_find_chunk(h, a);
+        if (c == NULL || (const char *)c >= cg_heap_end(h))
+            return cg_fmt(b, cap, "%p is in a chunkguard heap, beyond its used part\n",
+                          (const void *)a);
+        size_t size = cg_csize(c);
+        const char *mem = cg_chunk2mem(c);
+        const char *end = (const char *)c + size;
+        bool top = end >= cg_heap_end(h);
+        bool used = !top && cg_prev_inuse((const cg_chunk_t *)end);
+        return cg_fmt(b, cap, "%p is %zu bytes %s the %s chunk at %p (%zu bytes)\n",
+                      (const void *)a, (size_t)(a >= mem ? a - mem : mem - a),
+                      a >= mem ? "into the memory of" : "before the memory of",
+                      top ? "top (free space)" : used ? "in-use (or cached)" : "free",
+                      (const void *)mem, size);
+    }
+    const cg_chunk_t *c = cg_mem2chunk(a);
+    bool hdr;
+    if (cg_aligned_ok(a) && cg_big_owns(c, !CG_SINGLE_THREAD_P, &hdr))
+        return cg_fmt(b, cap, "%p is a live mmap'd block of %zu usable bytes\n",
+                      (const void *)a, cg_big_usable(c));
+    return cg_fmt(b, cap, "%p is not in any chunkguard heap or mmap'd block\n", (const void *)a);
+}
+
+size_t cg_describe_impl(const void *addr, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return 0;
+    buf[0] = 0;
+    const char *a = addr;
+    if (cg_debug) {
+        cg_shadow_t *r = cg_shadow_find(a, !CG_SINGLE_THREAD_P);
+        if (r != NULL)
+            return describe_record(buf, cap, a, r);
+    }
+    return describe_core(buf, cap, a);
+}

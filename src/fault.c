@@ -1,0 +1,113 @@
+/*
+ * fault.c — SIGSEGV/SIGBUS: a fault inside chunkguard's code, or on an
+ * address in chunkguard's heaps, becomes a report instead of a bare crash.
+ *
+ * Installed at initialisation (option handle_segv, default on) with
+ * sigaction, remembering the handler that was there.  A fault that is not
+ * ours — the program's own NULL dereference, say — is passed to that
+ * handler, or, when it was the default action, the default is restored and
+ * the faulting instruction runs again, so the program dies exactly as it
+ * would have without us.  A program that installs its own handler later
+ * simply replaces ours.
+ *
+ * Ours are: a fault whose instruction is in libchunkguard's code (our
+ * metadata was damaged past what the checks could see: a wild write), and
+ * a fault on an address inside one of our heap regions (the guard page
+ * between a heap's metadata and its first block: an underflow).  In debug
+ * mode the report also says what the shadow knows of the address.
+ *
+ * No alternate signal stack is set up: a stack overflow inside chunkguard
+ * would not reach the handler.
+ */
+#define _GNU_SOURCE
+#include "fault.h"
+
+#include <signal.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "debug.h"
+#include "heap.h"
+#include "maps.h"
+#include "options.h"
+#include "report.h"
+#include "shadow.h"
+#include "thread.h"
+
+static struct sigaction old_segv, old_bus;
+static uintptr_t code_lo, code_hi;      /* our executable mapping */
+
+static uintptr_t fault_pc(void *uc)
+{
+#if defined(__x86_64__)
+    return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+    return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.pc;
+#else
+    (void)uc;
+    return 0;
+#endif
+}
+
+/* Hand the fault to whoever had the signal before us. */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
+    if (old->sa_flags & SA_SIGINFO) {
+        old->sa_sigaction(sig, si, uc);
+    } else if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN) {
+        /* the default action, when the instruction faults again */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, NULL);
+    } else {
+        old->sa_handler(sig);
+    }
+}
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+    uintptr_t pc = fault_pc(uc), a = (uintptr_t)si->si_addr;
+    bool in_code = pc >= code_lo && pc < code_hi;
+    if (!in_code && !cg_in_heap((void *)a)) {
+        chain(sig, si, uc);
+        return;
+    }
+    char msg[768], where[300];
+    cg_describe_pc(where, sizeof where, pc);
+    const char *sname = sig == SIGBUS ? "SIGBUS" : "SIGSEGV";
+    if (in_code)
+        cg_fmt(msg, sizeof msg, "%s inside chunkguard at %p (%s), touching %p: chunkguard's "
+               "own metadata was overwritten (a wild write by the program) in a way its "
+               "checks could not see", sname, (void *)pc, where, (void *)a);
+    else if (cg_heap_offset((void *)a) < CG_HEAP_DATA_OFF)
+        cg_fmt(msg, sizeof msg, "%s: the program touched %p, in the guard page before the "
+               "first block of a chunkguard heap (an underflow of that block), at %p (%s)",
+               sname, (void *)a, (void *)pc, where);
+    else
+        cg_fmt(msg, sizeof msg, "%s: the program touched %p, inside a chunkguard heap "
+               "region, at %p (%s)", sname, (void *)a, (void *)pc, where);
+    cg_self.caller = pc;
+    cg_self.op = "a memory access";
+    cg_report_fault(sig, (void *)a, msg);
+}
+
+void cg_fault_install(void)
+{
+    if (!cg_opt.handle_segv)
+        return;
+    cg_mapping_t m;
+    if (cg_find_mapping((uintptr_t)&on_fault, &m)) {
+        code_lo = m.lo;
+        code_hi = m.hi;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &old_segv);
+    sigaction(SIGBUS, &sa, &old_bus);
+}

@@ -1,0 +1,263 @@
+/*
+ * leaks.c — debug mode's leak check: blocks still live that the program can
+ * no longer reach, grouped by allocation stack.
+ *
+ * A reachability scan in the manner of a conservative mark phase (the
+ * method of Boehm's collector and of LeakSanitizer): every aligned word of
+ * the roots that points into a live block (its start or inside it) marks
+ * that block, and marked blocks are scanned in turn.  Roots: the writable
+ * data and bss of every loaded module except chunkguard's own, and the
+ * calling thread's stack with its registers spilled onto it.  Not scanned:
+ * the stacks and registers of other threads, which we cannot stop — a block
+ * referenced only from another running thread's stack is reported as a
+ * leak.  At exit (detect_leaks=1) other threads have normally finished.
+ *
+ * Memory for the work list and the groups comes from mmap; nothing here
+ * allocates through malloc, so the check can run from a destructor.
+ */
+#include "leaks.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "bigblock.h"
+#include "debug.h"
+#include "maps.h"
+#include "options.h"
+#include "report.h"
+#include "shadow.h"
+#include "stackdepot.h"
+#include "symbolize.h"
+
+#define MAX_BACK   (64 * 1024)     /* interior pointers: look this far back */
+#define MAX_GROUPS 4096
+
+typedef struct group {
+    uint32_t stack;
+    size_t blocks, bytes;
+} group_t;
+
+typedef struct scan {
+    uint32_t *work;                /* marked, not yet scanned record ids */
+    size_t nwork, capwork;
+    uintptr_t big_lo, big_hi;      /* range of all big blocks           */
+    group_t *groups;
+    size_t ngroups, leaked_blocks, leaked_bytes;
+} scan_t;
+
+static size_t usable(const cg_shadow_t *r)
+{
+    return r->req;
+}
+
+static void prepare(cg_shadow_t *r, void *arg)
+{
+    scan_t *s = arg;
+    r->mark = 0;
+    if (cg_is_mmapped(r->chunk)) {
+        uintptr_t lo = (uintptr_t)r->chunk, hi = lo + (r->head & ~(size_t)CG_FLAG_BITS);
+        if (s->big_lo == 0 || lo < s->big_lo)
+            s->big_lo = lo;
+        if (hi > s->big_hi)
+            s->big_hi = hi;
+    }
+}
+
+static void push(scan_t *s, cg_shadow_t *r)
+{
+    if (s->nwork == s->capwork) {
+        size_t ncap = s->capwork ? s->capwork * 2 : 65536;
+        uint32_t *nw = cg_os_map(ncap * sizeof *nw);
+        if (nw == NULL)
+            return;                /* out of memory: the block stays unscanned */
+        if (s->work != NULL) {
+            memcpy(nw, s->work, s->nwork * sizeof *nw);
+            cg_os_unmap(s->work, s->capwork * sizeof *nw);
+        }
+        s->work = nw;
+        s->capwork = ncap;
+    }
+    s->work[s->nwork++] = r->id;
+}
+
+/* Mark every live block that a word of [lo, hi) points into. */
+static void scan_range(scan_t *s, uintptr_t lo, uintptr_t hi)
+{
+    lo = (lo + 7) & ~(uintptr_t)7;
+    for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
+        uintptr_t v = *(const uintptr_t *)p;
+        if (!cg_in_heap((void *)v) && (v < s->big_lo || v >= s->big_hi))
+            continue;
+        cg_shadow_t *r = cg_shadow_find_near((void *)v, MAX_BACK);
+        if (r == NULL || r->mark || r->state != CG_SH_LIVE)
+            continue;
+        r->mark = 1;
+        push(s, r);
+    }
+}
+
+static void drain(scan_t *s)
+{
+    while (s->nwork > 0) {
+        cg_shadow_t *r = cg_shadow_at(s->work[--s->nwork]);
+        uintptr_t u = (uintptr_t)cg_shadow_user(r);
+        scan_range(s, u, u + usable(r));
+    }
+}
+
+/* Is module path ours or the unwinder's, and not the main program (where
+ * a static link puts us, and the program's globals with us)? */
+static bool is_ours(const char *path, const char *own, const char *unwinder)
+{
+    static char exe[256];
+    if (exe[0] == 0) {
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[n > 0 ? n : 0] = 0;
+    }
+    if (strcmp(path, exe) == 0)
+        return false;
+    return strcmp(path, own) == 0 || strcmp(path, unwinder) == 0;
+}
+
+/* Roots from /proc/self/maps: writable file mappings (data) and the
+ * anonymous mapping right after one (bss), except chunkguard's own. */
+static void scan_modules(scan_t *s)
+{
+    /* Our own module and libunwind's hold addresses of blocks (records,
+     * caches) that are not the program's references. */
+    static cg_mapping_t self, unw;
+    const char *own = cg_find_mapping((uintptr_t)&cg_leak_check_impl, &self) ? self.path : "";
+    const char *unwinder = cg_find_mapping((uintptr_t)&unw_backtrace, &unw) ? unw.path : "";
+    cg_maps_reader_t rd;
+    if (!cg_maps_open(&rd))
+        return;
+    cg_mapping_t m;
+    char prev_path[256] = "";
+    uintptr_t prev_hi = 0;
+    while (cg_maps_next(&rd, &m)) {
+        bool writable = m.perms[0] == 'r' && m.perms[1] == 'w';
+        bool file = m.path[0] == '/';
+        bool bss = m.path[0] == 0 && m.lo == prev_hi && prev_path[0] == '/';
+        const char *mod = file ? m.path : prev_path;
+        if (writable && (file || bss) && !is_ours(mod, own, unwinder))
+            scan_range(s, m.lo, m.hi);
+        if (!bss)
+            memcpy(prev_path, m.path, sizeof prev_path);
+        prev_hi = m.hi;
+        drain(s);
+    }
+    cg_maps_close(&rd);
+}
+
+static __attribute__((noinline)) void scan_stack(scan_t *s)
+{
+    __builtin_unwind_init();       /* callee-saved registers onto the stack */
+    volatile uintptr_t anchor = 0;
+    cg_mapping_t m;
+    if (cg_find_mapping((uintptr_t)&anchor, &m))
+        scan_range(s, (uintptr_t)&anchor, m.hi);
+    drain(s);
+}
+
+static void collect(cg_shadow_t *r, void *arg)
+{
+    scan_t *s = arg;
+    if (r->state != CG_SH_LIVE || r->mark)
+        return;
+    s->leaked_blocks++;
+    s->leaked_bytes += r->req;
+    for (size_t i = 0; i < s->ngroups; i++)
+        if (s->groups[i].stack == r->alloc_stack) {
+            s->groups[i].blocks++;
+            s->groups[i].bytes += r->req;
+            return;
+        }
+    if (s->ngroups < MAX_GROUPS)
+        s->groups[s->ngroups++] = (group_t){ r->alloc_stack, 1, r->req };
+}
+
+static char lbuf[16 * 1024];
+
+static void print_report(scan_t *s)
+{
+    /* largest groups first (insertion sort: a few thousand at most) */
+    for (size_t i = 1; i < s->ngroups; i++) {
+        group_t g = s->groups[i];
+        size_t j = i;
+        for (; j > 0 && s->groups[j - 1].bytes < g.bytes; j--)
+            s->groups[j] = s->groups[j - 1];
+        s->groups[j] = g;
+    }
+    size_t n = cg_fmt(lbuf, sizeof lbuf, "==%d==ERROR: chunkguard: detected memory leaks\n",
+                      (int)getpid());
+    cg_log_write(lbuf, n);
+    for (size_t i = 0; i < s->ngroups; i++) {
+        const uintptr_t *pcs;
+        size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
+        n = cg_fmt(lbuf, sizeof lbuf, "\nDirect leak of %zu byte(s) in %zu object(s) allocated from:\n",
+                   s->groups[i].bytes, s->groups[i].blocks);
+        if (depth > 0)
+            n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth);
+        else
+            n += cg_fmt(lbuf + n, sizeof lbuf - n, "    <no stack recorded: stack_depth=0>\n");
+        cg_log_write(lbuf, n);
+    }
+    n = cg_fmt(lbuf, sizeof lbuf, "\nSUMMARY: chunkguard: %zu byte(s) leaked in %zu allocation(s).\n"
+               "(Reachability scan of globals and this thread's stack; blocks reachable only\n"
+               " from other threads' stacks would be counted too.)\n",
+               s->leaked_bytes, s->leaked_blocks);
+    cg_log_write(lbuf, n);
+}
+
+/* The scan's own state is static, not on the stack it scans: its range
+ * of big-block addresses would otherwise keep every big block alive. */
+static scan_t the_scan;
+static int scanning;
+
+size_t cg_leak_check_impl(void)
+{
+    if (!cg_debug || __atomic_exchange_n(&scanning, 1, __ATOMIC_ACQUIRE))
+        return 0;
+    scan_t *s = &the_scan;
+    *s = (scan_t){0};
+    s->groups = cg_os_map(MAX_GROUPS * sizeof *s->groups);
+    size_t leaked = 0;
+    if (s->groups != NULL) {
+        cg_shadow_each(prepare, s);
+        scan_modules(s);
+        scan_stack(s);
+        cg_shadow_each(collect, s);
+        if (s->leaked_blocks > 0)
+            print_report(s);
+        leaked = s->leaked_blocks;
+        if (s->work != NULL)
+            cg_os_unmap(s->work, s->capwork * sizeof *s->work);
+        cg_os_unmap(s->groups, MAX_GROUPS * sizeof *s->groups);
+    }
+    *s = (scan_t){0};
+    __atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
+    return leaked;
+}
+
+/* detect_leaks=1: check when the process exits (after the program's own
+ * destructors: a preloaded library is finalised last).  Leaks make the
+ * exit status exitcode (default 23, as LeakSanitizer's), or abort() with
+ * abort_on_error=1. */
+__attribute__((destructor)) static void leak_check_at_exit(void)
+{
+    if (!cg_debug || !cg_opt.detect_leaks)
+        return;
+    if (cg_leak_check_impl() == 0)
+        return;
+    /* stdio is flushed after the destructors run: do it now, or the
+     * program's last output is lost with the exit status we change */
+    fflush(NULL);
+    if (CG_OPT_GIVEN(abort_on_error) && cg_opt.abort_on_error)
+        abort();
+    _exit(CG_OPT_GIVEN(exitcode) ? cg_opt.exitcode : 23);
+}

@@ -1,0 +1,55 @@
+/*
+ * quarantine.c — the FIFO of freed debug-mode blocks (see quarantine.h).
+ */
+#include "quarantine.h"
+
+static cg_lock_t q_lock = CG_LOCK_INIT;
+static uint32_t q_head, q_tail;      /* oldest and newest record ids (0: empty) */
+static size_t q_bytes, q_blocks;
+
+static size_t record_bytes(const cg_shadow_t *r)
+{
+    return r->head & ~(size_t)CG_FLAG_BITS;
+}
+
+size_t cg_quarantine_put(uint32_t id, size_t budget, bool mt, uint32_t out[CG_QUARANTINE_BATCH])
+{
+    size_t n = 0, bytes = record_bytes(cg_shadow_at(id));
+    cg_lock_if(&q_lock, mt);
+    cg_shadow_at(id)->next = 0;
+    if (q_tail != 0)
+        cg_shadow_at(q_tail)->next = id;
+    else
+        q_head = id;
+    q_tail = id;
+    q_bytes += bytes;
+    q_blocks++;
+    while (q_bytes > budget && q_head != 0 && n < CG_QUARANTINE_BATCH) {
+        uint32_t old = q_head;
+        cg_shadow_t *r = cg_shadow_at(old);
+        q_head = r->next;
+        if (q_head == 0)
+            q_tail = 0;
+        q_bytes -= record_bytes(r);
+        q_blocks--;
+        out[n++] = old;
+    }
+    cg_unlock_if(&q_lock, mt);
+    return n;
+}
+
+void cg_quarantine_usage(size_t *bytes, size_t *blocks)
+{
+    *bytes = CG_LOAD(q_bytes);
+    *blocks = CG_LOAD(q_blocks);
+}
+
+void cg_quarantine_lock_all(void) { cg_lock(&q_lock); }
+
+void cg_quarantine_unlock_all(bool child)
+{
+    if (child)
+        cg_lock_reinit(&q_lock);
+    else
+        cg_unlock(&q_lock);
+}

@@ -1,0 +1,260 @@
+/*
+ * render.c — a report as text and as JSON, and where each goes (render.h).
+ */
+#include "render.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "chunkguard.h"
+#include "options.h"
+#include "symbolize.h"
+
+static char tbuf[24 * 1024];      /* both under the report lock */
+static char jbuf[64 * 1024];
+
+static cg_report_callback_t callback;
+static void *callback_arg;
+
+void cg_set_report_callback_impl(cg_report_callback_t cb, void *arg)
+{
+    __atomic_store_n(&callback_arg, arg, __ATOMIC_RELAXED);
+    __atomic_store_n(&callback, cb, __ATOMIC_RELEASE);
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static size_t put_frames(char *b, size_t cap, const cg_rstack_t *s)
+{
+    if (s->n == 0)
+        return cg_fmt(b, cap, "    <no stack recorded: stack_depth=0>\n");
+    return cg_format_stack(b, cap, s->pcs, s->n);
+}
+
+static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
+{
+    const char *token = cg_error_token(d->kind);
+    size_t n = cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p", (int)getpid(),
+                      token, d->addr);
+    if (d->tid >= 0)
+        n += cg_fmt(b + n, cap - n, " [thread T%d]", d->tid);
+    n += cg_fmt(b + n, cap - n, "\n    %s(): ", d->op);
+    /* the message, its later lines indented like the first */
+    for (const char *m = d->message; *m && n + 8 < cap; m++) {
+        if (*m == '\n' && m[1] != 0)
+            n += cg_fmt(b + n, cap - n, "\n    ");
+        else if (*m != '\n')
+            b[n++] = *m;
+    }
+    b[n] = 0;
+    if (d->glibc != NULL)
+        n += cg_fmt(b + n, cap - n, " (glibc: \"%s\")", d->glibc);
+    n += cg_fmt(b + n, cap - n, "\n");
+    if (d->nstacks > 0)
+        n += put_frames(b + n, cap - n, &d->stacks[0]);
+    if (d->has_block) {
+        const char *u = d->block, *p = d->addr;
+        if (p < u)
+            n += cg_fmt(b + n, cap - n, "%p is %zu bytes before ", d->addr, (size_t)(u - p));
+        else if (p >= u + d->block_size)
+            n += cg_fmt(b + n, cap - n, "%p is %zu bytes past the end of ", d->addr,
+                        (size_t)(p - u - d->block_size));
+        else
+            n += cg_fmt(b + n, cap - n, "%p is %zu bytes inside ", d->addr, (size_t)(p - u));
+        n += cg_fmt(b + n, cap - n, "a %zu-byte %sregion [%p, %p) from %s()\n", d->block_size,
+                    d->block_freed ? "freed " : "", d->block, u + d->block_size, d->block_kind);
+    }
+    for (size_t i = 1; i < d->nstacks; i++) {
+        if (d->stacks[i].tid >= 0)
+            n += cg_fmt(b + n, cap - n, "%s by thread T%d here:\n", d->stacks[i].title,
+                        d->stacks[i].tid);
+        else
+            n += cg_fmt(b + n, cap - n, "%s here:\n", d->stacks[i].title);
+        n += put_frames(b + n, cap - n, &d->stacks[i]);
+    }
+    n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s()\n", token, d->op);
+    return n;
+}
+
+/* ---- JSON ------------------------------------------------------------- */
+
+typedef struct jw {
+    char *b;
+    size_t n, cap;
+} jw_t;
+
+static void jraw(jw_t *w, const char *s)
+{
+    while (*s && w->n + 1 < w->cap)
+        w->b[w->n++] = *s++;
+    w->b[w->n] = 0;
+}
+
+static void jstr(jw_t *w, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    jraw(w, "\"");
+    for (; *s && w->n + 8 < w->cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') {
+            w->b[w->n++] = '\\';
+            w->b[w->n++] = (char)c;
+        } else if (c == '\n') {
+            w->b[w->n++] = '\\';
+            w->b[w->n++] = 'n';
+        } else if (c < 0x20) {
+            w->n += cg_fmt(w->b + w->n, w->cap - w->n, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+        } else {
+            w->b[w->n++] = (char)c;
+        }
+    }
+    w->b[w->n] = 0;
+    jraw(w, "\"");
+}
+
+static void jfmt_hex(jw_t *w, uintptr_t v)
+{
+    char t[32];
+    cg_fmt(t, sizeof t, "\"%p\"", (void *)v);
+    jraw(w, t);
+}
+
+static void jnum(jw_t *w, long long v)
+{
+    char t[32];
+    if (v < 0)
+        cg_fmt(t, sizeof t, "-%zu", (size_t)-v);
+    else
+        cg_fmt(t, sizeof t, "%zu", (size_t)v);
+    jraw(w, t);
+}
+
+/* Frames stop early rather than leave the object cut: 2 KiB are kept for
+ * what follows them. */
+static void jstack(jw_t *w, const cg_rstack_t *s)
+{
+    jraw(w, "[");
+    for (size_t i = 0; i < s->n && w->n + 2048 < w->cap; i++) {
+        cg_frame_t f;
+        cg_symbolize_frame(s->pcs[i], true, &f);
+        jraw(w, i ? ",{\"pc\":" : "{\"pc\":");
+        jfmt_hex(w, s->pcs[i]);
+        jraw(w, ",\"module\":");
+        jstr(w, f.module);
+        jraw(w, ",\"offset\":");
+        jfmt_hex(w, f.offset);
+        jraw(w, ",\"function\":");
+        if (f.function[0])
+            jstr(w, f.function);
+        else
+            jraw(w, "null");
+        jraw(w, "}");
+    }
+    jraw(w, "]");
+}
+
+static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
+{
+    jw_t w = { b, 0, cap };
+    jraw(&w, "{\"kind\":");
+    jstr(&w, cg_error_token(d->kind));
+    jraw(&w, ",\"address\":");
+    jfmt_hex(&w, (uintptr_t)d->addr);
+    jraw(&w, ",\"pid\":");
+    jnum(&w, getpid());
+    jraw(&w, ",\"thread\":");
+    if (d->tid >= 0)
+        jnum(&w, d->tid);
+    else
+        jraw(&w, "null");
+    jraw(&w, ",\"function\":");
+    jstr(&w, d->op);
+    jraw(&w, ",\"message\":");
+    jstr(&w, d->message);
+    jraw(&w, ",\"glibc\":");
+    if (d->glibc)
+        jstr(&w, d->glibc);
+    else
+        jraw(&w, "null");
+    jraw(&w, ",\"size\":");
+    if (d->has_block)
+        jnum(&w, (long long)d->block_size);
+    else
+        jraw(&w, "null");
+    jraw(&w, ",\"offset\":");
+    if (d->has_block)
+        jnum(&w, (long long)((const char *)d->addr - (const char *)d->block));
+    else
+        jraw(&w, "null");
+    jraw(&w, ",\"block\":");
+    if (d->has_block) {
+        jraw(&w, "{\"address\":");
+        jfmt_hex(&w, (uintptr_t)d->block);
+        jraw(&w, ",\"state\":");
+        jstr(&w, d->block_freed ? "freed" : "live");
+        jraw(&w, ",\"allocated_by\":");
+        jstr(&w, d->block_kind);
+        jraw(&w, "}");
+    } else {
+        jraw(&w, "null");
+    }
+    static const char *const names[3] = { "where", "freed", "allocated" };
+    jraw(&w, ",\"stacks\":{");
+    for (size_t i = 0; i < d->nstacks; i++) {
+        const char *name = i == 0 ? names[0] : d->stacks[i].title[0] == 'f' ? names[1] : names[2];
+        if (i)
+            jraw(&w, ",");
+        jstr(&w, name);
+        jraw(&w, ":{\"thread\":");
+        if (d->stacks[i].tid >= 0)
+            jnum(&w, d->stacks[i].tid);
+        else
+            jraw(&w, "null");
+        jraw(&w, ",\"frames\":");
+        jstack(&w, &d->stacks[i]);
+        jraw(&w, "}");
+    }
+    jraw(&w, "}}\n");
+    return w.n;
+}
+
+/* ---- emit ------------------------------------------------------------- */
+
+static void append_json(const char *b, size_t n)
+{
+    char path[CG_OPT_STRING_MAX + 32];
+    cg_expand_path(path, sizeof path, cg_opt.report_path);
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    cg_os_write_all(fd, b, n);
+    close(fd);
+}
+
+void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+{
+    cg_report_enter();
+    size_t tn = render_text(tbuf, sizeof tbuf, d);
+    cg_log_write(tbuf, tn);
+    cg_report_callback_t cb = __atomic_load_n(&callback, __ATOMIC_ACQUIRE);
+    size_t jn = 0;
+    if (cg_opt.report_path[0] != 0 || cb != NULL)
+        jn = render_json(jbuf, sizeof jbuf, d);
+    if (cg_opt.report_path[0] != 0)
+        append_json(jbuf, jn);
+    bool go_on = recoverable && !cg_opt.halt_on_error;
+    if (cb != NULL) {
+        cg_report_t pub = {
+            .kind = cg_error_token(d->kind), .address = d->addr, .text = tbuf,
+            .json = jbuf, .pid = (int)getpid(), .thread = d->tid,
+            .recoverable = recoverable,
+        };
+        cb(&pub, __atomic_load_n(&callback_arg, __ATOMIC_RELAXED));
+        go_on = recoverable;
+    }
+    if (go_on) {
+        cg_report_leave();
+        return;
+    }
+    cg_report_exit();
+}

@@ -1,0 +1,56 @@
+/*
+ * render.h — one report, rendered two ways: the text people read (ASan's
+ * layout) and one JSON object for machines (schema: docs/reports.md).
+ *
+ * Every report — the core's checks (report.c), debug mode's (debug.c) and
+ * faults (fault.c) — fills a cg_rdata_t and hands it to cg_report_emit,
+ * which writes the text to the log, appends the JSON object to report_path
+ * (when set), calls the program's report callback (when set), and then
+ * applies the exit policy.  No malloc anywhere: fixed buffers under the
+ * report lock.
+ */
+#ifndef CG_RENDER_H
+#define CG_RENDER_H
+
+#include "chunkguard.h"
+#include "report.h"
+
+typedef struct cg_rstack {
+    const char *title;          /* "freed", "previously allocated"; NULL for
+                                 * where the error happened               */
+    int tid;                    /* thread number, -1 when not known       */
+    const uintptr_t *pcs;       /* return addresses, innermost first      */
+    size_t n;
+} cg_rstack_t;
+
+typedef struct cg_rdata {
+    cg_error_t kind;
+    const void *addr;           /* the address the report is about        */
+    const char *op;             /* API function being served              */
+    const char *message;        /* what was found; may hold several lines */
+    const char *glibc;          /* the corresponding glibc message or NULL */
+    int tid;                    /* thread number, -1 when not known       */
+    cg_rstack_t stacks[3];      /* [0]: where; then freed, allocated      */
+    size_t nstacks;
+    /* The block the address is in or near (debug mode), if known. */
+    bool has_block;
+    const void *block;          /* user pointer                           */
+    size_t block_size;          /* requested bytes                        */
+    bool block_freed;
+    const char *block_kind;     /* "malloc", "calloc", ...                */
+} cg_rdata_t;
+
+/*
+ * cg_report_emit - write a report (text to the log, JSON to report_path),
+ * call the report callback, then end the process, unless recoverable is
+ * true and halt_on_error=0 or a callback returned: then return, and the
+ * caller leaves the bad block alone for good.  Takes the report lock
+ * (cg_report_enter) itself.
+ */
+void cg_report_emit(const cg_rdata_t *d, bool recoverable) CG_COLD CG_HIDDEN;
+
+/* cg_set_report_callback and cg_describe (contracts in chunkguard.h). */
+void cg_set_report_callback_impl(cg_report_callback_t cb, void *arg) CG_HIDDEN;
+size_t cg_describe_impl(const void *addr, char *buf, size_t cap) CG_HIDDEN;
+
+#endif /* CG_RENDER_H */

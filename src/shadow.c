@@ -1,0 +1,265 @@
+/*
+ * shadow.c — debug-mode block records (see shadow.h).
+ */
+#include "shadow.h"
+
+#include "bigblock.h"
+
+#define SLAB_SHIFT 12
+#define SLAB_RECORDS ((uint32_t)1 << SLAB_SHIFT)        /* 4096 records, 224 KiB */
+#define MAX_SLABS 16384                                  /* 64 Mi records */
+
+static cg_lock_t shadow_lock = CG_LOCK_INIT;
+static cg_shadow_t *slabs[MAX_SLABS];
+static uint32_t nslabs;            /* slabs mapped                        */
+static uint32_t bump;              /* records ever handed out (ids 1..)   */
+static uint32_t free_head;         /* freed records, linked through next  */
+static size_t nlive;               /* records in use                      */
+
+/* Big blocks: chunk address -> record id, linear probing, power-of-two
+ * capacity, in its own mapping; grown at 50 % load. */
+typedef struct big_slot {
+    const cg_chunk_t *chunk;
+    uint32_t id;
+} big_slot_t;
+static big_slot_t *big_tab;
+static size_t big_cap, big_used;
+
+cg_shadow_t *cg_shadow_at(uint32_t id)
+{
+    uint32_t i = id - 1;
+    return &slabs[i >> SLAB_SHIFT][i & (SLAB_RECORDS - 1)];
+}
+
+static uint32_t *map_slot(const cg_chunk_t *c)
+{
+    cg_heap_t *h = cg_heap_base(c);
+    uint32_t *map = (uint32_t *)((char *)h + CG_SHADOW_MAP_OFF);
+    return &map[((uintptr_t)c - (uintptr_t)h) >> 6];
+}
+
+static size_t big_hash(const cg_chunk_t *c, size_t cap)
+{
+    return (size_t)(((uintptr_t)c >> 4) * 0x9e3779b97f4a7c15ull >> 20) & (cap - 1);
+}
+
+static bool big_grow(void)
+{
+    size_t ncap = big_cap ? big_cap * 2 : 1024;
+    big_slot_t *nt = cg_os_map(ncap * sizeof *nt);
+    if (nt == NULL)
+        return false;
+    for (size_t i = 0; i < big_cap; i++) {
+        if (big_tab[i].chunk == NULL)
+            continue;
+        size_t j = big_hash(big_tab[i].chunk, ncap);
+        while (nt[j].chunk != NULL)
+            j = (j + 1) & (ncap - 1);
+        nt[j] = big_tab[i];
+    }
+    if (big_tab != NULL)
+        cg_os_unmap(big_tab, big_cap * sizeof *big_tab);
+    big_tab = nt;
+    big_cap = ncap;
+    return true;
+}
+
+static big_slot_t *big_find(const cg_chunk_t *c)
+{
+    if (big_cap == 0)
+        return NULL;
+    for (size_t j = big_hash(c, big_cap), n = 0; n < big_cap; j = (j + 1) & (big_cap - 1), n++) {
+        if (big_tab[j].chunk == c)
+            return &big_tab[j];
+        if (big_tab[j].chunk == NULL)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Remove a slot, shifting later members of its probe run back (no
+ * tombstones, so lookups stay short). */
+static void big_remove(big_slot_t *s)
+{
+    size_t i = (size_t)(s - big_tab);
+    big_tab[i].chunk = NULL;
+    for (size_t j = (i + 1) & (big_cap - 1); big_tab[j].chunk != NULL; j = (j + 1) & (big_cap - 1)) {
+        size_t home = big_hash(big_tab[j].chunk, big_cap);
+        /* move j back to i when its home is not in (i, j] */
+        bool in_range = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!in_range) {
+            big_tab[i] = big_tab[j];
+            big_tab[j].chunk = NULL;
+            i = j;
+        }
+    }
+    big_used--;
+}
+
+static uint32_t record_alloc(void)
+{
+    if (free_head != 0) {
+        uint32_t id = free_head;
+        free_head = cg_shadow_at(id)->next;
+        return id;
+    }
+    if (bump == nslabs * SLAB_RECORDS) {
+        if (nslabs == MAX_SLABS)
+            return 0;
+        cg_shadow_t *s = cg_os_map(SLAB_RECORDS * sizeof(cg_shadow_t));
+        if (s == NULL)
+            return 0;
+        slabs[nslabs] = s;
+        __atomic_store_n(&nslabs, nslabs + 1, __ATOMIC_RELEASE);
+    }
+    return ++bump;
+}
+
+cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *idp)
+{
+    cg_lock_if(&shadow_lock, mt);
+    uint32_t id = record_alloc();
+    if (id != 0 && big && big_used * 2 >= big_cap && !big_grow()) {
+        cg_shadow_at(id)->next = free_head;
+        free_head = id;
+        id = 0;
+    }
+    cg_shadow_t *r = NULL;
+    if (id != 0) {
+        r = cg_shadow_at(id);
+        *r = (cg_shadow_t){ .chunk = c, .id = id };
+        nlive++;
+        if (big) {
+            size_t j = big_hash(c, big_cap);
+            while (big_tab[j].chunk != NULL)
+                j = (j + 1) & (big_cap - 1);
+            big_tab[j] = (big_slot_t){ c, id };
+            big_used++;
+        } else {
+            CG_STORE(*map_slot(c), id);
+        }
+    }
+    cg_unlock_if(&shadow_lock, mt);
+    *idp = id;
+    return r;
+}
+
+void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt)
+{
+    cg_lock_if(&shadow_lock, mt);
+    uint32_t id = 0;
+    if (big) {
+        big_slot_t *s = big_find(r->chunk);
+        if (s != NULL) {
+            id = s->id;
+            big_remove(s);
+        }
+    } else {
+        uint32_t *slot = map_slot(r->chunk);
+        id = CG_LOAD(*slot);
+        CG_STORE(*slot, 0);
+    }
+    if (id != 0 && cg_shadow_at(id) == r) {
+        r->chunk = NULL;
+        r->next = free_head;
+        free_head = id;
+        nlive--;
+    }
+    cg_unlock_if(&shadow_lock, mt);
+}
+
+cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, bool mt)
+{
+    uint32_t id;
+    if (big) {
+        cg_lock_if(&shadow_lock, mt);
+        big_slot_t *s = big_find(c);
+        id = s ? s->id : 0;
+        cg_unlock_if(&shadow_lock, mt);
+    } else {
+        id = CG_LOAD(*map_slot(c));
+    }
+    if (id == 0 || id > __atomic_load_n(&nslabs, __ATOMIC_ACQUIRE) * SLAB_RECORDS)
+        return NULL;
+    cg_shadow_t *r = cg_shadow_at(id);
+    return r->chunk == c ? r : NULL;
+}
+
+cg_shadow_t *cg_shadow_find(const void *a, bool mt)
+{
+    if (cg_in_heap(a)) {
+        cg_heap_t *h = cg_heap_base(a);
+        cg_chunk_t *c = cg_heap_find_chunk(h, a);
+        return c != NULL ? cg_shadow_of(c, false, mt) : NULL;
+    }
+    cg_shadow_t *found = NULL;
+    cg_lock_if(&shadow_lock, mt);
+    for (size_t j = 0; j < big_cap && found == NULL; j++) {
+        const cg_chunk_t *c = big_tab[j].chunk;
+        if (c != NULL && (const char *)a >= (const char *)c &&
+            (const char *)a < (const char *)c + cg_csize(c))
+            found = cg_shadow_at(big_tab[j].id);
+    }
+    cg_unlock_if(&shadow_lock, mt);
+    return found;
+}
+
+void cg_shadow_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
+{
+    uint32_t n = CG_LOAD(bump);
+    for (uint32_t id = 1; id <= n; id++) {
+        cg_shadow_t *r = cg_shadow_at(id);
+        if (CG_LOAD(r->chunk) != NULL)
+            fn(r, arg);
+    }
+}
+
+cg_shadow_t *cg_shadow_find_near(const void *a, size_t max_back)
+{
+    if (!cg_in_heap(a)) {
+        /* big blocks: exact start first, then a walk of the table */
+        if (big_cap == 0)
+            return NULL;
+        for (size_t j = 0; j < big_cap; j++) {
+            const cg_chunk_t *c = big_tab[j].chunk;
+            if (c != NULL && (const char *)a >= (const char *)c &&
+                (const char *)a < (const char *)c + cg_csize(c))
+                return cg_shadow_at(big_tab[j].id);
+        }
+        return NULL;
+    }
+    cg_heap_t *h = cg_heap_base(a);
+    const uint64_t *map = (const uint64_t *)((char *)h + CG_HEAP_HDR_BYTES);
+    size_t i = ((uintptr_t)a - (uintptr_t)h) >> 4;
+    size_t first = CG_HEAP_DATA_OFF >> 4;
+    if (i < first || i >= (CG_HEAP_MAX >> 4))
+        return NULL;
+    size_t w = i >> 6, words = max_back / (64 * 16) + 1;
+    uint64_t bits = CG_LOAD(map[w]) & (~(uint64_t)0 >> (63 - (i & 63)));
+    while (bits == 0) {
+        if (w <= first >> 6 || words-- == 0)
+            return NULL;
+        bits = CG_LOAD(map[--w]);
+    }
+    size_t j = w * 64 + 63 - (size_t)__builtin_clzll(bits);
+    if (j < first)
+        return NULL;
+    return cg_shadow_of((cg_chunk_t *)((char *)h + (j << 4)), false, false);
+}
+
+void cg_shadow_usage(size_t *records, size_t *bytes)
+{
+    *records = CG_LOAD(nlive);
+    *bytes = (size_t)CG_LOAD(nslabs) * SLAB_RECORDS * sizeof(cg_shadow_t) +
+             big_cap * sizeof(big_slot_t);
+}
+
+void cg_shadow_lock_all(void) { cg_lock(&shadow_lock); }
+
+void cg_shadow_unlock_all(bool child)
+{
+    if (child)
+        cg_lock_reinit(&shadow_lock);
+    else
+        cg_unlock(&shadow_lock);
+}

@@ -1,0 +1,91 @@
+/*
+ * shadow.h — out-of-band metadata for every block of the instrumented
+ * (debug) mode: one record per block, found in O(1) from the block's chunk.
+ *
+ * Records live in their own mappings (slabs of 4096, never inside a heap),
+ * so an overflow of a block cannot reach them.  The link from a chunk to its
+ * record is out of band too:
+ *   - heap chunks: the heap's shadow map (heap.h), a 32-bit record id per 64
+ *     bytes of heap, indexed by the chunk address.  Debug-mode chunks are at
+ *     least 64 bytes, so no two of them start in the same 64-byte window;
+ *   - big blocks: a small hash table keyed by chunk address.
+ * A record names its chunk, so a stale map entry (the chunk was merged
+ * away, the record reused) is recognised and ignored.
+ *
+ * Records are created and destroyed under the shadow lock; the fields of a
+ * live record are written by the thread that owns the block (allocation,
+ * free) and read by reports.  Memory: 56 bytes per live or quarantined
+ * block, plus 4 MiB of shadow map per heap, touched at one 4 KiB page per
+ * 64 KiB of heap in use (docs/design.md, "Shadow metadata").
+ */
+#ifndef CG_SHADOW_H
+#define CG_SHADOW_H
+
+#include "heap.h"
+
+enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2 };
+enum { CG_KIND_MALLOC = 0, CG_KIND_CALLOC, CG_KIND_REALLOC, CG_KIND_MEMALIGN, CG_KIND_COUNT };
+enum { CG_MODE_FAST = 0, CG_MODE_DEBUG = 1 };
+
+typedef struct cg_shadow {
+    cg_chunk_t *chunk;        /* the block's chunk; NULL while the record is free */
+    size_t   req;             /* bytes the program asked for                      */
+    size_t   head;            /* the chunk's size word when it was handed out     */
+    uint32_t alloc_stack;     /* stack depot ids (0: none)                        */
+    uint32_t free_stack;
+    uint32_t alloc_tid;       /* chunkguard thread numbers (T0 is the first)      */
+    uint32_t free_tid;
+    uint32_t next;            /* quarantine order, or the free-record list        */
+    uint32_t id;              /* this record's own id                             */
+    uint32_t lead;            /* bytes from the chunk's memory to the user block  */
+    uint8_t  state;           /* CG_SH_*                                          */
+    uint8_t  kind;            /* CG_KIND_*: how it was allocated                  */
+    uint8_t  mode;            /* CG_MODE_*: the mode it was allocated in          */
+    uint8_t  mark;            /* leak scan: reached from a root                   */
+} cg_shadow_t;
+
+/* The user pointer of a record's block. */
+CG_INLINE void *cg_shadow_user(const cg_shadow_t *r)
+{
+    return (char *)r->chunk + CG_HDR_SZ + r->lead;
+}
+
+/* A new zeroed record bound to chunk c (heap or big), or NULL when the
+ * record slabs cannot grow (out of memory).  Returns its id in *id. */
+cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *id) CG_HIDDEN;
+
+/* Unbind the record from its chunk and free it. */
+void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt) CG_HIDDEN;
+
+/* The record with this id (ids come from cg_shadow_new). */
+cg_shadow_t *cg_shadow_at(uint32_t id) CG_HIDDEN;
+
+/* The record bound to chunk c, or NULL.  c must be a heap address (any
+ * 16-byte aligned address in one of our heaps) or, with big, the chunk of a
+ * live big block.  Reads only our own metadata. */
+cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, bool mt) CG_HIDDEN;
+
+/* The record of the block whose chunk contains address a, for reports:
+ * heaps through the chunk-start bitmap, big blocks by a walk of their
+ * table.  NULL when a is in no recorded block. */
+cg_shadow_t *cg_shadow_find(const void *a, bool mt) CG_HIDDEN;
+
+/* Call fn(record, arg) for every record in use (live or quarantined), in
+ * id order.  Takes no lock: for the leak check, which runs when the
+ * program has stopped allocating (at exit) or accepts a blurred picture. */
+void cg_shadow_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
+
+/* The record of the block that a possibly-interior address a points into,
+ * looking back at most max_back bytes for its chunk (heaps) — a cheap
+ * lookup for scanning memory for pointers.  NULL when none. */
+cg_shadow_t *cg_shadow_find_near(const void *a, size_t max_back) CG_HIDDEN;
+
+/* Live and quarantined records, and record bytes mapped (for statistics
+ * and docs/design.md's memory figures). */
+void cg_shadow_usage(size_t *records, size_t *bytes) CG_HIDDEN;
+
+/* Fork handlers: the shadow lock is taken before the arena locks. */
+void cg_shadow_lock_all(void) CG_HIDDEN;
+void cg_shadow_unlock_all(bool child) CG_HIDDEN;
+
+#endif /* CG_SHADOW_H */

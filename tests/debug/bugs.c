@@ -1,0 +1,173 @@
+/*
+ * bugs.c — one heap bug per mode, for tests/suites/55-debug.sh, run with
+ * CHUNKGUARD_OPTIONS=mode=debug.  The allocation, the free and the bug
+ * each happen in a function of their own (never inlined), so the test can
+ * check that the report's stacks name them.
+ *   bugs overflow N          write N bytes past a 40-byte block, free it
+ *   bugs overflow-next N     the same, but free the block after it first
+ *   bugs underflow           write the byte before a block, free it
+ *   bugs header              change a block's chunk size word, free it
+ *   bugs uaf-write SIZE      free a SIZE-byte block, write to it, push it
+ *                            out of the quarantine
+ *   bugs double-free SIZE    free a SIZE-byte block twice
+ *   bugs interior            free a pointer 8 bytes into a block
+ *   bugs stack|global|garbage   free a pointer that is not a block
+ *   bugs realloc-freed       realloc a freed block
+ *   bugs usable-freed        malloc_usable_size of a freed block
+ *   bugs usable N            print malloc_usable_size(malloc(N))
+ *   bugs leak                three blocks lost (two from lose_here), one
+ *                            kept in a global, one reachable only through it
+ *   bugs wild-meta           overwrite the arena pointer in the header of the
+ *                            heap a block is in (a wild write into
+ *                            chunkguard's metadata), then free
+ *   bugs guard               touch the guard page before a heap's first block
+ *   bugs null                a NULL dereference (not chunkguard's business)
+ *   bugs ok                  a clean run: prints "ok"
+ */
+#include <malloc.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NOINLINE __attribute__((noinline))
+
+static char global_buf[64];
+static char **volatile kept;     /* volatile: a store the compiler must keep */
+
+NOINLINE static void lose_here(void)
+{
+    for (int i = 0; i < 2; i++) {
+        char *volatile lost = malloc(100);
+        lost[0] = 1;
+        lost = NULL;
+    }
+}
+NOINLINE static void lose_big_here(void)
+{
+    char *volatile lost = malloc(300000);
+    lost[0] = 1;
+    lost = NULL;
+}
+static void *volatile sink;
+static volatile uintptr_t sink_null;
+
+NOINLINE static char *alloc_here(size_t n) { char *p = malloc(n); sink = p; return p; }
+NOINLINE static void free_here(void *p) { free(p); }
+NOINLINE static void bug_here_write(char *p, long off, size_t n) { memset(p + off, 'A', n); }
+
+/* Overwrite the dead stack below us, where lost pointers may linger (a
+ * conservative scan would count them as references). */
+NOINLINE static void scrub_stack(void)
+{
+    volatile char junk[64 * 1024];
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = 0;
+}
+
+static void push_out(void)
+{
+    /* more than the 1 MiB quarantine the tests set */
+    for (int i = 0; i < 400; i++)
+        free(alloc_here(8192));
+}
+
+int main(int argc, char **argv)
+{
+    const char *m = argc > 1 ? argv[1] : "ok";
+    size_t n = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
+    if (!strcmp(m, "overflow")) {
+        char *p = alloc_here(40);
+        bug_here_write(p, 40, n);
+        free_here(p);
+    } else if (!strcmp(m, "overflow-next")) {
+        char *p = alloc_here(40), *q = alloc_here(40);
+        bug_here_write(p, 40, n);
+        free_here(q);
+        free_here(p);
+    } else if (!strcmp(m, "underflow")) {
+        char *p = alloc_here(40);
+        bug_here_write(p, -1, 1);
+        free_here(p);
+    } else if (!strcmp(m, "header")) {
+        char *p = alloc_here(40);
+        ((volatile size_t *)p)[-3] ^= 0x40;      /* the chunk's size word */
+        free_here(p);
+    } else if (!strcmp(m, "uaf-write")) {
+        char *p = alloc_here(n);
+        free_here(p);
+        bug_here_write(p, 5, 1);
+        push_out();
+    } else if (!strcmp(m, "double-free")) {
+        char *p = alloc_here(n);
+        free_here(p);
+        free_here(p);
+    } else if (!strcmp(m, "interior")) {
+        char *p = alloc_here(40);
+        free_here(p + 8);
+    } else if (!strcmp(m, "stack")) {
+        char local[32];
+        sink = local;
+        free_here(local + 16);
+    } else if (!strcmp(m, "global")) {
+        free_here(global_buf + 16);
+    } else if (!strcmp(m, "garbage")) {
+        free_here((void *)(uintptr_t)0xBADBEEF0);
+    } else if (!strcmp(m, "realloc-freed")) {
+        char *p = alloc_here(40);
+        free_here(p);
+        sink = realloc(p, 80);
+    } else if (!strcmp(m, "usable-freed")) {
+        char *p = alloc_here(40);
+        free_here(p);
+        printf("%zu\n", malloc_usable_size(p));
+    } else if (!strcmp(m, "wild-meta") || !strcmp(m, "guard")) {
+        char *p = alloc_here(100);
+        char *base = (char *)((uintptr_t)p & ~(uintptr_t)(64 * 1024 * 1024 - 1));
+        if (!strcmp(m, "guard")) {
+            /* header page + start bitmap + shadow map, then the guard page */
+            *(volatile char *)(base + 4096 + 512 * 1024 + 4 * 1024 * 1024 + 8) = 1;
+        } else {
+            *(volatile uintptr_t *)base = 0x10;   /* the heap's arena pointer */
+            char *q[20];            /* more than a tcache bin holds */
+            for (int i = 0; i < 20; i++)
+                q[i] = alloc_here(100);
+            for (int i = 0; i < 20; i++)
+                free_here(q[i]);
+            free_here(p);
+        }
+    } else if (!strcmp(m, "null")) {
+        *(volatile int *)(uintptr_t)sink_null = 1;
+    } else if (!strcmp(m, "leak")) {
+        kept = (char **)alloc_here(64);          /* reachable from a global */
+        kept[1] = alloc_here(777);               /* reachable through kept */
+        lose_here();
+        lose_big_here();
+        scrub_stack();
+        puts("ok");
+        return 0;
+    } else if (!strcmp(m, "usable")) {
+        char *p = alloc_here(n);
+        printf("%zu\n", malloc_usable_size(p));
+        memset(p, 1, malloc_usable_size(p));    /* all of it: must be clean */
+        free_here(p);
+        return 0;
+    } else {
+        for (int i = 0; i < 2000; i++) {
+            char *p = alloc_here((size_t)(i * 37) % 5000 + 1);
+            p[0] = 1;
+            p = realloc(p, (size_t)i % 300 + 1);
+            free_here(p);
+        }
+        void *a = aligned_alloc(4096, 100);
+        if ((uintptr_t)a % 4096) return 3;
+        free(a);
+        char *c = calloc(100, 10);
+        for (int i = 0; i < 1000; i++) if (c[i]) return 4;
+        free(c);
+        puts("ok");
+        return 0;
+    }
+    puts("survived");
+    return 0;
+}

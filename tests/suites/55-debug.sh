@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# 55-debug.sh — the instrumented mode (mode=debug): one buggy program per
+# error kind and variant (tests/debug/bugs.c), each asserting the token, the
+# signal, the wording that locates the bug, and that the report's stacks name
+# the functions that allocated, freed and misused the block.
+set -u
+R=$CG_ROOT; B=$CG_BUILD/debug; SO=$CG_SO
+mkdir -p "$B"
+make -s -C "$R" lib >/dev/null || { echo "FAIL debug-build: make lib"; exit 1; }
+# -O1 keeps the helper functions as real frames; -fno-builtin keeps the
+# buggy memory operations the compiler could prove wrong or drop.
+gcc -O1 -g -fno-builtin -fno-omit-frame-pointer -Wall -Wno-free-nonheap-object \
+    -Wno-use-after-free -o "$B/bugs" "$R/tests/debug/bugs.c" ||
+    { echo "FAIL debug-build: bugs"; exit 1; }
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+OPTS="mode=debug:quarantine_mb=1"
+run() {   # run ARGS...: sets out, err, rc
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$OPTS${EXTRA:+:$EXTRA}" LD_PRELOAD="$SO" "$B/bugs" "$@" 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+}
+# expect NAME TOKEN PATTERN... : SIGABRT, first line with TOKEN, every
+# PATTERN (grep -E) somewhere in the report
+expect() {
+    local name=$1 token=$2; shift 2
+    local first; first=$(head -1 <<<"$err")
+    local missing=""
+    for pat in "$@"; do grep -Eq -- "$pat" <<<"$err" || missing="$missing [$pat]"; done
+    if [ "$rc" = 134 ] && [[ "$first" =~ ^==[0-9]+==ERROR:\ chunkguard:\ $token\ on\ address\ 0x[0-9a-f]+\ \[thread\ T[0-9]+\]$ ]] &&
+       [ -z "$missing" ] && grep -q "^SUMMARY: chunkguard: $token" <<<"$err"; then pass "$name"
+    else fail "$name" "rc=$rc missing:$missing report: $(head -c 700 <<<"$err")"; fi
+}
+
+run ok; if [ $rc = 0 ] && [ "$out" = ok ] && [ -z "$err" ]; then pass debug-clean
+else fail debug-clean "rc=$rc out=$out err=$(head -c 300 <<<"$err")"; fi
+
+for n in 1 16; do
+    run overflow $n
+    expect debug-overflow-$n heap-buffer-overflow "$n bytes past a 40-byte region" \
+        'found 41' 'in free_here' 'previously allocated by thread T0' 'in alloc_here'
+done
+run overflow 4096
+expect debug-overflow-4096 heap-buffer-overflow "past a 40-byte region" 'in alloc_here'
+run overflow-next 4096
+expect debug-overflow-4096-next heap-buffer-overflow "past a 40-byte region" 'in alloc_here'
+run underflow
+expect debug-underflow heap-buffer-overflow "before a 40-byte region" 'in free_here' 'in alloc_here'
+run header
+expect debug-header heap-corruption 'header was overwritten' '\[\+8\]' 'in alloc_here'
+
+for s in 24 100 2000 200000; do
+    run uaf-write $s
+    expect debug-uaf-write-$s heap-use-after-free "at offset 5 of a $s-byte block" \
+        'freed by thread T0 here' 'in free_here' 'previously allocated by thread T0' 'in alloc_here'
+done
+for s in 24 100 2000 200000; do
+    run double-free $s
+    expect debug-double-free-$s double-free 'already freed' 'freed by thread T0 here' \
+        'in free_here' 'in alloc_here'
+done
+run interior
+expect debug-interior-free invalid-free '8 bytes inside a 40-byte region' 'in alloc_here'
+run stack
+expect debug-stack-free invalid-free "on this thread's stack"
+run global
+expect debug-global-free invalid-free 'in the writable data of .*/bugs \(a global or static variable\)'
+run garbage
+expect debug-garbage-free invalid-free 'not in any mapping of the process'
+
+run realloc-freed
+expect debug-realloc-freed double-free 'realloc of a block that was already freed' 'in alloc_here'
+run usable-freed
+expect debug-usable-freed invalid-pointer 'was freed' 'in alloc_here'
+
+run usable 37
+if [ $rc = 0 ] && [ "$out" = 37 ] && [ -z "$err" ]; then pass debug-usable-size
+else fail debug-usable-size "rc=$rc out=$out err=$(head -c 300 <<<"$err")"; fi
+
+# stack_depth=1: the call site only, and still a report
+EXTRA=stack_depth=1 run double-free 100
+expect debug-stack-depth-1 double-free 'already freed' 'bugs\+0x'
+# quarantine_mb=0: nothing is held; a late double free is still caught by
+# the core (the chunk is visibly free)
+EXTRA=quarantine_mb=0 run double-free 100
+if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$err"; then pass debug-no-quarantine
+else fail debug-no-quarantine "rc=$rc $(head -c 300 <<<"$err")"; fi
+
+# leaks: a reachability scan, not "unfreed at exit"
+EXTRA=detect_leaks=1 run leak
+if [ $rc = 23 ] && [ "$out" = ok ] &&
+   grep -q '^==[0-9]*==ERROR: chunkguard: detected memory leaks' <<<"$err" &&
+   grep -q 'Direct leak of 300000 byte(s) in 1 object(s)' <<<"$err" &&
+   [ "$(grep -c 'Direct leak of 100 byte(s) in 1 object(s)' <<<"$err")" = 2 ] &&
+   grep -q 'in lose_here' <<<"$err" && grep -q 'in lose_big_here' <<<"$err" &&
+   ! grep -Eq 'Direct leak of (64|777) byte' <<<"$err" &&
+   grep -q 'SUMMARY: chunkguard: 300200 byte(s) leaked in 3 allocation(s)' <<<"$err"; then
+    pass debug-leaks-reachability
+else fail debug-leaks-reachability "rc=$rc out=$out err=$(head -c 600 <<<"$err")"; fi
+run leak
+if [ $rc = 0 ] && [ -z "$err" ]; then pass debug-leaks-off-by-default
+else fail debug-leaks-off-by-default "rc=$rc err=$(head -c 300 <<<"$err")"; fi
+
+# faults (both modes): inside chunkguard's code, on its guard page, and a
+# fault that is not ours, which must die exactly as without chunkguard
+for mode in fast debug; do
+    OPTS="mode=$mode:quarantine_mb=0"
+    run wild-meta
+    f=$(head -1 <<<"$err")
+    if [ $rc = 134 ] && [[ "$f" =~ ERROR:\ chunkguard:\ segv\ on\ address ]] &&
+       grep -q 'SIGSEGV inside chunkguard at .*libchunkguard.so+0x' <<<"$err"; then pass fault-$mode-inside
+    else fail fault-$mode-inside "rc=$rc $(head -c 400 <<<"$err")"; fi
+    run guard
+    if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: segv on address' <<<"$err" &&
+       grep -q 'in the guard page before the first block' <<<"$err"; then pass fault-$mode-guard
+    else fail fault-$mode-guard "rc=$rc $(head -c 400 <<<"$err")"; fi
+    run null
+    if [ $rc = 139 ] && ! grep -q chunkguard <<<"$err"; then pass fault-$mode-not-ours
+    else fail fault-$mode-not-ours "rc=$rc $(head -c 400 <<<"$err")"; fi
+done
+OPTS="mode=fast:handle_segv=0"
+run guard
+if [ $rc = 139 ] && ! grep -q chunkguard <<<"$err"; then pass fault-handle-segv-off
+else fail fault-handle-segv-off "rc=$rc $(head -c 300 <<<"$err")"; fi
+
+# halt_on_error=0: the report, then the program goes on; the bad block is
+# never handed out again (a second bad free is reported too)
+OPTS="mode=debug:quarantine_mb=1:halt_on_error=0"
+run double-free 100
+if [ $rc = 0 ] && [ "$out" = survived ] && grep -q 'ERROR: chunkguard: double-free' <<<"$err"; then
+    pass debug-halt-on-error-0
+else fail debug-halt-on-error-0 "rc=$rc out=$out $(head -c 300 <<<"$err")"; fi
+run overflow 16
+if [ $rc = 0 ] && [ "$out" = survived ] && grep -q 'ERROR: chunkguard: heap-buffer-overflow' <<<"$err"; then
+    pass debug-halt-on-error-0-overflow
+else fail debug-halt-on-error-0-overflow "rc=$rc out=$out $(head -c 300 <<<"$err")"; fi
+
+# JSON reports (report_path), read back with a real parser
+json=$tmp/reports.%p.json
+OPTS="mode=debug:quarantine_mb=1:report_path=$json:halt_on_error=0"
+run double-free 100
+EXTRA= run overflow 16
+if python3 - "$tmp" <<'PY'
+import glob, json, sys
+objs = []
+for f in sorted(glob.glob(sys.argv[1] + "/reports.*.json")):
+    for line in open(f):
+        objs.append(json.loads(line))
+kinds = sorted(o["kind"] for o in objs)
+assert kinds == ["double-free", "heap-buffer-overflow"], kinds
+for o in objs:
+    for k in ("kind", "address", "size", "offset", "thread", "pid", "message", "stacks", "function"):
+        assert k in o, (k, o)
+    assert isinstance(o["pid"], int) and o["thread"] == 0 and o["size"] in (100, 40), o
+    assert o["address"].startswith("0x"), o
+    for name, st in o["stacks"].items():
+        assert name in ("where", "freed", "allocated"), name
+        for fr in st["frames"]:
+            assert set(fr) == {"pc", "module", "offset", "function"}, fr
+    funcs = lambda s: [f["function"] for f in o["stacks"][s]["frames"]]
+    assert "alloc_here" in funcs("allocated"), o
+    assert "free_here" in funcs("where"), o
+df = [o for o in objs if o["kind"] == "double-free"][0]
+assert df["offset"] == 0 and "free_here" in [f["function"] for f in df["stacks"]["freed"]["frames"]]
+ov = [o for o in objs if o["kind"] == "heap-buffer-overflow"][0]
+assert ov["offset"] == 40, ov
+PY
+then pass debug-json-reports; else fail debug-json-reports "python3 rejected $(cat "$tmp"/reports.*.json | head -c 400)"; fi
+
+# the API: a report callback, cg_describe
+gcc -O1 -g -I"$R/include" -fno-builtin -Wno-use-after-free -o "$B/api" "$R/tests/debug/api.c" -ldl
+out=$(CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD=$SO "$B/api" callback 2>/dev/null); rc=$?
+if [ $rc = 0 ] && [ "$out" = "reports=2 kinds=double-free+ heap-buffer-overflow+ " ]; then pass api-report-callback
+else fail api-report-callback "rc=$rc out=$out"; fi
+out=$(CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD=$SO "$B/api" describe 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q 'is 8 bytes inside a 40-byte region .*, live, from malloc()' <<<"$out" &&
+   grep -q 'a 100-byte region .*, freed (in the quarantine), from malloc()' <<<"$out" &&
+   grep -q 'freed by thread T0 here' <<<"$out" && grep -q 'in main' <<<"$out" &&
+   grep -q 'is not in any chunkguard heap' <<<"$out"; then pass api-describe-debug
+else fail api-describe-debug "rc=$rc $(head -c 400 <<<"$out")"; fi
+out=$(LD_PRELOAD=$SO "$B/api" describe 2>&1); rc=$?
+if [ $rc = 0 ] && grep -q '8 bytes into the memory of the in-use (or cached) chunk' <<<"$out"; then
+    pass api-describe-fast
+else fail api-describe-fast "rc=$rc $(head -c 300 <<<"$out")"; fi
