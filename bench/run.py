@@ -57,6 +57,13 @@ import time
 
 BAR = 1.10  # the project's bar for chunkguard/glibc, time and peak RSS
 EMPTY_PRELOAD = "bench-empty.so"  # the baseline's loader-cost control
+ASAN_SO = "/usr/lib/x86_64-linux-gnu/libasan.so.8"
+DEBUG_DIV = 4            # --debug: timed iterations / 4 (debug allocators are slower)
+DEBUG_ROUNDS = 3
+# Extra environment per allocator name (--debug sets these).
+ALLOC_ENV = {}
+# The bars: (allocator, against, limit, check RSS too).  --debug replaces it.
+BARS = [("chunkguard", "glibc", BAR, True)]
 
 # name, binary, variant, timed iterations, callgrind iterations (full run,
 # quick run).  Full-run counts make each glibc run last about 1.5 s on the
@@ -111,6 +118,9 @@ def parse_args(argv):
                    help="time the ns/op columns by wall time (default) or process CPU time")
     p.add_argument("--no-callgrind", action="store_true",
                    help="skip the instruction counts")
+    p.add_argument("--debug", action="store_true",
+                   help="the debug-mode table: chunkguard mode=debug against AddressSanitizer's "
+                        "allocator (libasan preloaded), stack depth 1 and 16, 64 MiB quarantine")
     p.add_argument("--out", default=None,
                    help="Markdown output (default <bin-dir>/results.md)")
     return p.parse_args(argv)
@@ -122,6 +132,8 @@ def allocators(args):
     Exits with status 2 when a given .so does not exist or a peer spec is
     malformed.
     """
+    if args.debug:
+        return debug_allocators(args)
     if args.baseline_preload == "none":
         result = [("glibc", None)]
     else:
@@ -144,18 +156,40 @@ def allocators(args):
     return result
 
 
+def debug_allocators(args):
+    """--debug: glibc, then chunkguard's debug mode and ASan's allocator with
+    the same quarantine (64 MiB) and stack depth (1 and 16 frames)."""
+    cg = os.path.abspath(args.cg)
+    empty = os.path.abspath(os.path.join(args.bin_dir, EMPTY_PRELOAD))
+    for so in (cg, empty, ASAN_SO):
+        if not os.path.isfile(so):
+            usage_error("%s does not exist (make bench installs libasan8 and builds the rest)" % so)
+    result = [("glibc", empty)]
+    for depth in (1, 16):
+        ALLOC_ENV["cg-debug-%d" % depth] = {
+            "CHUNKGUARD_OPTIONS": "mode=debug:quarantine_mb=64:stack_depth=%d" % depth}
+        ALLOC_ENV["asan-%d" % depth] = {
+            "ASAN_OPTIONS": "quarantine_size_mb=64:malloc_context_size=%d:detect_leaks=0:"
+                            "verify_asan_link_order=0:alloc_dealloc_mismatch=0" % depth}
+        result += [("cg-debug-%d" % depth, cg), ("asan-%d" % depth, ASAN_SO)]
+    BARS[:] = [("cg-debug-1", "asan-1", 1.0, False), ("cg-debug-16", "asan-16", 1.0, False)]
+    return result
+
+
 def usage_error(msg):
     """Print msg and exit with status 2."""
     print("bench: " + msg, file=sys.stderr)
     sys.exit(2)
 
 
-def child_env(so):
-    """Environment for a child: ours, with LD_PRELOAD set to so or removed."""
+def child_env(so, extra=None):
+    """Environment for a child: ours, with LD_PRELOAD set to so or removed,
+    plus the allocator's own settings (extra)."""
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     if so is not None:
         env["LD_PRELOAD"] = so
+    env.update(extra or {})
     return env
 
 
@@ -269,7 +303,7 @@ def describe_failure(code, err, timed_out, timeout):
     return why + ("\n    " + tail.replace("\n", "\n    ") if tail else "")
 
 
-def timed_run(launcher, binary, variant, iters, so, tmpdir):
+def timed_run(launcher, binary, variant, iters, so, tmpdir, extra=None):
     """One timed run: returns (wall ns per op, CPU ns per op, peak RSS kB, ops).
 
     The peak RSS is ru_maxrss of the benchmark process as its parent, the
@@ -278,7 +312,7 @@ def timed_run(launcher, binary, variant, iters, so, tmpdir):
     image from before exec, and the RSS column would be wrong.
     """
     argv = [launcher, so or "-", binary, variant, str(iters)]
-    code, out, err, _, timed_out = spawn(argv, child_env(None), RUN_TIMEOUT, tmpdir)
+    code, out, err, _, timed_out = spawn(argv, child_env(None, extra), RUN_TIMEOUT, tmpdir)
     res = parse_result(out)
     ru = parse_line(out, "RUSAGE", ints=("maxrss_kb",))
     if code != 0 or timed_out or res is None or ru is None:
@@ -364,11 +398,13 @@ def build_table(rows, allocs, have_callgrind):
         over = []
         if row["failed"]:
             over.append("FAILED")
-        tr, mr = ratio(t["chunkguard"], t[base]), ratio(m["chunkguard"], m[base])
-        if tr is not None and tr > BAR:
-            over.append("time>%.2f" % BAR)
-        if mr is not None and mr > BAR:
-            over.append("rss>%.2f" % BAR)
+        for name, against, limit, rss in BARS:
+            tr, mr = ratio(t[name], t[against]), ratio(m[name], m[against])
+            if tr is not None and tr > limit:
+                over.append("%s time>%.2f x %s" % (name, limit, against) if len(BARS) > 1
+                            else "time>%.2f" % limit)
+            if rss and mr is not None and mr > limit:
+                over.append("rss>%.2f" % limit)
         cells.append(" ".join(over) if over else "ok")
         if over:
             flagged.append(row["name"])
@@ -410,7 +446,8 @@ def main(argv):
     """Entry point; returns the exit status."""
     args = parse_args(argv)
     allocs = allocators(args)
-    rounds = args.rounds or (QUICK_ROUNDS if args.quick else FULL_ROUNDS)
+    rounds = args.rounds or (QUICK_ROUNDS if args.quick else
+                             DEBUG_ROUNDS if args.debug else FULL_ROUNDS)
     if rounds < 1:
         usage_error("--rounds must be at least 1")
     only = set(filter(None, args.only.split(",")))
@@ -423,7 +460,7 @@ def main(argv):
         path = os.path.join(args.bin_dir, binary)
         if not os.access(path, os.X_OK):
             usage_error("%s is missing: run make bench" % path)
-    have_callgrind = not args.no_callgrind
+    have_callgrind = not args.no_callgrind and not args.debug  # valgrind cannot host ASan
     failures = []
     if have_callgrind and shutil.which("valgrind") is None:
         failures.append("valgrind is not installed (tools/deps.sh bench installs it)")
@@ -434,6 +471,8 @@ def main(argv):
         cg_iters = cg_iters[1] if args.quick else cg_iters[0]
         if args.quick:
             iters = max(1, iters // QUICK_DIV)
+        if args.debug:
+            iters = max(1, iters // DEBUG_DIV)
         rows.append({"name": name, "binary": os.path.abspath(os.path.join(args.bin_dir, binary)),
                      "variant": variant, "iters": iters, "cg_iters": cg_iters,
                      "ops": None, "failed": False,
@@ -451,7 +490,8 @@ def main(argv):
                 for name, so in order:
                     try:
                         ns, cpu, rss, ops = timed_run(launcher, row["binary"], row["variant"],
-                                                      row["iters"], so, tmpdir)
+                                                      row["iters"], so, tmpdir,
+                                                      ALLOC_ENV.get(name))
                     except RunError as e:
                         row["failed"] = True
                         failures.append("%s under %s: %s" % (row["name"], name, e))
@@ -490,19 +530,22 @@ def main(argv):
         print(warn)
         intro += "\n\n" + warn
     print(text_table(header, body))
+    bars = "; ".join("%s/%s <= %.2f%s" % (n, a, l, " (time and RSS)" if r else " (time)")
+                     for n, a, l, r in BARS)
     if flagged:
-        print("over the bar (ratio > %.2f) or failed: %s" % (BAR, ", ".join(flagged)))
+        print("over the bar (%s) or failed: %s" % (bars, ", ".join(flagged)))
     else:
-        print("every row within the bar (time and RSS ratio <= %.2f)" % BAR)
+        print("every row within the bar (%s)" % bars)
 
-    out = args.out or os.path.join(args.bin_dir, "results.md")
+    out = args.out or os.path.join(args.bin_dir, "results-debug.md" if args.debug else "results.md")
     with open(out, "w") as f:
-        f.write("Command: `make bench%s%s`  \n" % (" BENCH_QUICK=1" if args.quick else "",
-                                                  " BENCH_CLOCK=cpu" if args.clock == "cpu" else ""))
+        f.write("Command: `%s%s%s`  \n" % ("python3 bench/run.py --debug" if args.debug else "make bench",
+                                          " BENCH_QUICK=1" if args.quick else "",
+                                          " BENCH_CLOCK=cpu" if args.clock == "cpu" else ""))
         f.write(intro + "\n\n")
         f.write(markdown_table(header, body) + "\n")
         if flagged:
-            f.write("\nOver the bar (ratio > %.2f) or failed: %s\n" % (BAR, ", ".join(flagged)))
+            f.write("\nOver the bar (%s) or failed: %s\n" % (bars, ", ".join(flagged)))
     with open(os.path.splitext(out)[0] + ".json", "w") as f:
         json.dump({"rounds": rounds, "mode": mode, "clock": args.clock,
                    "load_average": load, "machine": machine_line(),

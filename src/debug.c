@@ -126,11 +126,23 @@ static size_t hex_bytes(char *out, size_t cap, const unsigned char *p, size_t le
 
 /* ---- checks ----------------------------------------------------------- */
 
-/* First byte in [p, p + len) that is not b, or NULL. */
+/* First byte in [p, p + len) that is not b, or NULL.  Whole 64-byte
+ * strides are tested without an exit inside them, so the compiler turns
+ * them into vector compares; the stride that differs is then searched. */
 static const unsigned char *first_not(const unsigned char *p, size_t len, unsigned char b)
 {
     uint64_t pat = 0x0101010101010101ull * b;
     size_t i = 0;
+    for (; i + 64 <= len; i += 64) {
+        uint64_t acc = 0;
+        for (int k = 0; k < 8; k++) {
+            uint64_t w;
+            memcpy(&w, p + i + 8 * k, 8);
+            acc |= w ^ pat;
+        }
+        if (acc != 0)
+            break;
+    }
     for (; i + 8 <= len; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
