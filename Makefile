@@ -39,12 +39,15 @@ $(BUILD)/cg/%.o: src/%.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED -c $< -o $@
 
-# libunwind (Debian's libunwind-dev) walks the stacks of the instrumented
-# mode (src/stack.c).  Programs that link libchunkguard.a or
-# libchunkguard-cg.a need -lunwind too once stack.o is pulled in.
+# libunwind (Debian's libunwind-dev for its header, libunwind8 at run time)
+# walks the stacks of debug mode; src/stack.c loads it with dlopen when
+# first needed, so nothing links it.  The objects only debug mode runs go
+# last, so fast mode's code shares as few pages with them as possible.
+DEBUG_ONLY := debug shadow quarantine leaks describe stack stackdepot symbolize render maps
+LINK_OBJS  := $(filter-out $(DEBUG_ONLY:%=$(BUILD)/obj/%.o),$(OBJS)) $(DEBUG_ONLY:%=$(BUILD)/obj/%.o)
 $(BUILD)/libchunkguard.so: $(OBJS) src/chunkguard.map
-	$(CC) -shared -o $@ $(OBJS) -Wl,--version-script=src/chunkguard.map \
-	    -Wl,-z,now -Wl,-z,relro -pthread -lunwind
+	$(CC) -shared -o $@ $(LINK_OBJS) -Wl,--version-script=src/chunkguard.map \
+	    -Wl,-z,now -Wl,-z,relro -pthread
 
 $(BUILD)/libchunkguard.a: $(OBJS)
 	rm -f $@ && ar rcs $@ $(OBJS)

@@ -7,6 +7,9 @@
 #   make bench BENCH_CLOCK=cpu     time by process CPU time (busy machine)
 #   make bench BENCH_CG=none       A/A run: nothing preloaded in the chunkguard
 #                                  columns, to see the machine's noise floor
+#   make bench BENCH_FAST_ONLY=1   only the fast-mode table (skip the
+#                                  debug-mode table against ASan's
+#                                  allocator and the whole-program runs)
 #   make bench-bins                only build the programs
 #
 # The programs are built once with plain gcc -O2, dynamically linked, and the
@@ -55,3 +58,8 @@ bench: bench-deps lib $(BENCH_BINS)
 	BENCH_QUICK='$(BENCH_QUICK)' BENCH_PEERS='$(BENCH_PEERS)' BENCH_ROUNDS='$(BENCH_ROUNDS)' \
 	    BENCH_CLOCK='$(BENCH_CLOCK)' \
 	    python3 bench/run.py --bin-dir $(BENCH_DIR) --cg '$(BENCH_CG)'
+ifeq ($(BENCH_FAST_ONLY),)
+	BENCH_QUICK='$(BENCH_QUICK)' BENCH_CLOCK='$(BENCH_CLOCK)' \
+	    python3 bench/run.py --debug --bin-dir $(BENCH_DIR) --cg '$(BENCH_CG)'
+	python3 bench/programs.py --cg '$(BENCH_CG)' --out $(BENCH_DIR)/programs.md
+endif

@@ -58,7 +58,7 @@ import time
 BAR = 1.10  # the project's bar for chunkguard/glibc, time and peak RSS
 EMPTY_PRELOAD = "bench-empty.so"  # the baseline's loader-cost control
 ASAN_SO = "/usr/lib/x86_64-linux-gnu/libasan.so.8"
-DEBUG_DIV = 4            # --debug: timed iterations / 4 (debug allocators are slower)
+DEBUG_DIV = 16           # --debug: timed iterations / 16 (debug allocators are 10-100x slower)
 DEBUG_ROUNDS = 3
 # Extra environment per allocator name (--debug sets these).
 ALLOC_ENV = {}

@@ -508,6 +508,14 @@ static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb)
         cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
                   "a small bin's last chunk is not linked back",
                   "malloc(): smallbin double linked list corrupted");
+    /* Its size must be the bin's before it is handed out and its next
+     * chunk's header written (an overflow into a free chunk's size field
+     * would otherwise send the caller past the heap). */
+    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(cg_csize(v) != nb))
+        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
+                  "a chunk in a small bin has a size that is not the bin's (its size "
+                  "field was overwritten, e.g. by an overflow of the block before it)",
+                  "malloc(): memory corruption (smallbin size)");
     cg_set_inuse_at(v, nb);
     bin->bk = bck;
     bck->fd = bin;
@@ -718,6 +726,8 @@ bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
     cg_lock_if(&av->lock, mt);
     size_t size = cg_csize(c);
     cg_chunk_t *next = cg_at(c, size);
+    /* glibc: "realloc(): invalid next size" — before next's size is used */
+    cg_check_next_size(c, size, false);
     if (size < nb) {
         if (next == av->top && cg_csize(next) + size >= nb + CG_MINSIZE) {
             size_t total = cg_csize(next) + size;

@@ -4,14 +4,18 @@
  */
 #include "debug.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <malloc.h>
+#include <sys/auxv.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "alloc.h"
 #include "arena.h"
 #include "bigblock.h"
+#include "fault.h"
 #include "info.h"
 #include "maps.h"
 #include "options.h"
@@ -32,15 +36,58 @@ static const char *const kind_names[CG_KIND_COUNT] = {
     [CG_KIND_REALLOC] = "realloc", [CG_KIND_MEMALIGN] = "memalign",
 };
 
+static uintptr_t ldso_lo, ldso_hi;   /* the dynamic loader's code */
+
+/* The dynamic loader's executable segment, from its program headers. */
+static void find_loader(void)
+{
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_BASE);
+    if (eh == NULL)
+        return;
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+    for (unsigned i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+            ldso_lo = (uintptr_t)eh + ph[i].p_vaddr;
+            ldso_hi = ldso_lo + ph[i].p_memsz;
+        }
+}
+
+static bool priming;       /* blocks allocated now are chunkguard's own */
+
 void cg_debug_init(void)
 {
     if (cg_opt.mode != CG_MODE_DEBUG)
         return;
     cg_debug = true;
+    find_loader();
     /* No fastbins: a chunk the quarantine gives back is then free to the
      * core at once, so a late second free is seen by the core's checks. */
     cg_param_set(M_MXFAST, 0, false);
-    cg_stack_prime();
+}
+
+/* Load and prime the unwinder from our constructor, once the process is
+ * fully started: the first malloc may come from inside the dynamic
+ * loader, where loading libunwind (dlopen) is not safe.  Blocks allocated
+ * before this record their call site only. */
+__attribute__((constructor)) static void prime_stacks(void)
+{
+    if (cg_debug && cg_opt.stack_depth > 1) {
+        priming = true;
+        cg_stack_prime();
+        priming = false;
+    }
+}
+
+/* A stack capture (skip: as cg_stack_capture's, counted from the
+ * function this is inlined into), or the call site alone while the
+ * unwinder is not primed yet (start-up). */
+static inline __attribute__((always_inline)) size_t capture_pcs(uintptr_t *pcs, size_t depth,
+                                                                size_t skip)
+{
+    if (depth > 1 && cg_stack_mode() != CG_STACK_UNPRIMED)
+        return cg_stack_capture(pcs, depth, skip);
+    pcs[0] = cg_self.caller;
+    return 1;
 }
 
 /* This thread's number, T0 for the first thread that allocates. */
@@ -59,7 +106,7 @@ static uint32_t capture(size_t skip)
     size_t depth = (size_t)cg_opt.stack_depth;
     if (depth == 0)
         return 0;
-    size_t n = depth == 1 ? (pcs[0] = cg_self.caller, 1) : cg_stack_capture(pcs, depth, skip + 1);
+    size_t n = capture_pcs(pcs, depth, skip + 1);
     return n ? cg_stack_put(pcs, n) : 0;
 }
 
@@ -86,15 +133,21 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
                                const cg_shadow_t *r)
 {
     uintptr_t here[64];
-    size_t depth = cg_opt.stack_depth > 1 ? cg_stack_capture(here, (size_t)cg_opt.stack_depth, 1) : 0;
-    if (depth == 0) {
+    size_t depth = cg_opt.stack_depth > 1 ? capture_pcs(here, (size_t)cg_opt.stack_depth, 1) : 0;
+    /* "where" starts in the program: chunkguard's own frames go */
+    size_t skip = 0;
+    while (skip < depth && cg_in_own_code(here[skip]))
+        skip++;
+    if (skip == depth) {
         here[0] = cg_self.caller;
         depth = 1;
+        skip = 0;
     }
+    int tid = (int)self_tid(!CG_SINGLE_THREAD_P);
     cg_rdata_t d = {
         .kind = kind, .addr = addr, .op = cg_self.op ? cg_self.op : "an allocator call",
-        .message = detail, .tid = (int)self_tid(!CG_SINGLE_THREAD_P),
-        .stacks = { { NULL, -1, here, depth } }, .nstacks = 1,
+        .message = detail, .tid = tid,
+        .stacks = { { NULL, tid, here + skip, depth - skip } }, .nstacks = 1,
     };
     if (r != NULL) {
         const uintptr_t *pcs;
@@ -242,29 +295,53 @@ static unsigned char poison_byte(void)
     return cg_opt.fill_free >= 0 ? (unsigned char)cg_opt.fill_free : CG_DBG_POISON;
 }
 
-/* A block leaving the quarantine: poison, redzones and header intact,
- * then its record goes and its chunk returns to the core.  A damaged block
- * (reported, halt_on_error=0) keeps its record and its chunk for good. */
-static void release_block(cg_shadow_t *r, bool mt)
+/* Is a quarantined block's poison intact?  Reports heap-use-after-free
+ * (the write's offset, the bytes found, both stacks) when it is not. */
+static bool check_poison(const cg_shadow_t *r, const char *when)
 {
     const unsigned char *u = cg_shadow_user(r);
     const unsigned char *bad = first_not(u, r->req, poison_byte());
-    if (bad != NULL) {
-        char msg[256];
-        size_t n = cg_fmt(msg, sizeof msg, "a freed block was written to while in the "
-                          "quarantine (found when it left): at offset %zu of a %zu-byte "
-                          "block, found", (size_t)(bad - u), r->req);
-        n += hex_bytes(msg + n, sizeof msg - n, bad, 8);
-        cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)poison_byte());
-        dbg_report(CG_E_HEAP_USE_AFTER_FREE, bad, msg, r);
-        return;
-    }
-    if (!check_block(r, "when it left the quarantine"))
+    if (bad == NULL)
+        return true;
+    char msg[256];
+    size_t n = cg_fmt(msg, sizeof msg, "a freed block was written to while in the "
+                      "quarantine (found %s): at offset %zu of a %zu-byte block, found",
+                      when, (size_t)(bad - u), r->req);
+    n += hex_bytes(msg + n, sizeof msg - n, bad, 8);
+    cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)poison_byte());
+    dbg_report(CG_E_HEAP_USE_AFTER_FREE, bad, msg, r);
+    return false;
+}
+
+/* A block leaving the quarantine: header, redzones and poison intact (the
+ * header first, so that an overflow from the block before is blamed on
+ * it), then its record goes and its chunk returns to the core.  A damaged
+ * block (reported, halt_on_error=0) keeps its record and chunk for good. */
+static void release_block(cg_shadow_t *r, bool mt)
+{
+    if (!check_block(r, "when it left the quarantine") ||
+        !check_poison(r, "when it left"))
         return;
     cg_chunk_t *c = r->chunk;
     bool big = cg_is_mmapped(c);
     cg_shadow_delete(r, big, mt);
     cg_core_free(cg_chunk2mem(c), mt);
+}
+
+/* At exit, the blocks still in the quarantine are checked too: a short
+ * program's write after free would otherwise never be seen. */
+static void check_at_exit(cg_shadow_t *r)
+{
+    if (check_block(r, "at exit"))
+        check_poison(r, "at exit");
+}
+
+__attribute__((destructor)) static void quarantine_at_exit(void)
+{
+    if (cg_debug) {
+        cg_self.op = "exit";
+        cg_quarantine_each(check_at_exit);
+    }
 }
 
 /* ---- lookup ----------------------------------------------------------- */
@@ -290,6 +367,12 @@ static cg_shadow_t *find_block(const void *p, bool mt)
  * what it points at, from /proc/self/maps. */
 static CG_COLD void report_foreign(const void *p)
 {
+    const cg_chunk_t *c = (const cg_chunk_t *)((const char *)p - CG_HDR_SZ - CG_DBG_LEAD);
+    if (cg_aligned_ok(p) && cg_big_recently_freed(c, !CG_SINGLE_THREAD_P)) {
+        dbg_report(CG_E_DOUBLE_FREE, p, "the block was an mmap'd block that has already "
+                   "been freed (it left the quarantine and was unmapped)\n", NULL);
+        return;
+    }
     char msg[512];
     cg_mapping_t m;
     int local;
@@ -359,7 +442,11 @@ void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller
     r->alloc_tid = self_tid(mt);
     r->lead = (uint32_t)lead;
     r->kind = (uint8_t)kind;
-    r->mode = CG_MODE_DEBUG;
+    /* The loader's own blocks (link maps, thread TLS blocks and vectors)
+     * are referenced from places no leak scan reads (a thread's control
+     * block in its cached stack): they are the system's, never leaks. */
+    r->mode = priming || (caller >= ldso_lo && caller < ldso_hi) ? CG_MODE_INTERNAL
+                                                                  : CG_MODE_DEBUG;
     unsigned char *u = cg_shadow_user(r);
     size_t lz = lead_checked(r);
     memset(u - lz, CG_DBG_REDZONE, lz);

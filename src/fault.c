@@ -22,14 +22,16 @@
 #define _GNU_SOURCE
 #include "fault.h"
 
+#include <elf.h>
+#include <link.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include "debug.h"
 #include "heap.h"
-#include "maps.h"
 #include "options.h"
 #include "report.h"
 #include "shadow.h"
@@ -94,15 +96,43 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     cg_report_fault(sig, (void *)a, msg);
 }
 
+/* Our executable segment, from our own ELF program headers (no file or
+ * /proc read at start-up).  When chunkguard is linked into the program
+ * (libchunkguard.a) that segment is the program's too: then only faults on
+ * our heaps count as ours. */
+extern const ElfW(Ehdr) __ehdr_start CG_HIDDEN;
+
+static void find_code(void)
+{
+    const ElfW(Ehdr) *eh = &__ehdr_start;
+    uintptr_t exe_phdr = getauxval(AT_PHDR);
+    const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+    if ((uintptr_t)ph == exe_phdr)
+        return;                                 /* we are the program */
+    uintptr_t base = (uintptr_t)eh, first = UINTPTR_MAX;
+    for (unsigned i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && ph[i].p_vaddr < first)
+            first = ph[i].p_vaddr;
+    if (first == UINTPTR_MAX)
+        return;
+    base -= first;
+    for (unsigned i = 0; i < eh->e_phnum; i++)
+        if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
+            code_lo = base + ph[i].p_vaddr;
+            code_hi = code_lo + ph[i].p_memsz;
+        }
+}
+
+bool cg_in_own_code(uintptr_t pc)
+{
+    return pc >= code_lo && pc < code_hi;
+}
+
 void cg_fault_install(void)
 {
     if (!cg_opt.handle_segv)
         return;
-    cg_mapping_t m;
-    if (cg_find_mapping((uintptr_t)&on_fault, &m)) {
-        code_lo = m.lo;
-        code_hi = m.hi;
-    }
+    find_code();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;

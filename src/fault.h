@@ -10,4 +10,8 @@
  * at initialisation; does nothing with handle_segv=0. */
 void cg_fault_install(void) CG_HIDDEN;
 
+/* Is pc in chunkguard's own code?  Known when chunkguard is a shared
+ * object (false for every pc when it is linked into the program). */
+bool cg_in_own_code(uintptr_t pc) CG_HIDDEN;
+
 #endif /* CG_FAULT_H */

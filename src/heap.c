@@ -9,7 +9,7 @@
 #include "options.h"
 #include "report.h"
 
-uint8_t cg_heapmap[CG_HEAP_MAP_ENTRIES];
+CG_BIG_BSS uint8_t cg_heapmap[CG_HEAP_MAP_ENTRIES];
 
 static size_t page_up(size_t n) { return CG_PAGE_ROUND(n); }
 

@@ -23,6 +23,7 @@
 #include "fault.h"
 #include "quarantine.h"
 #include "shadow.h"
+#include "stack.h"
 #include "stackdepot.h"
 #include "info.h"
 #include "options.h"
@@ -54,10 +55,13 @@ void cg_thread_register_exit(struct cg_tcache *tc)
  * does not exist in the child; the parent releases them, the child resets
  * them.  Registered at initialisation, before the program can have
  * registered handlers that run after ours in prepare. */
+static bool forked_mt;        /* the process had threads when it forked */
+
 static void fork_prepare(void)
 {
     if (cg_init_state != 2)
         return;
+    forked_mt = !CG_SINGLE_THREAD_P;
     cg_report_lock_all();
     cg_quarantine_lock_all();
     cg_shadow_lock_all();
@@ -88,6 +92,8 @@ static void fork_child(void)
     cg_shadow_unlock_all(true);
     cg_quarantine_unlock_all(true);
     cg_report_unlock_all(true);
+    if (forked_mt && cg_debug)      /* only debug mode unwinds */
+        cg_stack_after_fork_child();
     cg_tcache_after_fork_child();
 }
 
@@ -103,16 +109,27 @@ static void apply_options(void)
 /* verbosity >= 1: one line saying chunkguard is in charge, and how. */
 static void say_hello(void)
 {
+    char buf[512];
+    if (!cg_debug && (cg_opt.detect_leaks || CG_OPT_GIVEN(halt_on_error))) {
+        size_t w = cg_fmt(buf, sizeof buf, "==%d==WARNING: chunkguard: detect_leaks and "
+                          "halt_on_error act in debug mode only (mode=debug)\n", (int)getpid());
+        cg_log_write(buf, w);
+    }
     if (cg_opt.verbosity < 1)
         return;
-    char buf[512];
-    size_t n = cg_fmt(buf, sizeof buf,
-                      "==%d==chunkguard: %s mode; tcache %zu bins x %zu, fastbin chunks <= %zu B, "
-                      "mmap_threshold %zu, arena_max %zu, alloc_fill %d, free_fill %d, "
-                      "CPUs %zu\n",
-                      (int)getpid(), cg_debug ? "debug" : "fast", cg_mp.tcache_bins, cg_mp.tcache_count,
-                      cg_mp.max_fast, cg_mp.mmap_threshold, cg_mp.arena_max,
-                      cg_mp.alloc_fill, cg_mp.free_fill, cg_ncpus);
+    size_t n = cg_fmt(buf, sizeof buf, "==%d==chunkguard: %s mode; ", (int)getpid(),
+                      cg_debug ? "debug" : "fast");
+    if (cg_debug)
+        n += cg_fmt(buf + n, sizeof buf - n, "redzone %d B, quarantine %d MiB, stack_depth %d, "
+                    "detect_leaks %d, halt_on_error %d, ", cg_opt.redzone, cg_opt.quarantine_mb,
+                    cg_opt.stack_depth, (int)cg_opt.detect_leaks, (int)cg_opt.halt_on_error);
+    else
+        n += cg_fmt(buf + n, sizeof buf - n, "tcache %zu bins x %zu, fastbin chunks <= %zu B, ",
+                    cg_mp.tcache_bins, cg_mp.tcache_count, cg_mp.max_fast);
+    n += cg_fmt(buf + n, sizeof buf - n, "mmap_threshold %zu, arena_max %zu%s, alloc_fill %d, "
+                "free_fill %d, CPUs %zu\n", cg_mp.mmap_threshold,
+                cg_mp.arena_max ? cg_mp.arena_max : 8 * cg_ncpus,
+                cg_mp.arena_max ? "" : " (8 x CPUs)", cg_mp.alloc_fill, cg_mp.free_fill, cg_ncpus);
     cg_log_write(buf, n);
 }
 

@@ -6,7 +6,8 @@
  * method of Boehm's collector and of LeakSanitizer): every aligned word of
  * the roots that points into a live block (its start or inside it) marks
  * that block, and marked blocks are scanned in turn.  Roots: the writable
- * data and bss of every loaded module except chunkguard's own, and the
+ * segments (data and bss, from dl_iterate_phdr) of every loaded module
+ * except chunkguard's own, and the
  * calling thread's stack with its registers spilled onto it.  Not scanned:
  * the stacks and registers of other threads, which we cannot stop — a block
  * referenced only from another running thread's stack is reported as a
@@ -15,15 +16,14 @@
  * Memory for the work list and the groups comes from mmap; nothing here
  * allocates through malloc, so the check can run from a destructor.
  */
+#define _GNU_SOURCE
 #include "leaks.h"
 
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
 
 #include "bigblock.h"
 #include "debug.h"
@@ -31,6 +31,7 @@
 #include "options.h"
 #include "report.h"
 #include "shadow.h"
+#include "stack.h"
 #include "stackdepot.h"
 #include "symbolize.h"
 
@@ -110,48 +111,46 @@ static void drain(scan_t *s)
     }
 }
 
-/* Is module path ours or the unwinder's, and not the main program (where
- * a static link puts us, and the program's globals with us)? */
-static bool is_ours(const char *path, const char *own, const char *unwinder)
+/* Does module info hold address a in one of its PT_LOAD segments? */
+static bool module_has(const struct dl_phdr_info *info, uintptr_t a)
 {
-    static char exe[256];
-    if (exe[0] == 0) {
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        exe[n > 0 ? n : 0] = 0;
+    for (size_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && a >= lo && a < lo + ph->p_memsz)
+            return true;
     }
-    if (strcmp(path, exe) == 0)
-        return false;
-    return strcmp(path, own) == 0 || strcmp(path, unwinder) == 0;
+    return false;
 }
 
-/* Roots from /proc/self/maps: writable file mappings (data) and the
- * anonymous mapping right after one (bss), except chunkguard's own. */
-static void scan_modules(scan_t *s)
+/* Roots: the writable PT_LOAD segments (data and bss, exactly as the
+ * program headers give them) of every loaded module — except chunkguard's
+ * own and libunwind's, which hold addresses of blocks (records, caches)
+ * that are not the program's references, unless that module is the
+ * program itself (a static link). */
+static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    /* Our own module and libunwind's hold addresses of blocks (records,
-     * caches) that are not the program's references. */
-    static cg_mapping_t self, unw;
-    const char *own = cg_find_mapping((uintptr_t)&cg_leak_check_impl, &self) ? self.path : "";
-    const char *unwinder = cg_find_mapping((uintptr_t)&unw_backtrace, &unw) ? unw.path : "";
-    cg_maps_reader_t rd;
-    if (!cg_maps_open(&rd))
-        return;
-    cg_mapping_t m;
-    char prev_path[256] = "";
-    uintptr_t prev_hi = 0;
-    while (cg_maps_next(&rd, &m)) {
-        bool writable = m.perms[0] == 'r' && m.perms[1] == 'w';
-        bool file = m.path[0] == '/';
-        bool bss = m.path[0] == 0 && m.lo == prev_hi && prev_path[0] == '/';
-        const char *mod = file ? m.path : prev_path;
-        if (writable && (file || bss) && !is_ours(mod, own, unwinder))
-            scan_range(s, m.lo, m.hi);
-        if (!bss)
-            memcpy(prev_path, m.path, sizeof prev_path);
-        prev_hi = m.hi;
+    (void)size;
+    scan_t *s = arg;
+    bool program = info->dlpi_name == NULL || info->dlpi_name[0] == 0;
+    uintptr_t unw = cg_stack_unwinder_code();
+    if (!program && (module_has(info, (uintptr_t)&cg_leak_check_impl) ||
+                     (unw != 0 && module_has(info, unw))))
+        return 0;
+    for (size_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        scan_range(s, lo, lo + ph->p_memsz);
         drain(s);
     }
-    cg_maps_close(&rd);
+    return 0;
+}
+
+static void scan_modules(scan_t *s)
+{
+    dl_iterate_phdr(scan_module, s);
 }
 
 static __attribute__((noinline)) void scan_stack(scan_t *s)
@@ -167,7 +166,7 @@ static __attribute__((noinline)) void scan_stack(scan_t *s)
 static void collect(cg_shadow_t *r, void *arg)
 {
     scan_t *s = arg;
-    if (r->state != CG_SH_LIVE || r->mark)
+    if (r->state != CG_SH_LIVE || r->mark || r->mode == CG_MODE_INTERNAL)
         return;
     s->leaked_blocks++;
     s->leaked_bytes += r->req;
@@ -181,7 +180,7 @@ static void collect(cg_shadow_t *r, void *arg)
         s->groups[s->ngroups++] = (group_t){ r->alloc_stack, 1, r->req };
 }
 
-static char lbuf[16 * 1024];
+static CG_BIG_BSS char lbuf[16 * 1024];
 
 static void print_report(scan_t *s)
 {
@@ -204,7 +203,7 @@ static void print_report(scan_t *s)
         if (depth > 0)
             n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth);
         else
-            n += cg_fmt(lbuf + n, sizeof lbuf - n, "    <no stack recorded: stack_depth=0>\n");
+            n += cg_fmt(lbuf + n, sizeof lbuf - n, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
         cg_log_write(lbuf, n);
     }
     n = cg_fmt(lbuf, sizeof lbuf, "\nSUMMARY: chunkguard: %zu byte(s) leaked in %zu allocation(s).\n"
@@ -228,10 +227,17 @@ size_t cg_leak_check_impl(void)
     s->groups = cg_os_map(MAX_GROUPS * sizeof *s->groups);
     size_t leaked = 0;
     if (s->groups != NULL) {
+        /* With the shadow lock held no block is created, released or
+         * unmapped by another thread while we read it. */
+        bool mt = !CG_SINGLE_THREAD_P;
+        if (mt)
+            cg_shadow_lock_all();
         cg_shadow_each(prepare, s);
         scan_modules(s);
         scan_stack(s);
         cg_shadow_each(collect, s);
+        if (mt)
+            cg_shadow_unlock_all(false);
         if (s->leaked_blocks > 0)
             print_report(s);
         leaked = s->leaked_blocks;

@@ -17,6 +17,11 @@
 #define CG_NOINLINE    __attribute__((noinline))
 #define CG_COLD        __attribute__((cold, noinline))
 #define CG_HIDDEN      __attribute__((visibility("hidden")))
+/* Large zero-initialised arrays (the heap map, report buffers, tables only
+ * debug mode fills): placed in .lbss, which the linker puts after .bss, so
+ * the small variables every process touches share a few pages instead of
+ * being spread between megabytes of untouched arrays. */
+#define CG_BIG_BSS     __attribute__((section(".lbss")))
 #define CG_TLS         __thread __attribute__((tls_model("initial-exec")))
 #define CG_RET_ADDR    ((uintptr_t)__builtin_return_address(0))
 

@@ -38,6 +38,15 @@ size_t cg_quarantine_put(uint32_t id, size_t budget, bool mt, uint32_t out[CG_QU
     return n;
 }
 
+void cg_quarantine_each(void (*fn)(cg_shadow_t *r))
+{
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_lock_if(&q_lock, mt);
+    for (uint32_t id = q_head; id != 0; id = cg_shadow_at(id)->next)
+        fn(cg_shadow_at(id));
+    cg_unlock_if(&q_lock, mt);
+}
+
 void cg_quarantine_usage(size_t *bytes, size_t *blocks)
 {
     *bytes = CG_LOAD(q_bytes);

@@ -30,6 +30,10 @@
 size_t cg_quarantine_put(uint32_t id, size_t budget, bool mt,
                          uint32_t out[CG_QUARANTINE_BATCH]) CG_HIDDEN;
 
+/* Call fn on every record in the quarantine, oldest first, under the
+ * quarantine lock (fn must not free). */
+void cg_quarantine_each(void (*fn)(cg_shadow_t *r)) CG_HIDDEN;
+
 /* Bytes and blocks now held. */
 void cg_quarantine_usage(size_t *bytes, size_t *blocks) CG_HIDDEN;
 

@@ -10,8 +10,8 @@
 #include "options.h"
 #include "symbolize.h"
 
-static char tbuf[24 * 1024];      /* both under the report lock */
-static char jbuf[64 * 1024];
+static CG_BIG_BSS char tbuf[24 * 1024];      /* both under the report lock */
+static CG_BIG_BSS char jbuf[64 * 1024];
 
 static cg_report_callback_t callback;
 static void *callback_arg;
@@ -27,7 +27,7 @@ void cg_set_report_callback_impl(cg_report_callback_t cb, void *arg)
 static size_t put_frames(char *b, size_t cap, const cg_rstack_t *s)
 {
     if (s->n == 0)
-        return cg_fmt(b, cap, "    <no stack recorded: stack_depth=0>\n");
+        return cg_fmt(b, cap, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
     return cg_format_stack(b, cap, s->pcs, s->n);
 }
 

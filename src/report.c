@@ -53,6 +53,10 @@ void cg_log_write(const char *buf, size_t len)
 
 void cg_report_exit(void)
 {
+    /* A program that catches SIGABRT and longjmps out must still be able
+     * to get its next report. */
+    if (cg_self.in_report)
+        cg_report_leave();
     /* exitcode given alone selects exiting; abort_on_error=1 given wins. */
     bool do_abort = CG_OPT_GIVEN(abort_on_error) ? cg_opt.abort_on_error
                                                  : !CG_OPT_GIVEN(exitcode);

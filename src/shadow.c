@@ -10,7 +10,7 @@
 #define MAX_SLABS 16384                                  /* 64 Mi records */
 
 static cg_lock_t shadow_lock = CG_LOCK_INIT;
-static cg_shadow_t *slabs[MAX_SLABS];
+static CG_BIG_BSS cg_shadow_t *slabs[MAX_SLABS];
 static uint32_t nslabs;            /* slabs mapped                        */
 static uint32_t bump;              /* records ever handed out (ids 1..)   */
 static uint32_t free_head;         /* freed records, linked through next  */

@@ -25,7 +25,9 @@
 
 enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2 };
 enum { CG_KIND_MALLOC = 0, CG_KIND_CALLOC, CG_KIND_REALLOC, CG_KIND_MEMALIGN, CG_KIND_COUNT };
-enum { CG_MODE_FAST = 0, CG_MODE_DEBUG = 1 };
+enum { CG_MODE_FAST = 0, CG_MODE_DEBUG = 1,
+       CG_MODE_INTERNAL = 2 };   /* allocated for chunkguard itself (the
+                                  * unwinder's loading): never a leak */
 
 typedef struct cg_shadow {
     cg_chunk_t *chunk;        /* the block's chunk; NULL while the record is free */

@@ -84,6 +84,34 @@
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
+#include <dlfcn.h>
+
+/* libunwind is loaded when first needed (debug mode), not linked: a
+ * process in fast mode maps neither it nor liblzma, and libunwind's
+ * _Unwind_* functions never enter the program's global symbol scope
+ * (RTLD_LOCAL).  These are the three names we use. */
+#define CG_STR_(x) #x
+#define CG_STR(x) CG_STR_(x)
+static int (*p_backtrace)(void **, int);
+static int (*p_set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
+static unw_addr_space_t *p_local_as;
+
+static bool load_libunwind(void)
+{
+    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL)
+        return false;
+    p_set_caching_policy = (int (*)(unw_addr_space_t, unw_caching_policy_t))
+        dlsym(h, CG_STR(unw_set_caching_policy));
+    p_local_as = (unw_addr_space_t *)dlsym(h, CG_STR(unw_local_addr_space));
+    p_backtrace = (int (*)(void **, int))dlsym(h, CG_STR(unw_backtrace));
+    return p_backtrace != NULL && p_set_caching_policy != NULL && p_local_as != NULL;
+}
+
+uintptr_t cg_stack_unwinder_code(void)
+{
+    return (uintptr_t)p_backtrace;
+}
 
 /* Compile-time switches, always 0 or 1, so that tests/suites/25-stacks.sh
  * can build the capture without a safeguard and show its test fails. */
@@ -101,6 +129,14 @@
 static int stack_mode;             /* cg_stack_mode_t */
 static int prime_state;            /* 0 not started, 1 running, 2 done */
 static CG_TLS uint8_t in_capture;  /* this thread is inside unw_backtrace */
+
+void cg_stack_after_fork_child(void)
+{
+    /* Another thread of the parent may have held the loader's lock, which
+     * libunwind's dl_iterate_phdr takes: the child records call sites only. */
+    if (__atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) == CG_STACK_LIBUNWIND)
+        __atomic_store_n(&stack_mode, CG_STACK_CALLER_ONLY, __ATOMIC_RELEASE);
+}
 
 cg_stack_mode_t cg_stack_mode(void)
 {
@@ -287,7 +323,7 @@ static void patch_relocs(const unw_module_t *m, uintptr_t rela, size_t bytes,
  */
 static bool guard_libunwind(void)
 {
-    unw_module_t m = {.target = (uintptr_t)&unw_backtrace, .self = (uintptr_t)&cg_stack_capture};
+    unw_module_t m = {.target = (uintptr_t)p_backtrace, .self = (uintptr_t)&cg_stack_capture};
     dl_iterate_phdr(find_module_cb, &m);
     if (!m.found || m.has_self || m.name == NULL || strstr(m.name, "libunwind") == NULL)
         return false;
@@ -339,11 +375,11 @@ static bool guard_libunwind(void)
 static void prime_once(void)
 {
     int mode = CG_STACK_LIBUNWIND;
-    if (CG_SWITCH(CG_STACK_FD_GUARD) && !guard_libunwind())
+    if (!load_libunwind() || (CG_SWITCH(CG_STACK_FD_GUARD) && !guard_libunwind()))
         mode = CG_STACK_CALLER_ONLY;
     if (mode == CG_STACK_LIBUNWIND) {
         if (CG_SWITCH(CG_STACK_CACHE_NONE))
-            unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_NONE);
+            p_set_caching_policy(*p_local_as, UNW_CACHE_NONE);
         __atomic_store_n(&stack_mode, mode, __ATOMIC_RELEASE);
         uintptr_t pcs[CG_STACK_MAX];
         cg_stack_capture(pcs, CG_STACK_MAX, 0);
@@ -391,7 +427,7 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip)
     void *buf[1 + CG_STACK_MAX_SKIP + CG_STACK_MAX];
     int saved = errno;
     in_capture = 1;
-    int got = unw_backtrace(buf, (int)(1 + skip + max));
+    int got = p_backtrace(buf, (int)(1 + skip + max));
     in_capture = 0;
     if (CG_SWITCH(CG_STACK_KEEP_ERRNO))
         errno = saved;

@@ -2,7 +2,9 @@
  * stack.h — call-stack capture for the instrumented mode: the return
  * addresses of the calling thread, walked by libunwind's unw_backtrace.
  *
- * A capture never calls malloc, never reads or writes a file descriptor of
+ * A capture never calls malloc itself (but see cg_stack_capture: glibc
+ * allocates a dlopen'd libunwind's thread-local block at a thread's first
+ * capture), never reads or writes a file descriptor of
  * the program, takes no lock that the dynamic loader's lock can wait on,
  * and leaves errno as it found it.  libunwind 1.6 needs configuring for all
  * four; stack.c says how and why.  Capture before taking any chunkguard
@@ -47,7 +49,10 @@ typedef enum cg_stack_mode {
  *
  * max == 1 with skip == 0 is __builtin_return_address and costs nothing.
  * Otherwise the first call primes the unwinder if cg_stack_prime has not.
- * Never calls malloc; preserves errno; thread-safe; a capture re-entered on
+ * Calls no malloc itself, with one exception: libunwind is loaded with
+ * dlopen (stack.c), so a thread's first capture makes glibc allocate
+ * libunwind's thread-local block with malloc; that malloc's own capture is
+ * a re-entered one.  Preserves errno; thread-safe; a capture re-entered on
  * the same thread (a signal handler, or malloc called from inside the
  * unwinder) returns at most frame 0 instead of unwinding again.  Not
  * async-signal-safe in general (the loader lock), as malloc is not.
@@ -55,7 +60,9 @@ typedef enum cg_stack_mode {
 size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip) CG_HIDDEN CG_NOINLINE;
 
 /*
- * cg_stack_prime - make libunwind safe and warm it up: redirect its memory
+ * cg_stack_prime - load libunwind (dlopen "libunwind.so.8", RTLD_LOCAL;
+ * without it captures give the call site only), make it safe and warm it
+ * up: redirect its memory
  * validation away from file descriptors, turn its global register-state
  * cache off, initialise it, and do one full capture, so that later captures
  * on this thread allocate nothing and initialise nothing.  (A thread's
@@ -63,10 +70,20 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip) CG_HIDDEN CG_NO
  * Call once at start-up, before the program can have closed descriptors
  * and before anything else uses libunwind in the process.  Idempotent and
  * thread-safe (a concurrent second caller returns at once; its captures
- * give frame 0 only until priming is done).  Preserves errno; never calls
- * malloc.
+ * give frame 0 only until priming is done).  Preserves errno.  Loading
+ * libunwind allocates (dlopen): call it once the process is started, not
+ * from inside the dynamic loader (debug.c primes from a constructor).
  */
 void cg_stack_prime(void) CG_HIDDEN;
+
+/* The address of libunwind's unw_backtrace once priming loaded it (dlopen,
+ * RTLD_LOCAL), else 0: names libunwind's module, e.g. for the leak scan. */
+uintptr_t cg_stack_unwinder_code(void) CG_HIDDEN;
+
+/* In the child of a fork of a multi-threaded process: stop unwinding (the
+ * loader's lock may have been held by a thread that does not exist in the
+ * child); captures give the call site only from then on. */
+void cg_stack_after_fork_child(void) CG_HIDDEN;
 
 /* How captures are taken now (CG_STACK_*).  Thread-safe. */
 cg_stack_mode_t cg_stack_mode(void) CG_HIDDEN;

@@ -35,7 +35,7 @@ typedef struct rec {
 
 static cg_lock_t depot_lock = CG_LOCK_INIT;   /* serialises inserters      */
 static uint32_t *table;                       /* bucket heads; NULL at first */
-static char *chunks[MAX_CHUNKS];              /* record chunks, published   */
+static CG_BIG_BSS char *chunks[MAX_CHUNKS];   /* record chunks, published   */
 static size_t nchunks;                        /* chunks mapped (under lock) */
 static size_t cur_off = CHUNK_SIZE;           /* fill of the last chunk     */
 static size_t cap_bytes = CG_STACKDEPOT_DEFAULT_CAP;

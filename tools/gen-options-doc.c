@@ -21,7 +21,7 @@ static void row(const char *name, const char *type, const char *def, long min, l
         snprintf(range, sizeof range, "fast or debug");
     else
         snprintf(range, sizeof range, "file name");
-    printf("| `%s` | %s | `%s` | %s | %s%s |\n", name, type, def, range, help,
+    printf("| `%s` | %s | `%s` | %s | %s.%s |\n", name, type, def, range, help,
            (flags & CG_OPT_PATH) ? " Ignored in set-uid (AT_SECURE) processes." : "");
 }
 

@@ -182,3 +182,42 @@ out=$(LD_PRELOAD=$SO "$B/api" describe 2>&1); rc=$?
 if [ $rc = 0 ] && grep -q '8 bytes into the memory of the in-use (or cached) chunk' <<<"$out"; then
     pass api-describe-fast
 else fail api-describe-fast "rc=$rc $(head -c 300 <<<"$out")"; fi
+
+# Regressions found by the break test (tests/debug/regress/*.c)
+RG=$R/tests/debug/regress
+for f in ovf_size2 uaf_exit big_df leak_joined forky sigabrt leak_race; do
+    gcc -O0 -g -fno-builtin -pthread -Wno-use-after-free -Wno-free-nonheap-object \
+        -o "$B/rg_$f" "$RG/$f.c" -ldl 2>/dev/null || fail regress-build "$f"
+done
+rg() {   # rg OPTIONS PROGRAM ARGS...: sets out, err, rc
+    local o=$1; shift
+    out=$(timeout 120 env CHUNKGUARD_OPTIONS="$o" LD_PRELOAD="$SO" "$B/rg_$1" "${@:2}" 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+}
+rg mode=debug ovf_size2
+if [ $rc = 134 ] && grep -Eq 'ERROR: chunkguard: (heap-corruption|heap-buffer-overflow)' <<<"$err"; then
+    pass regress-overflow-into-free-size
+else fail regress-overflow-into-free-size "rc=$rc $(head -c 300 <<<"$err")"; fi
+rg mode=debug uaf_exit
+if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: heap-use-after-free' <<<"$err" &&
+   grep -q 'found at exit' <<<"$err"; then pass regress-uaf-checked-at-exit
+else fail regress-uaf-checked-at-exit "rc=$rc $(head -c 300 <<<"$err")"; fi
+rg mode=debug:quarantine_mb=0 big_df
+if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$err"; then pass regress-big-double-free
+else fail regress-big-double-free "rc=$rc $(head -c 300 <<<"$err")"; fi
+rg mode=debug:detect_leaks=1 leak_joined
+if [ $rc = 0 ] && [ -z "$err" ]; then pass regress-no-leak-from-thread-tls
+else fail regress-no-leak-from-thread-tls "rc=$rc $(head -c 300 <<<"$err")"; fi
+rg mode=debug forky 60 0 1 0
+if [ $rc = 0 ]; then pass regress-fork-with-dlopen-thread
+else fail regress-fork-with-dlopen-thread "rc=$rc (124: hang) $(head -c 300 <<<"$err")"; fi
+rg mode=debug sigabrt
+if [ $rc = 0 ]; then pass regress-report-after-caught-sigabrt
+else fail regress-report-after-caught-sigabrt "rc=$rc (124: hang)"; fi
+bad=0
+for i in 1 2 3 4 5; do
+    rg mode=debug:detect_leaks=1:quarantine_mb=0 leak_race 15000
+    { [ $rc = 0 ] && ! grep -q chunkguard <<<"$err"; } || bad=$((bad + 1))
+done
+if [ $bad = 0 ]; then pass regress-leak-scan-with-threads-alive
+else fail regress-leak-scan-with-threads-alive "$bad of 5 runs failed: rc=$rc $(head -c 300 <<<"$err")"; fi

@@ -440,8 +440,12 @@ Test(capture, no_malloc_after_priming)
     void *r;
     cr_assert_eq(pthread_create(&t, NULL, counted_thread, NULL), 0);
     pthread_join(t, &r);
-    cr_assert_eq((unsigned long)r, 0, "%lu malloc-family calls in a new thread's captures",
-                 (unsigned long)r);
+    /* At most one: libunwind is loaded with dlopen, so glibc allocates its
+     * thread-local block (its per-thread frame cache pointer) with malloc
+     * at the thread's first capture; that nested malloc captures frame 0
+     * only (the capture is re-entered), so it cannot recurse. */
+    cr_assert_leq((unsigned long)r, 1, "%lu malloc-family calls in a new thread's captures",
+                  (unsigned long)r);
 
     /* The depot and the symbolizer do not call malloc either. */
     char text[8192];
