@@ -102,12 +102,26 @@ static uint32_t self_tid(bool mt)
  * above the API entry point.  Called before any chunkguard lock. */
 static uint32_t capture(size_t skip)
 {
-    uintptr_t pcs[64];
+    (void)skip;
+    uintptr_t pcs[64 + 8];
     size_t depth = (size_t)cg_opt.stack_depth;
     if (depth == 0)
         return 0;
-    size_t n = capture_pcs(pcs, depth, skip + 1);
-    return n ? cg_stack_put(pcs, n) : 0;
+    if (depth == 1) {
+        pcs[0] = cg_self.caller;
+        return cg_stack_put(pcs, 1);
+    }
+    /* Capture a few frames more than asked and drop chunkguard's own from
+     * the top (however the compiler inlined them): the stack starts at the
+     * program's call. */
+    size_t n = capture_pcs(pcs, depth + 8 < 64 ? depth + 8 : 64, 0), k = 0;
+    while (k < n && cg_in_own_code(pcs[k]))
+        k++;
+    if (k == n) {
+        pcs[0] = cg_self.caller;
+        return cg_stack_put(pcs, 1);
+    }
+    return cg_stack_put(pcs + k, n - k < depth ? n - k : depth);
 }
 
 static size_t usable_bytes(const cg_chunk_t *c)
@@ -459,37 +473,32 @@ void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller
     return u;
 }
 
-void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const char *op)
+/* Take a live block for freeing or moving: its state goes from live to
+ * quarantined atomically, so of two threads freeing (or reallocating) one
+ * block, one wins and the other reports.  False, after a double-free
+ * report, when the block was not live — or when its record was reused for
+ * another block after we looked it up (the block was freed and gone). */
+static bool claim(cg_shadow_t *r, const void *p, const char *what)
 {
-    if (p == NULL)
-        return;
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_self.caller = caller;
-    cg_self.op = op;
-    cg_shadow_t *r = find_block(p, mt);
-    if (r == NULL) {
-        if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), mt, &(bool){true})) {
-            report_foreign(p);     /* halt_on_error=0: the free is ignored */
-            return;
-        }
-        cg_core_free(p, mt);       /* free heap memory or a stale pointer: the core reports */
-        return;
-    }
-    if (cg_shadow_user(r) != p) {
-        report_not_start(CG_E_INVALID_FREE, p, r);
-        return;
-    }
     uint8_t live = CG_SH_LIVE;
-    if (!__atomic_compare_exchange_n(&r->state, &live, CG_SH_QUARANTINED, false,
-                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        dbg_report(CG_E_DOUBLE_FREE, p, "the block was already freed (it is in the "
-                   "quarantine)\n", r);
-        return;
+    if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_QUARANTINED, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        if (cg_shadow_user(r) == p)
+            return true;
+        __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* not p's: undo */
+        dbg_report(CG_E_DOUBLE_FREE, p, what, NULL);
+        return false;
     }
-    /* From here the block is ours alone.  Reports below see it as live; a
-     * block found bad stays marked freed but never reaches the quarantine
-     * or the heap again (halt_on_error=0). */
-    r->state = CG_SH_LIVE;
+    dbg_report(CG_E_DOUBLE_FREE, p, what, r);
+    return false;
+}
+
+/* The rest of a free, on a claimed block: checks, free stack, poison,
+ * quarantine.  A block found bad stays marked freed but never reaches the
+ * quarantine or the heap again (halt_on_error=0). */
+static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bool mt)
+{
+    r->state = CG_SH_LIVE;             /* reports below see it as live */
     bool ok = true;
     if (sized != SIZE_MAX && sized != r->req) {
         char msg[160];
@@ -504,7 +513,7 @@ void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const c
     } else {
         ok = check_block(r, "at free");
     }
-    r->free_stack = capture(1);
+    r->free_stack = capture(2);
     r->free_tid = self_tid(mt);
     r->state = CG_SH_QUARANTINED;
     if (!ok)
@@ -516,43 +525,73 @@ void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const c
         release_block(cg_shadow_at(out[i]), mt);
 }
 
+/* The block p is, or NULL after the right report (foreign pointers are
+ * reported here; stale heap pointers by the core's checks). */
+static cg_shadow_t *block_to_release(void *p, bool mt, bool *done)
+{
+    *done = false;
+    cg_shadow_t *r = find_block(p, mt);
+    if (r == NULL) {
+        if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), mt, &(bool){true}))
+            report_foreign(p);     /* halt_on_error=0: ignored */
+        else
+            cg_core_free(p, mt);   /* free heap memory or a stale pointer: the core reports */
+        *done = true;
+        return NULL;
+    }
+    if (cg_shadow_user(r) != p) {
+        report_not_start(CG_E_INVALID_FREE, p, r);
+        *done = true;
+        return NULL;
+    }
+    return r;
+}
+
+void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const char *op)
+{
+    if (p == NULL)
+        return;
+    bool mt = !CG_SINGLE_THREAD_P, done;
+    cg_self.caller = caller;
+    cg_self.op = op;
+    cg_shadow_t *r = block_to_release(p, mt, &done);
+    if (r == NULL || !claim(r, p, "the block was already freed (it is in the quarantine)\n"))
+        return;
+    finish_free(r, p, sized, salign, mt);
+}
+
 void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
 {
     if (p == NULL)
         return cg_dbg_alloc(n, 0, CG_KIND_REALLOC, false, caller, op);
-    bool mt = !CG_SINGLE_THREAD_P;
+    bool mt = !CG_SINGLE_THREAD_P, done;
     cg_self.caller = caller;
     cg_self.op = op;
-    cg_shadow_t *r = find_block(p, mt);
-    if (r == NULL) {
-        if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), mt, &(bool){true})) {
-            report_foreign(p);
-            return NULL;
-        }
-        cg_core_free(p, mt);       /* not a debug block: the core's checks report it */
+    /* With halt_on_error=0 a bad realloc returns NULL. */
+    cg_shadow_t *r = block_to_release(p, mt, &done);
+    if (r == NULL || !claim(r, p, "realloc of a block that was already freed (it is in "
+                                  "the quarantine)\n"))
+        return NULL;
+    /* The block is ours now: no other thread frees or moves it under us. */
+    r->state = CG_SH_LIVE;
+    if (!check_block(r, "at realloc")) {
+        r->state = CG_SH_QUARANTINED;      /* bad: kept out of reuse for good */
         return NULL;
     }
-    /* With halt_on_error=0 a bad realloc returns NULL and changes nothing. */
-    if (cg_shadow_user(r) != p) {
-        report_not_start(CG_E_INVALID_FREE, p, r);
-        return NULL;
-    }
-    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
-        dbg_report(CG_E_DOUBLE_FREE, p, "realloc of a block that was already freed (it is in "
-                   "the quarantine)\n", r);
-        return NULL;
-    }
-    if (!check_block(r, "at realloc"))
-        return NULL;
+    r->state = CG_SH_QUARANTINED;
     if (n == 0) {
-        cg_dbg_free(p, SIZE_MAX, 0, caller, op);
+        finish_free(r, p, SIZE_MAX, 0, mt);
         return NULL;
     }
     void *q = cg_dbg_alloc(n, 0, CG_KIND_REALLOC, false, caller, op);
-    if (q == NULL)
-        return NULL;               /* the old block stays as it was */
+    if (q == NULL) {
+        __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* unchanged */
+        return NULL;
+    }
     memcpy(q, p, r->req < n ? r->req : n);
-    cg_dbg_free(p, SIZE_MAX, 0, caller, op);
+    cg_self.caller = caller;
+    cg_self.op = op;
+    finish_free(r, p, SIZE_MAX, 0, mt);
     return q;
 }
 
