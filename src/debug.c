@@ -31,10 +31,6 @@ bool cg_debug;
 
 static uint32_t next_tid;
 
-static const char *const kind_names[CG_KIND_COUNT] = {
-    [CG_KIND_MALLOC] = "malloc", [CG_KIND_CALLOC] = "calloc",
-    [CG_KIND_REALLOC] = "realloc", [CG_KIND_MEMALIGN] = "memalign",
-};
 
 static uintptr_t ldso_lo, ldso_hi;   /* the dynamic loader's code */
 
@@ -98,11 +94,10 @@ static uint32_t self_tid(bool mt)
     return cg_self.tid - 1;
 }
 
-/* The calling thread's stack into the depot; skip: frames of chunkguard
- * above the API entry point.  Called before any chunkguard lock. */
-static uint32_t capture(size_t skip)
+/* The calling thread's stack (stack_depth frames, from the program's call
+ * into chunkguard) into the depot.  Called before any chunkguard lock. */
+static uint32_t capture(void)
 {
-    (void)skip;
     uintptr_t pcs[64 + 8];
     size_t depth = (size_t)cg_opt.stack_depth;
     if (depth == 0)
@@ -169,7 +164,7 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
         d.block = cg_shadow_user(r);
         d.block_size = r->req;
         d.block_freed = r->state != CG_SH_LIVE;
-        d.block_kind = kind_names[r->kind];
+        d.block_kind = cg_kind_name(r->kind);
         if (d.block_freed) {
             size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
             d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n };
@@ -426,7 +421,7 @@ void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller
     bool mt = !CG_SINGLE_THREAD_P;
     cg_self.caller = caller;
     cg_self.op = op;
-    uint32_t stack = capture(1);
+    uint32_t stack = capture();
     if (align < CG_ALIGN)
         align = CG_ALIGN;
     size_t lead = align > CG_DBG_LEAD ? align : CG_DBG_LEAD;
@@ -513,7 +508,7 @@ static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bo
     } else {
         ok = check_block(r, "at free");
     }
-    r->free_stack = capture(2);
+    r->free_stack = capture();
     r->free_tid = self_tid(mt);
     r->state = CG_SH_QUARANTINED;
     if (!ok)

@@ -8,10 +8,6 @@
 #include "stackdepot.h"
 #include "symbolize.h"
 
-static const char *const kinds[CG_KIND_COUNT] = {
-    [CG_KIND_MALLOC] = "malloc", [CG_KIND_CALLOC] = "calloc",
-    [CG_KIND_REALLOC] = "realloc", [CG_KIND_MEMALIGN] = "memalign",
-};
 
 static size_t stack_lines(char *b, size_t cap, const char *title, uint32_t tid, uint32_t id)
 {
@@ -37,7 +33,7 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
     else
         n = cg_fmt(b, cap, "%p is %zu bytes inside", (const void *)a, (size_t)(a - u));
     n += cg_fmt(b + n, cap - n, " a %zu-byte region [%p, %p), %s, from %s()\n", r->req,
-                (const void *)u, (const void *)(u + r->req), state, kinds[r->kind]);
+                (const void *)u, (const void *)(u + r->req), state, cg_kind_name(r->kind));
     if (r->state != CG_SH_LIVE)
         n += stack_lines(b + n, cap - n, "freed", r->free_tid, r->free_stack);
     return n + stack_lines(b + n, cap - n, "allocated", r->alloc_tid, r->alloc_stack);

@@ -25,6 +25,15 @@ typedef struct big_slot {
 static big_slot_t *big_tab;
 static size_t big_cap, big_used;
 
+const char *cg_kind_name(int kind)
+{
+    static const char *const names[CG_KIND_COUNT] = {
+        [CG_KIND_MALLOC] = "malloc", [CG_KIND_CALLOC] = "calloc",
+        [CG_KIND_REALLOC] = "realloc", [CG_KIND_MEMALIGN] = "memalign",
+    };
+    return kind >= 0 && kind < CG_KIND_COUNT ? names[kind] : "?";
+}
+
 cg_shadow_t *cg_shadow_at(uint32_t id)
 {
     uint32_t i = id - 1;

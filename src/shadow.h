@@ -46,6 +46,9 @@ typedef struct cg_shadow {
     uint8_t  mark;            /* leak scan: reached from a root                   */
 } cg_shadow_t;
 
+/* "malloc", "calloc", "realloc", "memalign" for a CG_KIND_* value. */
+const char *cg_kind_name(int kind) CG_HIDDEN;
+
 /* The user pointer of a record's block. */
 CG_INLINE void *cg_shadow_user(const cg_shadow_t *r)
 {
