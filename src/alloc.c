@@ -378,15 +378,21 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 {
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_tcache_t *tc = cg_debug ? (count_debug(OP_CALLOC, mt), NULL)
-                             : enter(caller, "calloc", OP_CALLOC, mt);
     size_t bytes;
-    if (CG_UNLIKELY(__builtin_mul_overflow(nmemb, size, &bytes) || bytes > CG_MAX_REQUEST)) {
+    bool bad = __builtin_mul_overflow(nmemb, size, &bytes) || bytes > CG_MAX_REQUEST;
+    if (CG_UNLIKELY(cg_debug)) {
+        count_debug(OP_CALLOC, mt);
+        if (bad) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        return cg_dbg_alloc(bytes, 0, CG_KIND_CALLOC, true, caller, "calloc");
+    }
+    cg_tcache_t *tc = enter(caller, "calloc", OP_CALLOC, mt);
+    if (CG_UNLIKELY(bad)) {
         errno = ENOMEM;
         return NULL;
     }
-    if (CG_UNLIKELY(cg_debug))
-        return cg_dbg_alloc(bytes, 0, CG_KIND_CALLOC, true, caller, "calloc");
     bool fresh;
     cg_chunk_t *c = alloc_chunk(cg_request2size(bytes), mt, tc, &fresh);
     if (c == NULL)
@@ -475,24 +481,27 @@ void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
 {
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_tcache_t *tc = cg_debug ? (count_debug(OP_MEMALIGN, mt), NULL)
-                               : enter(caller, op, OP_MEMALIGN, mt);
-    if (align <= CG_ALIGN && CG_UNLIKELY(cg_debug))
-        return cg_dbg_alloc(n, 0, CG_KIND_MEMALIGN, false, caller, op);
-    if (align <= CG_ALIGN)
-        return malloc_mem(n, mt, tc);
-    if (align > SIZE_MAX / 2 + 1) {                 /* glibc: EINVAL above SIZE_MAX/2+1 */
-        errno = EINVAL;
-        return NULL;
-    }
-    if (align & (align - 1))                        /* glibc rounds up to a power of two */
-        align = (size_t)1 << (64 - __builtin_clzl(align));
-    if (align > CG_MAX_REQUEST || n > CG_MAX_REQUEST - align - CG_MINSIZE) {
-        errno = ENOMEM;
-        return NULL;
+    cg_tcache_t *tc = NULL;
+    if (CG_UNLIKELY(cg_debug))
+        count_debug(OP_MEMALIGN, mt);
+    else
+        tc = enter(caller, op, OP_MEMALIGN, mt);
+    if (align > CG_ALIGN) {
+        if (align > SIZE_MAX / 2 + 1) {             /* glibc: EINVAL above SIZE_MAX/2+1 */
+            errno = EINVAL;
+            return NULL;
+        }
+        if (align & (align - 1))                    /* glibc rounds up to a power of two */
+            align = (size_t)1 << (64 - __builtin_clzl(align));
+        if (align > CG_MAX_REQUEST || n > CG_MAX_REQUEST - align - CG_MINSIZE) {
+            errno = ENOMEM;
+            return NULL;
+        }
     }
     if (CG_UNLIKELY(cg_debug))
-        return cg_dbg_alloc(n, align, CG_KIND_MEMALIGN, false, caller, op);
+        return cg_dbg_alloc(n, align > CG_ALIGN ? align : 0, CG_KIND_MEMALIGN, false, caller, op);
+    if (align <= CG_ALIGN)
+        return malloc_mem(n, mt, tc);
     cg_chunk_t *c = aligned_chunk(cg_request2size(n), align, mt);
     if (c == NULL) {
         errno = ENOMEM;

@@ -522,21 +522,18 @@ static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bo
 
 /* The block p is, or NULL after the right report (foreign pointers are
  * reported here; stale heap pointers by the core's checks). */
-static cg_shadow_t *block_to_release(void *p, bool mt, bool *done)
+static cg_shadow_t *block_to_release(void *p, bool mt)
 {
-    *done = false;
     cg_shadow_t *r = find_block(p, mt);
     if (r == NULL) {
         if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), mt, &(bool){true}))
             report_foreign(p);     /* halt_on_error=0: ignored */
         else
             cg_core_free(p, mt);   /* free heap memory or a stale pointer: the core reports */
-        *done = true;
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
         report_not_start(CG_E_INVALID_FREE, p, r);
-        *done = true;
         return NULL;
     }
     return r;
@@ -546,10 +543,10 @@ void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const c
 {
     if (p == NULL)
         return;
-    bool mt = !CG_SINGLE_THREAD_P, done;
+    bool mt = !CG_SINGLE_THREAD_P;
     cg_self.caller = caller;
     cg_self.op = op;
-    cg_shadow_t *r = block_to_release(p, mt, &done);
+    cg_shadow_t *r = block_to_release(p, mt);
     if (r == NULL || !claim(r, p, "the block was already freed (it is in the quarantine)\n"))
         return;
     finish_free(r, p, sized, salign, mt);
@@ -559,11 +556,11 @@ void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
 {
     if (p == NULL)
         return cg_dbg_alloc(n, 0, CG_KIND_REALLOC, false, caller, op);
-    bool mt = !CG_SINGLE_THREAD_P, done;
+    bool mt = !CG_SINGLE_THREAD_P;
     cg_self.caller = caller;
     cg_self.op = op;
     /* With halt_on_error=0 a bad realloc returns NULL. */
-    cg_shadow_t *r = block_to_release(p, mt, &done);
+    cg_shadow_t *r = block_to_release(p, mt);
     if (r == NULL || !claim(r, p, "realloc of a block that was already freed (it is in "
                                   "the quarantine)\n"))
         return NULL;

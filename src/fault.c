@@ -35,6 +35,7 @@
 #include "options.h"
 #include "report.h"
 #include "shadow.h"
+#include "symbolize.h"
 #include "thread.h"
 
 static struct sigaction old_segv, old_bus;
@@ -78,7 +79,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         return;
     }
     char msg[768], where[300];
-    cg_describe_pc(where, sizeof where, pc);
+    cg_symbolize(pc, where, sizeof where);
     const char *sname = sig == SIGBUS ? "SIGBUS" : "SIGSEGV";
     if (in_code)
         cg_fmt(msg, sizeof msg, "%s inside chunkguard at %p (%s), touching %p: chunkguard's "

@@ -3,19 +3,40 @@
  */
 #include "maps.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-static uintptr_t parse_hex(const char **s)
+/* Up to 16 hex digits at *s; false when there are none (or too many). */
+static bool parse_hex(const char **s, uintptr_t *v)
 {
-    uintptr_t v = 0;
-    for (;; (*s)++) {
-        char c = **s;
-        if (c >= '0' && c <= '9') v = v * 16 + (uintptr_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') v = v * 16 + (uintptr_t)(c - 'a' + 10);
-        else return v;
+    uintptr_t r = 0;
+    const char *p = *s;
+    for (int digits = 0;; p++, digits++) {
+        char c = *p;
+        unsigned d;
+        if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
+        else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
+        else {
+            *s = p;
+            *v = r;
+            return digits > 0;
+        }
+        if (digits >= 16)
+            return false;
+        r = r * 16 + d;
     }
+}
+
+static const char *skip_field(const char *s)
+{
+    while (*s && *s != ' ')
+        s++;
+    while (*s == ' ')
+        s++;
+    return s;
 }
 
 bool cg_maps_open(cg_maps_reader_t *rd)
@@ -34,13 +55,16 @@ void cg_maps_close(cg_maps_reader_t *rd)
     rd->fd = -1;
 }
 
-/* One line into line (cap bytes, truncated); false at the end. */
-static bool next_line(cg_maps_reader_t *rd, char *line, size_t cap)
+/* One line into line (cap bytes; *cut when longer); false at the end. */
+static bool next_line(cg_maps_reader_t *rd, char *line, size_t cap, bool *cut)
 {
     size_t ll = 0;
+    *cut = false;
     for (;;) {
         if (rd->pos == rd->len) {
             ssize_t n = read(rd->fd, rd->buf, sizeof rd->buf);
+            if (n < 0 && errno == EINTR)
+                continue;
             if (n <= 0) {
                 line[ll] = 0;
                 return ll > 0;
@@ -55,38 +79,45 @@ static bool next_line(cg_maps_reader_t *rd, char *line, size_t cap)
         }
         if (ll < cap - 1)
             line[ll++] = c;
+        else
+            *cut = true;
     }
 }
 
 bool cg_maps_next(cg_maps_reader_t *rd, cg_mapping_t *m)
 {
+    /* "lo-hi perms offset dev inode   path"; a line that does not parse is
+     * skipped */
     char line[512];
-    if (rd->fd < 0 || !next_line(rd, line, sizeof line))
-        return false;
-    const char *s = line;
-    m->lo = parse_hex(&s);
-    if (*s == '-')
+    bool cut;
+    while (rd->fd >= 0 && next_line(rd, line, sizeof line, &cut)) {
+        const char *s = line;
+        if (!parse_hex(&s, &m->lo) || *s++ != '-' || !parse_hex(&s, &m->hi) || *s != ' ')
+            continue;
         s++;
-    m->hi = parse_hex(&s);
-    while (*s == ' ')
-        s++;
-    for (int i = 0; i < 4; i++)
-        m->perms[i] = *s ? *s++ : '-';
-    m->perms[4] = 0;
-    const char *path = strchr(s, '/');
-    if (path == NULL)
-        path = strchr(s, '[');
-    size_t pl = path ? strlen(path) : 0;
-    if (pl >= sizeof m->path)
-        pl = sizeof m->path - 1;
-    memcpy(m->path, path ? path : "", pl);
-    m->path[pl] = 0;
-    if (pl > 0 && strcmp(m->path, rd->base_path) != 0) {
-        memcpy(rd->base_path, m->path, pl + 1);
-        rd->base = m->lo;            /* the lowest mapping of a file is its base */
+        for (int i = 0; i < 4; i++)
+            m->perms[i] = *s && *s != ' ' ? *s++ : '-';
+        m->perms[4] = 0;
+        s = skip_field(s);
+        if (!parse_hex(&s, &m->file_off))
+            continue;
+        s = skip_field(skip_field(skip_field(s)));     /* offset, dev, inode */
+        size_t pl = strlen(s);
+        m->truncated = cut;
+        if (pl >= sizeof m->path) {
+            pl = sizeof m->path - 1;
+            m->truncated = true;
+        }
+        memcpy(m->path, s, pl);
+        m->path[pl] = 0;
+        if (pl > 0 && strcmp(m->path, rd->base_path) != 0) {
+            memcpy(rd->base_path, m->path, pl + 1);
+            rd->base = m->lo;        /* the lowest mapping of a file is its base */
+        }
+        m->base = pl > 0 ? rd->base : m->lo;
+        return true;
     }
-    m->base = pl > 0 ? rd->base : m->lo;
-    return true;
+    return false;
 }
 
 bool cg_find_mapping(uintptr_t a, cg_mapping_t *m)

@@ -11,7 +11,9 @@ typedef struct cg_mapping {
     uintptr_t lo, hi;          /* [lo, hi)                                    */
     uintptr_t base;            /* lowest address of the same file (the module
                                 * base); lo for an anonymous mapping          */
+    uintptr_t file_off;        /* offset of lo in the file                    */
     char perms[5];             /* "rw-p" ...                                  */
+    bool truncated;            /* path longer than kept here: do not open it  */
     char path[256];            /* file, [stack], [heap], ...; "" if anonymous */
 } cg_mapping_t;
 

@@ -10,7 +10,6 @@
 
 #include "debug.h"
 #include "heap.h"
-#include "maps.h"
 #include "render.h"
 #include "options.h"
 #include "thread.h"
@@ -25,16 +24,6 @@ static const char *const tokens[CG_E_COUNT] = {
  * written whole, one after the other.  A report begun on a thread that is
  * already writing one (a fault inside the reporter) aborts at once. */
 static cg_lock_t report_lock = CG_LOCK_INIT;
-
-size_t cg_describe_pc(char *buf, size_t cap, uintptr_t pc)
-{
-    cg_mapping_t m;
-    if (!cg_find_mapping(pc, &m))
-        return cg_fmt(buf, cap, "<unknown module>");
-    if (m.path[0] != 0)
-        return cg_fmt(buf, cap, "%s+0x%x", m.path, (size_t)(pc - m.base));
-    return cg_fmt(buf, cap, "<anonymous>+0x%x", (size_t)(pc - m.lo));
-}
 
 void cg_log_write(const char *buf, size_t len)
 {

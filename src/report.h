@@ -76,7 +76,5 @@ void cg_report_unlock_all(bool child) CG_HIDDEN;
  * (%x and %zu take size_t; %d takes int).  Returns the length written. */
 size_t cg_fmt(char *buf, size_t cap, const char *fmt, ...) CG_HIDDEN;
 
-/* Describe pc as "module+0xoff" by reading /proc/self/maps (no malloc). */
-size_t cg_describe_pc(char *buf, size_t cap, uintptr_t pc) CG_HIDDEN;
 
 #endif /* CG_REPORT_H */

@@ -2,8 +2,8 @@
  * symbolize.c — module, offset and function name of a code address, with
  * no malloc (see symbolize.h).
  *
- * The module comes from /proc/self/maps, read in pieces into a stack buffer
- * (the logic of report.c's cg_describe_pc, plus the mapping's file offset).
+ * The module and the address's file offset come from /proc/self/maps
+ * (maps.c).
  * The file offset of the address, mapped through the module's PT_LOAD
  * program headers, gives its ELF virtual address; the function is the
  * STT_FUNC (or IFUNC) symbol of .symtab, else of .dynsym, whose
@@ -16,6 +16,8 @@
 #define _GNU_SOURCE
 #include "symbolize.h"
 
+#include "maps.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,129 +27,6 @@
 #include <unistd.h>
 
 #include "report.h"
-
-/* ---- /proc/self/maps ---------------------------------------------------- */
-
-typedef struct map_hit {
-    uintptr_t lo, hi;        /* the mapping holding the address            */
-    uintptr_t file_off;      /* its offset in the file                     */
-    uintptr_t base;          /* lowest mapping of the same file            */
-    bool truncated;          /* path longer than we keep: do not open it   */
-    char path[CG_SYM_MODULE_MAX];
-} map_hit_t;
-
-static bool parse_hex(const char **s, uintptr_t *v)
-{
-    uintptr_t r = 0;
-    const char *p = *s;
-    for (int digits = 0;; p++, digits++) {
-        char c = *p;
-        unsigned d;
-        if (c >= '0' && c <= '9')
-            d = (unsigned)(c - '0');
-        else if (c >= 'a' && c <= 'f')
-            d = (unsigned)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F')
-            d = (unsigned)(c - 'A' + 10);
-        else {
-            *s = p;
-            *v = r;
-            return digits > 0;
-        }
-        if (digits >= 16)
-            return false;
-        r = r * 16 + d;
-    }
-}
-
-static const char *skip_field(const char *s)
-{
-    while (*s && *s != ' ')
-        s++;
-    while (*s == ' ')
-        s++;
-    return s;
-}
-
-/* State carried from line to line: the path of the current run of lines
- * of one file and where that run starts. */
-typedef struct maps_run {
-    char path[CG_SYM_MODULE_MAX];
-    uintptr_t base;
-} maps_run_t;
-
-/* One maps line: "lo-hi perms offset dev inode   path".  True when it
- * holds pc (out filled). */
-static bool maps_line(const char *line, bool truncated, uintptr_t pc, maps_run_t *run,
-                      map_hit_t *out)
-{
-    const char *s = line;
-    uintptr_t lo, hi, off;
-    if (!parse_hex(&s, &lo) || *s++ != '-' || !parse_hex(&s, &hi) || *s != ' ')
-        return false;
-    s = skip_field(s + 1);                 /* perms */
-    if (!parse_hex(&s, &off))
-        return false;
-    s = skip_field(skip_field(skip_field(s)));   /* to dev, past dev, past inode */
-    const char *path = s;
-    size_t pl = strlen(path);
-    if (pl >= sizeof run->path) {
-        pl = sizeof run->path - 1;
-        truncated = true;
-    }
-    if (pl > 0 && (strncmp(path, run->path, pl) != 0 || run->path[pl] != 0)) {
-        memcpy(run->path, path, pl);
-        run->path[pl] = 0;
-        run->base = lo;
-    }
-    if (pc < lo || pc >= hi)
-        return false;
-    out->lo = lo;
-    out->hi = hi;
-    out->file_off = off;
-    out->base = pl > 0 ? run->base : lo;
-    out->truncated = truncated;
-    memcpy(out->path, path, pl);
-    out->path[pl] = 0;
-    return true;
-}
-
-/* Find the mapping that holds pc.  False when none does or maps is
- * unreadable. */
-static bool find_mapping(uintptr_t pc, map_hit_t *out)
-{
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    char chunk[1024], line[CG_SYM_MODULE_MAX + 128];
-    maps_run_t run = {"", 0};
-    size_t ll = 0;
-    bool overlong = false, found = false;
-    for (;;) {
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        for (ssize_t i = 0; i < n && !found; i++) {
-            if (chunk[i] != '\n') {
-                if (ll < sizeof line - 1)
-                    line[ll++] = chunk[i];
-                else
-                    overlong = true;
-                continue;
-            }
-            line[ll] = 0;
-            found = maps_line(line, overlong, pc, &run, out);
-            ll = 0;
-            overlong = false;
-        }
-        if (found)
-            break;
-    }
-    close(fd);
-    return found;
-}
 
 /* ---- ELF files ------------------------------------------------------------ */
 
@@ -350,10 +229,10 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
 {
     int saved = errno;
     uintptr_t look = is_return && pc != 0 ? pc - 1 : pc;
-    map_hit_t m;
+    cg_mapping_t m;
     out->function[0] = 0;
     out->offset = pc;
-    out->in_module = find_mapping(look, &m);
+    out->in_module = cg_find_mapping(look, &m);
     if (!out->in_module) {
         set_str(out->module, sizeof out->module, "<unknown module>");
         errno = saved;
