@@ -73,12 +73,23 @@ Test(symbolize, names_static_functions_of_the_executable)
     cr_assert_str_eq(again, buf);
 }
 
+/* An anonymous read-write mapping of `pages` pages that the kernel cannot
+ * merge with a neighbour (which would move its start and so the offsets
+ * the symbolizer prints): a PROT_NONE page on each side.  Unmap it with
+ * munmap(p - 4096, (pages + 2) * 4096). */
+static char *lonely_mapping(size_t pages)
+{
+    char *m = mmap(NULL, (pages + 2) * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    cr_assert_neq(m, MAP_FAILED);
+    cr_assert_eq(mprotect(m + 4096, pages * 4096, PROT_READ | PROT_WRITE), 0);
+    return m + 4096;
+}
+
 Test(symbolize, stack_lines_in_asan_style)
 {
     char exe[512], text[4096], want[1200];
     self_path(exe, sizeof exe);
-    char *anon = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(anon, MAP_FAILED);
+    char *anon = lonely_mapping(1);
     uintptr_t pcs[3] = {(uintptr_t)stk_sym_static + 4, 0x10, (uintptr_t)anon + 0x21};
     size_t len = cg_format_stack(text, sizeof text, pcs, 3);
     cr_assert_eq(len, strlen(text));
@@ -98,7 +109,7 @@ Test(symbolize, stack_lines_in_asan_style)
     cr_assert_eq(len, strlen(l0));
     cr_assert_eq(cg_format_stack(small, 5, pcs, 3), 0);
     cr_assert_str_eq(small, "");
-    munmap(anon, 4096);
+    munmap(anon - 4096, 3 * 4096);
 }
 
 Test(symbolize, return_address_at_the_end_of_a_function)
@@ -185,11 +196,10 @@ Test(symbolize, unknown_and_anonymous_addresses)
     char buf[256];
     cg_symbolize(0x10, buf, sizeof buf);
     cr_assert_str_eq(buf, "(<unknown module>)");
-    char *anon = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    cr_assert_neq(anon, MAP_FAILED);
+    char *anon = lonely_mapping(2);
     cg_symbolize((uintptr_t)anon + 0x1234, buf, sizeof buf);
     cr_assert_str_eq(buf, "(<anonymous>+0x1234)");
-    munmap(anon, 8192);
+    munmap(anon - 4096, 4 * 4096);
     /* Cut at cap, always terminated. */
     char tiny[6];
     cr_assert_eq(cg_symbolize(0x10, tiny, sizeof tiny), 5);
