@@ -21,9 +21,15 @@ allocator order reversed every other round so drift over time falls on all
 alike.  Per workload and allocator the table shows the median ns per
 operation, instructions per operation from one callgrind run with fewer
 iterations (only the timed loop is collected, see bench/bench.h), and the
-median peak RSS in kB (ru_maxrss of the benchmark process from wait4, taken
-by bench-launch; see bench-launch.c for why not by this script itself).  Ratios are
-against glibc.  Rows where chunkguard's time or RSS ratio exceeds the bar
+mean peak RSS in kB.  The peak RSS of one run is the largest exact RSS
+(/proc/PID/smaps_rollup) that bench-launch sampled every millisecond while
+the program ran; the kernel's own peak (ru_maxrss, VmHWM) comes from
+per-CPU counters that may each be 128 kB behind, too coarse for 2 MB
+processes (bench-launch.c says more, and results.json keeps ru_maxrss too).
+Where ASLR puts libc decides how many of libc's pages fault-around maps, so
+one program's exact peak varies by up to ±150 kB from run to run under any
+allocator: the mean over the rounds estimates what a process costs on
+average, where a median would pick one placement.  Ratios are against glibc.  Rows where chunkguard's time or RSS ratio exceeds the bar
 (1.10) are flagged; that is a result, not an error.
 
 BENCH_CLOCK=cpu (or --clock cpu) times the ns/op columns by the process's CPU
@@ -304,17 +310,19 @@ def describe_failure(code, err, timed_out, timeout):
 
 
 def timed_run(launcher, binary, variant, iters, so, tmpdir, extra=None):
-    """One timed run: returns (wall ns per op, CPU ns per op, peak RSS kB, ops).
+    """One timed run: returns (wall ns per op, CPU ns per op, exact peak RSS kB,
+    ru_maxrss kB, ops).
 
-    The peak RSS is ru_maxrss of the benchmark process as its parent, the
-    launcher, got it from wait4.  It must agree with the VmHWM the program
-    printed (within 5% + 256 kB): a larger figure would mean it includes an
-    image from before exec, and the RSS column would be wrong.
+    The exact peak is the largest RSS bench-launch read from the program's
+    smaps_rollup, sampled every millisecond.  ru_maxrss is the kernel's peak
+    as the launcher got it from wait4; it must agree with the VmHWM the
+    program printed (within 5% + 256 kB): a larger figure would mean it
+    includes an image from before exec.
     """
-    argv = [launcher, so or "-", binary, variant, str(iters)]
+    argv = [launcher, "-s", "1", so or "-", binary, variant, str(iters)]
     code, out, err, _, timed_out = spawn(argv, child_env(None, extra), RUN_TIMEOUT, tmpdir)
     res = parse_result(out)
-    ru = parse_line(out, "RUSAGE", ints=("maxrss_kb",))
+    ru = parse_line(out, "RUSAGE", ints=("maxrss_kb", "exact_peak_kb", "samples"))
     if code != 0 or timed_out or res is None or ru is None:
         if code == 0 and not timed_out:
             raise RunError("no BENCH/RUSAGE line in output: %r" % out[:300])
@@ -323,7 +331,9 @@ def timed_run(launcher, binary, variant, iters, so, tmpdir, extra=None):
     rss, hwm = ru["maxrss_kb"], res["hwm_kb"]
     if hwm <= 0 or abs(rss - hwm) > 0.05 * hwm + 256:
         raise RunError("peak RSS from wait4 (%d kB) disagrees with VmHWM (%d kB)" % (rss, hwm))
-    return res["ns_per_op"], res["cpu_ns_per_op"], rss, res["ops"]
+    if ru["samples"] < 1 or ru["exact_peak_kb"] <= 0:
+        raise RunError("bench-launch took no RSS sample of the program")
+    return res["ns_per_op"], res["cpu_ns_per_op"], ru["exact_peak_kb"], rss, res["ops"]
 
 
 def callgrind_run(binary, variant, iters, so, tmpdir):
@@ -383,7 +393,7 @@ def build_table(rows, allocs, have_callgrind):
     for row in rows:
         r = row["results"]
         t = {n: (statistics.median(r[n]["ns"]) if r[n]["ns"] else None) for n, _ in allocs}
-        m = {n: (statistics.median(r[n]["rss"]) if r[n]["rss"] else None) for n, _ in allocs}
+        m = {n: (statistics.mean(r[n]["rss"]) if r[n]["rss"] else None) for n, _ in allocs}
         ir = {n: r[n]["ir"] for n, _ in allocs}
         cells = [row["name"], str(row["ops"] or "-"), fmt(t[base], 1)]
         for name, _ in allocs[1:]:
@@ -476,7 +486,8 @@ def main(argv):
         rows.append({"name": name, "binary": os.path.abspath(os.path.join(args.bin_dir, binary)),
                      "variant": variant, "iters": iters, "cg_iters": cg_iters,
                      "ops": None, "failed": False,
-                     "results": {n: {"ns": [], "wall_ns": [], "cpu_ns": [], "rss": [], "ir": None}
+                     "results": {n: {"ns": [], "wall_ns": [], "cpu_ns": [], "rss": [],
+                                     "maxrss": [], "ir": None}
                                  for n, _ in allocs}})
 
     load_before = os.getloadavg()[0]
@@ -489,7 +500,7 @@ def main(argv):
             for row in rows:
                 for name, so in order:
                     try:
-                        ns, cpu, rss, ops = timed_run(launcher, row["binary"], row["variant"],
+                        ns, cpu, rss, maxrss, ops = timed_run(launcher, row["binary"], row["variant"],
                                                       row["iters"], so, tmpdir,
                                                       ALLOC_ENV.get(name))
                     except RunError as e:
@@ -501,6 +512,7 @@ def main(argv):
                     row["results"][name]["wall_ns"].append(ns)
                     row["results"][name]["cpu_ns"].append(cpu)
                     row["results"][name]["rss"].append(rss)
+                    row["results"][name]["maxrss"].append(maxrss)
         if have_callgrind:
             print("bench: callgrind (%.0f s)" % (time.monotonic() - started),
                   file=sys.stderr, flush=True)
