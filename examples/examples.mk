@@ -6,6 +6,8 @@
 #   make fastpath-toys    build/fastpath/toy-{ok,atomic,futex,never}.so: stand-in
 #                         libraries the fast-path suite uses to prove the
 #                         checker can fail; never shipped
+#   make fastpath-coldpages  build/fastpath/coldpages: does fast mode map a
+#                         page of the library's cold segments?
 
 EX_CFLAGS := -O0 -g -Wall -Wextra
 # The examples contain their bug on purpose: keep gcc from "fixing" or
@@ -13,7 +15,7 @@ EX_CFLAGS := -O0 -g -Wall -Wextra
 EX_NOWARN := -Wno-free-nonheap-object -Wno-use-after-free -fno-builtin-malloc -fno-builtin-free
 EX_PROGS  := $(BUILD)/examples/double_free $(BUILD)/examples/invalid_free
 
-.PHONY: demo demo-examples fastpath-driver fastpath-toys
+.PHONY: demo demo-examples fastpath-driver fastpath-toys fastpath-coldpages
 
 $(BUILD)/examples/%: examples/%.c examples/examples.mk
 	@mkdir -p $(dir $@)
@@ -46,6 +48,11 @@ $(FP_DIR)/toy-never.so: tools/fastpath/toy.c examples/examples.mk
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -fPIC -shared -DTOY_NEVER_ATOMIC -o $@ $<
 
+$(FP_DIR)/coldpages: tools/fastpath/coldpages.c examples/examples.mk
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -fno-builtin -o $@ $< -ldl
+
 fastpath-driver: $(FP_DIR)/driver
+fastpath-coldpages: $(FP_DIR)/coldpages
 fastpath-toys: $(FP_DIR)/toy-ok.so $(FP_DIR)/toy-atomic.so $(FP_DIR)/toy-futex.so \
                $(FP_DIR)/toy-never.so

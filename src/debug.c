@@ -50,7 +50,7 @@ static void find_loader(void)
 
 static bool priming;       /* blocks allocated now are chunkguard's own */
 
-void cg_debug_init(void)
+CG_STARTUP void cg_debug_init(void)
 {
     if (cg_opt.mode != CG_MODE_DEBUG)
         return;
@@ -65,7 +65,7 @@ void cg_debug_init(void)
  * fully started: the first malloc may come from inside the dynamic
  * loader, where loading libunwind (dlopen) is not safe.  Blocks allocated
  * before this record their call site only. */
-__attribute__((constructor, cold)) static void prime_stacks(void)
+__attribute__((constructor)) CG_STARTUP static void prime_stacks(void)
 {
     if (cg_debug && cg_opt.stack_depth > 1) {
         priming = true;
@@ -345,7 +345,7 @@ static void check_at_exit(cg_shadow_t *r)
         check_poison(r, "at exit");
 }
 
-__attribute__((destructor, cold)) static void quarantine_at_exit(void)
+__attribute__((destructor)) CG_STARTUP static void quarantine_at_exit(void)
 {
     if (cg_debug) {
         cg_self.op = "exit";

@@ -129,7 +129,7 @@ bool cg_in_own_code(uintptr_t pc)
     return pc >= code_lo && pc < code_hi;
 }
 
-void cg_fault_install(void)
+CG_STARTUP void cg_fault_install(void)
 {
     if (!cg_opt.handle_segv)
         return;

@@ -254,7 +254,7 @@ size_t cg_leak_check_impl(void)
  * destructors: a preloaded library is finalised last).  Leaks make the
  * exit status exitcode (default 23, as LeakSanitizer's), or abort() with
  * abort_on_error=1. */
-__attribute__((destructor, cold)) static void leak_check_at_exit(void)
+__attribute__((destructor)) CG_STARTUP static void leak_check_at_exit(void)
 {
     if (!cg_debug || !cg_opt.detect_leaks)
         return;

@@ -17,6 +17,13 @@
 #define CG_NOINLINE    __attribute__((noinline))
 #define CG_COLD        __attribute__((cold, noinline))
 #define CG_HIDDEN      __attribute__((visibility("hidden")))
+/* The shared library keeps the objects that only reports and debug mode run
+ * (Makefile COLD_OBJS) in a segment of their own, so a fast-mode process
+ * never maps their pages (see the Makefile and docs/performance.md).  The
+ * few functions of those objects that run in every process (constructors,
+ * destructors, the start-up hook) carry CG_STARTUP to stay with the code
+ * every process touches. */
+#define CG_STARTUP     __attribute__((cold, noinline, section(".text.cg_startup")))
 /* Large zero-initialised arrays (the heap map, report buffers, tables only
  * debug mode fills): placed in .lbss, which the linker puts after .bss, so
  * the small variables every process touches share a few pages instead of

@@ -11,6 +11,9 @@
 #   fastpath-st-no-futex     strace: no futex call, single-threaded
 #   fastpath-st-no-atomic    callgrind: no atomic of libchunkguard.so ran
 #   fastpath-mt-atomics-seen the control: with a second thread, some did
+#   fastpath-cold-pages      fast mode maps no page of the library's cold
+#                            segments (debug and report code, unwind tables)
+#   fastpath-cold-pages-control  debug mode does map them (the check can fail)
 # Exit status: 0 when every line is PASS, else 1.  Takes well under a minute.
 set -uo pipefail
 : "${CG_ROOT:?}" "${CG_BUILD:?}" "${CG_SO:?}"
@@ -87,5 +90,25 @@ else
       *) fail "$name" "no result (check-fastpath.sh exit $rc: $(grep '^check-fastpath:' "$log" | tail -1))" ;;
     esac
   done
+fi
+# The cold segments (Makefile COLD_OBJS): untouched in fast mode, touched in
+# debug mode, which runs that code.
+if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" fastpath-coldpages >/dev/null; then
+  fail fastpath-cold-pages "cannot build tools/fastpath/coldpages.c"
+else
+  out=$(LD_PRELOAD=$CG_SO "$CG_BUILD/fastpath/coldpages" 2>&1); rc=$?
+  if [ "$rc" -eq 0 ] && grep -q '^RESULT cold-pages ok' <<<"$out"; then
+    pass fastpath-cold-pages
+  else
+    echo "$out" | tail -5
+    fail fastpath-cold-pages "exit $rc: $(grep '^RESULT' <<<"$out")"
+  fi
+  out=$(CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD=$CG_SO "$CG_BUILD/fastpath/coldpages" 2>&1); rc=$?
+  if [ "$rc" -eq 1 ] && grep -q '^RESULT cold-pages FAIL .* cold ' <<<"$out"; then
+    pass fastpath-cold-pages-control
+  else
+    echo "$out" | tail -5
+    fail fastpath-cold-pages-control "debug mode should map cold pages; exit $rc: $(grep '^RESULT' <<<"$out")"
+  fi
 fi
 [ "$fails" -eq 0 ]
