@@ -9,7 +9,22 @@
 #include "options.h"
 #include "report.h"
 
-CG_BIG_BSS uint8_t cg_heapmap[CG_HEAP_MAP_ENTRIES];
+CG_BIG_BSS uint64_t cg_heapmap[CG_HEAP_MAP_WORDS];
+
+/* Set or clear the heap map's bit for the heap at base.  Heaps of different
+ * arenas share a word, so a multi-threaded process needs an atomic
+ * read-modify-write; a single-threaded one must not execute one. */
+static void heapmap_mark(const void *base, bool on)
+{
+    size_t idx = (uintptr_t)base >> CG_HEAP_SHIFT;
+    uint64_t *w = &cg_heapmap[idx >> 6], bit = (uint64_t)1 << (idx & 63);
+    if (CG_SINGLE_THREAD_P)
+        *w = on ? *w | bit : *w & ~bit;
+    else if (on)
+        __atomic_fetch_or(w, bit, __ATOMIC_RELEASE);
+    else
+        __atomic_fetch_and(w, ~bit, __ATOMIC_RELEASE);
+}
 
 static size_t page_up(size_t n) { return CG_PAGE_ROUND(n); }
 
@@ -34,7 +49,7 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     h->data = base + CG_HEAP_DATA_OFF;
     h->clean_from = h->data;
     h->fence = NULL;
-    __atomic_store_n(&cg_heapmap[(uintptr_t)base >> CG_HEAP_SHIFT], 1, __ATOMIC_RELEASE);
+    heapmap_mark(base, true);
     if (CG_UNLIKELY(cg_opt.verbosity >= 2)) {
         char buf[160];
         size_t n = cg_fmt(buf, sizeof buf, "==%d==chunkguard: new heap at %p (%zu MiB of "
@@ -69,7 +84,7 @@ void cg_heap_shrink(cg_heap_t *h, size_t new_size)
 
 void cg_heap_delete(cg_heap_t *h)
 {
-    __atomic_store_n(&cg_heapmap[(uintptr_t)h >> CG_HEAP_SHIFT], 0, __ATOMIC_RELEASE);
+    heapmap_mark(h, false);
     cg_os_unmap(h, CG_HEAP_MAX);
 }
 

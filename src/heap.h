@@ -20,8 +20,12 @@
  *
  * Two out-of-band maps answer "is this ours?" before any chunk header is
  * read, so a foreign or garbage pointer can never make us fault:
- *   - cg_heapmap: one byte per 64 MiB of the 47-bit address space (2 MiB of
- *     .bss, touched only where heaps are) — nonzero where a heap is mapped;
+ *   - cg_heapmap: one bit per 64 MiB of the 47-bit address space (256 KiB
+ *     of .bss, touched only where heaps are) — set where a heap is mapped.
+ *     A bit, not a byte: a 2 MiB map made the library's mapping 2 MiB or
+ *     more, which Linux places on a 2 MiB boundary (for huge pages), and
+ *     that pinned libc's offset to the one that costs the most RSS through
+ *     fault-around (docs/performance.md);
  *   - the chunk-start bitmap of each heap: bit set at the start of every
  *     chunk — in use, free in a bin, in a tcache or fastbin, and the top
  *     chunk; clear everywhere else, inside chunks, at fenceposts and beyond
@@ -46,7 +50,7 @@ typedef struct cg_heap {
     cg_chunk_t *fence;        /* fencepost left when the arena moved on, or NULL */
 } cg_heap_t;
 
-#define CG_HEAP_MAP_ENTRIES ((size_t)1 << (CG_VA_BITS - CG_HEAP_SHIFT))
+#define CG_HEAP_MAP_WORDS ((size_t)1 << (CG_VA_BITS - CG_HEAP_SHIFT - 6))
 #define CG_START_MAP_BYTES  (CG_HEAP_MAX / CG_ALIGN / 8)     /* 512 KiB */
 /* Offset of the start bitmap and of the first chunk from the heap base. */
 #define CG_HEAP_HDR_BYTES   4096u
@@ -56,7 +60,7 @@ typedef struct cg_heap {
 /* Two 16-byte fenceposts close a heap the arena has moved away from. */
 #define CG_FENCE_BYTES      (2 * CG_HDR_SZ)
 
-extern uint8_t cg_heapmap[CG_HEAP_MAP_ENTRIES] CG_HIDDEN;
+extern uint64_t cg_heapmap[CG_HEAP_MAP_WORDS] CG_HIDDEN;
 
 CG_INLINE cg_heap_t *cg_heap_base(const void *p)
 {
@@ -67,7 +71,10 @@ CG_INLINE cg_heap_t *cg_heap_base(const void *p)
 CG_INLINE bool cg_in_heap(const void *p)
 {
     uintptr_t a = (uintptr_t)p;
-    return (a >> CG_VA_BITS) == 0 && cg_heapmap[a >> CG_HEAP_SHIFT] != 0;
+    if ((a >> CG_VA_BITS) != 0)
+        return false;
+    size_t idx = a >> CG_HEAP_SHIFT;
+    return (cg_heapmap[idx >> 6] >> (idx & 63)) & 1;
 }
 
 CG_INLINE uint64_t *cg_start_word(cg_heap_t *h, const void *c, uint64_t *bit)
