@@ -163,7 +163,7 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
         d.has_block = true;
         d.block = cg_shadow_user(r);
         d.block_size = r->req;
-        d.block_freed = r->state != CG_SH_LIVE;
+        d.block_freed = !cg_shadow_seen_live(r->state);
         d.block_kind = cg_kind_name(r->kind);
         if (d.block_freed) {
             size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
@@ -408,7 +408,7 @@ static CG_COLD void report_foreign(const void *p)
 
 static CG_COLD void report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *r)
 {
-    dbg_report(kind, p, r->state == CG_SH_LIVE
+    dbg_report(kind, p, cg_shadow_seen_live(r->state)
                             ? "the pointer is not the start of a block\n"
                             : "the pointer is not the start of a block, and the block it points "
                               "into was freed\n", r);
@@ -469,14 +469,15 @@ void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller
 }
 
 /* Take a live block for freeing or moving: its state goes from live to
- * quarantined atomically, so of two threads freeing (or reallocating) one
- * block, one wins and the other reports.  False, after a double-free
- * report, when the block was not live — or when its record was reused for
- * another block after we looked it up (the block was freed and gone). */
+ * claimed atomically and stays so until the free is done, so of two threads
+ * freeing (or reallocating) one block, one wins and the other reports.
+ * False, after a double-free report, when the block was not live — or when
+ * its record was reused for another block after we looked it up (the block
+ * was freed and gone). */
 static bool claim(cg_shadow_t *r, const void *p, const char *what)
 {
     uint8_t live = CG_SH_LIVE;
-    if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_QUARANTINED, false,
+    if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_CLAIMED, false,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         if (cg_shadow_user(r) == p)
             return true;
@@ -493,7 +494,6 @@ static bool claim(cg_shadow_t *r, const void *p, const char *what)
  * quarantine or the heap again (halt_on_error=0). */
 static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bool mt)
 {
-    r->state = CG_SH_LIVE;             /* reports below see it as live */
     bool ok = true;
     if (sized != SIZE_MAX && sized != r->req) {
         char msg[160];
@@ -510,7 +510,7 @@ static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bo
     }
     r->free_stack = capture();
     r->free_tid = self_tid(mt);
-    r->state = CG_SH_QUARANTINED;
+    __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);
     if (!ok)
         return;
     memset(p, poison_byte(), r->req);
@@ -564,13 +564,12 @@ void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
     if (r == NULL || !claim(r, p, "realloc of a block that was already freed (it is in "
                                   "the quarantine)\n"))
         return NULL;
-    /* The block is ours now: no other thread frees or moves it under us. */
-    r->state = CG_SH_LIVE;
+    /* The block is ours now (claimed): no other thread frees or moves it
+     * under us, theirs is a double free. */
     if (!check_block(r, "at realloc")) {
-        r->state = CG_SH_QUARANTINED;      /* bad: kept out of reuse for good */
+        __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);   /* kept out of reuse */
         return NULL;
     }
-    r->state = CG_SH_QUARANTINED;
     if (n == 0) {
         finish_free(r, p, SIZE_MAX, 0, mt);
         return NULL;

@@ -23,7 +23,8 @@ static size_t stack_lines(char *b, size_t cap, const char *title, uint32_t tid, 
 static size_t describe_record(char *b, size_t cap, const char *a, const cg_shadow_t *r)
 {
     const char *u = cg_shadow_user(r);
-    const char *state = r->state == CG_SH_LIVE ? "live" : "freed (in the quarantine)";
+    bool live = cg_shadow_seen_live(r->state);
+    const char *state = live ? "live" : "freed (in the quarantine)";
     size_t n;
     if (a < u)
         n = cg_fmt(b, cap, "%p is %zu bytes before", (const void *)a, (size_t)(u - a));
@@ -34,7 +35,7 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
         n = cg_fmt(b, cap, "%p is %zu bytes inside", (const void *)a, (size_t)(a - u));
     n += cg_fmt(b + n, cap - n, " a %zu-byte region [%p, %p), %s, from %s()\n", r->req,
                 (const void *)u, (const void *)(u + r->req), state, cg_kind_name(r->kind));
-    if (r->state != CG_SH_LIVE)
+    if (!live)
         n += stack_lines(b + n, cap - n, "freed", r->free_tid, r->free_stack);
     return n + stack_lines(b + n, cap - n, "allocated", r->alloc_tid, r->alloc_stack);
 }

@@ -23,7 +23,16 @@
 
 #include "heap.h"
 
-enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2 };
+/* A record's state.  CLAIMED: one thread is freeing or moving the block
+ * (claim() in debug.c took it from LIVE with a compare-and-swap), so every
+ * other free or realloc of it is a double free; reports and descriptions
+ * still call it live, as the program has not finished freeing it. */
+enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2, CG_SH_CLAIMED = 3 };
+CG_INLINE bool cg_shadow_seen_live(uint8_t state)
+{
+    return state == CG_SH_LIVE || state == CG_SH_CLAIMED;
+}
+
 enum { CG_KIND_MALLOC = 0, CG_KIND_CALLOC, CG_KIND_REALLOC, CG_KIND_MEMALIGN, CG_KIND_COUNT };
 enum { CG_MODE_FAST = 0, CG_MODE_DEBUG = 1,
        CG_MODE_INTERNAL = 2 };   /* allocated for chunkguard itself (the
