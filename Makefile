@@ -16,7 +16,8 @@ CG_DEFS ?=
 SRCS := $(wildcard src/*.c)
 HDRS := $(wildcard src/*.h src/*.def include/*.h)
 
-WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+           -Werror=implicit-function-declaration
 # The core must never be rewritten into calls of itself: gcc fuses
 # malloc+memset into calloc and may treat our own names as builtins.
 NOBUILTIN := -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc \
@@ -53,6 +54,12 @@ $(BUILD)/cg/%.o: src/%.c $(HDRS) Makefile
 # stack is walked) apart from the constants fast mode reads.  Functions of
 # these objects that run in every process carry CG_STARTUP (platform.h).
 # tests/suites/50-fastpath.sh checks that fast mode maps no page of either.
+# valgrind's tools name functions only inside .text, so the cold objects'
+# frames show as ??? under callgrind or memcheck: `make COLD_SEGMENT=0`
+# links everything into .text (e.g. to profile debug mode with callgrind).
+COLD_SEGMENT ?= 1
+comma := ,
+LAYOUT_LDFLAGS := $(if $(filter 1,$(COLD_SEGMENT)),-Wl$(comma)-T$(comma)$(BUILD)/layout.ld)
 COLD_OBJS := debug shadow quarantine leaks describe stack stackdepot symbolize render maps \
              report fmt info fault
 $(BUILD)/layout.ld: Makefile
@@ -66,9 +73,12 @@ $(BUILD)/layout.ld: Makefile
 	  echo '} INSERT BEFORE .text;'; \
 	  echo 'SECTIONS { . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE); } INSERT BEFORE .eh_frame_hdr;'; \
 	} > $@
+# The cold objects are also linked last, which keeps the order of the
+# constructors and destructors: the core's first.
+LINK_OBJS := $(filter-out $(COLD_OBJS:%=$(BUILD)/obj/%.o),$(OBJS)) $(COLD_OBJS:%=$(BUILD)/obj/%.o)
 $(BUILD)/libchunkguard.so: $(OBJS) src/chunkguard.map $(BUILD)/layout.ld
-	$(CC) -shared -o $@ $(OBJS) -Wl,--version-script=src/chunkguard.map \
-	    -Wl,-T,$(BUILD)/layout.ld -Wl,-z,now -Wl,-z,relro -pthread
+	$(CC) -shared -o $@ $(LINK_OBJS) -Wl,--version-script=src/chunkguard.map \
+	    $(LAYOUT_LDFLAGS) -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -pthread
 
 $(BUILD)/libchunkguard.a: $(OBJS)
 	rm -f $@ && ar rcs $@ $(OBJS)

@@ -14,6 +14,7 @@
 
 #include "alloc.h"
 #include "arena.h"
+#include "init.h"
 #include "bigblock.h"
 #include "fault.h"
 #include "info.h"
@@ -67,6 +68,10 @@ CG_STARTUP void cg_debug_init(void)
  * before this record their call site only. */
 __attribute__((constructor)) CG_STARTUP static void prime_stacks(void)
 {
+    /* Constructors of one library run in link order, and in a static link
+     * in whatever order the objects were pulled in: the options may not
+     * have been read yet if nothing has called malloc. */
+    cg_ensure_init();
     if (cg_debug && cg_opt.stack_depth > 1) {
         priming = true;
         cg_stack_prime();

@@ -117,11 +117,20 @@ static void find_code(void)
     if (first == UINTPTR_MAX)
         return;
     base -= first;
+    /* The shared library has several executable segments (the cold code
+     * has its own, see the Makefile): the range spans them all. */
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
     for (unsigned i = 0; i < eh->e_phnum; i++)
         if (ph[i].p_type == PT_LOAD && (ph[i].p_flags & PF_X)) {
-            code_lo = base + ph[i].p_vaddr;
-            code_hi = code_lo + ph[i].p_memsz;
+            if (base + ph[i].p_vaddr < lo)
+                lo = base + ph[i].p_vaddr;
+            if (base + ph[i].p_vaddr + ph[i].p_memsz > hi)
+                hi = base + ph[i].p_vaddr + ph[i].p_memsz;
         }
+    if (lo < hi) {
+        code_lo = lo;
+        code_hi = hi;
+    }
 }
 
 bool cg_in_own_code(uintptr_t pc)
@@ -131,9 +140,9 @@ bool cg_in_own_code(uintptr_t pc)
 
 CG_STARTUP void cg_fault_install(void)
 {
+    find_code();               /* stacks use it too, handler or not */
     if (!cg_opt.handle_segv)
         return;
-    find_code();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;

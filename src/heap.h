@@ -74,7 +74,8 @@ CG_INLINE bool cg_in_heap(const void *p)
     if ((a >> CG_VA_BITS) != 0)
         return false;
     size_t idx = a >> CG_HEAP_SHIFT;
-    return (cg_heapmap[idx >> 6] >> (idx & 63)) & 1;
+    /* Relaxed: another arena may be setting its heap's bit in this word. */
+    return (__atomic_load_n(&cg_heapmap[idx >> 6], __ATOMIC_RELAXED) >> (idx & 63)) & 1;
 }
 
 CG_INLINE uint64_t *cg_start_word(cg_heap_t *h, const void *c, uint64_t *bit)

@@ -59,6 +59,19 @@ for s in 24 100 2000 200000; do
     expect debug-double-free-$s double-free 'already freed' 'freed by thread T0 here' \
         'in free_here' 'in alloc_here'
 done
+# Whole stacks, not the call site alone: frame #1 of each stack is main's.
+run double-free 24
+expect debug-stacks-have-callers double-free '#0 0x[0-9a-f]+ in free_here' \
+    '#1 0x[0-9a-f]+ in main' '#0 0x[0-9a-f]+ in alloc_here'
+[ "$(grep -c '#1 0x[0-9a-f]* in main' <<<"$err")" -ge 3 ] ||
+    fail debug-stacks-have-callers-all "fewer than 3 stacks reach main: $(head -c 700 <<<"$err")"
+# chunkguard's own frames are dropped whether or not it handles SIGSEGV.
+EXTRA=handle_segv=0 run double-free 24
+expect debug-stacks-start-at-program double-free '#0 0x[0-9a-f]+ in free_here' \
+    '#1 0x[0-9a-f]+ in main' '#0 0x[0-9a-f]+ in alloc_here'
+if grep -q 'libchunkguard' <<<"$err"; then
+    fail debug-stacks-no-own-frames "a stack shows chunkguard's own frames: $(head -c 700 <<<"$err")"
+fi
 run interior
 expect debug-interior-free invalid-free '8 bytes inside a 40-byte region' 'in alloc_here'
 run stack
