@@ -43,7 +43,7 @@ $(BUILD)/cg/%.o: src/%.c $(HDRS) Makefile
 # walks the stacks of debug mode; src/stack.c loads it with dlopen when
 # first needed, so nothing links it.  The objects only debug mode runs go
 # last, so fast mode's code shares as few pages with them as possible.
-DEBUG_ONLY := debug shadow quarantine leaks describe stack stackdepot symbolize render maps
+DEBUG_ONLY := debug shadow quarantine leaks describe stack stackdepot symbolize render maps heapcheck
 LINK_OBJS  := $(filter-out $(DEBUG_ONLY:%=$(BUILD)/obj/%.o),$(OBJS)) $(DEBUG_ONLY:%=$(BUILD)/obj/%.o)
 $(BUILD)/libchunkguard.so: $(OBJS) src/chunkguard.map
 	$(CC) -shared -o $@ $(LINK_OBJS) -Wl,--version-script=src/chunkguard.map \
