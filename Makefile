@@ -65,6 +65,7 @@ clean:
 	rm -rf $(BUILD)
 
 -include tests/tests.mk
+-include tests/heapcheck/heapcheck.mk
 -include examples/examples.mk
 -include bench/bench.mk
 

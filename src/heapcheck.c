@@ -252,7 +252,7 @@ static void check_bin(hc_t *x, cg_arena_t *av, size_t i, arena_lists_t *al)
         }
         if (c->bk != prev) {
             NOTE(x, HC_BK, cg_chunk2mem(c), "bin %zu of arena %d: the bk of the chunk at %p "
-                 "is %p, not the chunk before it, %p", i, av->index, (void *)c,
+                 "is %p, not the entry before it, %p", i, av->index, (void *)c,
                  (void *)c->bk, (void *)prev);
             break;
         }
