@@ -13,7 +13,6 @@
 
 #include "bigblock.h"
 #include "debug.h"
-#include "heapcheck.h"
 #include "init.h"
 #include "shadow.h"
 
@@ -23,7 +22,6 @@ enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
 CG_INLINE void count_debug(int opidx, bool mt)
 {
     CG_ADD_IF(&cg_exited_counts[opidx], 1, mt);
-    cg_verify_tick(mt);
 }
 
 /* Start of every slow path: make sure we are initialised, note what is
@@ -33,7 +31,6 @@ CG_INLINE cg_tcache_t *enter(uintptr_t caller, const char *op, int opidx, bool m
 {
     cg_self.caller = caller;
     cg_self.op = op;
-    cg_verify_tick(mt);
     cg_tcache_t *tc = cg_self.tcache;
     if (tc == NULL && cg_self.tc_state == CG_TC_NONE)
         tc = cg_tcache_init();
@@ -333,7 +330,6 @@ CG_INLINE cg_chunk_t *free_enter(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
     cg_self.caller = caller;
     cg_self.op = "free";
-    cg_verify_tick(!CG_SINGLE_THREAD_P);
     CG_COUNT(tc->n_free);
     return cg_mem2chunk(mem);
 }

@@ -14,7 +14,6 @@
 #include "bigblock.h"
 #include "info.h"
 #include "init.h"
-#include "options.h"
 #include "report.h"
 #include "tcache.h"
 
@@ -53,11 +52,10 @@ static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
 }
 
 /* The inline tcache paths skip block filling, so they serve no bin while
- * any fill is on; the slow paths fill and still use the tcache.  Nor do
- * they count operations for verify_interval. */
+ * any fill is on; the slow paths fill and still use the tcache. */
 static void update_fast_bins(void)
 {
-    bool fill = cg_mp.alloc_fill >= 0 || cg_mp.free_fill >= 0 || cg_opt.verify_interval != 0;
+    bool fill = cg_mp.alloc_fill >= 0 || cg_mp.free_fill >= 0;
     cg_mp.tcache_fast_bins = fill ? 0 : cg_mp.tcache_bins;
 }
 

@@ -101,7 +101,7 @@ static void fork_child(void)
  * settings (tunables.c), which ran first. */
 static void apply_options(void)
 {
-    if (CG_OPT_GIVEN(fill_alloc) || CG_OPT_GIVEN(fill_free) || cg_opt.verify_interval != 0)
+    if (CG_OPT_GIVEN(fill_alloc) || CG_OPT_GIVEN(fill_free))
         cg_param_set_fill(CG_OPT_GIVEN(fill_alloc) ? cg_opt.fill_alloc : cg_mp.alloc_fill,
                           CG_OPT_GIVEN(fill_free) ? cg_opt.fill_free : cg_mp.free_fill);
 }

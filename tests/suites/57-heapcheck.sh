@@ -48,7 +48,7 @@ CHUNKGUARD_OPTIONS=mode=debug:stack_depth=1:quarantine_mb=1 timeout 300 "$out/hc
 # verify_interval: on, the loop is stopped by the verifier's report; off,
 # the corruption goes unseen and the program ends normally.
 # (in a child shell, whose "Aborted" notice goes to the file too)
-CHUNKGUARD_OPTIONS=verify_interval=100 bash -c 'timeout 60 "$1" 1000' _ "$out/hc_interval" >"$tmp/on" 2>&1
+CHUNKGUARD_OPTIONS=verify_interval=100 bash -c 'timeout 60 "$1" 1000; exit $?' _ "$out/hc_interval" >"$tmp/on" 2>&1
 on=$?
 timeout 60 "$out/hc_interval" 1000 >"$tmp/off" 2>&1; off=$?
 if [ $on -eq 134 ] && grep -q 'ERROR: chunkguard: heap-corruption on address 0x' "$tmp/on" &&
