@@ -61,7 +61,7 @@ COLD_SEGMENT ?= 1
 comma := ,
 LAYOUT_LDFLAGS := $(if $(filter 1,$(COLD_SEGMENT)),-Wl$(comma)-T$(comma)$(BUILD)/layout.ld)
 COLD_OBJS := debug shadow quarantine leaks describe stack stackdepot symbolize render maps \
-             report fmt info fault
+             report fmt info fault heapcheck
 $(BUILD)/layout.ld: Makefile
 	@mkdir -p $(dir $@)
 	{ echo 'SECTIONS {'; \
@@ -96,6 +96,7 @@ clean:
 	rm -rf $(BUILD)
 
 -include tests/tests.mk
+-include tests/heapcheck/heapcheck.mk
 -include examples/examples.mk
 -include bench/bench.mk
 

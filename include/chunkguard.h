@@ -107,6 +107,31 @@ void cg_set_report_callback(cg_report_callback_t cb, void *arg);
  */
 size_t cg_describe(const void *addr, char *buf, size_t cap);
 
+/*
+ * cg_verify_heap - check the whole heap now: every arena's heaps chunk by
+ * chunk (sizes, alignment, the chunk-start map, PREV_INUSE against the
+ * chunk before, no two free chunks side by side), every bin (each free
+ * chunk in exactly one bin of its size class, fd/bk symmetric, large bins
+ * sorted), every fastbin (from a snapshot of its head), the calling
+ * thread's tcache (entries of the right size, counts), the top chunks and
+ * fenceposts, the mmap'd blocks against their registry, and in debug mode
+ * redzones, the poison of quarantined blocks and the shadow records.
+ * Each inconsistency is reported on the log like any other error, first
+ * line "==PID==ERROR: chunkguard: <token> on address 0x...", then
+ * "heap check: <kind>: <details>" (docs/reports.md lists the kinds).
+ * Returns 0 when the heap is consistent, else the number of problems found.
+ * Without a report callback (cg_set_report_callback) the first report ends
+ * the process as the options say; with one, or with halt_on_error=0 in
+ * debug mode, every problem is reported and counted and the call returns.
+ * Thread-safe: takes chunkguard's locks in their declared order and holds
+ * them all for the walk, so other threads' allocations wait (O(heap) time).
+ * Never crashes on a corrupted heap: every link is checked before it is
+ * followed, every walk is bounded.  Never allocates through malloc.  Not
+ * async-signal-safe.  CHUNKGUARD_OPTIONS=verify_interval=N runs it every N
+ * allocator operations.
+ */
+size_t cg_verify_heap(void);
+
 #ifdef CHUNKGUARD_PREFIXED
 /* The cg_-named core: same contracts as the standard functions. */
 void  *cg_malloc(size_t size);

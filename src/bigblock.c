@@ -210,6 +210,13 @@ bool cg_big_recently_freed(const cg_chunk_t *c, bool mt)
     return found;
 }
 
+void cg_big_each_locked(void (*fn)(const cg_chunk_t *c, size_t maplen, void *arg), void *arg)
+{
+    for (size_t i = 0; i < reg_cap; i++)
+        if (reg_tab[i].chunk != 0)
+            fn((const cg_chunk_t *)reg_tab[i].chunk, reg_tab[i].maplen, arg);
+}
+
 void cg_big_lock_all(void) { cg_lock(&reg_lock); }
 void cg_big_unlock_all(bool child)
 {

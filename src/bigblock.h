@@ -27,6 +27,12 @@ CG_INLINE size_t cg_big_usable(const cg_chunk_t *c) { return cg_csize(c) - CG_HD
 /* Was c one of the last 64 big blocks freed (and not reallocated since)?
  * Only consulted when a pointer is about to be reported as not ours. */
 bool cg_big_recently_freed(const cg_chunk_t *c, bool mt) CG_HIDDEN;
+/* Call fn(c, maplen, arg) for every registered big block (c: its chunk,
+ * maplen: the length of its whole mapping).  The caller holds the registry
+ * lock (cg_big_lock_all); fn must not allocate or free.  For the heap
+ * verifier. */
+void cg_big_each_locked(void (*fn)(const cg_chunk_t *c, size_t maplen, void *arg),
+                        void *arg) CG_HIDDEN;
 void cg_big_lock_all(void) CG_HIDDEN;
 void cg_big_unlock_all(bool child) CG_HIDDEN;
 

@@ -17,6 +17,7 @@
 #include "init.h"
 #include "bigblock.h"
 #include "fault.h"
+#include "heapcheck.h"
 #include "info.h"
 #include "maps.h"
 #include "options.h"
@@ -421,7 +422,19 @@ static CG_COLD void report_not_start(cg_error_t kind, const void *p, const cg_sh
 
 /* ---- the API ---------------------------------------------------------- */
 
+static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t caller,
+                         const char *op);
+
+/* The API's entries count the operation for verify_interval (realloc's
+ * inner allocation does not count again). */
 void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller, const char *op)
+{
+    cg_verify_tick(!CG_SINGLE_THREAD_P);
+    return alloc_block(n, align, kind, zero, caller, op);
+}
+
+static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t caller,
+                         const char *op)
 {
     bool mt = !CG_SINGLE_THREAD_P;
     cg_self.caller = caller;
@@ -549,6 +562,7 @@ void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const c
     if (p == NULL)
         return;
     bool mt = !CG_SINGLE_THREAD_P;
+    cg_verify_tick(mt);
     cg_self.caller = caller;
     cg_self.op = op;
     cg_shadow_t *r = block_to_release(p, mt);
@@ -562,6 +576,7 @@ void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
     if (p == NULL)
         return cg_dbg_alloc(n, 0, CG_KIND_REALLOC, false, caller, op);
     bool mt = !CG_SINGLE_THREAD_P;
+    cg_verify_tick(mt);
     cg_self.caller = caller;
     cg_self.op = op;
     /* With halt_on_error=0 a bad realloc returns NULL. */
@@ -579,7 +594,7 @@ void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
         finish_free(r, p, SIZE_MAX, 0, mt);
         return NULL;
     }
-    void *q = cg_dbg_alloc(n, 0, CG_KIND_REALLOC, false, caller, op);
+    void *q = alloc_block(n, 0, CG_KIND_REALLOC, false, caller, op);
     if (q == NULL) {
         __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* unchanged */
         return NULL;

@@ -15,6 +15,7 @@
 
 #include "alloc.h"
 #include "chunkguard.h"
+#include "heapcheck.h"
 #include "info.h"
 #include "init.h"
 #include "leaks.h"
@@ -235,4 +236,13 @@ CG_PUBLIC size_t cg_leak_check(void)
 {
     cg_ensure_init();
     return cg_leak_check_impl();
+}
+
+/* cg_verify_heap - see chunkguard.h. */
+CG_PUBLIC size_t cg_verify_heap(void)
+{
+    cg_ensure_init();
+    cg_self.caller = CG_RET_ADDR;
+    cg_self.op = "cg_verify_heap";
+    return cg_verify_heap_impl();
 }

@@ -47,6 +47,13 @@ void cg_quarantine_each(void (*fn)(cg_shadow_t *r))
     cg_unlock_if(&q_lock, mt);
 }
 
+void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
+{
+    size_t n = 0;
+    for (uint32_t id = q_head; id != 0 && n < q_blocks; id = cg_shadow_at(id)->next, n++)
+        fn(cg_shadow_at(id), arg);
+}
+
 void cg_quarantine_usage(size_t *bytes, size_t *blocks)
 {
     *bytes = CG_LOAD(q_bytes);

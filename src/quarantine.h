@@ -34,6 +34,11 @@ size_t cg_quarantine_put(uint32_t id, size_t budget, bool mt,
  * quarantine lock (fn must not free). */
 void cg_quarantine_each(void (*fn)(cg_shadow_t *r)) CG_HIDDEN;
 
+/* Call fn(r, arg) on every record in the quarantine, oldest first, while
+ * the caller holds the quarantine lock (cg_quarantine_lock_all); at most
+ * as many steps as blocks are counted.  For the heap verifier. */
+void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
+
 /* Bytes and blocks now held. */
 void cg_quarantine_usage(size_t *bytes, size_t *blocks) CG_HIDDEN;
 

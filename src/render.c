@@ -22,6 +22,11 @@ void cg_set_report_callback_impl(cg_report_callback_t cb, void *arg)
     __atomic_store_n(&callback, cb, __ATOMIC_RELEASE);
 }
 
+bool cg_report_has_callback(void)
+{
+    return __atomic_load_n(&callback, __ATOMIC_ACQUIRE) != NULL;
+}
+
 /* ---- text ------------------------------------------------------------- */
 
 static size_t put_frames(char *b, size_t cap, const cg_rstack_t *s)

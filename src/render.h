@@ -49,6 +49,9 @@ typedef struct cg_rdata {
  */
 void cg_report_emit(const cg_rdata_t *d, bool recoverable) CG_COLD CG_HIDDEN;
 
+/* Is a report callback installed?  (A report it sees can be recoverable.) */
+bool cg_report_has_callback(void) CG_HIDDEN;
+
 /* cg_set_report_callback and cg_describe (contracts in chunkguard.h). */
 void cg_set_report_callback_impl(cg_report_callback_t cb, void *arg) CG_HIDDEN;
 size_t cg_describe_impl(const void *addr, char *buf, size_t cap) CG_HIDDEN;

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "heapcheck.h"
 #include "init.h"
 
 uintptr_t cg_tcache_key;
@@ -46,6 +47,14 @@ cg_tcache_t *cg_tcache_init(void)
 {
     if (cg_self.tc_state != CG_TC_NONE)
         return cg_self.tcache;
+    /* verify_interval: no thread gets a tcache, so every fast-mode
+     * operation falls through the inline paths to a slow path and comes
+     * here (alloc.c, enter), where it is counted; the paths of a process
+     * without verify_interval are untouched. */
+    if (CG_UNLIKELY(cg_opt.verify_interval != 0)) {
+        cg_verify_tick_slow(!CG_SINGLE_THREAD_P);
+        return NULL;
+    }
     /* Mark first: the allocation below and pthread_setspecific may call
      * back into malloc, which must not try to build a second tcache. */
     cg_self.tc_state = CG_TC_SHUTDOWN;

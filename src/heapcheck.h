@@ -1,0 +1,44 @@
+/*
+ * heapcheck.h — the heap verifier (cg_verify_heap, heapcheck.c) and the
+ * verify_interval hook the slow paths call.
+ */
+#ifndef CG_HEAPCHECK_H
+#define CG_HEAPCHECK_H
+
+#include "options.h"
+
+/* The kinds of inconsistency, HC_<id> (heapcheck.def). */
+enum {
+#define HC_KIND(id, error, name) HC_##id,
+#include "heapcheck.def"
+#undef HC_KIND
+    HC_KIND_COUNT
+};
+
+/* The name of kind k, as it appears after "heap check: " in a report. */
+const char *cg_heapcheck_kind_name(int k) CG_HIDDEN;
+
+/*
+ * cg_verify_heap_impl - walk every arena, heap, bin, fastbin, the calling
+ * thread's tcache, the big blocks and (debug mode) the shadow records and
+ * the quarantine; report each inconsistency; return how many were found.
+ * Takes every lock it needs itself, in the declared order (quarantine,
+ * shadow, arena list, arenas by index, big-block registry): the caller
+ * holds no chunkguard lock.  Reports are written after the locks are
+ * dropped.  Never allocates through malloc.  Contract: chunkguard.h.
+ */
+size_t cg_verify_heap_impl(void) CG_HIDDEN;
+
+/* verify_interval: count one allocator operation, and run the verifier
+ * when the count reaches a multiple of the interval.  Out of line. */
+void cg_verify_tick_slow(bool mt) CG_HIDDEN CG_NOINLINE;
+
+/* The slow paths' hook: one load and one predictable branch while
+ * verify_interval is 0 (the default). */
+CG_INLINE void cg_verify_tick(bool mt)
+{
+    if (CG_UNLIKELY(cg_opt.verify_interval != 0))
+        cg_verify_tick_slow(mt);
+}
+
+#endif /* CG_HEAPCHECK_H */
