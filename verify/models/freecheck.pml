@@ -85,6 +85,15 @@ inline report()
     goto end_halted
 }
 
+/* one evaluation of the check: the sizes agree, or corruption: report */
+inline judge()
+{
+    if
+    :: true -> skip
+    :: true -> report()
+    fi
+}
+
 /* the next-size check; have_lock: the caller holds the arena lock */
 inline check_next_size(have_lock)
 {
@@ -94,34 +103,18 @@ inline check_next_size(have_lock)
     :: true -> skip                                       /* plainly fine */
     :: true ->                                            /* suspicious: re-check */
 #if SEEDED_BUG == 1
-        cg_lock(ARENA);
-        if
-        :: true -> skip
-        :: true -> report()
-        fi;
+        cg_lock(ARENA);                                   /* held or not */
+        judge();
         cg_unlock(ARENA)
 #else
         if
-        :: !have_lock ->
-            cg_lock(ARENA);
-            if
-            :: true -> skip
-            :: true -> report()
-            fi;
-            cg_unlock(ARENA)
-        :: else ->
-            if
-            :: true -> skip
-            :: true -> report()
-            fi
+        :: !have_lock -> cg_lock(ARENA); judge(); cg_unlock(ARENA)
+        :: else -> judge()
         fi
 #endif
     fi
 #else
-    if
-    :: true -> skip                                       /* sizes agree */
-    :: true -> report()                                   /* corrupt: report, end */
-    fi
+    judge()                                               /* no lock, no re-run */
 #endif
 }
 
