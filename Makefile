@@ -99,6 +99,7 @@ clean:
 -include tests/heapcheck/heapcheck.mk
 -include examples/examples.mk
 -include bench/bench.mk
+-include verify/verify.mk
 
 check: deps lib
 	@tests/run-all.sh

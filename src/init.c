@@ -49,12 +49,16 @@ void cg_thread_register_exit(struct cg_tcache *tc)
         pthread_setspecific(exit_key, tc);
 }
 
-/* Fork: every chunkguard lock is taken in prepare (report, quarantine,
- * shadow records, stack depot, arena list, arenas by index, big-block
- * registry, in that order) so no lock is held mid-update by a thread that
+/* Fork: every chunkguard lock is taken in prepare (quarantine, shadow
+ * records, stack depot, arena list, arenas by index, big-block registry,
+ * report, in that order) so no lock is held mid-update by a thread that
  * does not exist in the child; the parent releases them, the child resets
- * them.  Registered at initialisation, before the program can have
- * registered handlers that run after ours in prepare. */
+ * them.  The report lock comes last: a report may start with any other
+ * lock held (heap corruption found under an arena lock, a fault inside
+ * chunkguard) and takes none itself, so taking it first would deadlock a
+ * fork against such a report (verify/models/fork.pml).  Registered at
+ * initialisation, before the program can have registered handlers that
+ * run after ours in prepare. */
 static bool forked_mt;        /* the process had threads when it forked */
 
 static void fork_prepare(void)
@@ -62,36 +66,36 @@ static void fork_prepare(void)
     if (cg_init_state != 2)
         return;
     forked_mt = !CG_SINGLE_THREAD_P;
-    cg_report_lock_all();
     cg_quarantine_lock_all();
     cg_shadow_lock_all();
     cg_stackdepot_lock();
     cg_arenas_lock_all();
     cg_big_lock_all();
+    cg_report_lock_all();
 }
 
 static void fork_parent(void)
 {
     if (cg_init_state != 2)
         return;
+    cg_report_unlock_all(false);
     cg_big_unlock_all(false);
     cg_arenas_unlock_all(false);
     cg_stackdepot_unlock(false);
     cg_shadow_unlock_all(false);
     cg_quarantine_unlock_all(false);
-    cg_report_unlock_all(false);
 }
 
 static void fork_child(void)
 {
     if (cg_init_state != 2)
         return;
+    cg_report_unlock_all(true);
     cg_big_unlock_all(true);
     cg_arenas_unlock_all(true);
     cg_stackdepot_unlock(true);
     cg_shadow_unlock_all(true);
     cg_quarantine_unlock_all(true);
-    cg_report_unlock_all(true);
     if (forked_mt && cg_debug)      /* only debug mode unwinds */
         cg_stack_after_fork_child();
     cg_tcache_after_fork_child();

@@ -1,0 +1,271 @@
+/*
+ * fork.pml — the fork handlers: prepare takes every chunkguard lock in the
+ * declared order, the parent releases them, the child resets them, while
+ * other threads take those locks for their own work.
+ *
+ * C code modelled:
+ *   src/init.c         fork_prepare, fork_parent, fork_child (registered
+ *                      with pthread_atfork in cg_init_slow)
+ *   src/arena_select.c cg_arenas_lock_all / cg_arenas_unlock_all: the
+ *                      arena list lock, then every arena on the list in
+ *                      index order; arena_create appends under the list lock
+ *   src/quarantine.c, shadow.c, stackdepot.c, bigblock.c, report.c
+ *                      the *_lock_all / *_unlock_all(child) pairs
+ *   src/report.c       cg_report_enter: a report takes the report lock,
+ *                      possibly with any other chunkguard lock held (a heap
+ *                      corruption found under an arena lock, a fault inside
+ *                      chunkguard caught by fault.c); a fatal report ends
+ *                      the process; the report itself takes no other lock
+ *                      (the report callback must not allocate)
+ * Other threads' work is abstracted to what matters here: which lock they
+ * hold, that they leave its data half-updated while they hold it, and
+ * whether they report while holding it.
+ *
+ * The declared order (prepare): quarantine, shadow, stack depot, arena
+ * list, arenas by index, big-block registry, report.  The report lock is
+ * last because a report can start with any other lock held, and nothing is
+ * taken after it.
+ *
+ * Properties:
+ *   P1 no deadlock between prepare and the other threads, nor in the child
+ *      (invalid end states): the child can take every lock;
+ *   P2 in the child no lock-protected data is half-updated (each lock's
+ *      ghost `dirty` bit, copied at fork, is clear): every lock was held by
+ *      the forking thread, between updates, when the process was copied;
+ *   P3 mutual exclusion and releases only by the holder (cglock.pml);
+ *   P4 in the parent, every lock is free again when all threads are done
+ *      (unless a report ended the process).
+ *
+ * Bounds: the forking thread plus NWORKERS (2) threads; NOPS (2)
+ * operations per worker, each taking one lock (possibly reporting under
+ * it) or creating arena 1; the forking thread forks once; 7 locks plus the
+ * report lock, two arenas (arena 1 created at run time).
+ *
+ * Seeded bugs:
+ *   -DSEEDED_BUG=1  the order before this model: the report lock first.
+ *                   A thread that finds heap corruption under an arena lock
+ *                   waits for the report lock that prepare holds, prepare
+ *                   waits for that arena lock: P1 fails;
+ *   -DSEEDED_BUG=2  prepare forgets the big-block registry lock (the child
+ *                   still resets it): P2 fails;
+ *   -DSEEDED_BUG=3  prepare walks the arena list before taking the list
+ *                   lock: an arena created meanwhile is not locked, P2 fails.
+ */
+#ifndef NWORKERS
+#define NWORKERS 2
+#endif
+#ifndef NOPS
+#define NOPS 2
+#endif
+
+/* lock ids in the parent; the child's copies are id + NL */
+#define QUAR   0
+#define SHADOW 1
+#define DEPOT  2
+#define LIST   3
+#define ARENA0 4
+#define ARENA1 5
+#define BIG    6
+#define REPORT 7
+#define NL     8
+#define NLOCKS (2 * NL)
+#define NPIDS  (NWORKERS + 3)      /* init, forking thread, workers, child */
+#define CG_LOCK_ABSTRACT
+/* a fatal report in the parent ends the parent's threads, not the child */
+#define CG_HALTED (cg_halted && _pid != child_pid)
+
+byte child_pid = 255;
+
+#include "cglock.pml"
+
+bool dirty[NL];                    /* ghost: data of lock l is mid-update */
+bool child_dirty[NL];              /* the child's copy */
+bool arena1;                       /* arena 1 is on the arena list */
+bool child_arena1;
+bool forked;
+
+/* take lock l, update its data, maybe report (fatal), release */
+inline work(l)
+{
+    cg_lock(l);
+    dirty[l] = true;
+    if
+    :: true -> skip
+    :: l != REPORT ->              /* corruption or a fault found under lock l */
+        cg_lock(REPORT);
+        cg_halted = true;          /* the report ends the process */
+        goto end_halted
+    fi;
+    dirty[l] = false;
+    cg_unlock(l)
+}
+
+proctype worker()
+{
+    CG_LOCK_LOCALS;
+    byte ops, l;
+    do
+    :: ops == NOPS || cg_halted -> break
+    :: else ->
+       ops++;
+       if                          /* which lock this operation needs */
+       :: l = QUAR
+       :: l = SHADOW
+       :: l = DEPOT
+       :: l = ARENA0
+       :: arena1 -> l = ARENA1
+       :: l = BIG
+       :: l = REPORT               /* a recoverable report (debug mode) */
+       :: l = LIST                 /* arena_create: append arena 1 */
+       fi;
+       if
+       :: l == LIST ->
+           cg_lock(LIST);
+           dirty[LIST] = true;
+           arena1 = true;
+           dirty[LIST] = false;
+           cg_unlock(LIST)
+       :: else -> work(l)
+       fi;
+       l = 0
+    od;
+end_halted:
+    skip
+}
+
+/* cg_arenas_lock_all: the list lock, then each arena on the list */
+inline arenas_lock_all()
+{
+#if SEEDED_BUG == 3
+    seen1 = arena1;                /* walks the list first */
+    cg_lock(LIST);
+#else
+    cg_lock(LIST);
+    seen1 = arena1;
+#endif
+    cg_lock(ARENA0);
+    if
+    :: seen1 -> cg_lock(ARENA1)
+    :: else -> skip
+    fi
+}
+
+inline fork_prepare()
+{
+#if SEEDED_BUG == 1
+    cg_lock(REPORT);
+#endif
+    cg_lock(QUAR);
+    cg_lock(SHADOW);
+    cg_lock(DEPOT);
+    arenas_lock_all();
+#if SEEDED_BUG != 2
+    cg_lock(BIG);
+#endif
+#if SEEDED_BUG != 1
+    cg_lock(REPORT);
+#endif
+}
+
+inline fork_parent()
+{
+#if SEEDED_BUG != 2
+    cg_unlock(BIG);
+#endif
+    if
+    :: seen1 -> cg_unlock(ARENA1)
+    :: else -> skip
+    fi;
+    cg_unlock(ARENA0);
+    cg_unlock(LIST);
+    cg_unlock(DEPOT);
+    cg_unlock(SHADOW);
+    cg_unlock(QUAR);
+    cg_unlock(REPORT)
+}
+
+/* fork(): the child is a copy of memory with only the forking thread */
+inline do_fork()
+{
+    atomic {
+        i = 0;
+        do
+        :: i < NL ->
+            cg_state[NL + i] = cg_state[i];
+            cg_owner[NL + i] = cg_owner[i];
+            child_dirty[i] = dirty[i];
+            i++
+        :: else -> break
+        od;
+        child_arena1 = arena1;
+        forked = true;
+        child_pid = run child();
+        i = 0
+    }
+}
+
+proctype forker()
+{
+    CG_LOCK_LOCALS;
+    byte i;
+    bool seen1;
+    fork_prepare();
+    do_fork();
+    fork_parent();
+end_halted:
+    skip
+}
+
+/* The child: fork_child, then it takes every lock itself.  It shares no
+ * memory with the parent's threads any more, so it runs as one atomic
+ * sequence (it still blocks, and spin reports it, if a lock stays held). */
+proctype child()
+{
+    CG_LOCK_LOCALS;
+    byte i;
+    atomic {
+        /* fork_child: cg_*_unlock_all(true) — cg_lock_reinit on each lock */
+        i = 0;
+        do
+        :: i < NL -> cg_state[NL + i] = 0; cg_owner[NL + i] = 0; i++
+        :: else -> break
+        od;
+        /* P2: nothing the locks protect was mid-update when memory was copied */
+        i = 0;
+        do
+        :: i < NL -> assert(!child_dirty[i]); i++
+        :: else -> break
+        od;
+        /* the child mallocs, frees, reports: it needs every lock */
+        i = 0;
+        do
+        :: i < NL ->
+            if
+            :: i != ARENA1 || child_arena1 -> cg_lock(NL + i); cg_unlock(NL + i)
+            :: else -> skip
+            fi;
+            i++
+        :: else -> break
+        od
+    };
+end_halted:
+    skip
+}
+
+init {
+    byte i;
+    atomic {
+        run forker();
+        do
+        :: i < NWORKERS -> run worker(); i++
+        :: else -> break
+        od
+    };
+    _nr_pr == 1;
+    /* P4 */
+    i = 0;
+    do
+    :: i < NL -> assert(cg_halted || cg_state[i] == 0); i++
+    :: else -> break
+    od
+}
