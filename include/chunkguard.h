@@ -64,6 +64,8 @@ void cg_get_stats(cg_stats_t *out);
  * only from a running thread's stack counts as leaked; blocks allocated or
  * freed by other threads during the scan may be misjudged.  Never
  * allocates through malloc; takes no chunkguard lock.
+ * Each group also goes to report_path (JSON) and to the report callback,
+ * kind "memory-leak" (docs/reports.md).
  * With CHUNKGUARD_OPTIONS=detect_leaks=1 the check runs at exit, and leaks
  * make the exit status 23 (or exitcode).
  */

@@ -29,6 +29,7 @@
 #include "debug.h"
 #include "maps.h"
 #include "options.h"
+#include "render.h"
 #include "report.h"
 #include "shadow.h"
 #include "stack.h"
@@ -49,6 +50,7 @@ typedef struct scan {
     uintptr_t big_lo, big_hi;      /* range of all big blocks           */
     group_t *groups;
     size_t ngroups, leaked_blocks, leaked_bytes;
+    const char *op;                /* "exit" or "cg_leak_check", for JSON */
 } scan_t;
 
 static size_t usable(const cg_shadow_t *r)
@@ -196,7 +198,7 @@ static void print_report(scan_t *s)
                       (int)getpid());
     cg_log_write(lbuf, n);
     for (size_t i = 0; i < s->ngroups; i++) {
-        const uintptr_t *pcs;
+        const uintptr_t *pcs = NULL;
         size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
         n = cg_fmt(lbuf, sizeof lbuf, "\nDirect leak of %zu byte(s) in %zu object(s) allocated from:\n",
                    s->groups[i].bytes, s->groups[i].blocks);
@@ -205,6 +207,16 @@ static void print_report(scan_t *s)
         else
             n += cg_fmt(lbuf + n, sizeof lbuf - n, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
         cg_log_write(lbuf, n);
+        /* The same group for machines: report_path and the callback. */
+        char msg[96];
+        cg_fmt(msg, sizeof msg, "Direct leak of %zu byte(s) in %zu object(s)",
+               s->groups[i].bytes, s->groups[i].blocks);
+        cg_rdata_t d = {
+            .kind = CG_E_MEMORY_LEAK, .op = s->op, .message = msg, .tid = -1,
+            .stacks = { { NULL, -1, NULL, 0 }, { "previously allocated", -1, pcs, depth } },
+            .nstacks = 2, .block_size = s->groups[i].bytes, .objects = s->groups[i].blocks,
+        };
+        cg_report_publish(&d, lbuf);
     }
     n = cg_fmt(lbuf, sizeof lbuf, "\nSUMMARY: chunkguard: %zu byte(s) leaked in %zu allocation(s).\n"
                "(Reachability scan of globals and this thread's stack; blocks reachable only\n"
@@ -218,12 +230,13 @@ static void print_report(scan_t *s)
 static scan_t the_scan;
 static int scanning;
 
-size_t cg_leak_check_impl(void)
+static size_t leak_check(const char *op)
 {
     if (!cg_debug || __atomic_exchange_n(&scanning, 1, __ATOMIC_ACQUIRE))
         return 0;
     scan_t *s = &the_scan;
     *s = (scan_t){0};
+    s->op = op;
     s->groups = cg_os_map(MAX_GROUPS * sizeof *s->groups);
     size_t leaked = 0;
     if (s->groups != NULL) {
@@ -250,6 +263,11 @@ size_t cg_leak_check_impl(void)
     return leaked;
 }
 
+size_t cg_leak_check_impl(void)
+{
+    return leak_check("cg_leak_check");
+}
+
 /* detect_leaks=1: check when the process exits (after the program's own
  * destructors: a preloaded library is finalised last).  Leaks make the
  * exit status exitcode (default 23, as LeakSanitizer's), or abort() with
@@ -258,7 +276,7 @@ __attribute__((destructor)) CG_STARTUP static void leak_check_at_exit(void)
 {
     if (!cg_debug || !cg_opt.detect_leaks)
         return;
-    if (cg_leak_check_impl() == 0)
+    if (leak_check("exit") == 0)
         return;
     /* stdio is flushed after the destructors run: do it now, or the
      * program's last output is lost with the exit status we change */

@@ -182,10 +182,14 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
     else
         jraw(&w, "null");
     jraw(&w, ",\"size\":");
-    if (d->has_block)
+    if (d->has_block || d->kind == CG_E_MEMORY_LEAK)
         jnum(&w, (long long)d->block_size);
     else
         jraw(&w, "null");
+    if (d->kind == CG_E_MEMORY_LEAK) {
+        jraw(&w, ",\"objects\":");
+        jnum(&w, (long long)d->objects);
+    }
     jraw(&w, ",\"offset\":");
     if (d->has_block)
         jnum(&w, (long long)((const char *)d->addr - (const char *)d->block));
@@ -236,27 +240,42 @@ static void append_json(const char *b, size_t n)
     close(fd);
 }
 
-void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+/* JSON to report_path and the callback; true when a callback ran.
+ * Caller holds the report lock. */
+static bool publish(const cg_rdata_t *d, const char *text, bool recoverable)
 {
-    cg_report_enter();
-    size_t tn = render_text(tbuf, sizeof tbuf, d);
-    cg_log_write(tbuf, tn);
     cg_report_callback_t cb = __atomic_load_n(&callback, __ATOMIC_ACQUIRE);
     size_t jn = 0;
     if (cg_opt.report_path[0] != 0 || cb != NULL)
         jn = render_json(jbuf, sizeof jbuf, d);
     if (cg_opt.report_path[0] != 0)
         append_json(jbuf, jn);
+    if (cb == NULL)
+        return false;
+    cg_report_t pub = {
+        .kind = cg_error_token(d->kind), .address = d->addr, .text = text,
+        .json = jbuf, .pid = (int)getpid(), .thread = d->tid,
+        .recoverable = recoverable,
+    };
+    cb(&pub, __atomic_load_n(&callback_arg, __ATOMIC_RELAXED));
+    return true;
+}
+
+void cg_report_publish(const cg_rdata_t *d, const char *text)
+{
+    cg_report_enter();
+    publish(d, text, true);
+    cg_report_leave();
+}
+
+void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+{
+    cg_report_enter();
+    size_t tn = render_text(tbuf, sizeof tbuf, d);
+    cg_log_write(tbuf, tn);
     bool go_on = recoverable && !cg_opt.halt_on_error;
-    if (cb != NULL) {
-        cg_report_t pub = {
-            .kind = cg_error_token(d->kind), .address = d->addr, .text = tbuf,
-            .json = jbuf, .pid = (int)getpid(), .thread = d->tid,
-            .recoverable = recoverable,
-        };
-        cb(&pub, __atomic_load_n(&callback_arg, __ATOMIC_RELAXED));
+    if (publish(d, tbuf, recoverable))
         go_on = recoverable;
-    }
     if (go_on) {
         cg_report_leave();
         return;

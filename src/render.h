@@ -38,6 +38,8 @@ typedef struct cg_rdata {
     size_t block_size;          /* requested bytes                        */
     bool block_freed;
     const char *block_kind;     /* "malloc", "calloc", ...                */
+    size_t objects;             /* memory-leak: blocks in the group (their
+                                 * bytes are block_size, has_block false) */
 } cg_rdata_t;
 
 /*
@@ -51,6 +53,14 @@ void cg_report_emit(const cg_rdata_t *d, bool recoverable) CG_COLD CG_HIDDEN;
 
 /* Is a report callback installed?  (A report it sees can be recoverable.) */
 bool cg_report_has_callback(void) CG_HIDDEN;
+
+/*
+ * cg_report_publish - the machine half of a report whose text the caller
+ * writes itself (a leak group): the JSON object to report_path and the
+ * report callback (with text as its text), recoverable, no exit.  Takes
+ * the report lock.
+ */
+void cg_report_publish(const cg_rdata_t *d, const char *text) CG_HIDDEN;
 
 /* cg_set_report_callback and cg_describe (contracts in chunkguard.h). */
 void cg_set_report_callback_impl(cg_report_callback_t cb, void *arg) CG_HIDDEN;

@@ -110,6 +110,21 @@ if [ $rc = 23 ] && [ "$out" = ok ] &&
    grep -q 'SUMMARY: chunkguard: 300200 byte(s) leaked in 3 allocation(s)' <<<"$err"; then
     pass debug-leaks-reachability
 else fail debug-leaks-reachability "rc=$rc out=$out err=$(head -c 600 <<<"$err")"; fi
+# the same groups as JSON, one object each, for CI
+EXTRA=detect_leaks=1:report_path=$tmp/leaks.json run leak
+if [ $rc = 23 ] && python3 - "$tmp/leaks.json" <<'PY'
+import json, sys
+objs = [json.loads(l) for l in open(sys.argv[1])]
+assert all(o["kind"] == "memory-leak" and o["function"] == "exit" for o in objs), objs
+got = sorted((o["size"], o["objects"]) for o in objs)
+assert got == [(100, 1), (100, 1), (300000, 1)], got
+for o in objs:
+    assert o["message"] == "Direct leak of %d byte(s) in %d object(s)" % (o["size"], o["objects"])
+    fns = [f["function"] for f in o["stacks"]["allocated"]["frames"]]
+    assert "lose_here" in fns or "lose_big_here" in fns, fns
+PY
+then pass debug-leaks-json
+else fail debug-leaks-json "rc=$rc $(head -c 300 "$tmp/leaks.json" 2>&1)"; fi
 run leak
 if [ $rc = 0 ] && [ -z "$err" ]; then pass debug-leaks-off-by-default
 else fail debug-leaks-off-by-default "rc=$rc err=$(head -c 300 <<<"$err")"; fi
