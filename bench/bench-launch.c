@@ -44,20 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The exact RSS of pid in kB from its smaps_rollup, or -1 when unreadable
- * (the process has gone).  Uses no stdio, so the sampling loop is cheap. */
-static long exact_rss_kb(const char *path)
-{
-    char buf[2048];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0) return -1;
-    buf[n] = 0;
-    const char *s = strstr(buf, "\nRss:");
-    return s ? strtol(s + 5, NULL, 10) : -1;
-}
+#include "bench.h"
 
 int main(int argc, char **argv)
 {
@@ -111,7 +98,7 @@ int main(int argc, char **argv)
             return 126;
         }
         if (got == 0) {
-            long kb = exact_rss_kb(path);
+            long kb = bench_proc_kb(path, "\nRss:");
             if (kb > peak) peak = kb;
             if (kb >= 0) samples++;
             struct timespec ts = { sample_ms / 1000, (sample_ms % 1000) * 1000000L };

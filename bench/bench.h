@@ -156,22 +156,32 @@ static inline const char *bench_malloc_module(void)
 }
 
 /*
- * bench_hwm_kb - this process's peak RSS so far in kB (VmHWM of
- * /proc/self/status), or -1 if unreadable.  Read without stdio so that it
- * does not allocate.  run.py compares it with the rusage peak as a check
- * that the latter measures this program and nothing before its exec.
+ * bench_proc_kb - the number after key (e.g. "VmHWM:") in the /proc file at
+ * path, in kB, or -1 if the file or the key cannot be read.  Without stdio,
+ * so that it does not allocate.
  */
-static inline long bench_hwm_kb(void)
+static inline long bench_proc_kb(const char *path, const char *key)
 {
     char buf[4096];
-    int fd = open("/proc/self/status", O_RDONLY);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return -1;
     ssize_t n = read(fd, buf, sizeof buf - 1);
     close(fd);
     if (n <= 0) return -1;
     buf[n] = 0;
-    const char *s = strstr(buf, "VmHWM:");
-    return s ? strtol(s + 6, NULL, 10) : -1;
+    const char *s = strstr(buf, key);
+    return s ? strtol(s + strlen(key), NULL, 10) : -1;
+}
+
+/*
+ * bench_hwm_kb - this process's peak RSS so far in kB (VmHWM of
+ * /proc/self/status), or -1 if unreadable.  run.py compares it with the
+ * rusage peak as a check that the latter measures this program and nothing
+ * before its exec.
+ */
+static inline long bench_hwm_kb(void)
+{
+    return bench_proc_kb("/proc/self/status", "VmHWM:");
 }
 
 /*
