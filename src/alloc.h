@@ -7,6 +7,7 @@
 
 #include <string.h>
 
+#include "reentry.h"
 #include "tcache.h"
 
 /* Slow paths; `caller` is the program's return address, for reports.
@@ -30,16 +31,26 @@ void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, c
 cg_chunk_t *cg_core_alloc(size_t nb, size_t align, bool mt) CG_HIDDEN;
 void   cg_core_free(void *mem, bool mt) CG_HIDDEN;
 
-/* Fast malloc: a tcache hit, or the slow path. */
+/* A free a signal handler made while its thread was inside (reentry.c),
+ * done now: free's checks and release, without the mark (the caller is
+ * inside already). */
+void   cg_free_deferred(void *mem) CG_HIDDEN;
+
+/* Fast malloc: a tcache hit, or the slow path.  The tcache is hidden from
+ * signal handlers while it is used (reentry.h). */
 CG_INLINE void *cg_malloc_fast(size_t n, uintptr_t caller)
 {
     cg_tcache_t *tc = cg_self.tcache;
     if (CG_LIKELY(tc != NULL && n <= CG_TCACHE_MAX_REQ)) {
         size_t idx = cg_csize2tidx(cg_request2size(n));
+        CG_FAST_ENTER();
         if (CG_LIKELY(idx < cg_mp.tcache_fast_bins && tc->entries[idx] != NULL)) {
             CG_COUNT(tc->n_malloc);
-            return cg_tcache_get(tc, idx);
+            void *mem = cg_tcache_get(tc, idx);
+            CG_FAST_LEAVE(tc);
+            return mem;
         }
+        CG_FAST_LEAVE(tc);
     }
     return cg_malloc_slow(n, caller);
 }

@@ -36,7 +36,7 @@ cg_params_t cg_mp = {
     .tcache_max_csize = CG_MINSIZE + (CG_TCACHE_BINS - 1) * CG_ALIGN,
 };
 cg_arena_t cg_main_arena;
-cg_lock_t cg_list_lock = CG_LOCK_INIT;
+cg_lock_t cg_list_lock = CG_LOCK_INIT(CG_LK_LIST);
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -713,9 +713,9 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
 
 void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt)
 {
-    cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
     cg_arena_free_locked(av, c, mt);
-    cg_unlock_if(&av->lock, mt);
+    cg_unlock_if(&av->lock, av_tok);
 }
 
 /* ---- realloc in place ------------------------------------------------- */
@@ -723,7 +723,7 @@ void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt)
 bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
 {
     bool ok = true;
-    cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
     size_t size = cg_csize(c);
     cg_chunk_t *next = cg_at(c, size);
     /* glibc: "realloc(): invalid next size" — before next's size is used */
@@ -758,7 +758,7 @@ bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
         cg_start_set(r);
         cg_arena_free_locked(av, r, mt);
     }
-    cg_unlock_if(&av->lock, mt);
+    cg_unlock_if(&av->lock, av_tok);
     return ok;
 }
 
@@ -771,4 +771,6 @@ void cg_arena_init(cg_arena_t *av, int index)
         b->fd = b->bk = b;
     }
     av->index = index;
+    /* The lock-order graph knows the first arenas one by one (lock.h). */
+    av->lock.node = index < CG_LK_MAX - CG_LK_ARENA0 ? (uint16_t)(CG_LK_ARENA0 + index) : CG_LK_NONE;
 }

@@ -21,6 +21,8 @@ typedef struct cg_rstack {
     int tid;                    /* thread number, -1 when not known       */
     const uintptr_t *pcs;       /* return addresses, innermost first      */
     size_t n;
+    const char *key;            /* its name in the JSON "stacks" object;
+                                 * NULL: "where", "freed" or "allocated"  */
 } cg_rstack_t;
 
 typedef struct cg_rdata {
@@ -38,6 +40,9 @@ typedef struct cg_rdata {
     size_t block_size;          /* requested bytes                        */
     bool block_freed;
     const char *block_kind;     /* "malloc", "calloc", ...                */
+    /* Lock reports (deadlock, lock-wait-timeout, lock-order-inversion). */
+    const char *lock;           /* the lock's name, NULL for other reports */
+    long holder_tid;            /* kernel tid of its holder (0: none)     */
 } cg_rdata_t;
 
 /*

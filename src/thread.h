@@ -1,6 +1,6 @@
 /*
- * thread.h — per-thread state (initial-exec TLS, kept small: four words
- * and a byte).
+ * thread.h — per-thread state (initial-exec TLS, kept small: five words
+ * and a few bytes).
  */
 #ifndef CG_THREAD_H
 #define CG_THREAD_H
@@ -21,6 +21,9 @@ typedef struct cg_thread {
     uint8_t tc_state;           /* CG_TC_*                                    */
     uint32_t tid;               /* debug mode: thread number + 1 (0: none yet) */
     uint8_t in_report;          /* writing a report (a nested one aborts)   */
+    uint8_t inside;             /* a slow path is running (reentry.h)       */
+    struct cg_tcache *held_tc;  /* the tcache, while tcache is NULLed by an
+                                 * operation in progress (reentry.h)        */
 } cg_thread_t;
 
 extern CG_TLS cg_thread_t cg_self CG_HIDDEN;
