@@ -21,6 +21,7 @@
 #include "fastbin.h"
 #include "init.h"
 #include "tcache.h"
+#include "testhooks.h"
 
 cg_params_t cg_mp = {
     .mmap_threshold = CG_MMAP_THRESHOLD_DEF,
@@ -240,6 +241,7 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
 
 void cg_arena_consolidate(cg_arena_t *av, bool mt)
 {
+    CG_HELD(&av->lock, mt);
     if (mt)
         __atomic_store_n(&av->have_fastchunks, 0, __ATOMIC_RELAXED);
     else
@@ -524,6 +526,7 @@ static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb)
 
 cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_tcache_t *tc)
 {
+    CG_HELD(&av->lock, mt);
     cg_chunk_t *v;
     *fresh = false;
     if (CG_UNLIKELY(av->top == NULL)) {         /* the main arena's first heap failed */
@@ -654,6 +657,7 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
  * leaves a leading piece of at least MINSIZE, give both ends back. */
 cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
 {
+    CG_HELD(&av->lock, mt);
     bool fresh;
     size_t want = nb + align + CG_MINSIZE;
     if (want < nb)
@@ -690,6 +694,7 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
 
 void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
 {
+    CG_HELD(&av->lock, mt);
     size_t size = cg_csize(c);
     if (size <= cg_mp.max_fast) {
         cg_fast_free(av, c, size, mt);
@@ -714,6 +719,7 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
 void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt)
 {
     cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
+    CG_TEST_HOOK(CG_HOOK_ARENA_FREE_LOCKED, av);
     cg_arena_free_locked(av, c, mt);
     cg_unlock_if(&av->lock, av_tok);
 }

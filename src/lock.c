@@ -17,7 +17,7 @@
 #include "thread.h"
 
 __thread uint32_t cg_lock_tid __attribute__((tls_model("initial-exec")));
-uintptr_t (*cg_lock_site_hook)(void);
+uintptr_t (*cg_lock_site_hook)(uintptr_t site);
 bool cg_lockdep_on;
 
 uint32_t cg_lock_tid_slow(void)
@@ -41,7 +41,7 @@ size_t cg_lock_name(const cg_lock_t *l, char *buf, size_t cap)
     return cg_fmt(buf, cap, "%s", node < CG_LK_NODES ? node_names[node] : "a lock");
 }
 
-size_t cg_lock_site_stack(uintptr_t site, uintptr_t *one, const uintptr_t **pcs)
+size_t cg_lock_site_stack(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
 {
     if (site & CG_SITE_STACK) {
         size_t n = cg_stack_get((uint32_t)(site & ~CG_SITE_STACK), pcs);
@@ -49,22 +49,32 @@ size_t cg_lock_site_stack(uintptr_t site, uintptr_t *one, const uintptr_t **pcs)
             return n;
         site = 0;
     }
-    *one = site;
     *pcs = one;
+    one[0] = site;
     return site != 0;
+}
+
+/* The calling thread's site: as above, and in a malloc-family call the
+ * program's call site after a lone address. */
+size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
+{
+    size_t n = cg_lock_site_stack(site, one, pcs);
+    if (*pcs == one && cg_self.inside && cg_self.caller != 0)
+        one[n++] = cg_self.caller;
+    return n;
 }
 
 void cg_lock_report(cg_error_t kind, const cg_lock_t *l, uintptr_t site, const char *msg,
                     uint32_t holder, uintptr_t held_site, const char *held_title)
 {
-    uintptr_t now1, held1;
+    uintptr_t now1[2], held1[2];
     const uintptr_t *now_pcs, *held_pcs;
-    size_t now_n = cg_lock_site_stack(site, &now1, &now_pcs);
-    size_t held_n = cg_lock_site_stack(held_site, &held1, &held_pcs);
+    size_t now_n = cg_lock_site_here(site, now1, &now_pcs);
+    size_t held_n = cg_lock_site_stack(held_site, held1, &held_pcs);
     char name[48];
     cg_lock_name(l, name, sizeof name);
     cg_rdata_t d = {
-        .kind = kind, .addr = l, .op = cg_self.op ? cg_self.op : "an allocator call",
+        .kind = kind, .addr = l, .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard",
         .message = msg, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, now_pcs, now_n, NULL },
                     { held_title, -1, held_pcs, held_n, "held" } },

@@ -92,10 +92,10 @@ CG_INLINE uint32_t cg_lock_me(void)
     return CG_LIKELY(t != 0) ? t : cg_lock_tid_slow();
 }
 
-/* Debug mode sets this: the site of an acquisition about to happen (a
- * stack id, captured before the lock is taken, as the depot has a lock of
- * its own).  NULL: the return address is the site. */
-extern uintptr_t (*cg_lock_site_hook)(void) CG_HIDDEN;
+/* Debug mode sets this: the site of an acquisition about to happen at
+ * return address site (a stack id, captured before the lock is taken, as
+ * the depot has a lock of its own; or site itself).  NULL: site it is. */
+extern uintptr_t (*cg_lock_site_hook)(uintptr_t site) CG_HIDDEN;
 /* Debug mode: acquisitions go through the lock-order graph. */
 extern bool cg_lockdep_on CG_HIDDEN;
 
@@ -111,7 +111,7 @@ CG_INLINE void cg_lock_at(cg_lock_t *l, uintptr_t site)
 {
     uint32_t zero = 0;
     if (CG_UNLIKELY(cg_lock_site_hook != NULL) && l->node < CG_LK_DEPOT)
-        site = cg_lock_site_hook();
+        site = cg_lock_site_hook(site);
     if (!__atomic_compare_exchange_n(&l->state, &zero, 1, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         cg_lock_slow(l, site);

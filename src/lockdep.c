@@ -110,19 +110,19 @@ static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_s
     else
         cg_fmt(msg + n, sizeof msg - n, "a chain of earlier acquisitions takes them the "
                "other way round (the stacks below are its first step)");
-    uintptr_t one[3];
+    uintptr_t one[3][2];
     const uintptr_t *pcs[3];
     size_t cnt[3];
-    cnt[0] = cg_lock_site_stack(CG_LOAD(l->site), &one[0], &pcs[0]);
-    cnt[1] = cg_lock_site_stack(a_site, &one[1], &pcs[1]);
-    cnt[2] = cg_lock_site_stack(earlier.site, &one[2], &pcs[2]);
+    cnt[0] = cg_lock_site_here(CG_LOAD(l->site), one[0], &pcs[0]);
+    cnt[1] = cg_lock_site_here(a_site, one[1], &pcs[1]);
+    cnt[2] = cg_lock_site_stack(earlier.site, one[2], &pcs[2]);
     static char t1[96], t2[128];   /* under the report lock once emitted; one
                                     * inversion report at a time is enough */
     cg_fmt(t1, sizeof t1, "The %s was taken by this thread", an);
     cg_fmt(t2, sizeof t2, "Earlier the %s was taken while the %s was held", an, bn);
     cg_rdata_t d = {
         .kind = CG_E_LOCK_ORDER_INVERSION, .addr = l,
-        .op = cg_self.op ? cg_self.op : "an allocator call", .message = msg,
+        .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard", .message = msg,
         .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, pcs[0], cnt[0], NULL },
                     { t1, -1, pcs[1], cnt[1], "held" },
@@ -178,9 +178,8 @@ void cg_lockdep_release(cg_lock_t *l)
  * a thread takes; a lock taken while others are held gets its address only,
  * as unwinding then could wait for the loader's lock while a thread in
  * dlopen waits for ours. */
-static uintptr_t site_stack(void)
+static uintptr_t site_stack(uintptr_t ret)
 {
-    uintptr_t ret = (uintptr_t)__builtin_return_address(0);
     if (held != 0 || cg_stack_mode() != CG_STACK_LIBUNWIND)
         return ret;
     uintptr_t pcs[12];

@@ -17,8 +17,11 @@ void cg_lockdep_lock_all(void) CG_HIDDEN;
 void cg_lockdep_unlock_all(bool child) CG_HIDDEN;
 
 /* The frames of a site word: a stack id's frames, or the one address
- * (stored in *one).  Returns how many (0 for an unknown site). */
-size_t cg_lock_site_stack(uintptr_t site, uintptr_t *one, const uintptr_t **pcs) CG_HIDDEN;
+ * (stored in one[0]).  Returns how many (0 for an unknown site).
+ * cg_lock_site_here, for a site of the calling thread, adds the program's
+ * call site (one[1]) after a lone address inside a malloc-family call. */
+size_t cg_lock_site_stack(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs) CG_HIDDEN;
+size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs) CG_HIDDEN;
 
 /* A fatal report about lock l: taken (or waited for) at site by this
  * thread; holder and held_site describe the other acquisition, titled
