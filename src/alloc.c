@@ -294,7 +294,7 @@ static void *malloc_mem(size_t n, bool mt, cg_tcache_t *tc)
     return cg_chunk2mem(c);
 }
 
-static void *malloc_slow(size_t n, uintptr_t caller)
+CG_INLINE void *malloc_slow(size_t n, uintptr_t caller)
 {
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
@@ -310,6 +310,27 @@ void *cg_malloc_slow(size_t n, uintptr_t caller)
 {
     cg_ensure_init();
     CG_GUARDED(cg_reentry_alloc(n, 0, caller, "malloc"), malloc_slow(n, caller));
+}
+
+/* cg_malloc_handoff, cg_free_owned and cg_free_to_arena are entered from
+ * the inline paths with the mark of their fast path still set (the tcache
+ * hidden, so the thread is known not to be inside already): they only
+ * note that a slow path runs, and end the mark. */
+CG_INLINE void handoff_begin(cg_tcache_t *tc)
+{
+    cg_self.held_tc = tc;
+    cg_self.inside = 1;
+    CG_SIGNAL_FENCE();
+}
+
+void *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc)
+{
+    handoff_begin(tc);
+    if (CG_UNLIKELY(CG_LOAD(cg_reentry_pending) != 0))
+        cg_reentry_drain();
+    void *p = malloc_slow(n, caller);
+    cg_inside_end();
+    return p;
 }
 
 /* A block served to a signal handler (reentry.c), now given back. */
@@ -359,29 +380,21 @@ CG_INLINE cg_chunk_t *free_enter(void *mem, cg_tcache_t *tc, uintptr_t caller)
     return cg_mem2chunk(mem);
 }
 
-static int free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
+void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
+    handoff_begin(tc);
     cg_chunk_t *c = free_enter(mem, tc, caller);
     check_heap_size(c);
     release_heap(c, !CG_SINGLE_THREAD_P, tc);
-    return 0;
-}
-
-void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
-{
-    CG_GUARDED_VOID(cg_reentry_free(mem, caller, "free"), free_owned(mem, tc, caller));
-}
-
-static int free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
-{
-    cg_chunk_t *c = free_enter(mem, tc, caller);
-    cg_arena_free(cg_arena_of(c), c, !CG_SINGLE_THREAD_P);
-    return 0;
+    cg_inside_end();
 }
 
 void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
-    CG_GUARDED_VOID(cg_reentry_free(mem, caller, "free"), free_to_arena(mem, tc, caller));
+    handoff_begin(tc);
+    cg_chunk_t *c = free_enter(mem, tc, caller);
+    cg_arena_free(cg_arena_of(c), c, !CG_SINGLE_THREAD_P);
+    cg_inside_end();
 }
 
 void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)

@@ -13,6 +13,9 @@
 /* Slow paths; `caller` is the program's return address, for reports.
  * Contracts are those of the standard functions (glibc 2.36). */
 void  *cg_malloc_slow(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+/* malloc's slow path for a thread whose tcache (tc) missed: called with the
+ * inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
+void  *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc) CG_HIDDEN CG_NOINLINE;
 void   cg_free_slow(void *mem, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
@@ -50,7 +53,7 @@ CG_INLINE void *cg_malloc_fast(size_t n, uintptr_t caller)
             CG_FAST_LEAVE(tc);
             return mem;
         }
-        CG_FAST_LEAVE(tc);
+        return cg_malloc_handoff(n, caller, tc);   /* ends the mark */
     }
     return cg_malloc_slow(n, caller);
 }
@@ -90,7 +93,8 @@ CG_INLINE void cg_clear(void *p, size_t n)
 
 /* Free of a pointer cg_heap_owns() accepted, by a thread with a tcache,
  * when the inline path could not take it: size checks, in-use checks,
- * then tcache, fastbin or arena. */
+ * then tcache, fastbin or arena.  Both below are called with the inline
+ * path's re-entry mark set (CG_FAST_ENTER) and end it. */
 void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 
 /* A tcache-sized chunk that passed every check of cg_free_fast but whose

@@ -50,10 +50,11 @@ CG_PUBLIC void CG_API(free)(void *mem)
     if (CG_LIKELY(tc != NULL) && CG_LIKELY(cg_heap_owns(mem))) {
         CG_FAST_ENTER();
         int r = cg_free_fast(tc, mem);
-        CG_FAST_LEAVE(tc);
-        if (r == CG_FREE_BIN_FULL)
+        if (CG_LIKELY(r == CG_FREE_DONE))
+            CG_FAST_LEAVE(tc);
+        else if (r == CG_FREE_BIN_FULL)   /* these two end the mark */
             cg_free_to_arena(mem, tc, CG_RET_ADDR);
-        else if (r == CG_FREE_SLOW)
+        else
             cg_free_owned(mem, tc, CG_RET_ADDR);
         return;
     }

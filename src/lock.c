@@ -17,7 +17,6 @@
 #include "thread.h"
 
 __thread uint32_t cg_lock_tid __attribute__((tls_model("initial-exec")));
-uintptr_t (*cg_lock_site_hook)(uintptr_t site);
 bool cg_lockdep_on;
 
 uint32_t cg_lock_tid_slow(void)

@@ -92,44 +92,54 @@ CG_INLINE uint32_t cg_lock_me(void)
     return CG_LIKELY(t != 0) ? t : cg_lock_tid_slow();
 }
 
-/* Debug mode sets this: the site of an acquisition about to happen at
- * return address site (a stack id, captured before the lock is taken, as
- * the depot has a lock of its own; or site itself).  NULL: site it is. */
-extern uintptr_t (*cg_lock_site_hook)(uintptr_t site) CG_HIDDEN;
-/* Debug mode: acquisitions go through the lock-order graph. */
+/* Debug mode: acquisitions record a stack for their site and go through
+ * the lock-order graph (lockdep.c). */
 extern bool cg_lockdep_on CG_HIDDEN;
 
 void cg_lock_slow(cg_lock_t *l, uintptr_t site) CG_HIDDEN;
+void cg_lock_debug(cg_lock_t *l, uintptr_t site) CG_HIDDEN CG_NOINLINE;
 void cg_unlock_wake(cg_lock_t *l) CG_HIDDEN;
 void cg_lockdep_acquire(cg_lock_t *l) CG_HIDDEN;
 void cg_lockdep_release(cg_lock_t *l) CG_HIDDEN;
 void cg_lock_assert_failed(const cg_lock_t *l, const char *what, const char *where)
     CG_COLD CG_HIDDEN __attribute__((noreturn));
 
-/* Take l (always; for locks every operation takes).  site: where. */
-CG_INLINE void cg_lock_at(cg_lock_t *l, uintptr_t site)
+/* Take l (always; for locks every operation takes).  site: where.  Debug
+ * mode's bookkeeping (a stack for the site, the lock-order graph) is out
+ * of line, behind one predictable branch. */
+CG_INLINE void cg_lock_raw(cg_lock_t *l, uintptr_t site)
 {
     uint32_t zero = 0;
-    if (CG_UNLIKELY(cg_lock_site_hook != NULL) && l->node < CG_LK_DEPOT)
-        site = cg_lock_site_hook(site);
     if (!__atomic_compare_exchange_n(&l->state, &zero, 1, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         cg_lock_slow(l, site);
     CG_STORE(l->owner, cg_lock_me());
     CG_STORE(l->site, site);
+}
+
+CG_INLINE void cg_lock_at(cg_lock_t *l, uintptr_t site)
+{
     if (CG_UNLIKELY(cg_lockdep_on))
-        cg_lockdep_acquire(l);
+        cg_lock_debug(l, site);
+    else
+        cg_lock_raw(l, site);
+}
+
+/* The release itself, after any bookkeeping. */
+CG_INLINE void cg_unlock_raw(cg_lock_t *l)
+{
+    if (CG_SWITCH(CG_LOCK_ASSERTS) && CG_UNLIKELY(CG_LOAD(l->owner) != cg_lock_me()))
+        cg_lock_assert_failed(l, "unlock of a lock this thread does not hold", __func__);
+    CG_STORE(l->owner, 0);
+    if (__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2)
+        cg_unlock_wake(l);
 }
 
 CG_INLINE void cg_unlock(cg_lock_t *l)
 {
-    if (CG_SWITCH(CG_LOCK_ASSERTS) && CG_UNLIKELY(CG_LOAD(l->owner) != cg_lock_me()))
-        cg_lock_assert_failed(l, "unlock of a lock this thread does not hold", __func__);
     if (CG_UNLIKELY(cg_lockdep_on))
         cg_lockdep_release(l);
-    CG_STORE(l->owner, 0);
-    if (__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2)
-        cg_unlock_wake(l);
+    cg_unlock_raw(l);
 }
 
 #define cg_lock(l) cg_lock_at((l), CG_RET_ADDR)

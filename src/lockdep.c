@@ -192,9 +192,19 @@ static uintptr_t site_stack(uintptr_t ret)
     return id ? (CG_SITE_STACK | id) : ret;
 }
 
+/* cg_lock_at in debug mode: the site first (a stack, for a thread's
+ * outermost lock below the depot's, whose own lock a capture takes), then
+ * the lock, then the graph. */
+void cg_lock_debug(cg_lock_t *l, uintptr_t site)
+{
+    if (l->node < CG_LK_DEPOT)
+        site = site_stack(site);
+    cg_lock_raw(l, site);
+    cg_lockdep_acquire(l);
+}
+
 void cg_lockdep_enable(void)
 {
-    cg_lock_site_hook = site_stack;
     cg_lockdep_on = true;
 }
 
