@@ -610,12 +610,13 @@ void cg_core_free(void *mem, bool mt)
     release(c, big, mt, NULL);
 }
 
-int cg_posix_memalign_impl(void **memptr, size_t align, size_t n, uintptr_t caller)
+int cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t caller,
+                           void *(*alloc)(size_t align, size_t n, uintptr_t caller, const char *op))
 {
     if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
         return EINVAL;
     int saved = errno;
-    void *p = cg_memalign_impl(align, n, caller, "posix_memalign");
+    void *p = alloc(align, n, caller, "posix_memalign");
     errno = saved;
     if (p == NULL)
         return ENOMEM;

@@ -21,7 +21,12 @@ void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_
 void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
 void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN;
 void  *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
-int    cg_posix_memalign_impl(void **memptr, size_t align, size_t n, uintptr_t caller) CG_HIDDEN;
+/* posix_memalign's contract around alloc (cg_memalign_impl, or the
+ * re-entrant cg_reentry_memalign): EINVAL for a bad alignment, ENOMEM,
+ * errno kept. */
+int    cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t caller,
+                              void *(*alloc)(size_t align, size_t n, uintptr_t caller,
+                                             const char *op)) CG_HIDDEN;
 void  *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op) CG_HIDDEN;
 size_t cg_usable_size_impl(void *mem, uintptr_t caller) CG_HIDDEN;
 void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;

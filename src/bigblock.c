@@ -213,8 +213,5 @@ bool cg_big_recently_freed(const cg_chunk_t *c, bool mt)
 void cg_big_lock_all(void) { cg_lock(&reg_lock); }
 void cg_big_unlock_all(bool child)
 {
-    if (child)
-        cg_lock_reinit(&reg_lock);
-    else
-        cg_unlock(&reg_lock);
+    cg_lock_after_fork(&reg_lock, child);
 }

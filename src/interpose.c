@@ -128,8 +128,8 @@ CG_PUBLIC int CG_API(posix_memalign)(void **memptr, size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_posix_memalign(memptr, align, n, ra),
-               cg_posix_memalign_impl(memptr, align, n, ra));
+    CG_GUARDED(cg_posix_memalign_with(memptr, align, n, ra, cg_reentry_memalign),
+               cg_posix_memalign_with(memptr, align, n, ra, cg_memalign_impl));
 }
 
 /* valloc - n bytes aligned to the page size. */

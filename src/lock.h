@@ -167,6 +167,16 @@ CG_INLINE void cg_lock_reinit(cg_lock_t *l)
         cg_lockdep_release(l);
 }
 
+/* Fork: after the fork handlers held l across fork(), the parent releases
+ * it, the child (where its holder may not exist) resets it. */
+CG_INLINE void cg_lock_after_fork(cg_lock_t *l, bool child)
+{
+    if (child)
+        cg_lock_reinit(l);
+    else
+        cg_unlock(l);
+}
+
 /* Lock taken only when the operation decided it runs multi-threaded;
  * the token says whether it was. */
 #define cg_lock_if(l, mt) cg_lock_if_at((l), (mt), CG_RET_ADDR)

@@ -57,8 +57,5 @@ void cg_quarantine_lock_all(void) { cg_lock(&q_lock); }
 
 void cg_quarantine_unlock_all(bool child)
 {
-    if (child)
-        cg_lock_reinit(&q_lock);
-    else
-        cg_unlock(&q_lock);
+    cg_lock_after_fork(&q_lock, child);
 }

@@ -200,17 +200,9 @@ size_t cg_reentry_usable(void *mem, uintptr_t caller)
     return n;
 }
 
-int cg_reentry_posix_memalign(void **out, size_t align, size_t n, uintptr_t caller)
+void *cg_reentry_memalign(size_t align, size_t n, uintptr_t caller, const char *op)
 {
-    if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
-        return EINVAL;
-    int saved = errno;
-    void *p = cg_reentry_alloc(n, align, caller, "posix_memalign");
-    errno = saved;
-    if (p == NULL)
-        return ENOMEM;
-    *out = p;
-    return 0;
+    return cg_reentry_alloc(n, align, caller, op);
 }
 
 /* Free what handlers freed while their thread was inside.  Runs at the

@@ -155,7 +155,7 @@ void  *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op
 void   cg_reentry_free(void *mem, uintptr_t caller, const char *op) CG_HIDDEN;
 void  *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
 size_t cg_reentry_usable(void *mem, uintptr_t caller) CG_HIDDEN;
-int    cg_reentry_posix_memalign(void **out, size_t align, size_t n, uintptr_t caller) CG_HIDDEN;
+void  *cg_reentry_memalign(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
 /* Outside: a block served to a handler is given back (unmapped) and true
  * returned; false for any other pointer.  *usable, when not NULL, gets its
  * size instead and nothing is freed. */

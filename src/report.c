@@ -74,10 +74,7 @@ void cg_report_lock_all(void) { cg_lock(&report_lock); }
 
 void cg_report_unlock_all(bool child)
 {
-    if (child)
-        cg_lock_reinit(&report_lock);
-    else
-        cg_unlock(&report_lock);
+    cg_lock_after_fork(&report_lock, child);
 }
 
 void cg_report_leave(void)

@@ -267,8 +267,5 @@ void cg_shadow_lock_all(void) { cg_lock(&shadow_lock); }
 
 void cg_shadow_unlock_all(bool child)
 {
-    if (child)
-        cg_lock_reinit(&shadow_lock);
-    else
-        cg_unlock(&shadow_lock);
+    cg_lock_after_fork(&shadow_lock, child);
 }

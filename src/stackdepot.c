@@ -190,8 +190,5 @@ void cg_stackdepot_lock(void)
 
 void cg_stackdepot_unlock(bool child)
 {
-    if (child)
-        cg_lock_reinit(&depot_lock);
-    else
-        cg_unlock(&depot_lock);
+    cg_lock_after_fork(&depot_lock, child);
 }

@@ -154,10 +154,7 @@ void cg_symbolize_lock_all(void) { cg_lock(&cache_lock); }
 
 void cg_symbolize_unlock_all(bool child)
 {
-    if (child)
-        cg_lock_reinit(&cache_lock);
-    else
-        cg_unlock(&cache_lock);
+    cg_lock_after_fork(&cache_lock, child);
 }
 
 static bool same_file(const cached_elf_t *c, const struct stat *sb)
