@@ -16,13 +16,12 @@
 #include "stackdepot.h"
 #include "thread.h"
 
-__thread uint32_t cg_lock_tid __attribute__((tls_model("initial-exec")));
 bool cg_lockdep_on;
 
 uint32_t cg_lock_tid_slow(void)
 {
-    cg_lock_tid = cg_os_gettid();
-    return cg_lock_tid;
+    cg_self.ktid = cg_os_gettid();
+    return cg_self.ktid;
 }
 
 static const char *const node_names[CG_LK_NODES] = {

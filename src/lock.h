@@ -26,6 +26,7 @@
 #define CG_LOCK_H
 
 #include "config.h"
+#include "thread.h"
 #include "platform.h"
 
 typedef struct cg_lock {
@@ -83,12 +84,12 @@ typedef struct cg_tok {
 #define CG_CPU_RELAX() __asm__ __volatile__("" ::: "memory")
 #endif
 
-/* The calling thread's kernel id (cached; reset in a fork child). */
-extern __thread uint32_t cg_lock_tid __attribute__((tls_model("initial-exec"), visibility("hidden")));
+/* The calling thread's kernel id (cached in cg_self; reset in a fork
+ * child). */
 uint32_t cg_lock_tid_slow(void) CG_HIDDEN;
 CG_INLINE uint32_t cg_lock_me(void)
 {
-    uint32_t t = cg_lock_tid;
+    uint32_t t = cg_self.ktid;
     return CG_LIKELY(t != 0) ? t : cg_lock_tid_slow();
 }
 
@@ -100,7 +101,6 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site) CG_HIDDEN;
 void cg_lock_debug(cg_lock_t *l, uintptr_t site) CG_HIDDEN CG_NOINLINE;
 void cg_unlock_wake(cg_lock_t *l) CG_HIDDEN;
 void cg_lockdep_acquire(cg_lock_t *l) CG_HIDDEN;
-void cg_lockdep_release(cg_lock_t *l) CG_HIDDEN;
 void cg_lock_assert_failed(const cg_lock_t *l, const char *what, const char *where)
     CG_COLD CG_HIDDEN __attribute__((noreturn));
 
@@ -125,21 +125,13 @@ CG_INLINE void cg_lock_at(cg_lock_t *l, uintptr_t site)
         cg_lock_raw(l, site);
 }
 
-/* The release itself, after any bookkeeping. */
-CG_INLINE void cg_unlock_raw(cg_lock_t *l)
+CG_INLINE void cg_unlock(cg_lock_t *l)
 {
     if (CG_SWITCH(CG_LOCK_ASSERTS) && CG_UNLIKELY(CG_LOAD(l->owner) != cg_lock_me()))
         cg_lock_assert_failed(l, "unlock of a lock this thread does not hold", __func__);
     CG_STORE(l->owner, 0);
     if (__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2)
         cg_unlock_wake(l);
-}
-
-CG_INLINE void cg_unlock(cg_lock_t *l)
-{
-    if (CG_UNLIKELY(cg_lockdep_on))
-        cg_lockdep_release(l);
-    cg_unlock_raw(l);
 }
 
 #define cg_lock(l) cg_lock_at((l), CG_RET_ADDR)
@@ -163,8 +155,6 @@ CG_INLINE void cg_lock_reinit(cg_lock_t *l)
 {
     l->state = 0;
     l->owner = 0;
-    if (CG_UNLIKELY(cg_lockdep_on))
-        cg_lockdep_release(l);
 }
 
 /* Fork: after the fork handlers held l across fork(), the parent releases

@@ -41,10 +41,25 @@ typedef struct edge {
     uint32_t tid;                        /* by which thread                    */
 } edge_t;
 static CG_BIG_BSS edge_t edges[CG_LK_NODES][CG_LK_NODES];
-static uint32_t graph_lock;              /* a plain spin lock, not a node      */
-static __thread uint64_t held __attribute__((tls_model("initial-exec")));
+static uint32_t graph_lock;              /* a spin lock holding its owner's tid,
+                                          * not a node                         */
 
 #define BIT(n) ((uint64_t)1 << (n))
+
+/* The nodes whose lock this thread holds.  Read off the locks themselves
+ * (their owner words) rather than kept per thread: the library's TLS is
+ * held to 64 bytes, and debug mode can afford a scan of at most 64 words. */
+static uint64_t held_by_me(void)
+{
+    uint32_t me = cg_lock_me();
+    uint64_t set = 0;
+    for (unsigned n = 1; n < CG_LK_NODES; n++) {
+        const cg_lock_t *l = CG_LOAD(lock_of[n]);
+        if (l != NULL && CG_LOAD(l->owner) == me)
+            set |= BIT(n);
+    }
+    return set;
+}
 
 /* Arena nodes above a: the declared order's implied edges. */
 static uint64_t implied(unsigned a)
@@ -54,10 +69,19 @@ static uint64_t implied(unsigned a)
     return (BIT(CG_LK_MAX) - 1) & ~(BIT(a + 1) - 1);
 }
 
-static void graph_take(void)
+/* False when this thread holds it already: a signal handler's call (a
+ * report) interrupted an update here; the edge is left out, not waited for. */
+static bool graph_take(void)
 {
-    while (__atomic_exchange_n(&graph_lock, 1, __ATOMIC_ACQUIRE) != 0)
+    uint32_t me = cg_lock_me(), free_ = 0;
+    if (__atomic_load_n(&graph_lock, __ATOMIC_RELAXED) == me)
+        return false;
+    while (!__atomic_compare_exchange_n(&graph_lock, &free_, me, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        free_ = 0;
         CG_CPU_RELAX();
+    }
+    return true;
 }
 
 static void graph_drop(void)
@@ -139,9 +163,7 @@ void cg_lockdep_acquire(cg_lock_t *l)
         return;
     if (CG_LOAD(lock_of[b]) == NULL)
         CG_STORE(lock_of[b], l);
-    uint64_t h = held & ~BIT(b);
-    held |= BIT(b);
-    for (; h; h &= h - 1) {
+    for (uint64_t h = held_by_me() & ~BIT(b); h; h &= h - 1) {
         unsigned a = (unsigned)__builtin_ctzll(h);
         if ((CG_LOAD(adj[a]) | implied(a)) & BIT(b))
             continue;                        /* known, or the declared order */
@@ -149,7 +171,8 @@ void cg_lockdep_acquire(cg_lock_t *l)
         uintptr_t a_site = la ? CG_LOAD(la->site) : 0;
         bool report = false, direct = false;
         edge_t earlier = { 0, 0, 0 };
-        graph_take();
+        if (!graph_take())
+            continue;
         if (!(adj[a] & BIT(b))) {
             if (!reaches(b, a)) {
                 edges[a][b] = (edge_t){ a_site, CG_LOAD(l->site), cg_lock_me() };
@@ -168,19 +191,13 @@ void cg_lockdep_acquire(cg_lock_t *l)
     }
 }
 
-void cg_lockdep_release(cg_lock_t *l)
-{
-    if (l->node < CG_LK_NODES)
-        held &= ~BIT(l->node);
-}
-
 /* Debug mode's acquisition site: the stack (in the depot) of the first lock
  * a thread takes; a lock taken while others are held gets its address only,
  * as unwinding then could wait for the loader's lock while a thread in
  * dlopen waits for ours. */
 static uintptr_t site_stack(uintptr_t ret)
 {
-    if (held != 0 || cg_stack_mode() != CG_STACK_LIBUNWIND)
+    if (cg_stack_mode() != CG_STACK_LIBUNWIND || held_by_me() != 0)
         return ret;
     uintptr_t pcs[12];
     cg_callout_t co = cg_callout_begin();   /* a first capture may malloc */
@@ -211,14 +228,13 @@ void cg_lockdep_enable(void)
 void cg_lockdep_lock_all(void)
 {
     if (cg_lockdep_on)
-        graph_take();
+        (void)graph_take();
 }
 
 void cg_lockdep_unlock_all(bool child)
 {
     if (child) {
-        held = 0;
-        cg_lock_tid = 0;      /* the child's thread has a new tid */
+        cg_self.ktid = 0;     /* the child's thread has a new tid */
         graph_lock = 0;
     } else if (cg_lockdep_on) {
         graph_drop();

@@ -110,16 +110,16 @@ else show; fail locks-held-assertion "a broken contract went unnoticed (exit $rc
 # unless some signals really landed inside chunkguard (cg_get_stats), and
 # the mutant without the mark must fail.
 for n in 0 3; do
-  run signals-$n "$SO" "" 120 signals $n 2
+  run signals-$n "$SO" "" 120 signals $n 1
   if [ $rc -eq 0 ] && [[ "$out" == *"ok signals"* ]]; then
     pass "locks-signals-threads-$n"; echo "$out" | grep '^signals' | sed 's/^/    /'
   else show; fail "locks-signals-threads-$n" "exit $rc"; fi
 done
-run signals-nomark "$(realpath "$L/nomark/libchunkguard.so")" "" 120 signals 0 2
+run signals-nomark "$(realpath "$L/nomark/libchunkguard.so")" "" 120 signals 0 1
 if [ $rc -ne 0 ]; then pass locks-signals-nomark-mutant-caught
 else show; fail locks-signals-nomark-mutant-caught "passed without the mark: the test is vacuous"; fi
 # Debug mode reports the re-entrant call (and halts by default).
-run signals-debug "$SO" "mode=debug" 60 signals 0 2
+run signals-debug "$SO" "mode=debug" 60 signals 0 1
 if [ $rc -eq 134 ] && jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "reentrant-call"
        and "on_prof" in frames(r[0], "where")'; then
   pass locks-signals-debug-report
@@ -132,8 +132,8 @@ if [ $rc -eq 0 ] && [[ "$out" == *"ok forkstorm threads=8 forks=2000"* ]]; then 
 else show; fail locks-fork-2000-with-8-threads "exit $rc (124: hung)"; fi
 # Debug mode: the lock-order graph checks the fork handlers' order against
 # the order the running code nests the locks.
-run fork-debug "$SO" "mode=debug" 240 forkstorm 8 200
-if [ $rc -eq 0 ] && [ ! -s "$json" ]; then pass locks-fork-200-debug-lock-order
-else show; fail locks-fork-200-debug-lock-order "exit $rc; reports: $(head -c 300 "$json")"; fi
+run fork-debug "$SO" "mode=debug" 240 forkstorm 8 100
+if [ $rc -eq 0 ] && [ ! -s "$json" ]; then pass locks-fork-100-debug-lock-order
+else show; fail locks-fork-100-debug-lock-order "exit $rc; reports: $(head -c 300 "$json")"; fi
 
 exit $((fails > 0))
