@@ -15,8 +15,9 @@
  * lockdep (Ingo Molnar, 2006), here over instances rather than classes.
  *
  * Cost: nothing unless debug mode is on (one predictable branch per
- * multi-threaded acquisition).  In debug mode, each acquisition tests one
- * bit per lock the thread already holds; the graph's own spin lock is
+ * multi-threaded acquisition).  In debug mode, each acquisition reads the
+ * owner words of the known locks (at most 64) to find those the thread
+ * holds and tests one bit per lock held; the graph's own spin lock is
  * taken only for an edge not seen before (a few dozen in a process's
  * life).  The graph is 64 x 64 bits plus 64 KiB of edge sites in .lbss,
  * untouched until used.
