@@ -100,6 +100,7 @@ clean:
 -include examples/examples.mk
 -include bench/bench.mk
 -include verify/verify.mk
+-include tests/locks/locks.mk
 
 check: deps lib
 	@tests/run-all.sh

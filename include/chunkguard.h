@@ -40,6 +40,9 @@ typedef struct cg_stats {
     unsigned long long mmapped_chunks;   /* big blocks currently mmap'd        */
     unsigned long long heaps;     /* arena heaps currently mapped              */
     unsigned long long arenas;    /* arenas created                            */
+    unsigned long long reentrant_calls; /* calls made while their thread was
+                                   * already inside chunkguard (a signal
+                                   * handler's), served apart or reported     */
 } cg_stats_t;
 
 /*

@@ -14,6 +14,7 @@
 #include "bigblock.h"
 #include "debug.h"
 #include "init.h"
+#include "reentry.h"
 #include "shadow.h"
 
 enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
@@ -31,7 +32,7 @@ CG_INLINE cg_tcache_t *enter(uintptr_t caller, const char *op, int opidx, bool m
 {
     cg_self.caller = caller;
     cg_self.op = op;
-    cg_tcache_t *tc = cg_self.tcache;
+    cg_tcache_t *tc = cg_self.held_tc;       /* inside: see reentry.h */
     if (tc == NULL && cg_self.tc_state == CG_TC_NONE)
         tc = cg_tcache_init();
     if (tc != NULL)
@@ -58,10 +59,10 @@ static inline void perturb_alloc(cg_chunk_t *c)
 CG_INLINE cg_chunk_t *from_arena(cg_arena_t *av, size_t nb, size_t align, bool mt,
                                  cg_tcache_t *tc, bool *fresh)
 {
-    cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
     cg_chunk_t *c = align ? cg_arena_memalign(av, align, nb, mt)
                           : cg_arena_malloc(av, nb, mt, fresh, tc);
-    cg_unlock_if(&av->lock, mt);
+    cg_unlock_if(&av->lock, av_tok);
     return c;
 }
 
@@ -293,7 +294,7 @@ static void *malloc_mem(size_t n, bool mt, cg_tcache_t *tc)
     return cg_chunk2mem(c);
 }
 
-void *cg_malloc_slow(size_t n, uintptr_t caller)
+CG_INLINE void *malloc_slow(size_t n, uintptr_t caller)
 {
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
@@ -305,11 +306,43 @@ void *cg_malloc_slow(size_t n, uintptr_t caller)
     return malloc_mem(n, mt, tc);
 }
 
-void cg_free_slow(void *mem, uintptr_t caller)
+void *cg_malloc_slow(size_t n, uintptr_t caller)
 {
-    if (mem == NULL)
-        return;
     cg_ensure_init();
+    CG_GUARDED(cg_reentry_alloc(n, 0, caller, "malloc"), malloc_slow(n, caller));
+}
+
+/* cg_malloc_handoff, cg_free_owned and cg_free_to_arena are entered from
+ * the inline paths with the mark of their fast path still set (the tcache
+ * hidden, so the thread is known not to be inside already): they only
+ * note that a slow path runs, and end the mark. */
+CG_INLINE void handoff_begin(cg_tcache_t *tc)
+{
+    cg_self.held_tc = tc;
+    cg_self.inside = 1;
+    CG_SIGNAL_FENCE();
+}
+
+void *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc)
+{
+    handoff_begin(tc);
+    if (CG_UNLIKELY(CG_LOAD(cg_reentry_pending) != 0))
+        cg_reentry_drain();
+    void *p = malloc_slow(n, caller);
+    cg_inside_end();
+    return p;
+}
+
+/* A block served to a signal handler (reentry.c), now given back. */
+CG_INLINE bool reentry_block(void *mem)
+{
+    return CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_release(mem);
+}
+
+static void free_slow(void *mem, uintptr_t caller)
+{
+    if (reentry_block(mem))
+        return;
     bool mt = !CG_SINGLE_THREAD_P;
     if (CG_UNLIKELY(cg_debug)) {
         count_debug(OP_FREE, mt);
@@ -320,6 +353,19 @@ void cg_free_slow(void *mem, uintptr_t caller)
     bool big;
     cg_chunk_t *c = owned_chunk(mem, CG_E_INVALID_FREE, "free(): invalid pointer", mt, &big);
     release(c, big, mt, tc);
+}
+
+void cg_free_slow(void *mem, uintptr_t caller)
+{
+    if (mem == NULL)
+        return;
+    cg_ensure_init();
+    CG_GUARDED_VOID(cg_reentry_free(mem, caller, "free"), free_slow(mem, caller));
+}
+
+void cg_free_deferred(void *mem)
+{
+    free_slow(mem, 0);
 }
 
 /* None of the free paths changes errno: the OS calls they may make
@@ -336,20 +382,24 @@ CG_INLINE cg_chunk_t *free_enter(void *mem, cg_tcache_t *tc, uintptr_t caller)
 
 void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
+    handoff_begin(tc);
     cg_chunk_t *c = free_enter(mem, tc, caller);
     check_heap_size(c);
     release_heap(c, !CG_SINGLE_THREAD_P, tc);
+    cg_inside_end();
 }
 
 void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
+    handoff_begin(tc);
     cg_chunk_t *c = free_enter(mem, tc, caller);
     cg_arena_free(cg_arena_of(c), c, !CG_SINGLE_THREAD_P);
+    cg_inside_end();
 }
 
 void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)
 {
-    if (mem == NULL)
+    if (mem == NULL || reentry_block(mem))
         return;
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
@@ -374,7 +424,7 @@ void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, con
     release(c, big, mt, tc);
 }
 
-void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
+static void *calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 {
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
@@ -404,9 +454,45 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
     return cg_chunk2mem(c);
 }
 
+/* A handler re-entering calloc: mmap'd pages read zero. */
+static void *reentry_calloc(size_t nmemb, size_t size, uintptr_t caller)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(nmemb, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return cg_reentry_alloc(bytes, 0, caller, "calloc");
+}
+
+void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
+{
+    cg_ensure_init();
+    CG_GUARDED(reentry_calloc(nmemb, size, caller), calloc_slow(nmemb, size, caller));
+}
+
+/* realloc of a block a signal handler got (reentry.c): an ordinary block
+ * now, the old one unmapped. */
+static void *realloc_reentry_block(void *mem, size_t n, size_t old, uintptr_t caller)
+{
+    if (n == 0) {
+        cg_reentry_release(mem);
+        return NULL;
+    }
+    void *p = malloc_slow(n, caller);
+    if (p != NULL) {
+        memcpy(p, mem, old < n ? old : n);
+        cg_reentry_release(mem);
+    }
+    return p;
+}
+
 void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
 {
     cg_ensure_init();
+    size_t sig_size;
+    if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &sig_size))
+        return realloc_reentry_block(mem, n, sig_size, caller);
     bool mt = !CG_SINGLE_THREAD_P;
     if (CG_UNLIKELY(cg_debug)) {
         count_debug(OP_REALLOC, mt);
@@ -524,12 +610,13 @@ void cg_core_free(void *mem, bool mt)
     release(c, big, mt, NULL);
 }
 
-int cg_posix_memalign_impl(void **memptr, size_t align, size_t n, uintptr_t caller)
+int cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t caller,
+                           void *(*alloc)(size_t align, size_t n, uintptr_t caller, const char *op))
 {
     if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
         return EINVAL;
     int saved = errno;
-    void *p = cg_memalign_impl(align, n, caller, "posix_memalign");
+    void *p = alloc(align, n, caller, "posix_memalign");
     errno = saved;
     if (p == NULL)
         return ENOMEM;
@@ -553,8 +640,11 @@ void *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op
 
 size_t cg_usable_size_impl(void *mem, uintptr_t caller)
 {
+    size_t n;
     if (mem == NULL)
         return 0;
+    if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &n))
+        return n;
     cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     if (CG_UNLIKELY(cg_debug))

@@ -7,17 +7,26 @@
 
 #include <string.h>
 
+#include "reentry.h"
 #include "tcache.h"
 
 /* Slow paths; `caller` is the program's return address, for reports.
  * Contracts are those of the standard functions (glibc 2.36). */
 void  *cg_malloc_slow(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+/* malloc's slow path for a thread whose tcache (tc) missed: called with the
+ * inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
+void  *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc) CG_HIDDEN CG_NOINLINE;
 void   cg_free_slow(void *mem, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
 void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN;
 void  *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
-int    cg_posix_memalign_impl(void **memptr, size_t align, size_t n, uintptr_t caller) CG_HIDDEN;
+/* posix_memalign's contract around alloc (cg_memalign_impl, or the
+ * re-entrant cg_reentry_memalign): EINVAL for a bad alignment, ENOMEM,
+ * errno kept. */
+int    cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t caller,
+                              void *(*alloc)(size_t align, size_t n, uintptr_t caller,
+                                             const char *op)) CG_HIDDEN;
 void  *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op) CG_HIDDEN;
 size_t cg_usable_size_impl(void *mem, uintptr_t caller) CG_HIDDEN;
 void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
@@ -30,16 +39,26 @@ void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, c
 cg_chunk_t *cg_core_alloc(size_t nb, size_t align, bool mt) CG_HIDDEN;
 void   cg_core_free(void *mem, bool mt) CG_HIDDEN;
 
-/* Fast malloc: a tcache hit, or the slow path. */
+/* A free a signal handler made while its thread was inside (reentry.c),
+ * done now: free's checks and release, without the mark (the caller is
+ * inside already). */
+void   cg_free_deferred(void *mem) CG_HIDDEN;
+
+/* Fast malloc: a tcache hit, or the slow path.  The tcache is hidden from
+ * signal handlers while it is used (reentry.h). */
 CG_INLINE void *cg_malloc_fast(size_t n, uintptr_t caller)
 {
     cg_tcache_t *tc = cg_self.tcache;
     if (CG_LIKELY(tc != NULL && n <= CG_TCACHE_MAX_REQ)) {
         size_t idx = cg_csize2tidx(cg_request2size(n));
+        CG_FAST_ENTER();
         if (CG_LIKELY(idx < cg_mp.tcache_fast_bins && tc->entries[idx] != NULL)) {
             CG_COUNT(tc->n_malloc);
-            return cg_tcache_get(tc, idx);
+            void *mem = cg_tcache_get(tc, idx);
+            CG_FAST_LEAVE(tc);
+            return mem;
         }
+        return cg_malloc_handoff(n, caller, tc);   /* ends the mark */
     }
     return cg_malloc_slow(n, caller);
 }
@@ -79,7 +98,8 @@ CG_INLINE void cg_clear(void *p, size_t n)
 
 /* Free of a pointer cg_heap_owns() accepted, by a thread with a tcache,
  * when the inline path could not take it: size checks, in-use checks,
- * then tcache, fastbin or arena. */
+ * then tcache, fastbin or arena.  Both below are called with the inline
+ * path's re-entry mark set (CG_FAST_ENTER) and end it. */
 void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 
 /* A tcache-sized chunk that passed every check of cg_free_fast but whose

@@ -21,6 +21,7 @@
 #include "fastbin.h"
 #include "init.h"
 #include "tcache.h"
+#include "testhooks.h"
 
 cg_params_t cg_mp = {
     .mmap_threshold = CG_MMAP_THRESHOLD_DEF,
@@ -36,7 +37,7 @@ cg_params_t cg_mp = {
     .tcache_max_csize = CG_MINSIZE + (CG_TCACHE_BINS - 1) * CG_ALIGN,
 };
 cg_arena_t cg_main_arena;
-cg_lock_t cg_list_lock = CG_LOCK_INIT;
+cg_lock_t cg_list_lock = CG_LOCK_INIT(CG_LK_LIST);
 
 /* ---- small helpers ---------------------------------------------------- */
 
@@ -240,6 +241,7 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
 
 void cg_arena_consolidate(cg_arena_t *av, bool mt)
 {
+    CG_HELD(&av->lock, mt);
     if (mt)
         __atomic_store_n(&av->have_fastchunks, 0, __ATOMIC_RELAXED);
     else
@@ -524,6 +526,7 @@ static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb)
 
 cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_tcache_t *tc)
 {
+    CG_HELD(&av->lock, mt);
     cg_chunk_t *v;
     *fresh = false;
     if (CG_UNLIKELY(av->top == NULL)) {         /* the main arena's first heap failed */
@@ -654,6 +657,7 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
  * leaves a leading piece of at least MINSIZE, give both ends back. */
 cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
 {
+    CG_HELD(&av->lock, mt);
     bool fresh;
     size_t want = nb + align + CG_MINSIZE;
     if (want < nb)
@@ -690,6 +694,7 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
 
 void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
 {
+    CG_HELD(&av->lock, mt);
     size_t size = cg_csize(c);
     if (size <= cg_mp.max_fast) {
         cg_fast_free(av, c, size, mt);
@@ -713,9 +718,10 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
 
 void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt)
 {
-    cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
+    CG_TEST_HOOK(CG_HOOK_ARENA_FREE_LOCKED, av);
     cg_arena_free_locked(av, c, mt);
-    cg_unlock_if(&av->lock, mt);
+    cg_unlock_if(&av->lock, av_tok);
 }
 
 /* ---- realloc in place ------------------------------------------------- */
@@ -723,7 +729,7 @@ void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt)
 bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
 {
     bool ok = true;
-    cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
     size_t size = cg_csize(c);
     cg_chunk_t *next = cg_at(c, size);
     /* glibc: "realloc(): invalid next size" — before next's size is used */
@@ -758,7 +764,7 @@ bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
         cg_start_set(r);
         cg_arena_free_locked(av, r, mt);
     }
-    cg_unlock_if(&av->lock, mt);
+    cg_unlock_if(&av->lock, av_tok);
     return ok;
 }
 
@@ -771,4 +777,6 @@ void cg_arena_init(cg_arena_t *av, int index)
         b->fd = b->bk = b;
     }
     av->index = index;
+    /* The lock-order graph knows the first arenas one by one (lock.h). */
+    av->lock.node = index < CG_LK_MAX - CG_LK_ARENA0 ? (uint16_t)(CG_LK_ARENA0 + index) : CG_LK_NONE;
 }

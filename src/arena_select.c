@@ -108,12 +108,12 @@ void cg_arena_detach_thread(void)
     if (av == NULL)
         return;
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_lock_if(&cg_list_lock, mt);
+    cg_tok_t list_tok = cg_lock_if(&cg_list_lock, mt);
     if (av->attached_threads > 0 && --av->attached_threads == 0 && av != &cg_main_arena) {
         av->next_free = free_list;
         free_list = av;
     }
-    cg_unlock_if(&cg_list_lock, mt);
+    cg_unlock_if(&cg_list_lock, list_tok);
     cg_self.arena = NULL;
 }
 

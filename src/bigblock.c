@@ -10,7 +10,7 @@ typedef struct reg_entry {
     size_t maplen;      /* length of the whole mapping                    */
 } reg_entry_t;
 
-static cg_lock_t reg_lock = CG_LOCK_INIT;
+static cg_lock_t reg_lock = CG_LOCK_INIT(CG_LK_BIG);
 
 /* The last few big blocks freed, so that a second free of one can be named
  * a double free rather than a free of a pointer we never saw. */
@@ -115,13 +115,13 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt)
     c->prev_size = off;
     cg_set_head(c, (len - off) | CG_IS_MMAPPED);
 
-    cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
     bool ok = reg_reserve();
     if (ok) {
         reg_put(reg_tab, reg_cap, (uintptr_t)c, len);
         reg_used++;
     }
-    cg_unlock_if(&reg_lock, mt);
+    cg_unlock_if(&reg_lock, reg_tok);
     if (!ok) {
         cg_os_unmap(raw, len);
         return NULL;
@@ -134,10 +134,10 @@ bool cg_big_owns(const cg_chunk_t *c, bool mt, bool *header_ok)
 {
     if ((uintptr_t)c < 4096)      /* 0 marks an empty registry slot */
         return false;
-    cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
     reg_entry_t *e = reg_find((uintptr_t)c);
     size_t maplen = e ? e->maplen : 0;
-    cg_unlock_if(&reg_lock, mt);
+    cg_unlock_if(&reg_lock, reg_tok);
     if (e == NULL)
         return false;
     *header_ok = cg_is_mmapped(c) && c->prev_size < maplen &&
@@ -148,12 +148,12 @@ bool cg_big_owns(const cg_chunk_t *c, bool mt, bool *header_ok)
 void cg_big_free(cg_chunk_t *c, bool mt)
 {
     size_t off = c->prev_size, len = off + cg_csize(c);
-    cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
     reg_entry_t *e = reg_find((uintptr_t)c);
     if (e != NULL)
         reg_remove(e);
     recent[recent_next++ % RECENT] = (uintptr_t)c;
-    cg_unlock_if(&reg_lock, mt);
+    cg_unlock_if(&reg_lock, reg_tok);
     /* glibc's dynamic threshold: a freed big block shows the program uses
      * blocks of this size repeatedly, so serve them from the heap from now
      * on; the trim threshold follows at twice the mmap threshold. */
@@ -177,7 +177,7 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
         return NULL;
     if (newlen == oldlen)
         return c;
-    cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
     bool ok = reg_reserve();
     cg_chunk_t *nc = NULL;
     if (ok) {
@@ -192,7 +192,7 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
             reg_used++;
         }
     }
-    cg_unlock_if(&reg_lock, mt);
+    cg_unlock_if(&reg_lock, reg_tok);
     if (nc != NULL)
         CG_ADD_IF(&cg_mp.mmapped_mem, newlen - oldlen, mt);
     return nc;
@@ -203,10 +203,10 @@ bool cg_big_recently_freed(const cg_chunk_t *c, bool mt)
     if ((uintptr_t)c < 4096)      /* the ring starts out as zeros */
         return false;
     bool found = false;
-    cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
     for (unsigned i = 0; i < RECENT && !found; i++)
         found = recent[i] == (uintptr_t)c;
-    cg_unlock_if(&reg_lock, mt);
+    cg_unlock_if(&reg_lock, reg_tok);
     return found;
 }
 
@@ -220,8 +220,5 @@ void cg_big_each_locked(void (*fn)(const cg_chunk_t *c, size_t maplen, void *arg
 void cg_big_lock_all(void) { cg_lock(&reg_lock); }
 void cg_big_unlock_all(bool child)
 {
-    if (child)
-        cg_lock_reinit(&reg_lock);
-    else
-        cg_unlock(&reg_lock);
+    cg_lock_after_fork(&reg_lock, child);
 }

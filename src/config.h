@@ -86,6 +86,24 @@
 #define CG_CLEAR_SMALL_INLINE 1
 #endif
 
+/* Test builds (tests/locks, the sanitizer cores) turn these on; the shipped
+ * library has them off.  CG_LOCK_ASSERTS: every "caller holds the lock"
+ * contract (CG_HELD) and every unlock is checked against the lock's real
+ * owner.  CG_TEST_HOOKS: the cg_test_* entry points and hook calls
+ * (src/testhooks.c) exist. */
+#ifndef CG_LOCK_ASSERTS
+#define CG_LOCK_ASSERTS 0
+#endif
+#ifndef CG_TEST_HOOKS
+#define CG_TEST_HOOKS 0
+#endif
+
+/* The per-thread "inside the allocator" mark (reentry.h).  Only a mutant
+ * for the signal test (tests/suites/52-locks.sh) turns it off. */
+#ifndef CG_REENTRY_MARK
+#define CG_REENTRY_MARK 1
+#endif
+
 /* Geometry (x86_64). */
 #define CG_SIZE_SZ        8u
 #define CG_ALIGN          16u

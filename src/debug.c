@@ -22,6 +22,7 @@
 #include "maps.h"
 #include "options.h"
 #include "quarantine.h"
+#include "reentry.h"
 #include "render.h"
 #include "report.h"
 #include "shadow.h"
@@ -115,7 +116,9 @@ static uint32_t capture(void)
     /* Capture a few frames more than asked and drop chunkguard's own from
      * the top (however the compiler inlined them): the stack starts at the
      * program's call. */
+    cg_callout_t co = cg_callout_begin();   /* a first capture may malloc */
     size_t n = capture_pcs(pcs, depth + 8 < 64 ? depth + 8 : 64, 0), k = 0;
+    cg_callout_end(co);
     while (k < n && cg_in_own_code(pcs[k]))
         k++;
     if (k == n) {
@@ -173,11 +176,11 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
         d.block_kind = cg_kind_name(r->kind);
         if (d.block_freed) {
             size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
-            d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n };
+            d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n, NULL };
         }
         size_t n = r->alloc_stack ? cg_stack_get(r->alloc_stack, &pcs) : 0;
         d.stacks[d.nstacks++] = (cg_rstack_t){ "previously allocated", (int)r->alloc_tid,
-                                               n ? pcs : NULL, n };
+                                               n ? pcs : NULL, n, NULL };
     }
     cg_report_emit(&d, kind != CG_E_SEGV);
 }

@@ -75,6 +75,7 @@ CG_INLINE void cg_fastbin_check_index(const cg_chunk_t *v, size_t idx, const cha
 /* Pop under the arena lock (mt) or single-threaded; NULL when empty. */
 CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
 {
+    CG_HELD(&av->lock, mt);
     cg_chunk_t **fb = &av->fastbins[idx];
     cg_chunk_t *v = mt ? __atomic_load_n(fb, __ATOMIC_ACQUIRE) : *fb;
     for (;;) {

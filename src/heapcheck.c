@@ -662,18 +662,18 @@ static void check_record(cg_shadow_t *r, void *arg)
 
 static void lock_everything(void)
 {
-    cg_quarantine_lock_all();
-    cg_shadow_lock_all();
     cg_arenas_lock_all();
     cg_big_lock_all();
+    cg_shadow_lock_all();
+    cg_quarantine_lock_all();
 }
 
 static void unlock_everything(void)
 {
+    cg_quarantine_unlock_all(false);
+    cg_shadow_unlock_all(false);
     cg_big_unlock_all(false);
     cg_arenas_unlock_all(false);
-    cg_shadow_unlock_all(false);
-    cg_quarantine_unlock_all(false);
 }
 
 static void make_set(hc_t *x)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "reentry.h"
 #include "arena.h"
 #include "bigblock.h"
 #include "info.h"
@@ -24,7 +25,7 @@ typedef struct arena_info {
 static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
 {
     *ai = (arena_info_t){0};
-    cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
     for (size_t i = 0; i < CG_NFASTBINS; i++) {
         size_t guard = 0;
         for (cg_chunk_t *p = __atomic_load_n(&av->fastbins[i], __ATOMIC_ACQUIRE);
@@ -48,7 +49,7 @@ static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
     ai->max_system = av->max_system_mem;
     for (cg_heap_t *h = av->heap; h != NULL; h = h->prev)
         ai->heaps++;
-    cg_unlock_if(&av->lock, mt);
+    cg_unlock_if(&av->lock, av_tok);
 }
 
 /* The inline tcache paths skip block filling, so they serve no bin while
@@ -99,9 +100,9 @@ int cg_param_set(int param, long value, bool mt)
         /* Empty the fastbins first: chunks filed under the old limit must
          * not be stranded above the new one. */
         for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
-            cg_lock_if(&av->lock, mt);
+            cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
             cg_arena_consolidate(av, mt);
-            cg_unlock_if(&av->lock, mt);
+            cg_unlock_if(&av->lock, av_tok);
         }
         cg_mp.max_fast = value == 0 ? CG_MINSIZE / 2
                                     : (((size_t)value + CG_SIZE_SZ) & ~(size_t)CG_ALIGN_MASK);
@@ -176,10 +177,10 @@ int cg_malloc_trim_impl(size_t pad)
     bool mt = !CG_SINGLE_THREAD_P;
     int released = 0;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
-        cg_lock_if(&av->lock, mt);
+        cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
         cg_arena_consolidate(av, mt);
         released |= cg_arena_trim(av, pad, true);
-        cg_unlock_if(&av->lock, mt);
+        cg_unlock_if(&av->lock, av_tok);
     }
     return released;
 }
@@ -261,13 +262,14 @@ void cg_get_stats_impl(cg_stats_t *out)
     out->memaligns = c[4];
     out->mmapped_chunks = CG_LOAD(cg_mp.n_mmaps);
     out->arenas = CG_LOAD(cg_mp.narenas);
+    out->reentrant_calls = cg_reentry_count();
     out->heaps = 0;
     if (cg_init_state != 2)
         return;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
-        cg_lock_if(&av->lock, mt);
+        cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
         for (cg_heap_t *h = av->heap; h != NULL; h = h->prev)
             out->heaps++;
-        cg_unlock_if(&av->lock, mt);
+        cg_unlock_if(&av->lock, av_tok);
     }
 }

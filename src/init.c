@@ -26,6 +26,8 @@
 #include "stack.h"
 #include "stackdepot.h"
 #include "info.h"
+#include "lockdep.h"
+#include "symbolize.h"
 #include "options.h"
 #include "report.h"
 #include "tcache.h"
@@ -49,16 +51,21 @@ void cg_thread_register_exit(struct cg_tcache *tc)
         pthread_setspecific(exit_key, tc);
 }
 
-/* Fork: every chunkguard lock is taken in prepare (quarantine, shadow
- * records, stack depot, arena list, arenas by index, big-block registry,
- * report, in that order) so no lock is held mid-update by a thread that
- * does not exist in the child; the parent releases them, the child resets
- * them.  The report lock comes last: a report may start with any other
- * lock held (heap corruption found under an arena lock, a fault inside
- * chunkguard) and takes none itself, so taking it first would deadlock a
- * fork against such a report (verify/models/fork.pml).  Registered at
- * initialisation, before the program can have registered handlers that
- * run after ours in prepare. */
+/*
+ * Fork: every chunkguard lock is taken in prepare, in one documented order
+ * (docs/design.md, "Fork") — the arena list, the arenas by index (main
+ * first), the big-block registry, debug mode's shadow records, quarantine
+ * and stack depot, the report lock, the symbolizer's cache, and last the
+ * lock-order graph's own lock — so that no lock is held mid-update by a
+ * thread that does not exist in the child.  The order is the nesting order
+ * of the running code (outer first; a report can start while any other
+ * lock is held, so its lock comes late), and in debug mode the lock-order
+ * graph checks it: the handler's acquisitions are edges like any others.
+ * The parent releases them in reverse order, the child resets them.
+ * Registered at initialisation, before the program's first allocation
+ * returns and before it can have registered handlers that run after ours
+ * in prepare.
+ */
 static bool forked_mt;        /* the process had threads when it forked */
 
 static void fork_prepare(void)
@@ -66,36 +73,40 @@ static void fork_prepare(void)
     if (cg_init_state != 2)
         return;
     forked_mt = !CG_SINGLE_THREAD_P;
-    cg_quarantine_lock_all();
-    cg_shadow_lock_all();
-    cg_stackdepot_lock();
     cg_arenas_lock_all();
     cg_big_lock_all();
+    cg_shadow_lock_all();
+    cg_quarantine_lock_all();
+    cg_stackdepot_lock();
     cg_report_lock_all();
+    cg_symbolize_lock_all();
+    cg_lockdep_lock_all();
+}
+
+static void fork_unlock_all(bool child)
+{
+    cg_lockdep_unlock_all(child);
+    cg_symbolize_unlock_all(child);
+    cg_report_unlock_all(child);
+    cg_stackdepot_unlock(child);
+    cg_quarantine_unlock_all(child);
+    cg_shadow_unlock_all(child);
+    cg_big_unlock_all(child);
+    cg_arenas_unlock_all(child);
 }
 
 static void fork_parent(void)
 {
     if (cg_init_state != 2)
         return;
-    cg_report_unlock_all(false);
-    cg_big_unlock_all(false);
-    cg_arenas_unlock_all(false);
-    cg_stackdepot_unlock(false);
-    cg_shadow_unlock_all(false);
-    cg_quarantine_unlock_all(false);
+    fork_unlock_all(false);
 }
 
 static void fork_child(void)
 {
     if (cg_init_state != 2)
         return;
-    cg_report_unlock_all(true);
-    cg_big_unlock_all(true);
-    cg_arenas_unlock_all(true);
-    cg_stackdepot_unlock(true);
-    cg_shadow_unlock_all(true);
-    cg_quarantine_unlock_all(true);
+    fork_unlock_all(true);
     if (forked_mt && cg_debug)      /* only debug mode unwinds */
         cg_stack_after_fork_child();
     cg_tcache_after_fork_child();
@@ -148,6 +159,8 @@ static void init_core(void)
     cg_options_init();
     apply_options();
     cg_debug_init();
+    if (cg_debug)
+        cg_lockdep_enable();
     cg_fault_install();
     cg_ncpus = cg_os_ncpus();
     cg_arena_init(&cg_main_arena, 0);

@@ -19,6 +19,7 @@
 #include "info.h"
 #include "init.h"
 #include "leaks.h"
+#include "reentry.h"
 #include "render.h"
 
 #ifdef CHUNKGUARD_PREFIXED
@@ -48,10 +49,13 @@ CG_PUBLIC void CG_API(free)(void *mem)
 {
     cg_tcache_t *tc = cg_self.tcache;
     if (CG_LIKELY(tc != NULL) && CG_LIKELY(cg_heap_owns(mem))) {
+        CG_FAST_ENTER();
         int r = cg_free_fast(tc, mem);
-        if (r == CG_FREE_BIN_FULL)
+        if (CG_LIKELY(r == CG_FREE_DONE))
+            CG_FAST_LEAVE(tc);
+        else if (r == CG_FREE_BIN_FULL)   /* these two end the mark */
             cg_free_to_arena(mem, tc, CG_RET_ADDR);
-        else if (r == CG_FREE_SLOW)
+        else
             cg_free_owned(mem, tc, CG_RET_ADDR);
         return;
     }
@@ -66,12 +70,15 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
     if (CG_LIKELY(tc != NULL && !__builtin_mul_overflow(nmemb, size, &bytes) &&
                   bytes <= CG_TCACHE_MAX_REQ)) {
         size_t csz = cg_request2size(bytes), idx = cg_csize2tidx(csz);
+        CG_FAST_ENTER();
         if (CG_LIKELY(idx < cg_mp.tcache_fast_bins && tc->entries[idx] != NULL)) {
             CG_COUNT(tc->n_calloc);
             void *mem = cg_tcache_get(tc, idx);
+            CG_FAST_LEAVE(tc);
             cg_clear(mem, csz - CG_SIZE_SZ);
             return mem;
         }
+        CG_FAST_LEAVE(tc);
     }
     return cg_calloc_slow(nmemb, size, CG_RET_ADDR);
 }
@@ -81,67 +88,93 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
  * failure returns NULL with ENOMEM and p stays valid. */
 CG_PUBLIC void *CG_API(realloc)(void *mem, size_t n)
 {
-    return cg_realloc_impl(mem, n, CG_RET_ADDR);
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED(cg_reentry_realloc(mem, n, ra), cg_realloc_impl(mem, n, ra));
 }
 
 /* reallocarray - realloc(mem, nmemb * size), failing with ENOMEM on
  * overflow (mem untouched). */
 CG_PUBLIC void *CG_API(reallocarray)(void *mem, size_t nmemb, size_t size)
 {
-    return cg_reallocarray_impl(mem, nmemb, size, CG_RET_ADDR);
+    uintptr_t ra = CG_RET_ADDR;
+    size_t bytes;
+    cg_ensure_init();
+    CG_GUARDED(__builtin_mul_overflow(nmemb, size, &bytes) ? (errno = ENOMEM, NULL)
+                                                          : cg_reentry_realloc(mem, bytes, ra),
+               cg_reallocarray_impl(mem, nmemb, size, ra));
 }
 
 /* memalign - n bytes aligned to align (rounded up to a power of two);
  * EINVAL if align > SIZE_MAX/2 + 1, ENOMEM when out of memory. */
 CG_PUBLIC void *CG_API(memalign)(size_t align, size_t n)
 {
-    return cg_memalign_impl(align, n, CG_RET_ADDR, "memalign");
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED(cg_reentry_alloc(n, align, ra, "memalign"), cg_memalign_impl(align, n, ra, "memalign"));
 }
 
 /* aligned_alloc - as memalign (glibc 2.36 accepts any alignment). */
 CG_PUBLIC void *CG_API(aligned_alloc)(size_t align, size_t n)
 {
-    return cg_memalign_impl(align, n, CG_RET_ADDR, "aligned_alloc");
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED(cg_reentry_alloc(n, align, ra, "aligned_alloc"),
+               cg_memalign_impl(align, n, ra, "aligned_alloc"));
 }
 
 /* posix_memalign - 0 and *memptr set, or EINVAL (align not a power of two
  * multiple of sizeof(void *)) or ENOMEM, *memptr untouched; errno kept. */
 CG_PUBLIC int CG_API(posix_memalign)(void **memptr, size_t align, size_t n)
 {
-    return cg_posix_memalign_impl(memptr, align, n, CG_RET_ADDR);
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED(cg_posix_memalign_with(memptr, align, n, ra, cg_reentry_memalign),
+               cg_posix_memalign_with(memptr, align, n, ra, cg_memalign_impl));
 }
 
 /* valloc - n bytes aligned to the page size. */
 CG_PUBLIC void *CG_API(valloc)(size_t n)
 {
-    return cg_valloc_impl(n, false, CG_RET_ADDR, "valloc");
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED(cg_reentry_alloc(n, cg_pagesize, ra, "valloc"), cg_valloc_impl(n, false, ra, "valloc"));
 }
 
 /* pvalloc - n rounded up to whole pages (at least one), page aligned. */
 CG_PUBLIC void *CG_API(pvalloc)(size_t n)
 {
-    return cg_valloc_impl(n, true, CG_RET_ADDR, "pvalloc");
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED(cg_reentry_alloc(n, cg_pagesize, ra, "pvalloc"), cg_valloc_impl(n, true, ra, "pvalloc"));
 }
 
 /* malloc_usable_size - bytes usable in the block (>= what was asked);
  * 0 for NULL or a freed heap block.  A foreign pointer is reported. */
 CG_PUBLIC size_t CG_API(malloc_usable_size)(void *mem)
 {
-    return cg_usable_size_impl(mem, CG_RET_ADDR);
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED(cg_reentry_usable(mem, ra), cg_usable_size_impl(mem, ra));
 }
 
 /* free_sized (C23) - free a block whose requested size was n; a size
  * larger than the block is reported (free-size-mismatch). */
 CG_PUBLIC void CG_API(free_sized)(void *mem, size_t n)
 {
-    cg_free_sized_impl(mem, 0, n, CG_RET_ADDR, "free_sized");
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED_VOID(cg_reentry_free(mem, ra, "free_sized"), cg_free_sized_impl(mem, 0, n, ra, "free_sized"));
 }
 
 /* free_aligned_sized (C23) - free a block from aligned_alloc(align, n);
  * a wrong size or alignment is reported (free-size-mismatch). */
 CG_PUBLIC void CG_API(free_aligned_sized)(void *mem, size_t align, size_t n)
 {
-    cg_free_sized_impl(mem, align, n, CG_RET_ADDR, "free_aligned_sized");
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED_VOID(cg_reentry_free(mem, ra, "free_aligned_sized"),
+                    cg_free_sized_impl(mem, align, n, ra, "free_aligned_sized"));
 }
 
 #ifndef CHUNKGUARD_PREFIXED
@@ -167,7 +200,8 @@ __typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("
  * as glibc 2.36 does. */
 CG_PUBLIC int CG_API(mallopt)(int param, int value)
 {
-    return cg_mallopt_impl(param, value);
+    cg_ensure_init();
+    CG_GUARDED(0, cg_mallopt_impl(param, value));
 }
 
 /* mallinfo2 - heap statistics summed over all arenas (bytes). */
@@ -195,7 +229,8 @@ CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
  * Returns 1 if any memory was released. */
 CG_PUBLIC int CG_API(malloc_trim)(size_t pad)
 {
-    return cg_malloc_trim_impl(pad);
+    cg_ensure_init();
+    CG_GUARDED(0, cg_malloc_trim_impl(pad));
 }
 
 /* malloc_stats - per-arena and total bytes to stderr (glibc's layout);

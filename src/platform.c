@@ -169,23 +169,30 @@ size_t cg_os_ncpus(void)
 }
 
 
-/* Contended path of the three-state futex lock: mark the lock contended and
- * sleep until the holder's unlock wakes us. */
-void cg_lock_slow(cg_lock_t *l)
+long cg_os_futex_wait(uint32_t *addr, uint32_t val, int64_t timeout_ns)
 {
-    for (int spin = 0; spin < CG_LOCK_SPIN; spin++) {
-        CG_CPU_RELAX();
-        uint32_t zero = 0;
-        if (__atomic_load_n(&l->state, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(&l->state, &zero, 1, false,
-                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            return;
+    struct timespec ts, *tp = NULL;
+    if (timeout_ns >= 0) {
+        ts.tv_sec = (time_t)(timeout_ns / 1000000000);
+        ts.tv_nsec = (long)(timeout_ns % 1000000000);
+        tp = &ts;
     }
-    while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0)
-        SYS(SYS_futex, &l->state, FUTEX_WAIT_PRIVATE, 2, 0, 0, 0);
+    return SYS(SYS_futex, addr, FUTEX_WAIT_PRIVATE, val, tp, 0, 0);
 }
 
-void cg_unlock_wake(cg_lock_t *l)
+void cg_os_futex_wake(uint32_t *addr)
 {
-    SYS(SYS_futex, &l->state, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+    SYS(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+}
+
+uint32_t cg_os_gettid(void)
+{
+    return (uint32_t)SYS(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
+
+uint64_t cg_os_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }

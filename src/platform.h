@@ -54,52 +54,13 @@ void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, m
 size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */
 void  cg_os_write_all(int fd, const char *buf, size_t len) CG_HIDDEN;
 uint64_t cg_os_random64(void) CG_HIDDEN;
-
-/*
- * cg_lock_t — a futex lock (Drepper's three-state mutex: 0 free, 1 held,
- * 2 held with waiters).  Not recursive.  Single-threaded callers decide once
- * at the top of an operation to skip it, and pass that decision down: the
- * unlock side never asks "single-threaded?" again.
- */
-typedef struct cg_lock {
-    uint32_t state;     /* 0 free, 1 held, 2 held and contended */
-} cg_lock_t;
-
-#define CG_LOCK_INIT { 0 }
-
-/* How many times cg_lock_slow polls a held lock (with a CPU pause between
- * polls, roughly 4 µs in all) before it sleeps in the kernel.  Arena
- * critical sections last about 100 ns, far less than a futex sleep and
- * wake-up, so a short spin saves the two context switches that a contended
- * acquisition otherwise costs (measured on the two-thread bench row; see
- * docs/performance.md).  The idea is glibc's adaptive mutex
- * (PTHREAD_MUTEX_ADAPTIVE_NP), bounded by a constant here. */
-#ifndef CG_LOCK_SPIN
-#define CG_LOCK_SPIN 100
-#endif
-
-#if defined(__x86_64__) || defined(__i386__)
-#define CG_CPU_RELAX() __builtin_ia32_pause()
-#else
-#define CG_CPU_RELAX() __asm__ __volatile__("" ::: "memory")
-#endif
-
-void cg_lock_slow(cg_lock_t *l) CG_HIDDEN;
-void cg_unlock_wake(cg_lock_t *l) CG_HIDDEN;
-
-CG_INLINE void cg_lock(cg_lock_t *l)
-{
-    uint32_t zero = 0;
-    if (!__atomic_compare_exchange_n(&l->state, &zero, 1, false,
-                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        cg_lock_slow(l);
-}
-
-CG_INLINE void cg_unlock(cg_lock_t *l)
-{
-    if (__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2)
-        cg_unlock_wake(l);
-}
+/* futex wait on *addr while it holds val, at most timeout_ns (< 0: no
+ * limit); returns 0 or -errno (-ETIMEDOUT, -EAGAIN, -EINTR).  And wake one
+ * waiter.  Private futexes. */
+long  cg_os_futex_wait(uint32_t *addr, uint32_t val, int64_t timeout_ns) CG_HIDDEN;
+void  cg_os_futex_wake(uint32_t *addr) CG_HIDDEN;
+uint32_t cg_os_gettid(void) CG_HIDDEN;
+uint64_t cg_os_now_ns(void) CG_HIDDEN;               /* CLOCK_MONOTONIC */
 
 /* Counters shared between threads: an atomic add only when the operation
  * runs multi-threaded, so the single-threaded path stays free of locked
@@ -113,11 +74,6 @@ CG_INLINE void cg_unlock(cg_lock_t *l)
 #define CG_LOAD(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CG_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
 
-/* Reset after fork in the child: the holder thread does not exist there. */
-CG_INLINE void cg_lock_reinit(cg_lock_t *l) { l->state = 0; }
-
-/* Lock taken only when the operation decided it runs multi-threaded. */
-CG_INLINE void cg_lock_if(cg_lock_t *l, bool mt) { if (mt) cg_lock(l); }
-CG_INLINE void cg_unlock_if(cg_lock_t *l, bool mt) { if (mt) cg_unlock(l); }
+#include "lock.h"
 
 #endif /* CG_PLATFORM_H */

@@ -3,7 +3,7 @@
  */
 #include "quarantine.h"
 
-static cg_lock_t q_lock = CG_LOCK_INIT;
+static cg_lock_t q_lock = CG_LOCK_INIT(CG_LK_QUARANTINE);
 static uint32_t q_head, q_tail;      /* oldest and newest record ids (0: empty) */
 static size_t q_bytes, q_blocks;
 
@@ -15,7 +15,7 @@ static size_t record_bytes(const cg_shadow_t *r)
 size_t cg_quarantine_put(uint32_t id, size_t budget, bool mt, uint32_t out[CG_QUARANTINE_BATCH])
 {
     size_t n = 0, bytes = record_bytes(cg_shadow_at(id));
-    cg_lock_if(&q_lock, mt);
+    cg_tok_t q_tok = cg_lock_if(&q_lock, mt);
     cg_shadow_at(id)->next = 0;
     if (q_tail != 0)
         cg_shadow_at(q_tail)->next = id;
@@ -34,17 +34,17 @@ size_t cg_quarantine_put(uint32_t id, size_t budget, bool mt, uint32_t out[CG_QU
         q_blocks--;
         out[n++] = old;
     }
-    cg_unlock_if(&q_lock, mt);
+    cg_unlock_if(&q_lock, q_tok);
     return n;
 }
 
 void cg_quarantine_each(void (*fn)(cg_shadow_t *r))
 {
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_lock_if(&q_lock, mt);
+    cg_tok_t q_tok = cg_lock_if(&q_lock, mt);
     for (uint32_t id = q_head; id != 0; id = cg_shadow_at(id)->next)
         fn(cg_shadow_at(id));
-    cg_unlock_if(&q_lock, mt);
+    cg_unlock_if(&q_lock, q_tok);
 }
 
 void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
@@ -64,8 +64,5 @@ void cg_quarantine_lock_all(void) { cg_lock(&q_lock); }
 
 void cg_quarantine_unlock_all(bool child)
 {
-    if (child)
-        cg_lock_reinit(&q_lock);
-    else
-        cg_unlock(&q_lock);
+    cg_lock_after_fork(&q_lock, child);
 }

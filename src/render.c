@@ -57,6 +57,9 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
     n += cg_fmt(b + n, cap - n, "\n");
     if (d->nstacks > 0)
         n += put_frames(b + n, cap - n, &d->stacks[0]);
+    if (d->lock != NULL)
+        n += cg_fmt(b + n, cap - n, "lock: the %s at %p, held by thread tid %d\n", d->lock,
+                    d->addr, (int)d->holder_tid);
     if (d->has_block) {
         const char *u = d->block, *p = d->addr;
         if (p < u)
@@ -207,10 +210,21 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
     } else {
         jraw(&w, "null");
     }
+    jraw(&w, ",\"lock\":");
+    if (d->lock != NULL) {
+        jraw(&w, "{\"name\":");
+        jstr(&w, d->lock);
+        jraw(&w, ",\"holder_tid\":");
+        jnum(&w, d->holder_tid);
+        jraw(&w, "}");
+    } else {
+        jraw(&w, "null");
+    }
     static const char *const names[3] = { "where", "freed", "allocated" };
     jraw(&w, ",\"stacks\":{");
     for (size_t i = 0; i < d->nstacks; i++) {
-        const char *name = i == 0 ? names[0] : d->stacks[i].title[0] == 'f' ? names[1] : names[2];
+        const char *name = d->stacks[i].key ? d->stacks[i].key : i == 0 ? names[0]
+                           : d->stacks[i].title[0] == 'f' ? names[1] : names[2];
         if (i)
             jraw(&w, ",");
         jstr(&w, name);

@@ -21,6 +21,8 @@ typedef struct cg_rstack {
     int tid;                    /* thread number, -1 when not known       */
     const uintptr_t *pcs;       /* return addresses, innermost first      */
     size_t n;
+    const char *key;            /* its name in the JSON "stacks" object;
+                                 * NULL: "where", "freed" or "allocated"  */
 } cg_rstack_t;
 
 typedef struct cg_rdata {
@@ -40,6 +42,9 @@ typedef struct cg_rdata {
     const char *block_kind;     /* "malloc", "calloc", ...                */
     size_t objects;             /* memory-leak: blocks in the group (their
                                  * bytes are block_size, has_block false) */
+    /* Lock reports (deadlock, lock-wait-timeout, lock-order-inversion). */
+    const char *lock;           /* the lock's name, NULL for other reports */
+    long holder_tid;            /* kernel tid of its holder (0: none)     */
 } cg_rdata_t;
 
 /*

@@ -23,7 +23,7 @@ static const char *const tokens[CG_E_COUNT] = {
 /* One report at a time, process-wide: reports from several threads are
  * written whole, one after the other.  A report begun on a thread that is
  * already writing one (a fault inside the reporter) aborts at once. */
-static cg_lock_t report_lock = CG_LOCK_INIT;
+static cg_lock_t report_lock = CG_LOCK_INIT(CG_LK_REPORT);
 
 void cg_log_write(const char *buf, size_t len)
 {
@@ -74,10 +74,7 @@ void cg_report_lock_all(void) { cg_lock(&report_lock); }
 
 void cg_report_unlock_all(bool child)
 {
-    if (child)
-        cg_lock_reinit(&report_lock);
-    else
-        cg_unlock(&report_lock);
+    cg_lock_after_fork(&report_lock, child);
 }
 
 void cg_report_leave(void)

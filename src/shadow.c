@@ -9,7 +9,7 @@
 #define SLAB_RECORDS ((uint32_t)1 << SLAB_SHIFT)        /* 4096 records, 224 KiB */
 #define MAX_SLABS 16384                                  /* 64 Mi records */
 
-static cg_lock_t shadow_lock = CG_LOCK_INIT;
+static cg_lock_t shadow_lock = CG_LOCK_INIT(CG_LK_SHADOW);
 static CG_BIG_BSS cg_shadow_t *slabs[MAX_SLABS];
 static uint32_t nslabs;            /* slabs mapped                        */
 static uint32_t bump;              /* records ever handed out (ids 1..)   */
@@ -126,7 +126,7 @@ static uint32_t record_alloc(void)
 
 cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *idp)
 {
-    cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
     uint32_t id = record_alloc();
     if (id != 0 && big && big_used * 2 >= big_cap && !big_grow()) {
         cg_shadow_at(id)->next = free_head;
@@ -148,14 +148,14 @@ cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *idp)
             CG_STORE(*map_slot(c), id);
         }
     }
-    cg_unlock_if(&shadow_lock, mt);
+    cg_unlock_if(&shadow_lock, shadow_tok);
     *idp = id;
     return r;
 }
 
 void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt)
 {
-    cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
     uint32_t id = 0;
     if (big) {
         big_slot_t *s = big_find(r->chunk);
@@ -174,17 +174,17 @@ void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt)
         free_head = id;
         nlive--;
     }
-    cg_unlock_if(&shadow_lock, mt);
+    cg_unlock_if(&shadow_lock, shadow_tok);
 }
 
 cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, bool mt)
 {
     uint32_t id;
     if (big) {
-        cg_lock_if(&shadow_lock, mt);
+        cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
         big_slot_t *s = big_find(c);
         id = s ? s->id : 0;
-        cg_unlock_if(&shadow_lock, mt);
+        cg_unlock_if(&shadow_lock, shadow_tok);
     } else {
         id = CG_LOAD(*map_slot(c));
     }
@@ -202,14 +202,14 @@ cg_shadow_t *cg_shadow_find(const void *a, bool mt)
         return c != NULL ? cg_shadow_of(c, false, mt) : NULL;
     }
     cg_shadow_t *found = NULL;
-    cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
     for (size_t j = 0; j < big_cap && found == NULL; j++) {
         const cg_chunk_t *c = big_tab[j].chunk;
         if (c != NULL && (const char *)a >= (const char *)c &&
             (const char *)a < (const char *)c + cg_csize(c))
             found = cg_shadow_at(big_tab[j].id);
     }
-    cg_unlock_if(&shadow_lock, mt);
+    cg_unlock_if(&shadow_lock, shadow_tok);
     return found;
 }
 
@@ -267,8 +267,5 @@ void cg_shadow_lock_all(void) { cg_lock(&shadow_lock); }
 
 void cg_shadow_unlock_all(bool child)
 {
-    if (child)
-        cg_lock_reinit(&shadow_lock);
-    else
-        cg_unlock(&shadow_lock);
+    cg_lock_after_fork(&shadow_lock, child);
 }

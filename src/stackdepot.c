@@ -33,7 +33,7 @@ typedef struct rec {
     uintptr_t pcs[];     /* the frames, innermost first                   */
 } rec_t;
 
-static cg_lock_t depot_lock = CG_LOCK_INIT;   /* serialises inserters      */
+static cg_lock_t depot_lock = CG_LOCK_INIT(CG_LK_DEPOT);   /* serialises inserters      */
 static uint32_t *table;                       /* bucket heads; NULL at first */
 static CG_BIG_BSS char *chunks[MAX_CHUNKS];   /* record chunks, published   */
 static size_t nchunks;                        /* chunks mapped (under lock) */
@@ -141,7 +141,7 @@ uint32_t cg_stack_put(const uintptr_t *pcs, size_t n)
             return id;
     }
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_lock_if(&depot_lock, mt);
+    cg_tok_t depot_tok = cg_lock_if(&depot_lock, mt);
     tab = table;
     if (tab == NULL) {
         tab = cg_os_map_aligned(TABLE_SIZE * sizeof(uint32_t), cg_pagesize);
@@ -158,7 +158,7 @@ uint32_t cg_stack_put(const uintptr_t *pcs, size_t n)
     }
     if (id == 0)
         st.refused++;
-    cg_unlock_if(&depot_lock, mt);
+    cg_unlock_if(&depot_lock, depot_tok);
     return id;
 }
 
@@ -190,8 +190,5 @@ void cg_stackdepot_lock(void)
 
 void cg_stackdepot_unlock(bool child)
 {
-    if (child)
-        cg_lock_reinit(&depot_lock);
-    else
-        cg_unlock(&depot_lock);
+    cg_lock_after_fork(&depot_lock, child);
 }

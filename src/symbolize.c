@@ -137,7 +137,7 @@ typedef struct cached_elf {
     const unsigned char *img;   /* NULL: empty slot */
 } cached_elf_t;
 
-static cg_lock_t cache_lock = CG_LOCK_INIT;   /* tried, never waited for */
+static cg_lock_t cache_lock = CG_LOCK_INIT(CG_LK_SYMCACHE);   /* tried, never waited for */
 static cached_elf_t cache[CACHE_SLOTS];
 static unsigned cache_victim;
 
@@ -148,11 +148,13 @@ typedef struct elf_ref {
     bool cached;
 } elf_ref_t;
 
-static bool try_lock(cg_lock_t *l)
+/* Fork handlers: the cache lock is only ever tried, so a child that
+ * inherited it taken would never use the cache again. */
+void cg_symbolize_lock_all(void) { cg_lock(&cache_lock); }
+
+void cg_symbolize_unlock_all(bool child)
 {
-    uint32_t zero = 0;
-    return __atomic_compare_exchange_n(&l->state, &zero, 1, false, __ATOMIC_ACQUIRE,
-                                       __ATOMIC_RELAXED);
+    cg_lock_after_fork(&cache_lock, child);
 }
 
 static bool same_file(const cached_elf_t *c, const struct stat *sb)
@@ -173,7 +175,7 @@ static bool elf_acquire(const char *path, elf_ref_t *ref)
         return false;
     }
     ref->img.size = (size_t)sb.st_size;
-    ref->cached = try_lock(&cache_lock);
+    ref->cached = cg_trylock(&cache_lock);
     if (ref->cached) {
         for (unsigned i = 0; i < CACHE_SLOTS; i++) {
             if (same_file(&cache[i], &sb)) {

@@ -4,6 +4,7 @@
  */
 #include "fastbin.h"
 #include "tcache.h"
+#include "reentry.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -46,7 +47,7 @@ void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
 cg_tcache_t *cg_tcache_init(void)
 {
     if (cg_self.tc_state != CG_TC_NONE)
-        return cg_self.tcache;
+        return cg_self.held_tc;
     /* verify_interval: no thread gets a tcache, so every fast-mode
      * operation falls through the inline paths to a slow path and comes
      * here (alloc.c, enter), where it is counted; the paths of a process
@@ -61,24 +62,26 @@ cg_tcache_t *cg_tcache_init(void)
     bool mt = !CG_SINGLE_THREAD_P;
     cg_arena_t *av = cg_arena_for_thread(mt);
     bool fresh;
-    cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
     cg_chunk_t *c = cg_arena_malloc(av, cg_request2size(sizeof(cg_tcache_t)), mt, &fresh, NULL);
-    cg_unlock_if(&av->lock, mt);
+    cg_unlock_if(&av->lock, av_tok);
     if (c == NULL) {
         cg_self.tc_state = CG_TC_NONE;
         return NULL;
     }
     cg_tcache_t *tc = cg_chunk2mem(c);
     memset(tc, 0, sizeof *tc);
-    cg_lock_if(&cg_list_lock, mt);
+    cg_tok_t list_tok = cg_lock_if(&cg_list_lock, mt);
     tc->next_live = live_head;
     if (live_head != NULL)
         live_head->prev_live = tc;
     live_head = tc;
-    cg_unlock_if(&cg_list_lock, mt);
-    cg_self.tcache = tc;
+    cg_unlock_if(&cg_list_lock, list_tok);
+    cg_self.held_tc = tc;          /* inside a slow path (reentry.h) */
     cg_self.tc_state = CG_TC_ACTIVE;
+    cg_callout_t co = cg_callout_begin();   /* may allocate its key block */
     cg_thread_register_exit(tc);
+    cg_callout_end(co);
     return tc;
 }
 
@@ -101,19 +104,19 @@ static void unlink_live(cg_tcache_t *tc)
         tc->next_live->prev_live = tc->prev_live;
 }
 
-void cg_tcache_shutdown(void)
+static int shutdown_inside(void)
 {
-    cg_tcache_t *tc = cg_self.tcache;
+    cg_tcache_t *tc = cg_self.held_tc;
     if (tc == NULL)
-        return;
+        return 0;
     bool mt = !CG_SINGLE_THREAD_P;
     /* From here on this thread's frees go straight to the arenas. */
-    cg_self.tcache = NULL;
+    cg_self.held_tc = NULL;
     cg_self.tc_state = CG_TC_SHUTDOWN;
-    cg_lock_if(&cg_list_lock, mt);
+    cg_tok_t list_tok = cg_lock_if(&cg_list_lock, mt);
     unlink_live(tc);
     fold_counts(tc);
-    cg_unlock_if(&cg_list_lock, mt);
+    cg_unlock_if(&cg_list_lock, list_tok);
     for (size_t i = 0; i < CG_TCACHE_BINS; i++) {
         while (tc->entries[i] != NULL) {
             void *mem = cg_tcache_get(tc, i);
@@ -124,6 +127,12 @@ void cg_tcache_shutdown(void)
     cg_chunk_t *c = cg_mem2chunk(tc);
     cg_arena_free(cg_arena_of(c), c, mt);
     cg_arena_detach_thread();
+    return 0;
+}
+
+void cg_tcache_shutdown(void)
+{
+    CG_GUARDED_VOID((void)0, shutdown_inside());
 }
 
 void cg_tcache_after_fork_child(void)
@@ -144,7 +153,7 @@ void cg_tcache_after_fork_child(void)
 void cg_tcache_sum(uint64_t out[5])
 {
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_lock_if(&cg_list_lock, mt);
+    cg_tok_t list_tok = cg_lock_if(&cg_list_lock, mt);
     for (int i = 0; i < 5; i++)
         out[i] = cg_exited_counts[i];
     for (cg_tcache_t *t = live_head; t != NULL; t = t->next_live) {
@@ -154,5 +163,5 @@ void cg_tcache_sum(uint64_t out[5])
         out[3] += __atomic_load_n(&t->n_realloc, __ATOMIC_RELAXED);
         out[4] += __atomic_load_n(&t->n_memalign, __ATOMIC_RELAXED);
     }
-    cg_unlock_if(&cg_list_lock, mt);
+    cg_unlock_if(&cg_list_lock, list_tok);
 }

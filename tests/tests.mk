@@ -112,14 +112,15 @@ $(BUILD)/unit/mutant/%: $(UT_DIR)/%.c $(UT_HDRS) $(UT_MUT)
 	$(UT_CC) $(UT_CFLAGS) -DUT_MUTANT -o $@ $< $(UT_DIR)/mutants.c -pthread
 
 # The core as the top Makefile compiles it (CORE_CFLAGS, cg_ names), plus
-# the sanitizer: its own memory accesses are checked too.
+# the sanitizer: its own memory accesses are checked too.  Test builds:
+# every "caller holds the lock" contract is checked (CG_LOCK_ASSERTS).
 $(BUILD)/asan/core/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(UT_SAN_CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_ASAN) -c $< -o $@
+	$(UT_SAN_CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED -DCG_LOCK_ASSERTS=1 $(UT_ASAN) -c $< -o $@
 
 $(BUILD)/tsan/core/%.o: src/%.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(UT_SAN_CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_TSAN) -c $< -o $@
+	$(UT_SAN_CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED -DCG_LOCK_ASSERTS=1 $(UT_TSAN) -c $< -o $@
 
 $(BUILD)/asan/unit: $(UT_CASES) $(UT_HDRS) $(UT_ASAN_CORE)
 	$(UT_SAN_CC) $(UT_CFLAGS) -DCHUNKGUARD_PREFIXED $(UT_ASAN) -o $@ $(UT_CASES) \

@@ -26,6 +26,8 @@ c_order=$(sed -n '/^static void fork_prepare/,/^}/p' "$CG_ROOT/src/init.c" |
       cg_arenas_lock_all)     echo ARENAS ;;
       cg_big_lock_all)        echo BIG ;;
       cg_report_lock_all)     echo REPORT ;;
+      cg_symbolize_lock_all)  echo SYMB ;;
+      cg_lockdep_lock_all)    echo LOCKDEP ;;
       *)                      echo "unmodelled:$f" ;;
     esac
   done | tr '\n' ' ')

@@ -9,7 +9,8 @@
  *   src/arena_select.c cg_arenas_lock_all / cg_arenas_unlock_all: the
  *                      arena list lock, then every arena on the list in
  *                      index order; arena_create appends under the list lock
- *   src/quarantine.c, shadow.c, stackdepot.c, bigblock.c, report.c
+ *   src/quarantine.c, shadow.c, stackdepot.c, bigblock.c, report.c,
+ *   symbolize.c, lockdep.c
  *                      the *_lock_all / *_unlock_all(child) pairs
  *   src/report.c       cg_report_enter: a report takes the report lock,
  *                      possibly with any other chunkguard lock held (a heap
@@ -21,10 +22,14 @@
  * hold, that they leave its data half-updated while they hold it, and
  * whether they report while holding it.
  *
- * The declared order (prepare): quarantine, shadow, stack depot, arena
- * list, arenas by index, big-block registry, report.  The report lock is
- * last because a report can start with any other lock held, and nothing is
- * taken after it.
+ * The declared order (prepare), the nesting order of the running code:
+ * arena list, arenas by index, big-block registry, shadow records,
+ * quarantine, stack depot, report, the symbolizer's cache, the lock-order
+ * graph.  The report lock comes after every lock a report can start under
+ * (a report can start with any of the first ones held); a report reads the
+ * symbolizer's cache, and the lock-order graph's lock is taken innermost,
+ * inside any other acquisition, so those two come last.  Neither of the
+ * last two is held while a report starts.
  *
  * Properties:
  *   P1 no deadlock between prepare and the other threads, nor in the child
@@ -38,7 +43,7 @@
  *
  * Bounds: the forking thread plus NWORKERS (2) threads; NOPS (2)
  * operations per worker, each taking one lock (possibly reporting under
- * it) or creating arena 1; the forking thread forks once; 7 locks plus the
+ * it) or creating arena 1; the forking thread forks once; 9 locks plus the
  * report lock, two arenas (arena 1 created at run time).
  *
  * Seeded bugs:
@@ -58,16 +63,19 @@
 #define NOPS 2
 #endif
 
-/* lock ids in the parent; the child's copies are id + NL */
-#define QUAR   0
-#define SHADOW 1
-#define DEPOT  2
-#define LIST   3
-#define ARENA0 4
-#define ARENA1 5
-#define BIG    6
-#define REPORT 7
-#define NL     8
+/* lock ids in the parent, in the declared order; the child's copies are
+ * id + NL.  A report can start under the locks numbered below REPORT. */
+#define LIST    0
+#define ARENA0  1
+#define ARENA1  2
+#define BIG     3
+#define SHADOW  4
+#define QUAR    5
+#define DEPOT   6
+#define REPORT  7
+#define SYMB    8
+#define LOCKDEP 9
+#define NL      10
 #define NLOCKS (2 * NL)
 #define NPIDS  (NWORKERS + 3)      /* init, forking thread, workers, child */
 #define CG_LOCK_ABSTRACT
@@ -91,7 +99,7 @@ inline work(l)
     dirty[l] = true;
     if
     :: true -> skip
-    :: l != REPORT ->              /* corruption or a fault found under lock l */
+    :: l < REPORT ->               /* corruption or a fault found under lock l */
         cg_lock(REPORT);
         cg_halted = true;          /* the report ends the process */
         goto end_halted
@@ -116,6 +124,8 @@ proctype worker()
        :: arena1 -> l = ARENA1
        :: l = BIG
        :: l = REPORT               /* a recoverable report (debug mode) */
+       :: l = SYMB                 /* symbolizing a frame */
+       :: l = LOCKDEP              /* recording a lock-order edge */
        :: l = LIST                 /* arena_create: append arena 1 */
        fi;
        if
@@ -155,20 +165,28 @@ inline fork_prepare()
 #if SEEDED_BUG == 1
     cg_lock(REPORT);
 #endif
-    cg_lock(QUAR);
-    cg_lock(SHADOW);
-    cg_lock(DEPOT);
     arenas_lock_all();
 #if SEEDED_BUG != 2
     cg_lock(BIG);
 #endif
+    cg_lock(SHADOW);
+    cg_lock(QUAR);
+    cg_lock(DEPOT);
 #if SEEDED_BUG != 1
     cg_lock(REPORT);
 #endif
+    cg_lock(SYMB);
+    cg_lock(LOCKDEP)
 }
 
 inline fork_parent()
 {
+    cg_unlock(LOCKDEP);
+    cg_unlock(SYMB);
+    cg_unlock(REPORT);
+    cg_unlock(DEPOT);
+    cg_unlock(QUAR);
+    cg_unlock(SHADOW);
 #if SEEDED_BUG != 2
     cg_unlock(BIG);
 #endif
@@ -177,11 +195,7 @@ inline fork_parent()
     :: else -> skip
     fi;
     cg_unlock(ARENA0);
-    cg_unlock(LIST);
-    cg_unlock(DEPOT);
-    cg_unlock(SHADOW);
-    cg_unlock(QUAR);
-    cg_unlock(REPORT)
+    cg_unlock(LIST)
 }
 
 /* fork(): the child is a copy of memory with only the forking thread */

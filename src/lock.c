@@ -1,0 +1,153 @@
+/*
+ * lock.c — the contended side of cg_lock_t (lock.h): spin, then sleep on
+ * the futex; a thread re-taking a lock it holds gets a `deadlock` report,
+ * a wait longer than deadlock_timeout_ms a `lock-wait-timeout` report
+ * naming the holder.  Both are fatal: the lock may never come free.
+ * Nothing here allocates.
+ */
+#include "lock.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "lockdep.h"
+#include "options.h"
+#include "render.h"
+#include "stackdepot.h"
+#include "thread.h"
+
+bool cg_lockdep_on;
+
+uint32_t cg_lock_tid_slow(void)
+{
+    cg_self.ktid = cg_os_gettid();
+    return cg_self.ktid;
+}
+
+static const char *const node_names[CG_LK_NODES] = {
+    [CG_LK_NONE] = "a lock", [CG_LK_LIST] = "arena list", [CG_LK_BIG] = "big-block registry",
+    [CG_LK_SHADOW] = "shadow records", [CG_LK_QUARANTINE] = "quarantine",
+    [CG_LK_DEPOT] = "stack depot", [CG_LK_SYMCACHE] = "symbolizer cache",
+    [CG_LK_REPORT] = "report lock",
+};
+
+size_t cg_lock_name(const cg_lock_t *l, char *buf, size_t cap)
+{
+    unsigned node = l->node;
+    if (node >= CG_LK_ARENA0 && node < CG_LK_MAX)
+        return cg_fmt(buf, cap, "arena %d lock", (int)(node - CG_LK_ARENA0));
+    return cg_fmt(buf, cap, "%s", node < CG_LK_NODES ? node_names[node] : "a lock");
+}
+
+size_t cg_lock_site_stack(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
+{
+    if (site & CG_SITE_STACK) {
+        size_t n = cg_stack_get((uint32_t)(site & ~CG_SITE_STACK), pcs);
+        if (n > 0)
+            return n;
+        site = 0;
+    }
+    *pcs = one;
+    one[0] = site;
+    return site != 0;
+}
+
+/* The calling thread's site: as above, and in a malloc-family call the
+ * program's call site after a lone address. */
+size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
+{
+    size_t n = cg_lock_site_stack(site, one, pcs);
+    if (*pcs == one && cg_self.inside && cg_self.caller != 0)
+        one[n++] = cg_self.caller;
+    return n;
+}
+
+void cg_lock_report(cg_error_t kind, const cg_lock_t *l, uintptr_t site, const char *msg,
+                    uint32_t holder, uintptr_t held_site, const char *held_title)
+{
+    uintptr_t now1[2], held1[2];
+    const uintptr_t *now_pcs, *held_pcs;
+    size_t now_n = cg_lock_site_here(site, now1, &now_pcs);
+    size_t held_n = cg_lock_site_stack(held_site, held1, &held_pcs);
+    char name[48];
+    cg_lock_name(l, name, sizeof name);
+    cg_rdata_t d = {
+        .kind = kind, .addr = l, .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard",
+        .message = msg, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .stacks = { { NULL, -1, now_pcs, now_n, NULL },
+                    { held_title, -1, held_pcs, held_n, "held" } },
+        .nstacks = 2, .lock = name, .holder_tid = (long)holder,
+    };
+    cg_report_emit(&d, false);
+    cg_report_exit();
+}
+
+static void report_deadlock(cg_lock_t *l, uintptr_t site) CG_COLD __attribute__((noreturn));
+static void report_deadlock(cg_lock_t *l, uintptr_t site)
+{
+    char name[48], msg[256];
+    cg_lock_name(l, name, sizeof name);
+    cg_fmt(msg, sizeof msg, "this thread (tid %d) takes the %s, which it already holds: "
+           "waiting would never end", (int)cg_lock_me(), name);
+    cg_lock_report(CG_E_DEADLOCK, l, site, msg, cg_lock_me(), CG_LOAD(l->site),
+                   "The lock was first taken by this thread");
+}
+
+static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns)
+    CG_COLD __attribute__((noreturn));
+static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns)
+{
+    char name[48], msg[320];
+    uint32_t holder = CG_LOAD(l->owner);
+    cg_lock_name(l, name, sizeof name);
+    cg_fmt(msg, sizeof msg, "this thread (tid %d) waited %zu ms for the %s, held all that "
+           "time by thread tid %d (deadlock_timeout_ms=%d)", (int)cg_lock_me(),
+           (size_t)(waited_ns / 1000000), name, (int)holder, cg_opt.deadlock_timeout_ms);
+    cg_lock_report(CG_E_LOCK_WAIT_TIMEOUT, l, site, msg, holder, CG_LOAD(l->site),
+                   "The holder took the lock");
+}
+
+/* Contended path of the three-state futex lock: spin a little, then mark
+ * the lock contended and sleep until the holder's unlock wakes us — in
+ * slices no longer than what is left of deadlock_timeout_ms. */
+void cg_lock_slow(cg_lock_t *l, uintptr_t site)
+{
+    if (CG_UNLIKELY(CG_LOAD(l->owner) == cg_lock_me()))
+        report_deadlock(l, site);
+    for (int spin = 0; spin < CG_LOCK_SPIN; spin++) {
+        CG_CPU_RELAX();
+        uint32_t zero = 0;
+        if (__atomic_load_n(&l->state, __ATOMIC_RELAXED) == 0 &&
+            __atomic_compare_exchange_n(&l->state, &zero, 1, false,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return;
+    }
+    int64_t limit = (int64_t)CG_LOAD(cg_opt.deadlock_timeout_ms) * 1000000;
+    uint64_t start = limit > 0 ? cg_os_now_ns() : 0;
+    while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0) {
+        if (limit <= 0) {
+            cg_os_futex_wait(&l->state, 2, -1);
+            continue;
+        }
+        uint64_t waited = cg_os_now_ns() - start;
+        if ((int64_t)waited >= limit)
+            report_timeout(l, site, waited);
+        cg_os_futex_wait(&l->state, 2, limit - (int64_t)waited);
+    }
+}
+
+void cg_unlock_wake(cg_lock_t *l)
+{
+    cg_os_futex_wake(&l->state);
+}
+
+void cg_lock_assert_failed(const cg_lock_t *l, const char *what, const char *where)
+{
+    char name[48], buf[256];
+    cg_lock_name(l, name, sizeof name);
+    size_t n = cg_fmt(buf, sizeof buf, "==chunkguard: lock assertion failed in %s(): %s: %s "
+                      "(owner tid %d, this thread tid %d)\n", where, what, name,
+                      (int)CG_LOAD(l->owner), (int)cg_lock_me());
+    cg_os_write_all(2, buf, n);
+    abort();
+}

@@ -1,0 +1,243 @@
+/*
+ * lockdep.c — the lock-order graph over chunkguard's own lock instances
+ * (debug mode).
+ *
+ * Each lock instance is a node (lock.h, CG_LK_*).  When a thread takes lock
+ * B while holding lock A, the edge A -> B is recorded once, with where each
+ * was taken.  An edge that would close a cycle — B already reaches A, so
+ * two threads could each hold one and wait for the other — is reported
+ * (`lock-order-inversion`) once, with both acquisition sites of this edge
+ * and those of the earlier edge it contradicts.  Arenas form a class with a
+ * declared order, by index: the edges "arena i before arena j" for i < j
+ * are implied, so the fork handler taking every arena in index order is
+ * legal and any thread taking a lower-numbered arena while it holds a
+ * higher one is an inversion at once.  The idea is the Linux kernel's
+ * lockdep (Ingo Molnar, 2006), here over instances rather than classes.
+ *
+ * Cost: nothing unless debug mode is on (one predictable branch per
+ * multi-threaded acquisition).  In debug mode, each acquisition reads the
+ * owner words of the known locks (at most 64) to find those the thread
+ * holds and tests one bit per lock held; the graph's own spin lock is
+ * taken only for an edge not seen before (a few dozen in a process's
+ * life).  The graph is 64 x 64 bits plus 64 KiB of edge sites in .lbss,
+ * untouched until used.
+ */
+#include "lockdep.h"
+
+#include <unistd.h>
+
+#include "options.h"
+#include "reentry.h"
+#include "render.h"
+#include "stack.h"
+#include "stackdepot.h"
+#include "thread.h"
+
+static uint64_t adj[CG_LK_NODES];        /* adj[a] bit b: a held when b taken  */
+static uint64_t reported[CG_LK_NODES];   /* edges already reported             */
+static const cg_lock_t *lock_of[CG_LK_NODES]; /* the instance behind each node */
+typedef struct edge {
+    uintptr_t held_site;                 /* where the held lock was taken      */
+    uintptr_t site;                      /* where the second lock was taken    */
+    uint32_t tid;                        /* by which thread                    */
+} edge_t;
+static CG_BIG_BSS edge_t edges[CG_LK_NODES][CG_LK_NODES];
+static uint32_t graph_lock;              /* a spin lock holding its owner's tid,
+                                          * not a node                         */
+
+#define BIT(n) ((uint64_t)1 << (n))
+
+/* The nodes whose lock this thread holds.  Read off the locks themselves
+ * (their owner words) rather than kept per thread: the library's TLS is
+ * held to 64 bytes, and debug mode can afford a scan of at most 64 words. */
+static uint64_t held_by_me(void)
+{
+    uint32_t me = cg_lock_me();
+    uint64_t set = 0;
+    for (unsigned n = 1; n < CG_LK_NODES; n++) {
+        const cg_lock_t *l = CG_LOAD(lock_of[n]);
+        if (l != NULL && CG_LOAD(l->owner) == me)
+            set |= BIT(n);
+    }
+    return set;
+}
+
+/* Arena nodes above a: the declared order's implied edges. */
+static uint64_t implied(unsigned a)
+{
+    if (a < CG_LK_ARENA0 || a >= CG_LK_MAX - 1)
+        return 0;
+    return (BIT(CG_LK_MAX) - 1) & ~(BIT(a + 1) - 1);
+}
+
+/* False when this thread holds it already: a signal handler's call (a
+ * report) interrupted an update here; the edge is left out, not waited for. */
+static bool graph_take(void)
+{
+    uint32_t me = cg_lock_me(), free_ = 0;
+    if (__atomic_load_n(&graph_lock, __ATOMIC_RELAXED) == me)
+        return false;
+    while (!__atomic_compare_exchange_n(&graph_lock, &free_, me, false, __ATOMIC_ACQUIRE,
+                                        __ATOMIC_RELAXED)) {
+        free_ = 0;
+        CG_CPU_RELAX();
+    }
+    return true;
+}
+
+static void graph_drop(void)
+{
+    __atomic_store_n(&graph_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Does from reach to along recorded and implied edges?  Graph lock held. */
+static bool reaches(unsigned from, unsigned to)
+{
+    uint64_t seen = 0, frontier = BIT(from);
+    while (frontier) {
+        unsigned n = (unsigned)__builtin_ctzll(frontier);
+        frontier &= frontier - 1;
+        if (seen & BIT(n))
+            continue;
+        seen |= BIT(n);
+        uint64_t next = adj[n] | implied(n);
+        if (next & BIT(to))
+            return true;
+        frontier |= next & ~seen;
+    }
+    return false;
+}
+
+static void name_node(unsigned n, char *buf, size_t cap)
+{
+    cg_lock_t fake = CG_LOCK_INIT(n);
+    cg_lock_name(lock_of[n] ? lock_of[n] : &fake, buf, cap);
+}
+
+/* b is being taken while a is held; b already reaches a. */
+static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_site,
+                             bool direct, edge_t earlier) CG_COLD CG_NOINLINE;
+static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_site,
+                             bool direct, edge_t earlier)
+{
+    char an[48], bn[48], msg[512];
+    name_node(a, an, sizeof an);
+    name_node(b, bn, sizeof bn);
+    size_t n = cg_fmt(msg, sizeof msg, "this thread (tid %d) takes the %s while it holds the "
+                      "%s, but ", (int)cg_lock_me(), bn, an);
+    if (direct)
+        cg_fmt(msg + n, sizeof msg - n, "thread tid %d earlier took the %s while holding the "
+               "%s: two threads doing both at once would wait for each other forever",
+               (int)earlier.tid, an, bn);
+    else if (a >= CG_LK_ARENA0 && a < CG_LK_MAX && b >= CG_LK_ARENA0 && b < CG_LK_MAX)
+        cg_fmt(msg + n, sizeof msg - n, "arenas are taken in index order (the declared order "
+               "the fork handler follows): a thread doing so would wait for this one forever");
+    else
+        cg_fmt(msg + n, sizeof msg - n, "a chain of earlier acquisitions takes them the "
+               "other way round (the stacks below are its first step)");
+    uintptr_t one[3][2];
+    const uintptr_t *pcs[3];
+    size_t cnt[3];
+    cnt[0] = cg_lock_site_here(CG_LOAD(l->site), one[0], &pcs[0]);
+    cnt[1] = cg_lock_site_here(a_site, one[1], &pcs[1]);
+    cnt[2] = cg_lock_site_stack(earlier.site, one[2], &pcs[2]);
+    static char t1[96], t2[128];   /* under the report lock once emitted; one
+                                    * inversion report at a time is enough */
+    cg_fmt(t1, sizeof t1, "The %s was taken by this thread", an);
+    cg_fmt(t2, sizeof t2, "Earlier the %s was taken while the %s was held", an, bn);
+    cg_rdata_t d = {
+        .kind = CG_E_LOCK_ORDER_INVERSION, .addr = l,
+        .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard", .message = msg,
+        .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .stacks = { { NULL, -1, pcs[0], cnt[0], NULL },
+                    { t1, -1, pcs[1], cnt[1], "held" },
+                    { t2, -1, pcs[2], cnt[2], "earlier" } },
+        .nstacks = direct ? 3 : 2, .lock = bn, .holder_tid = (long)cg_lock_me(),
+    };
+    cg_report_emit(&d, true);
+}
+
+void cg_lockdep_acquire(cg_lock_t *l)
+{
+    unsigned b = l->node;
+    if (b == CG_LK_NONE || b >= CG_LK_NODES)
+        return;
+    if (CG_LOAD(lock_of[b]) == NULL)
+        CG_STORE(lock_of[b], l);
+    for (uint64_t h = held_by_me() & ~BIT(b); h; h &= h - 1) {
+        unsigned a = (unsigned)__builtin_ctzll(h);
+        if ((CG_LOAD(adj[a]) | implied(a)) & BIT(b))
+            continue;                        /* known, or the declared order */
+        const cg_lock_t *la = CG_LOAD(lock_of[a]);
+        uintptr_t a_site = la ? CG_LOAD(la->site) : 0;
+        bool report = false, direct = false;
+        edge_t earlier = { 0, 0, 0 };
+        if (!graph_take())
+            continue;
+        if (!(adj[a] & BIT(b))) {
+            if (!reaches(b, a)) {
+                edges[a][b] = (edge_t){ a_site, CG_LOAD(l->site), cg_lock_me() };
+                __atomic_or_fetch(&adj[a], BIT(b), __ATOMIC_RELAXED);
+            } else if (!(reported[a] & BIT(b))) {
+                reported[a] |= BIT(b);
+                report = true;
+                direct = (adj[b] & BIT(a)) != 0;
+                if (direct)
+                    earlier = edges[b][a];
+            }
+        }
+        graph_drop();
+        if (report)
+            report_inversion(l, a, b, a_site, direct, earlier);
+    }
+}
+
+/* Debug mode's acquisition site: the stack (in the depot) of the first lock
+ * a thread takes; a lock taken while others are held gets its address only,
+ * as unwinding then could wait for the loader's lock while a thread in
+ * dlopen waits for ours. */
+static uintptr_t site_stack(uintptr_t ret)
+{
+    if (cg_stack_mode() != CG_STACK_LIBUNWIND || held_by_me() != 0)
+        return ret;
+    uintptr_t pcs[12];
+    cg_callout_t co = cg_callout_begin();   /* a first capture may malloc */
+    size_t n = cg_stack_capture(pcs, 12, 1);   /* pcs[0]: the acquisition */
+    cg_callout_end(co);
+    if (n == 0)
+        return ret;
+    uint32_t id = cg_stack_put(pcs, n);
+    return id ? (CG_SITE_STACK | id) : ret;
+}
+
+/* cg_lock_at in debug mode: the site first (a stack, for a thread's
+ * outermost lock below the depot's, whose own lock a capture takes), then
+ * the lock, then the graph. */
+void cg_lock_debug(cg_lock_t *l, uintptr_t site)
+{
+    if (l->node < CG_LK_DEPOT)
+        site = site_stack(site);
+    cg_lock_raw(l, site);
+    cg_lockdep_acquire(l);
+}
+
+void cg_lockdep_enable(void)
+{
+    cg_lockdep_on = true;
+}
+
+void cg_lockdep_lock_all(void)
+{
+    if (cg_lockdep_on)
+        (void)graph_take();
+}
+
+void cg_lockdep_unlock_all(bool child)
+{
+    if (child) {
+        cg_self.ktid = 0;     /* the child's thread has a new tid */
+        graph_lock = 0;
+    } else if (cg_lockdep_on) {
+        graph_drop();
+    }
+}

@@ -1,0 +1,33 @@
+/*
+ * lockdep.h — the lock-order graph (debug mode) and the reports about
+ * chunkguard's own locks (lock.c, lockdep.c).
+ */
+#ifndef CG_LOCKDEP_H
+#define CG_LOCKDEP_H
+
+#include "report.h"
+
+/* Turn the lock-order graph and stack-id acquisition sites on (debug
+ * mode, at initialisation, while single-threaded). */
+void cg_lockdep_enable(void) CG_HIDDEN;
+
+/* Fork: the graph's own lock, taken last in prepare; and the child's reset
+ * of the calling thread's identity (its tid changed). */
+void cg_lockdep_lock_all(void) CG_HIDDEN;
+void cg_lockdep_unlock_all(bool child) CG_HIDDEN;
+
+/* The frames of a site word: a stack id's frames, or the one address
+ * (stored in one[0]).  Returns how many (0 for an unknown site).
+ * cg_lock_site_here, for a site of the calling thread, adds the program's
+ * call site (one[1]) after a lone address inside a malloc-family call. */
+size_t cg_lock_site_stack(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs) CG_HIDDEN;
+size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs) CG_HIDDEN;
+
+/* A fatal report about lock l: taken (or waited for) at site by this
+ * thread; holder and held_site describe the other acquisition, titled
+ * held_title ("The lock was first taken by this thread"). */
+_Noreturn void cg_lock_report(cg_error_t kind, const cg_lock_t *l, uintptr_t site,
+                              const char *msg, uint32_t holder, uintptr_t held_site,
+                              const char *held_title) CG_COLD CG_HIDDEN;
+
+#endif /* CG_LOCKDEP_H */

@@ -1,0 +1,219 @@
+/*
+ * reentry.c — serving a malloc-family call made while its thread is
+ * already inside chunkguard (reentry.h): a signal handler's call, or a
+ * call from code chunkguard runs.  Nothing here takes a chunkguard lock or
+ * touches a tcache, bin or arena; the two tables are lock-free (atomic
+ * exchanges, on this rare path only), so a handler that interrupts another
+ * handler's call here is safe too.
+ */
+#include "reentry.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "debug.h"
+#include "heap.h"
+#include "render.h"
+
+#define BLOCK_SLOTS   256   /* blocks served to handlers, live at once */
+#define PENDING_SLOTS 256   /* frees deferred to the next slow path    */
+
+typedef struct sigblock {
+    void *mem;              /* user pointer; NULL free, BUSY being set up */
+    size_t map_len;         /* bytes mapped at mem                        */
+    size_t size;            /* bytes asked for                            */
+} sigblock_t;
+#define BUSY ((void *)1)
+
+static sigblock_t blocks[BLOCK_SLOTS];
+static void *pending[PENDING_SLOTS];
+size_t cg_reentry_pending;
+size_t cg_reentry_live;
+static uint64_t reentrant_calls;
+
+uint64_t cg_reentry_count(void)
+{
+    return __atomic_load_n(&reentrant_calls, __ATOMIC_RELAXED);
+}
+
+static void report(const char *op, uintptr_t caller, const char *what, bool fatal)
+{
+    char msg[384];
+    cg_fmt(msg, sizeof msg, "%s() was called while this thread was already inside "
+           "chunkguard (a signal handler, most likely: malloc and free are not "
+           "async-signal-safe); %s", op, what);
+    uintptr_t pc = caller;
+    cg_rdata_t d = {
+        .kind = CG_E_REENTRANT_CALL, .addr = NULL, .op = op, .message = msg,
+        .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .stacks = { { NULL, -1, &pc, 1, NULL } }, .nstacks = 1,
+    };
+    cg_report_emit(&d, !fatal);
+    if (fatal)
+        cg_report_exit();
+}
+
+/* Count the call; in debug mode, report it (it goes on when
+ * halt_on_error=0 or a callback returns). */
+static void seen(const char *op, uintptr_t caller)
+{
+    __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
+    if (cg_debug)
+        report(op, caller, "served from pages of its own, away from the interrupted call",
+               false);
+}
+
+void *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op)
+{
+    seen(op, caller);
+    if (n > CG_MAX_REQUEST || align > CG_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t len = CG_PAGE_ROUND(n ? n : 1);
+    void *mem = align > cg_pagesize ? cg_os_map_aligned(len, align) : cg_os_map(len);
+    if (mem == NULL) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    for (size_t i = 0; i < BLOCK_SLOTS; i++) {
+        void *expect = NULL;
+        if (__atomic_load_n(&blocks[i].mem, __ATOMIC_RELAXED) == NULL &&
+            __atomic_compare_exchange_n(&blocks[i].mem, &expect, BUSY, false,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            blocks[i].map_len = len;
+            blocks[i].size = n;
+            __atomic_store_n(&blocks[i].mem, mem, __ATOMIC_RELEASE);
+            __atomic_add_fetch(&cg_reentry_live, 1, __ATOMIC_RELAXED);
+            return mem;
+        }
+    }
+    cg_os_unmap(mem, len);
+    report(op, caller, "it could not be served: all the blocks set aside for such calls "
+           "are in use", true);
+    return NULL;
+}
+
+/* The slot of a block served here, claimed (mem set to BUSY) so that no
+ * one else frees it; -1 when mem is not one of them. */
+static long claim(void *mem)
+{
+    if (mem == NULL || mem == BUSY || __atomic_load_n(&cg_reentry_live, __ATOMIC_RELAXED) == 0)
+        return -1;
+    for (size_t i = 0; i < BLOCK_SLOTS; i++) {
+        void *expect = mem;
+        if (__atomic_load_n(&blocks[i].mem, __ATOMIC_RELAXED) == mem &&
+            __atomic_compare_exchange_n(&blocks[i].mem, &expect, BUSY, false,
+                                        __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+            return (long)i;
+    }
+    return -1;
+}
+
+static void unclaim(long i)
+{
+    __atomic_store_n(&blocks[i].mem, NULL, __ATOMIC_RELEASE);
+}
+
+bool cg_reentry_owns(void *mem, size_t *usable)
+{
+    long i = claim(mem);
+    if (i < 0)
+        return false;
+    *usable = blocks[i].size;
+    __atomic_store_n(&blocks[i].mem, mem, __ATOMIC_RELEASE);
+    return true;
+}
+
+bool cg_reentry_release(void *mem)
+{
+    long i = claim(mem);
+    if (i < 0)
+        return false;
+    cg_os_unmap(mem, blocks[i].map_len);
+    __atomic_sub_fetch(&cg_reentry_live, 1, __ATOMIC_RELAXED);
+    unclaim(i);
+    return true;
+}
+
+void cg_reentry_free(void *mem, uintptr_t caller, const char *op)
+{
+    if (mem == NULL)
+        return;
+    seen(op, caller);
+    if (cg_reentry_release(mem))
+        return;
+    for (size_t i = 0; i < PENDING_SLOTS; i++) {
+        void *expect = NULL;
+        if (__atomic_compare_exchange_n(&pending[i], &expect, mem, false,
+                                        __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+            __atomic_add_fetch(&cg_reentry_pending, 1, __ATOMIC_RELEASE);
+            return;
+        }
+    }
+    report(op, caller, "the free could not be deferred: the table of frees waiting for "
+           "the interrupted call is full", true);
+}
+
+/* Bytes of mem a handler may copy, or SIZE_MAX when it cannot be told
+ * without a lock (a pointer that is no heap chunk and no block of ours). */
+static size_t size_of(void *mem)
+{
+    size_t n;
+    if (cg_reentry_owns(mem, &n))
+        return n;
+    if (cg_heap_owns(mem))
+        return cg_heap_usable(cg_mem2chunk(mem));
+    return SIZE_MAX;
+}
+
+void *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller)
+{
+    if (mem == NULL)
+        return cg_reentry_alloc(n, 0, caller, "realloc");
+    if (n == 0) {
+        cg_reentry_free(mem, caller, "realloc");
+        return NULL;
+    }
+    size_t old = size_of(mem);
+    if (old == SIZE_MAX)
+        report("realloc", caller, "it could not be served: the block is no heap block "
+               "whose size can be read without the lock the interrupted call may hold", true);
+    void *p = cg_reentry_alloc(n, 0, caller, "realloc");
+    if (p == NULL)
+        return NULL;
+    memcpy(p, mem, old < n ? old : n);
+    cg_reentry_free(mem, caller, "realloc");
+    return p;
+}
+
+size_t cg_reentry_usable(void *mem, uintptr_t caller)
+{
+    if (mem == NULL)
+        return 0;
+    seen("malloc_usable_size", caller);
+    size_t n = size_of(mem);
+    if (n == SIZE_MAX)
+        report("malloc_usable_size", caller, "it could not be served: the block is no heap "
+               "block whose size can be read without a lock", true);
+    return n;
+}
+
+void *cg_reentry_memalign(size_t align, size_t n, uintptr_t caller, const char *op)
+{
+    return cg_reentry_alloc(n, align, caller, op);
+}
+
+/* Free what handlers freed while their thread was inside.  Runs at the
+ * start of a slow path, inside (the frees below are ordinary ones). */
+void cg_reentry_drain(void)
+{
+    for (size_t i = 0; i < PENDING_SLOTS; i++) {
+        void *mem = __atomic_exchange_n(&pending[i], NULL, __ATOMIC_ACQUIRE);
+        if (mem == NULL)
+            continue;
+        __atomic_sub_fetch(&cg_reentry_pending, 1, __ATOMIC_RELAXED);
+        cg_free_deferred(mem);
+    }
+}

@@ -1,0 +1,167 @@
+/*
+ * reentry.h — the per-thread "inside the allocator" mark, and what a call
+ * that finds it set gets (reentry.c).
+ *
+ * A signal handler that calls malloc or free while its thread is inside
+ * chunkguard would otherwise meet half-updated state: a tcache bin between
+ * reading its head and writing it back, a bin half-unlinked on the
+ * single-threaded path (no lock is taken there), or — multi-threaded — an
+ * arena lock its own thread holds.  So every operation marks the thread:
+ *
+ *   - the inline fast paths (tcache hits) clear cg_self.tcache for the few
+ *     instructions they run, and put it back: two plain stores to an
+ *     initial-exec TLS word, no load, no compare, no atomic.  A call from a
+ *     handler then finds no tcache and takes the slow path;
+ *   - the slow paths set cg_self.inside and move the tcache pointer aside
+ *     into cg_self.held_tc for their whole run (cg_inside_begin/end).
+ *
+ * A slow path that finds the thread inside (the byte set, or no tcache
+ * while the thread has one) is a re-entrant call: it is counted, reported
+ * in debug mode (`reentrant-call`), and served without touching anything
+ * the interrupted call may be changing (reentry.c).  Compiler barriers
+ * (signal fences) keep the tcache accesses between the stores; a handler
+ * runs on the same thread, so nothing else is needed.
+ */
+#ifndef CG_REENTRY_H
+#define CG_REENTRY_H
+
+#include "thread.h"
+
+#define CG_SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* Around an inline fast path that uses tc (= cg_self.tcache). */
+#define CG_FAST_ENTER()                                                  \
+    do {                                                                 \
+        if (CG_SWITCH(CG_REENTRY_MARK)) {                                \
+            cg_self.tcache = NULL;                                       \
+            CG_SIGNAL_FENCE();                                           \
+        }                                                                \
+    } while (0)
+#define CG_FAST_LEAVE(tc)                                                \
+    do {                                                                 \
+        if (CG_SWITCH(CG_REENTRY_MARK)) {                                \
+            CG_SIGNAL_FENCE();                                           \
+            cg_self.tcache = (tc);                                       \
+        }                                                                \
+    } while (0)
+
+/* True when this thread is already inside chunkguard (a signal handler,
+ * or code chunkguard itself calls, calling back in). */
+CG_INLINE bool cg_reentered(void)
+{
+    if (!CG_SWITCH(CG_REENTRY_MARK))
+        return false;
+    return cg_self.inside || (cg_self.tcache == NULL && cg_self.tc_state == CG_TC_ACTIVE);
+}
+
+extern size_t cg_reentry_pending CG_HIDDEN;   /* frees waiting (reentry.c) */
+extern size_t cg_reentry_live CG_HIDDEN;      /* blocks served to handlers  */
+void cg_reentry_drain(void) CG_HIDDEN;
+
+/* Start and end a slow path (the caller checked cg_reentered()).  While
+ * inside, the thread's tcache is cg_self.held_tc. */
+CG_INLINE void cg_inside_begin(void)
+{
+    cg_self.held_tc = cg_self.tcache;
+    if (CG_SWITCH(CG_REENTRY_MARK)) {
+        cg_self.inside = 1;
+        cg_self.tcache = NULL;
+    }
+    CG_SIGNAL_FENCE();
+    if (CG_UNLIKELY(CG_LOAD(cg_reentry_pending) != 0))
+        cg_reentry_drain();
+}
+
+CG_INLINE void cg_inside_end(void)
+{
+    CG_SIGNAL_FENCE();
+    cg_self.tcache = cg_self.held_tc;
+    cg_self.inside = 0;
+}
+
+/*
+ * A callout: chunkguard itself calls code that may call malloc (the
+ * unwinder's first capture on a thread allocates its thread-local block),
+ * at a point where no chunkguard lock is held and every structure is
+ * consistent.  Such calls are served normally, not as re-entrant ones.
+ */
+typedef struct cg_callout {
+    uint8_t inside;
+    struct cg_tcache *tc;
+} cg_callout_t;
+
+CG_INLINE cg_callout_t cg_callout_begin(void)
+{
+    cg_callout_t c = { cg_self.inside, cg_self.held_tc };
+    CG_SIGNAL_FENCE();
+    if (c.inside) {
+        cg_self.tcache = c.tc;
+        cg_self.inside = 0;
+    }
+    CG_SIGNAL_FENCE();
+    return c;
+}
+
+CG_INLINE void cg_callout_end(cg_callout_t c)
+{
+    CG_SIGNAL_FENCE();
+    if (c.inside) {
+        cg_self.held_tc = cg_self.tcache;   /* a callout may have created it */
+        if (CG_SWITCH(CG_REENTRY_MARK))
+            cg_self.tcache = NULL;
+        cg_self.inside = c.inside;
+    }
+    CG_SIGNAL_FENCE();
+}
+
+/* A whole slow path under the mark: returns the re-entrant answer when
+ * the thread is already inside, else runs body. */
+#define CG_GUARDED(reentrant, body)                                      \
+    do {                                                                 \
+        if (CG_UNLIKELY(cg_reentered()))                                 \
+            return (reentrant);                                          \
+        cg_inside_begin();                                               \
+        __typeof__(body) guarded_r_ = (body);                            \
+        cg_inside_end();                                                 \
+        return guarded_r_;                                               \
+    } while (0)
+#define CG_GUARDED_VOID(reentrant, body)                                 \
+    do {                                                                 \
+        if (CG_UNLIKELY(cg_reentered())) {                               \
+            reentrant;                                                   \
+            return;                                                      \
+        }                                                                \
+        cg_inside_begin();                                               \
+        body;                                                            \
+        cg_inside_end();                                                 \
+    } while (0)
+
+/*
+ * The re-entrant calls (reentry.c).  All are async-signal-safe, take no
+ * chunkguard lock and touch no arena, tcache or bin:
+ *   - allocations get fresh zeroed pages of their own (mmap), recorded in a
+ *     fixed lock-free table; align 0 means the default 16;
+ *   - a free is deferred: the pointer waits in a lock-free table until the
+ *     next slow path of any thread not inside (cg_inside_begin) frees it;
+ *     a block from the table above is unmapped at once;
+ *   - realloc copies into a fresh block and defers the free;
+ *   - usable_size answers for blocks it can size without a lock.
+ * A call that cannot be served (a table full) is reported
+ * (`reentrant-call`) and ends the process; in debug mode every re-entrant
+ * call is reported (halt_on_error=0 goes on and serves it).  caller and op
+ * name the call for the report.
+ */
+void  *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op) CG_HIDDEN;
+void   cg_reentry_free(void *mem, uintptr_t caller, const char *op) CG_HIDDEN;
+void  *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
+size_t cg_reentry_usable(void *mem, uintptr_t caller) CG_HIDDEN;
+void  *cg_reentry_memalign(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
+/* Outside: a block served to a handler is given back (unmapped) and true
+ * returned; false for any other pointer.  *usable, when not NULL, gets its
+ * size instead and nothing is freed. */
+bool   cg_reentry_owns(void *mem, size_t *usable) CG_HIDDEN;
+bool   cg_reentry_release(void *mem) CG_HIDDEN;
+/* Re-entrant calls seen so far (cg_get_stats). */
+uint64_t cg_reentry_count(void) CG_HIDDEN;
+
+#endif /* CG_REENTRY_H */

@@ -1,0 +1,76 @@
+/*
+ * testhooks.c — entry points for the lock tests (tests/locks), compiled
+ * only into test builds (CG_TEST_HOOKS=1).  Exported through the cg_test_*
+ * pattern of chunkguard.map; a test finds them with dlsym.  None of them
+ * is part of the API: they break the allocator's contracts on purpose.
+ */
+#include "testhooks.h"
+
+void (*cg_test_hook_fn)(int point, void *arg);
+
+#if CG_SWITCH(CG_TEST_HOOKS)
+#include "arena.h"
+#include "init.h"
+
+#define CG_TEST_API __attribute__((visibility("default")))
+
+void cg_test_set_hook(void (*fn)(int point, void *arg)) CG_TEST_API;
+int cg_test_arenas(void) CG_TEST_API;
+int cg_test_lock_arena(int index) CG_TEST_API;
+int cg_test_unlock_arena(int index) CG_TEST_API;
+int cg_test_consolidate_unlocked(int index) CG_TEST_API;
+
+/* Install fn as the hook (NULL: none).  Not thread-safe: call it while the
+ * hook points cannot run. */
+void cg_test_set_hook(void (*fn)(int point, void *arg))
+{
+    __atomic_store_n(&cg_test_hook_fn, fn, __ATOMIC_RELEASE);
+}
+
+static cg_arena_t *arena_at(int index)
+{
+    cg_ensure_init();
+    cg_arena_t *av = &cg_main_arena;
+    for (int i = 0; av != NULL && i < index; i++)
+        av = cg_arena_next(av);
+    return av;
+}
+
+/* How many arenas exist. */
+int cg_test_arenas(void)
+{
+    return (int)CG_LOAD(cg_mp.narenas);
+}
+
+/* Take (always, as multi-threaded code does) or release arena index's
+ * lock; the site recorded is the caller's.  -1: no such arena. */
+CG_NOINLINE int cg_test_lock_arena(int index)
+{
+    cg_arena_t *av = arena_at(index);
+    if (av == NULL)
+        return -1;
+    cg_lock_at(&av->lock, CG_RET_ADDR);
+    return 0;
+}
+
+CG_NOINLINE int cg_test_unlock_arena(int index)
+{
+    cg_arena_t *av = arena_at(index);
+    if (av == NULL)
+        return -1;
+    cg_unlock(&av->lock);
+    return 0;
+}
+
+/* Break a "caller holds the lock" contract: consolidate arena index as a
+ * multi-threaded caller would, without its lock.  The CG_LOCK_ASSERTS
+ * check must stop it. */
+int cg_test_consolidate_unlocked(int index)
+{
+    cg_arena_t *av = arena_at(index);
+    if (av == NULL)
+        return -1;
+    cg_arena_consolidate(av, true);
+    return 0;
+}
+#endif

@@ -1,0 +1,26 @@
+/*
+ * testhooks.h — points where a test build (CG_TEST_HOOKS=1, config.h)
+ * calls the test's hook, and the cg_test_* entry points (testhooks.c).
+ * The shipped library has neither: CG_TEST_HOOK compiles to nothing.
+ */
+#ifndef CG_TESTHOOKS_H
+#define CG_TESTHOOKS_H
+
+#include "config.h"
+#include "platform.h"
+
+enum {
+    /* cg_arena_free_slow, between its cg_lock_if and cg_unlock_if; arg is
+     * the arena.  A hook that creates a thread here tests the token. */
+    CG_HOOK_ARENA_FREE_LOCKED = 1,
+};
+
+extern void (*cg_test_hook_fn)(int point, void *arg) CG_HIDDEN;
+
+#define CG_TEST_HOOK(point, arg)                                         \
+    do {                                                                 \
+        if (CG_SWITCH(CG_TEST_HOOKS) && CG_UNLIKELY(cg_test_hook_fn != NULL)) \
+            cg_test_hook_fn((point), (arg));                             \
+    } while (0)
+
+#endif /* CG_TESTHOOKS_H */

@@ -1,0 +1,457 @@
+/*
+ * locktest.c — the lock tests of issue 4 (points 1-5), one program with a
+ * subcommand per test, run under LD_PRELOAD by tests/suites/52-locks.sh.
+ * The cg_test_* hooks exist only in test builds of the library
+ * (CG_TEST_HOOKS=1); they are found with dlsym, so one binary serves every
+ * build.  Exit status 0 and a last line "ok ..." mean the test passed;
+ * the tests that expect a report end in chunkguard's abort instead.
+ *
+ *   token-race      a lock elided while single-threaded; a hook creates a
+ *                   thread before the unlock, which must not unlock
+ *   relock          re-take a held arena lock (deadlock report)
+ *   order SAME|OPP  two threads take arenas 0 and 1, in the same or in
+ *                   opposite orders (lock-order-inversion report for OPP)
+ *   timeout         a thread holds arena 0 for 3 s while main waits for it
+ *   held-assert     break a "caller holds the lock" contract
+ *   signals N SECS  N threads (0: only main) malloc in a storm while a
+ *                   profiling timer's handler mallocs; prints how many
+ *                   calls were re-entrant and fails if none was
+ *   forkstorm T F   T threads allocate while main forks F times; each child
+ *                   mallocs, calls setenv and exits
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chunkguard.h"
+
+static void die(const char *what)
+{
+    fprintf(stderr, "locktest: %s\n", what);
+    exit(2);
+}
+
+static void *sym(const char *name)
+{
+    void *p = dlsym(RTLD_DEFAULT, name);
+    if (p == NULL) {
+        fprintf(stderr, "locktest: %s missing: not a test build (CG_TEST_HOOKS=1)\n", name);
+        exit(3);
+    }
+    return p;
+}
+
+static int (*lock_arena)(int);
+static int (*unlock_arena)(int);
+
+static void need_hooks(void)
+{
+    lock_arena = (int (*)(int))sym("cg_test_lock_arena");
+    unlock_arena = (int (*)(int))sym("cg_test_unlock_arena");
+}
+
+/* ---- token-race --------------------------------------------------------- */
+
+static atomic_int spawned, main_done;
+static pthread_t racer;
+
+static void *racer_main(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&main_done))   /* main's free must end first */
+        usleep(100);
+    /* Uses the main arena while the main thread is still "inside" its
+     * single-threaded free: a stray unlock would release our lock. */
+    for (int i = 0; i < 20000; i++) {
+        void *p = malloc(3000 + (i % 7) * 16);
+        memset(p, 1, 16);
+        free(p);
+    }
+    return NULL;
+}
+
+static void spawn_hook(int point, void *arg)
+{
+    (void)point;
+    (void)arg;
+    if (atomic_exchange(&spawned, 1) == 0 && pthread_create(&racer, NULL, racer_main, NULL) != 0)
+        die("pthread_create");
+}
+
+static int token_race(void)
+{
+    void (*set_hook)(void (*)(int, void *)) =
+        (void (*)(void (*)(int, void *)))sym("cg_test_set_hook");
+    mallopt(M_ARENA_MAX, 1);     /* the new thread shares the main arena */
+    void *big = malloc(5000);    /* above the tcache: freed through the arena */
+    void *guard = malloc(64);    /* keeps it from merging into top */
+    set_hook(spawn_hook);
+    free(big);                   /* single-threaded: the lock is elided */
+    set_hook(NULL);
+    atomic_store(&main_done, 1);
+    if (!atomic_load(&spawned))
+        die("the hook did not run");
+    for (int i = 0; i < 20000; i++) {
+        void *p = malloc(3000 + (i % 5) * 16);
+        memset(p, 2, 16);
+        free(p);
+    }
+    pthread_join(racer, NULL);
+    free(guard);
+    printf("ok token-race: the elided lock was not released after the thread appeared\n");
+    return 0;
+}
+
+/* ---- relock ------------------------------------------------------------- */
+
+__attribute__((noinline)) static void relock_first(void)
+{
+    lock_arena(0);
+    __asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) static void relock_second(void)
+{
+    lock_arena(0);
+    __asm__ volatile("" ::: "memory");
+}
+
+static void *idle(void *arg)
+{
+    (void)arg;
+    return NULL;
+}
+
+static int relock(void)
+{
+    need_hooks();
+    pthread_t t;                 /* multi-threaded, as the lock's users are */
+    pthread_create(&t, NULL, idle, NULL);
+    pthread_join(t, NULL);
+    relock_first();
+    relock_second();             /* must report, not hang */
+    printf("not reached\n");
+    return 1;
+}
+
+/* ---- order -------------------------------------------------------------- */
+
+typedef struct pair {
+    int first, second;
+} pair_t;
+
+static void *take_two(void *arg)
+{
+    pair_t *p = arg;
+    lock_arena(p->first);
+    lock_arena(p->second);
+    unlock_arena(p->second);
+    unlock_arena(p->first);
+    return NULL;
+}
+
+static void *make_arena(void *arg)
+{
+    (void)arg;
+    free(malloc(100));           /* a new thread gets arena 1 */
+    return NULL;
+}
+
+static int order(const char *how)
+{
+    need_hooks();
+    int (*arenas)(void) = (int (*)(void))sym("cg_test_arenas");
+    pthread_t t;
+    pthread_create(&t, NULL, make_arena, NULL);
+    pthread_join(t, NULL);
+    if (arenas() < 2)
+        die("no second arena");
+    pair_t a = { 0, 1 }, b = { strcmp(how, "OPP") == 0 ? 1 : 0, strcmp(how, "OPP") == 0 ? 0 : 1 };
+    /* One after the other: the graph finds the inversion without the two
+     * threads ever deadlocking for real.  Twice, to see it reported once. */
+    for (int round = 0; round < 2; round++) {
+        pthread_create(&t, NULL, take_two, &a);
+        pthread_join(t, NULL);
+        pthread_create(&t, NULL, take_two, &b);
+        pthread_join(t, NULL);
+    }
+    printf("ok order %s: both threads done\n", how);
+    return 0;
+}
+
+/* ---- timeout ------------------------------------------------------------ */
+
+static atomic_int holding;
+
+__attribute__((noinline)) static void *hold_arena0(void *arg)
+{
+    (void)arg;
+    lock_arena(0);
+    atomic_store(&holding, 1);
+    sleep(3);
+    unlock_arena(0);
+    return NULL;
+}
+
+static int timeout_test(void)
+{
+    need_hooks();
+    free(malloc(5000));          /* single-threaded: main attaches to arena 0 */
+    pthread_t t;
+    pthread_create(&t, NULL, hold_arena0, NULL);
+    while (!atomic_load(&holding))
+        usleep(1000);
+    void *p = malloc(5000);      /* the main thread's arena is arena 0 */
+    free(p);
+    pthread_join(t, NULL);
+    printf("ok timeout: got the lock after its holder let go\n");
+    return 0;
+}
+
+/* ---- held-assert -------------------------------------------------------- */
+
+static int held_assert(void)
+{
+    int (*consolidate)(int) = (int (*)(int))sym("cg_test_consolidate_unlocked");
+    pthread_t t;
+    pthread_create(&t, NULL, idle, NULL);
+    pthread_join(t, NULL);
+    consolidate(0);
+    printf("the contract break went unnoticed\n");
+    return 1;
+}
+
+/* ---- signals ------------------------------------------------------------ */
+
+static atomic_int stop;
+static atomic_long handled;
+
+static void on_prof(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    char *p = malloc(40 + (size_t)(atomic_load(&handled) % 200));
+    if (p != NULL) {
+        p[0] = 'h';
+        free(p);
+    }
+    void *q = calloc(3, 100);
+    free(q);
+    atomic_fetch_add(&handled, 1);
+    errno = saved;
+}
+
+static void *storm(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    enum { SLOTS = 256 };
+    unsigned char *slot[SLOTS] = { 0 };
+    size_t len[SLOTS] = { 0 };
+    while (!atomic_load(&stop)) {
+        unsigned i = (seed = seed * 1103515245u + 12345u) >> 16 & (SLOTS - 1);
+        if (slot[i] != NULL) {
+            for (size_t k = 0; k < len[i]; k += 61)
+                if (slot[i][k] != (unsigned char)(i + k))
+                    die("a block's contents changed: silent corruption");
+            if (seed & 0x100000) {
+                size_t nl = 1 + (seed >> 8) % 3000;
+                unsigned char *r = realloc(slot[i], nl);
+                if (r == NULL)
+                    die("realloc failed");
+                slot[i] = r;
+                for (size_t k = len[i]; k < nl; k += 61)
+                    r[k] = (unsigned char)(i + k);
+                len[i] = nl < len[i] ? nl : len[i];
+                if (nl > len[i]) {
+                    for (size_t k = 0; k < nl; k += 61)
+                        r[k] = (unsigned char)(i + k);
+                    len[i] = nl;
+                }
+            } else {
+                free(slot[i]);
+                slot[i] = NULL;
+            }
+        } else {
+            size_t n = 1 + (seed >> 4) % ((seed & 0x10000) ? 200000 : 600);
+            slot[i] = (seed & 0x20000) ? calloc(1, n) : malloc(n);
+            if (slot[i] == NULL)
+                die("malloc failed");
+            len[i] = n;
+            for (size_t k = 0; k < n; k += 61)
+                slot[i][k] = (unsigned char)(i + k);
+        }
+    }
+    for (unsigned i = 0; i < SLOTS; i++)
+        free(slot[i]);
+    return NULL;
+}
+
+static int signals(int nthreads, int secs)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_prof;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPROF, &sa, NULL);
+    struct itimerval it = { { 0, 200 }, { 0, 200 } };   /* every 200 µs of CPU */
+    setitimer(ITIMER_PROF, &it, NULL);
+    pthread_t t[16];
+    if (nthreads > 16)
+        nthreads = 16;
+    for (int i = 0; i < nthreads; i++)
+        pthread_create(&t[i], NULL, storm, (void *)(uintptr_t)(i + 7));
+    pthread_t timer;
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += secs;
+    (void)timer;
+    if (nthreads == 0) {
+        /* single-threaded: the storm runs here, stopped by the clock */
+        unsigned seed = 3;
+        enum { SLOTS = 256 };
+        void *slot[SLOTS] = { 0 };
+        for (long n = 0;; n++) {
+            if ((n & 1023) == 0) {
+                struct timespec now;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if (now.tv_sec > end.tv_sec ||
+                    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+                    break;
+            }
+            unsigned i = (seed = seed * 1103515245u + 12345u) >> 16 & (SLOTS - 1);
+            if (slot[i] != NULL) {
+                if (*(unsigned *)slot[i] != i)
+                    die("a block's contents changed: silent corruption");
+                free(slot[i]);
+                slot[i] = NULL;
+            } else {
+                size_t sz = 4 + (seed >> 4) % ((seed & 0x10000) ? 150000 : 700);
+                slot[i] = malloc(sz);
+                if (slot[i] == NULL)
+                    die("malloc failed");
+                *(unsigned *)slot[i] = i;
+            }
+        }
+        for (unsigned i = 0; i < SLOTS; i++)
+            free(slot[i]);
+    } else {
+        sleep((unsigned)secs);
+        atomic_store(&stop, 1);
+        for (int i = 0; i < nthreads; i++)
+            pthread_join(t[i], NULL);
+    }
+    struct itimerval off = { { 0, 0 }, { 0, 0 } };
+    setitimer(ITIMER_PROF, &off, NULL);
+    void (*stats)(cg_stats_t *) = (void (*)(cg_stats_t *))sym("cg_get_stats");
+    cg_stats_t st;
+    memset(&st, 0, sizeof st);
+    stats(&st);
+    printf("signals handled %ld, of them inside chunkguard (re-entrant calls) %llu\n",
+           atomic_load(&handled), st.reentrant_calls);
+    if (atomic_load(&handled) == 0)
+        die("no signal was handled");
+    if (st.reentrant_calls == 0)
+        die("no signal landed inside chunkguard: the test proved nothing");
+    /* the heap still works after it all */
+    for (int i = 0; i < 1000; i++) {
+        char *p = malloc(1 + i * 7);
+        memset(p, 5, 1 + i * 7);
+        free(p);
+    }
+    printf("ok signals threads=%d\n", nthreads);
+    return 0;
+}
+
+/* ---- forkstorm ---------------------------------------------------------- */
+
+static void *alloc_loop(void *arg)
+{
+    unsigned seed = (unsigned)(uintptr_t)arg;
+    void *keep[64] = { 0 };
+    for (unsigned long n = 1; !atomic_load(&stop); n++) {
+        /* bursts, so that the forking thread gets a core on a loaded
+         * machine too: forks still land in the middle of bursts */
+        if ((n & 511) == 0)
+            usleep(200);
+        unsigned i = (seed = seed * 1103515245u + 12345u) >> 16 & 63;
+        free(keep[i]);
+        /* mostly arena sizes; one in 256 a big (mmap'd) block */
+        keep[i] = malloc(1 + (seed >> 3) % ((seed & 0xff00) == 0x4200 ? 300000 : 2000));
+    }
+    for (int i = 0; i < 64; i++)
+        free(keep[i]);
+    return NULL;
+}
+
+static int forkstorm(int nthreads, int forks)
+{
+    pthread_t t[32];
+    if (nthreads > 32)
+        nthreads = 32;
+    for (int i = 0; i < nthreads; i++)
+        pthread_create(&t[i], NULL, alloc_loop, (void *)(uintptr_t)(i + 1));
+    for (int f = 0; f < forks; f++) {
+        pid_t pid = fork();
+        if (pid < 0)
+            die("fork failed");
+        if (pid == 0) {
+            char *p = malloc(100 + (size_t)f % 5000);
+            if (p == NULL)
+                _exit(10);
+            memset(p, 7, 100);
+            char val[32];
+            snprintf(val, sizeof val, "%d", f);
+            if (setenv("CG_LOCKTEST_FORK", val, 1) != 0)
+                _exit(11);
+            free(p);
+            exit(0);
+        }
+        int status;
+        if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "locktest: child %d of fork %d failed (status 0x%x)\n", (int)pid, f,
+                    status);
+            exit(1);
+        }
+    }
+    atomic_store(&stop, 1);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(t[i], NULL);
+    printf("ok forkstorm threads=%d forks=%d\n", nthreads, forks);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IONBF, 0);
+    if (argc < 2)
+        die("usage: locktest TEST [ARGS]");
+    const char *t = argv[1];
+    if (strcmp(t, "token-race") == 0)
+        return token_race();
+    if (strcmp(t, "relock") == 0)
+        return relock();
+    if (strcmp(t, "order") == 0 && argc > 2)
+        return order(argv[2]);
+    if (strcmp(t, "timeout") == 0)
+        return timeout_test();
+    if (strcmp(t, "held-assert") == 0)
+        return held_assert();
+    if (strcmp(t, "signals") == 0 && argc > 3)
+        return signals(atoi(argv[2]), atoi(argv[3]));
+    if (strcmp(t, "forkstorm") == 0 && argc > 3)
+        return forkstorm(atoi(argv[2]), atoi(argv[3]));
+    die("unknown test");
+    return 2;
+}

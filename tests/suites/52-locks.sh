@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# 52-locks.sh — chunkguard's own locks (issue 4, points 1-5): tokens,
+# deadlock and lock-wait-timeout reports, the lock-order graph, re-entrant
+# calls from signal handlers, fork with threads.  Each detector is also
+# run where it must fail (a mutant library, or the control case), so none
+# passes vacuously.  tests/locks/locktest.c has the programs.
+# Environment: CG_ROOT, CG_BUILD, CG_SO (set by tests/run-all.sh).
+# Prints PASS/FAIL lines; exit status 0 only when all passed.  About a
+# minute, most of it building the three test libraries.
+set -uo pipefail
+: "${CG_ROOT:?}" "${CG_BUILD:?}" "${CG_SO:?}"
+. "$CG_ROOT/tests/unit/lib.sh"
+ut_need make gcc timeout python3 || exit 1
+ut_build locks locks-bins || exit 1
+
+L=$CG_BUILD/locks
+T=$L/locktest
+TEST_SO=$(realpath "$L/test/libchunkguard.so")
+SO=$(realpath "$CG_SO")
+fails=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
+LOG=$UT_LOGDIR
+
+# run NAME SO OPTIONS TIMEOUT ARGS... — run locktest; sets rc, out (text),
+# json (the report file, one object a line).
+run() {
+  local name=$1 so=$2 opts=$3 limit=$4; shift 4
+  json=$LOG/$name.json; rm -f "$json"
+  out=$(LD_PRELOAD=$so CHUNKGUARD_OPTIONS="report_path=$json${opts:+:$opts}" \
+        timeout -k 5 "$limit" "$T" "$@" 2>&1)
+  rc=$?
+  [ -f "$json" ] || : >"$json"
+}
+show() { echo "$out" | tail -n 15 | sed 's/^/    /'; }
+
+# jcheck FILE PYTHON-EXPR — true when the expression holds over r (the list
+# of report objects in FILE).
+jcheck() {
+  python3 - "$1" "$2" <<'EOF'
+import json, sys
+r = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+def frames(rep, key):
+    return [f.get("function") or "" for f in rep["stacks"].get(key, {}).get("frames", [])]
+sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)
+EOF
+}
+
+# 1. The token: a lock elided while single-threaded; a hook creates a
+# thread before the unlock.  The test build passes; the mutant whose
+# unlock decides again must be caught by the ownership assertion.
+run token-race "$TEST_SO" "" 60 token-race
+if [ $rc -eq 0 ] && [[ "$out" == *"ok token-race"* ]]; then pass locks-token-race
+else show; fail locks-token-race "exit $rc"; fi
+run token-race-mutant "$(realpath "$L/redecide/libchunkguard.so")" "" 60 token-race
+if [ $rc -ne 0 ] && [[ "$out" == *"lock assertion failed"*"unlock of a lock this thread does not hold"* ]]; then
+  pass locks-token-race-mutant-caught
+else show; fail locks-token-race-mutant-caught "the unlock that re-decides went unnoticed (exit $rc)"; fi
+
+# 2. Re-taking a held lock: a deadlock report naming the lock and both
+# sites, symbolized, then SIGABRT — never a hang.
+run relock "$TEST_SO" "" 30 relock
+if [ $rc -eq 134 ] && [[ "$out" == *"ERROR: chunkguard: deadlock on address"* ]] &&
+   jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "deadlock" and r[0]["lock"]["name"] == "arena 0 lock"
+                   and "relock_second" in frames(r[0], "where") and "relock_first" in frames(r[0], "held")'; then
+  pass locks-deadlock-report
+else show; fail locks-deadlock-report "exit $rc, or the report lacks the lock or a site"; fi
+# Debug mode: the first acquisition's site is a whole stack from the depot.
+run relock-debug "$TEST_SO" "mode=debug" 30 relock
+if [ $rc -eq 134 ] && jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "deadlock"
+       and "relock_first" in frames(r[0], "held") and "main" in frames(r[0], "held")'; then
+  pass locks-deadlock-report-debug-stack
+else show; fail locks-deadlock-report-debug-stack "exit $rc, or no full stack for the first acquisition"; fi
+
+# 3. Lock order (debug mode): two threads take arenas 0 and 1 in opposite
+# orders — reported once (two rounds run, halt_on_error=0 goes on); the
+# same order twice is the control and reports nothing.
+run order-opp "$TEST_SO" "mode=debug:halt_on_error=0" 60 order OPP
+if [ $rc -eq 0 ] && jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "lock-order-inversion"
+       and r[0]["lock"]["name"] == "arena 0 lock" and "take_two" in frames(r[0], "held")'; then
+  pass locks-order-inversion-once
+else show; fail locks-order-inversion-once "exit $rc; reports: $(wc -l <"$json")"; fi
+run order-same "$TEST_SO" "mode=debug:halt_on_error=0" 60 order SAME
+if [ $rc -eq 0 ] && [ ! -s "$json" ]; then pass locks-order-same-is-silent
+else show; fail locks-order-same-is-silent "exit $rc; reports: $(wc -l <"$json")"; fi
+
+# 4. Watchdog: main waits for arena 0 while another thread holds it for
+# 3 s.  With deadlock_timeout_ms=300 the wait ends in a report naming the
+# holder and where it took the lock, well before 3 s; with 0 (off) it just
+# waits.
+start=$(date +%s%N)
+run timeout "$TEST_SO" "deadlock_timeout_ms=300" 30 timeout
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+if [ $rc -eq 134 ] && [ $ms -lt 2500 ] && jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "lock-wait-timeout"
+       and r[0]["lock"]["holder_tid"] > 0 and "hold_arena0" in frames(r[0], "held")'; then
+  pass locks-wait-timeout-report
+else show; fail locks-wait-timeout-report "exit $rc after $ms ms"; fi
+run timeout-off "$TEST_SO" "deadlock_timeout_ms=0" 30 timeout
+if [ $rc -eq 0 ] && [ ! -s "$json" ]; then pass locks-wait-timeout-off-waits
+else show; fail locks-wait-timeout-off-waits "exit $rc"; fi
+
+# 5. The "caller holds the lock" assertions are live in the test build.
+run held-assert "$TEST_SO" "" 30 held-assert
+if [ $rc -ne 0 ] && [[ "$out" == *"lock assertion failed in cg_arena_consolidate"* ]]; then
+  pass locks-held-assertion
+else show; fail locks-held-assertion "a broken contract went unnoticed (exit $rc)"; fi
+
+# 6. Signals: a profiling timer's handler mallocs through a malloc storm,
+# single- and multi-threaded, on the shipped library.  The program fails
+# unless some signals really landed inside chunkguard (cg_get_stats), and
+# the mutant without the mark must fail.
+for n in 0 3; do
+  run signals-$n "$SO" "" 120 signals $n 1
+  if [ $rc -eq 0 ] && [[ "$out" == *"ok signals"* ]]; then
+    pass "locks-signals-threads-$n"; echo "$out" | grep '^signals' | sed 's/^/    /'
+  else show; fail "locks-signals-threads-$n" "exit $rc"; fi
+done
+run signals-nomark "$(realpath "$L/nomark/libchunkguard.so")" "" 120 signals 0 1
+if [ $rc -ne 0 ]; then pass locks-signals-nomark-mutant-caught
+else show; fail locks-signals-nomark-mutant-caught "passed without the mark: the test is vacuous"; fi
+# Debug mode reports the re-entrant call (and halts by default).
+run signals-debug "$SO" "mode=debug" 60 signals 0 1
+if [ $rc -eq 134 ] && jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "reentrant-call"
+       and "on_prof" in frames(r[0], "where")'; then
+  pass locks-signals-debug-report
+else show; fail locks-signals-debug-report "exit $rc"; fi
+
+# 7. Fork: 8 threads allocate while main forks 2000 times; each child
+# mallocs, calls setenv and exits.  A hang is killed by timeout: a FAIL.
+run fork "$SO" "" 240 forkstorm 8 2000
+if [ $rc -eq 0 ] && [[ "$out" == *"ok forkstorm threads=8 forks=2000"* ]]; then pass locks-fork-2000-with-8-threads
+else show; fail locks-fork-2000-with-8-threads "exit $rc (124: hung)"; fi
+# Debug mode: the lock-order graph checks the fork handlers' order against
+# the order the running code nests the locks.
+run fork-debug "$SO" "mode=debug" 240 forkstorm 8 100
+if [ $rc -eq 0 ] && [ ! -s "$json" ]; then pass locks-fork-100-debug-lock-order
+else show; fail locks-fork-100-debug-lock-order "exit $rc; reports: $(head -c 300 "$json")"; fi
+
+exit $((fails > 0))
