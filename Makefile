@@ -67,6 +67,7 @@ clean:
 -include tests/tests.mk
 -include examples/examples.mk
 -include bench/bench.mk
+-include fuzz/fuzz.mk
 
 check: deps lib
 	@tests/run-all.sh

@@ -483,6 +483,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (size > FZ_MAX_INPUT)
+        return 0;
     static fz_model_t m;
     static bool callback_set;
     if (!callback_set) {          /* AFL's driver path calls Initialize too; replay as well */

@@ -38,6 +38,7 @@ static inline uint32_t fz_u32(fz_in_t *in)
 
 /* ---- the model --------------------------------------------------------- */
 
+#define FZ_MAX_INPUT (64 * 1024) /* longer inputs are skipped: time, not depth */
 #define FZ_SLOTS  256
 #define FZ_WINDOW 128           /* bytes at each end of a block that carry a pattern */
 #define FZ_FREED  32            /* recently freed blocks remembered (corrupt) */

@@ -32,6 +32,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (size > FZ_MAX_INPUT)
+        return 0;
     static fz_model_t m;
 #ifdef FZ_DEBUG
     const bool debug = true;
