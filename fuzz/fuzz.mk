@@ -20,8 +20,8 @@ FZ        := $(BUILD)/fuzz
 FZ_NAMES  := ops-fast ops-debug ops-mt corrupt options
 FZ_COMMON := fuzz/model.c fuzz/common.c
 FZ_HDRS   := fuzz/fuzz.h fuzz/fuzz.mk $(HDRS)
-FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Iinclude -Isrc -fno-builtin-malloc \
-             -fno-builtin-free -fno-builtin-calloc -fno-builtin-realloc
+FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Iinclude -Isrc -fno-builtin \
+             -fno-omit-frame-pointer
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
 JOBS      ?= 2
