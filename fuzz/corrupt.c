@@ -251,6 +251,12 @@ static void in_child(fz_model_t *m, fz_in_t *in)
             close(fds[0]);
         child_fd = fds[1];
         fz_fail_hook = child_model_failure;
+        /* the engine's crash handlers are the parent's business: here an
+         * abort after a fatal report is an outcome, and a hang (SIGALRM)
+         * kills the child */
+        static const int sigs[] = { SIGABRT, SIGALRM, SIGFPE, SIGILL, SIGINT, SIGTERM };
+        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++)
+            signal(sigs[k], SIG_DFL);
         alarm(20);
         /* FZ_CHILD_CWD: where a child's core file goes (debugging) */
         if (getenv("FZ_CHILD_CWD") != NULL && chdir(getenv("FZ_CHILD_CWD")) != 0)
