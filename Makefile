@@ -101,6 +101,7 @@ clean:
 -include bench/bench.mk
 -include verify/verify.mk
 -include tests/locks/locks.mk
+-include fuzz/fuzz.mk
 
 check: deps lib
 	@tests/run-all.sh

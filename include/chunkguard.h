@@ -137,6 +137,21 @@ size_t cg_describe(const void *addr, char *buf, size_t cap);
  */
 size_t cg_verify_heap(void);
 
+/*
+ * cg_default_options - options built into a program that links
+ * libchunkguard.a (or libchunkguard-cg.a): define this function, and the
+ * string it returns ("key=value:key=value", as CHUNKGUARD_OPTIONS) is
+ * applied before CHUNKGUARD_OPTIONS, which can still override each key.
+ * Called once, at chunkguard's initialisation, which may be the first
+ * malloc of the process (inside the dynamic loader, before any
+ * constructor): it must return a constant string and must not allocate,
+ * take locks or depend on initialised state.  Fuzz harnesses and test
+ * programs use it to fix mode=debug before the first allocation.  Not
+ * honoured through LD_PRELOAD (the library's own default, NULL, binds
+ * first); path options in it are trusted even in a set-uid process.
+ */
+const char *cg_default_options(void);
+
 #ifdef CHUNKGUARD_PREFIXED
 /* The cg_-named core: same contracts as the standard functions. */
 void  *cg_malloc(size_t size);

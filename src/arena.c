@@ -414,7 +414,17 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free)
     if (release_free) {
         for (size_t i = 1; i < CG_NBINS; i++) {
             cg_chunk_t *b = cg_bin_at(av, i);
+            size_t steps = 0;
             for (cg_chunk_t *c = b->fd; c != b; c = c->fd) {
+                /* the links and sizes were overwritten if the heap was:
+                 * check before following or releasing (found by fuzzing) */
+                check_link(av, c, "malloc_trim: a bin's link points outside the heap",
+                           "corrupted double-linked list");
+                check_walk(av, ++steps, c);
+                check_free_size(c, "corrupted size vs. prev_size");
+                if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(c->fd->bk != c))
+                    report_link(cg_chunk2mem(c), "malloc_trim: a free chunk's next one "
+                                "does not point back at it", "corrupted double-linked list");
                 size_t sz = cg_csize(c);
                 if (sz >= 2 * cg_pagesize) {
                     cg_heap_release_pages((char *)c + sizeof(cg_chunk_t), (char *)c + sz);

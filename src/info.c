@@ -39,7 +39,12 @@ static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
     }
     for (size_t i = 1; i < CG_NBINS; i++) {
         cg_chunk_t *b = cg_bin_at(av, i);
-        for (cg_chunk_t *c = b->fd; c != b; c = c->fd) {
+        size_t guard = 0;
+        for (cg_chunk_t *c = b->fd; c != b && guard++ < (1u << 24); c = c->fd) {
+            /* statistics never fault: an overwritten link ends the walk
+             * (found by fuzzing) */
+            if (!cg_aligned_ok(c) || !cg_heap_readable(c, sizeof *c))
+                break;
             ai->free_count++;
             ai->free_bytes += cg_csize(c);
         }

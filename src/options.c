@@ -181,9 +181,21 @@ void cg_expand_path(char *out, size_t cap, const char *in)
     out[o] = 0;
 }
 
+/* No built-in options unless the program links its own (chunkguard.h). */
+__attribute__((weak)) const char *cg_default_options(void)
+{
+    return NULL;
+}
+
 void cg_options_init(void)
 {
     set_defaults();
+    /* Built into the program, so trusted even in a set-uid process. */
+    const char *d = cg_default_options();
+    if (d != NULL) {
+        parse(d, false, true);
+        parse(d, false, false);
+    }
     const char *s = getenv("CHUNKGUARD_OPTIONS");
     if (s != NULL) {
         bool secure = getauxval(AT_SECURE) != 0;

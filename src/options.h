@@ -39,7 +39,8 @@ extern uint32_t cg_opt_given CG_HIDDEN;
 #define CG_OPT_GIVEN(name) ((cg_opt_given >> CG_OPT_ID_##name) & 1u)
 
 /*
- * cg_options_init - set every option to its default, then parse
+ * cg_options_init - set every option to its default, then parse the
+ * program's cg_default_options() string (if it links one), then
  * CHUNKGUARD_OPTIONS ("key=value" pairs separated by ':').  An unknown key,
  * a pair without '=', or a value that does not parse or is out of range
  * gives one warning line naming it (on the log, see cg_log_fd) and keeps
@@ -48,6 +49,10 @@ extern uint32_t cg_opt_given CG_HIDDEN;
  * other thread can exist; never allocates.
  */
 void cg_options_init(void) CG_HIDDEN;
+
+/* The program's built-in options (declared and documented in chunkguard.h);
+ * a weak default here returns NULL. */
+const char *cg_default_options(void);
 
 /*
  * cg_tunables_init - apply glibc's malloc settings from the environment,

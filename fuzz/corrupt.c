@@ -1,0 +1,533 @@
+/*
+ * corrupt.c — corruption-injection fuzzing of debug mode's detectors.
+ *
+ * The ops stream of model.c, in debug mode with a report callback (so
+ * debug mode's recoverable reports let the input go on), plus one injected
+ * bug at the first FZ_OP_INJECT op: its kind and target come from the
+ * input.  Debug mode must detect
+ *   overflow        1..16 bytes past a live block (inside the redzone)
+ *   underflow       1..16 bytes before it (the leading redzone)
+ *   header          a byte of a live block's chunk size word changed
+ *   size            the whole size word overwritten
+ *   double-free     a second free of a block still in the quarantine
+ *   uaf-write       a byte written into a block still in the quarantine
+ *   next-ptr        its first 8 bytes (where fast mode keeps the tcache or
+ *                   fastbin next pointer) overwritten, still quarantined
+ *   interior-free   free of a pointer inside a live block
+ *   foreign-free    free of a stack, global, mmap'd or unmapped address
+ * and the harness aborts when it misses one (no report, or a report of
+ * another kind or address) or when chunkguard faults (a "segv" report or a
+ * signal).  Other bugs are injected too and only counted, detected or not:
+ *   overflow-far    17..80 bytes past a heap block (past the redzone
+ *                   chunkguard promises, into the next chunk's header)
+ *   prev-inuse      the PREV_INUSE bit of a live block's header flipped
+ *   late-double-free, late-uaf   the block had left the quarantine
+ * Kinds that damage the core's metadata run in a fork()ed child that goes
+ * on with the rest of the input, releases everything and pushes the
+ * quarantine out; it sends the outcome (first report, or none) back
+ * through a pipe, and the parent goes on with the input without the bug.
+ * With AFL++ the child's coverage counts (the map is shared memory);
+ * libFuzzer sees only the parent's.  fz_summary() prints the counts per
+ * kind after a replay; `make fuzz-smoke` requires each to be above zero
+ * over the seed corpus.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "chunkguard.h"
+#include "fuzz.h"
+
+const char *cg_default_options(void)
+{
+    /* reports go to the callback; the log would only be noise */
+    return "mode=debug:quarantine_mb=1:stack_depth=2:log_path=/dev/null";
+}
+
+enum { K_OVERFLOW, K_UNDERFLOW, K_HEADER, K_SIZE, K_DOUBLE_FREE, K_UAF_WRITE, K_NEXT_PTR,
+       K_INTERIOR_FREE, K_FOREIGN_FREE,
+       K_MUST = K_FOREIGN_FREE,                      /* kinds <= this: must be detected */
+       K_OVERFLOW_FAR, K_PREV_INUSE, K_LATE_DOUBLE_FREE, K_LATE_UAF, K_COUNT };
+
+static const char *const kind_name[K_COUNT] = {
+    "overflow", "underflow", "header", "size", "double-free", "uaf-write", "next-ptr",
+    "interior-free", "foreign-free", "overflow-far", "prev-inuse", "late-double-free",
+    "late-uaf",
+};
+
+static size_t injected[K_COUNT], detected[K_COUNT];
+
+/* ---- reports ----------------------------------------------------------- */
+
+static struct {
+    unsigned count;
+    char kind[32];
+    const void *addr;
+    char text[1024];
+} seen;
+
+static int child_fd = -1;          /* in a forked child: the pipe to the parent */
+static volatile int writing_bug;   /* a fault now is the harness's own write    */
+
+static void copy(char *dst, size_t cap, const char *src)
+{
+    size_t n = strlen(src);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = 0;
+}
+
+/* Runs under chunkguard's report lock: no malloc, no free. */
+static void on_report(const cg_report_t *r, void *arg)
+{
+    (void)arg;
+    if (seen.count++ == 0) {
+        copy(seen.kind, sizeof seen.kind, r->kind);
+        seen.addr = r->address;
+        copy(seen.text, sizeof seen.text, r->text);
+        if (child_fd >= 0) {
+            char msg[1100];
+            int n = snprintf(msg, sizeof msg, "%s %s\n%s",
+                             writing_bug ? "harness-fault" : "report", r->kind, r->text);
+            (void)!write(child_fd, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
+        }
+    }
+}
+
+static void child_model_failure(const char *msg, size_t len)
+{
+    char buf[600];
+    int n = snprintf(buf, sizeof buf, "model %.*s", (int)len, msg);
+    (void)!write(child_fd, buf, (size_t)(n < (int)sizeof buf ? n : (int)sizeof buf - 1));
+}
+
+/* A model failure in this process: show the report that may explain it. */
+static void show_report(const char *msg, size_t len)
+{
+    (void)msg, (void)len;
+    if (seen.count != 0)
+        fprintf(stderr, "fuzz: (%u report(s) so far; the first:)\n%s\n", seen.count, seen.text);
+}
+
+/* ---- the bug ------------------------------------------------------------- */
+
+typedef struct bug {
+    int kind;
+    unsigned slot;              /* live-block kinds                         */
+    unsigned char *p;           /* the block (user pointer)                 */
+    size_t req;
+    unsigned char *at;          /* where the write goes / what is freed     */
+    size_t len;                 /* bytes written                            */
+    unsigned char bytes[96];
+    const char *want;           /* token of the report required             */
+    const unsigned char *lo, *hi;   /* the report's address in [lo, hi)      */
+} bug_t;
+
+static bug_t bug;
+static bool armed;              /* this input's bug is in place (in-process) */
+
+static bool quarantined(const unsigned char *p, size_t req)
+{
+    char buf[512], want[80];
+    cg_describe(p, buf, sizeof buf);
+    snprintf(want, sizeof want, " is 0 bytes inside a %zu-byte region ", req);
+    return strstr(buf, want) != NULL && strstr(buf, "freed (in the quarantine)") != NULL;
+}
+
+/* Push blocks through the quarantine until p has left it (or a report
+ * came); bounded. */
+static void flush_quarantine(const unsigned char *p, size_t req)
+{
+    for (int i = 0; i < 200000 && seen.count == 0 && quarantined(p, req); i++)
+        free(malloc(240));
+}
+
+static sigjmp_buf write_fault;
+
+static void on_write_fault(int sig)
+{
+    (void)sig;
+    siglongjmp(write_fault, 1);
+}
+
+/* Write the bug's bytes.  In a child the target may be gone (a late
+ * use-after-free of an unmapped big block, an overflow off the end of a
+ * heap's mapped part): our own fault then ends the test, untested. */
+static void do_write(void)
+{
+    struct sigaction sa = { .sa_handler = on_write_fault }, old_segv, old_bus;
+    if (child_fd >= 0) {
+        sigaction(SIGSEGV, &sa, &old_segv);
+        sigaction(SIGBUS, &sa, &old_bus);
+        if (sigsetjmp(write_fault, 1) != 0) {
+            (void)!write(child_fd, "harness-fault", 13);
+            _exit(0);
+        }
+    }
+    writing_bug = 1;
+    memcpy(bug.at, bug.bytes, bug.len);
+    writing_bug = 0;
+    if (child_fd >= 0) {
+        sigaction(SIGSEGV, &old_segv, NULL);
+        sigaction(SIGBUS, &old_bus, NULL);
+    }
+}
+
+/* The bug's action itself. */
+static void perform(fz_model_t *m)
+{
+    switch (bug.kind) {
+    case K_DOUBLE_FREE: case K_LATE_DOUBLE_FREE: case K_INTERIOR_FREE: case K_FOREIGN_FREE:
+        free(bug.at);
+        break;
+    default:
+        do_write();
+        if (bug.kind <= K_SIZE || bug.kind == K_OVERFLOW_FAR || bug.kind == K_PREV_INUSE)
+            m->slot[bug.slot].tainted = true;
+    }
+}
+
+/* A tainted slot is being freed (by the stream, or at the end): free it
+ * without touching its contents; the model forgets it either way. */
+static void release_tainted(fz_model_t *m, fz_slot_t *s)
+{
+    free(s->p);
+    m->live -= s->span;
+    s->p = NULL;
+    s->tainted = false;
+}
+
+/* After the stream: release everything, then push the quarantine out when
+ * the bug sits in a freed block. */
+static void finish(fz_model_t *m)
+{
+    fz_model_release_all(m);
+    if (bug.kind == K_UAF_WRITE || bug.kind == K_NEXT_PTR || bug.kind == K_LATE_UAF)
+        flush_quarantine(bug.p, bug.req);
+}
+
+static bool outcome_ok(const char *kind, const void *addr)
+{
+    if (strcmp(kind, "segv") == 0)
+        return false;
+    if (bug.want != NULL && strcmp(kind, bug.want) != 0)
+        return false;
+    return bug.lo == NULL || ((const unsigned char *)addr >= bug.lo &&
+                              (const unsigned char *)addr < bug.hi);
+}
+
+static void check_in_process(void)
+{
+    if (seen.count == 0)
+        fz_fail("debug mode missed an injected %s (block %p, %zu bytes; %zu byte(s) at %p)",
+                kind_name[bug.kind], (void *)bug.p, bug.req, bug.len, (void *)bug.at);
+    if (!outcome_ok(seen.kind, seen.addr))
+        fz_fail("an injected %s gave a %s report on %p (wanted %s in [%p, %p)):\n%s",
+                kind_name[bug.kind], seen.kind, seen.addr, bug.want, (void *)bug.lo,
+                (void *)bug.hi, seen.text);
+    detected[bug.kind]++;
+}
+
+/* Run the bug and the rest of the input in a child; classify its outcome. */
+static void in_child(fz_model_t *m, fz_in_t *in)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        fz_fail("pipe: %s", strerror(errno));
+    /* FZ_NO_FORK=1 (debugging): the bug runs in this process, which ends. */
+    pid_t pid = getenv("FZ_NO_FORK") != NULL ? 0 : fork();
+    if (pid < 0)
+        fz_fail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        if (getenv("FZ_NO_FORK") == NULL)
+            close(fds[0]);
+        child_fd = fds[1];
+        fz_fail_hook = child_model_failure;
+        /* the engine's crash handlers are the parent's business: here an
+         * abort after a fatal report is an outcome, and a hang (SIGALRM)
+         * kills the child */
+        static const int sigs[] = { SIGABRT, SIGALRM, SIGFPE, SIGILL, SIGINT, SIGTERM };
+        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++)
+            signal(sigs[k], SIG_DFL);
+        alarm(20);
+        /* FZ_CHILD_CWD: where a child's core file goes (debugging) */
+        if (getenv("FZ_CHILD_CWD") != NULL && chdir(getenv("FZ_CHILD_CWD")) != 0)
+            _exit(3);
+        seen.count = 0;
+        perform(m);
+        while (fz_model_step(m, in, NULL))
+            ;
+        finish(m);
+        if (seen.count == 0)
+            (void)!write(child_fd, "clean", 5);
+        _exit(0);
+    }
+    close(fds[1]);
+    char msg[1200];
+    size_t n = 0;
+    ssize_t k;
+    while (n < sizeof msg - 1 && (k = read(fds[0], msg + n, sizeof msg - 1 - n)) > 0)
+        n += (size_t)k;
+    msg[n] = 0;
+    close(fds[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    char kind[32] = "";
+    sscanf(msg, "report %31s", kind);
+    if (strncmp(msg, "harness-fault", 13) == 0) {
+        injected[bug.kind]--;                      /* our own write faulted: no test */
+        return;
+    }
+    if (kind[0] != 0) {
+        if (strcmp(kind, "segv") == 0)
+            fz_fail("chunkguard faulted after an injected %s:\n%s", kind_name[bug.kind], msg);
+        if (bug.kind <= K_MUST && !outcome_ok(kind, NULL))
+            fz_fail("an injected %s gave a %s report (wanted %s):\n%s", kind_name[bug.kind],
+                    kind, bug.want, msg);
+        detected[bug.kind]++;
+        return;
+    }
+    if (WIFSIGNALED(st) && strncmp(msg, "model", 5) != 0)
+        fz_fail("after an injected %s the child died of signal %d without a report (%s)",
+                kind_name[bug.kind], WTERMSIG(st), msg);
+    if (bug.kind <= K_MUST)
+        fz_fail("debug mode missed an injected %s (block %p, %zu bytes): child said '%.300s'",
+                kind_name[bug.kind], (void *)bug.p, bug.req, msg);
+}
+
+/* Some live slot from sel with at least min_req bytes and plain 16-byte
+ * alignment, or -1. */
+static int pick_live(const fz_model_t *m, unsigned sel, size_t min_req, size_t max_req)
+{
+    for (unsigned k = 0; k < m->nslots; k++) {
+        unsigned i = (sel + k) % m->nslots;
+        const fz_slot_t *s = &m->slot[i];
+        if (s->p != NULL && !s->tainted && s->req >= min_req && s->req <= max_req &&
+            s->align == 16)
+            return (int)i;
+    }
+    return -1;
+}
+
+static unsigned char foreign_global[64];
+
+static unsigned char *foreign_pointer(unsigned sel, unsigned char *stack)
+{
+    static unsigned char *page;
+    if (page == NULL)
+        page = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    switch (sel % 5) {
+    case 0: return stack;
+    case 1: return foreign_global + 16;
+    case 2: return page != MAP_FAILED ? page + 16 * (sel % 200) : stack;
+    case 3: return (unsigned char *)(uintptr_t)(0x10000 + 16 * (sel % 64));  /* unmapped */
+    default: return (unsigned char *)stderr;                                 /* libc's data */
+    }
+}
+
+/* bug.bytes[0..n) from the input, none of them `avoid` (a redzone or
+ * poison byte written over itself would be no bug at all). */
+static void set_bytes(fz_in_t *in, unsigned char avoid, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)fz_u8(in);
+        bug.bytes[i] = b == avoid ? (unsigned char)(b ^ 0x5a) : b;
+    }
+}
+
+/* FZ_OP_INJECT: decode the bug (always consuming the same bytes), then
+ * inject it here or in a child. */
+static void inject(fz_model_t *m, fz_in_t *in)
+{
+    unsigned kind = fz_u8(in) % K_COUNT, sel = fz_u8(in);
+    unsigned a = fz_u8(in), b = fz_u8(in);
+    unsigned char stack_thing[32];
+    if (bug.kind != -1)
+        return;                                 /* one bug per input (-1: none yet) */
+    if (seen.count != 0)
+        fz_fail("a report before any bug was injected:\n%s", seen.text);
+    memset(&bug, 0, sizeof bug);
+    bug.kind = (int)kind;
+    int i;
+    switch (kind) {
+    case K_OVERFLOW: case K_OVERFLOW_FAR:
+        i = pick_live(m, sel, 0, kind == K_OVERFLOW_FAR ? 60000 : SIZE_MAX);
+        if (i < 0) goto none;
+        bug.len = kind == K_OVERFLOW ? 1 + a % 16 : 17 + a % 64;
+        set_bytes(in, 0xfa, bug.len);              /* never the redzone byte */
+        bug.slot = (unsigned)i;
+        bug.p = m->slot[i].p;
+        bug.req = m->slot[i].req;
+        bug.at = bug.p + bug.req;
+        bug.want = "heap-buffer-overflow";
+        bug.lo = bug.at, bug.hi = bug.at + bug.len;
+        break;
+    case K_UNDERFLOW:
+        i = pick_live(m, sel, 0, SIZE_MAX);
+        if (i < 0) goto none;
+        bug.len = 1 + a % 16;
+        set_bytes(in, 0xfa, bug.len);
+        bug.slot = (unsigned)i;
+        bug.p = m->slot[i].p;
+        bug.req = m->slot[i].req;
+        bug.at = bug.p - bug.len;
+        bug.want = "heap-buffer-overflow";
+        bug.lo = bug.at, bug.hi = bug.p;
+        break;
+    case K_HEADER: case K_SIZE: case K_PREV_INUSE: {
+        i = pick_live(m, sel, 0, SIZE_MAX);
+        if (i < 0) goto none;
+        bug.p = m->slot[i].p;
+        bug.req = m->slot[i].req;
+        unsigned char *size_word = bug.p - 16 - 8;   /* leading redzone, then the header */
+        if (kind == K_HEADER) {
+            unsigned j = a % 8, v = b ? b : 0x40;
+            if (j == 0 && (v & ~1u) == 0)
+                v |= 2;                              /* more than PREV_INUSE */
+            bug.at = size_word + j;
+            bug.len = 1;
+            bug.bytes[0] = (unsigned char)(size_word[j] ^ v);
+        } else if (kind == K_SIZE) {
+            set_bytes(in, 0, 8);
+            bug.bytes[0] = (unsigned char)((bug.bytes[0] & ~1u) | (size_word[0] & 1u));
+            if (memcmp(bug.bytes, size_word, 8) == 0)
+                bug.bytes[1] ^= 0x10;
+            bug.at = size_word;
+            bug.len = 8;
+        } else {
+            bug.at = size_word;
+            bug.len = 1;
+            bug.bytes[0] = (unsigned char)(size_word[0] ^ 1);
+        }
+        bug.slot = (unsigned)i;
+        break;
+    }
+    case K_DOUBLE_FREE: case K_UAF_WRITE: case K_NEXT_PTR: {
+        if (m->nfreed == 0) goto none;
+        unsigned back = sel % (m->nfreed < FZ_FREED ? m->nfreed : FZ_FREED);
+        fz_freed_t f = m->freed[(m->nfreed - 1 - back) % FZ_FREED];
+        bug.p = f.p;
+        bug.req = f.req;
+        if (kind != K_DOUBLE_FREE && f.req < (kind == K_NEXT_PTR ? 8u : 1u)) goto none;
+        if (!quarantined(f.p, f.req))
+            bug.kind = kind == K_DOUBLE_FREE ? K_LATE_DOUBLE_FREE : K_LATE_UAF;
+        if (kind == K_DOUBLE_FREE) {
+            bug.at = f.p;
+            bug.want = "double-free";
+            bug.lo = f.p, bug.hi = f.p + 1;
+        } else {
+            set_bytes(in, 0xfd, 8);                    /* never the poison byte */
+            bug.len = kind == K_NEXT_PTR ? 8 : 1;
+            bug.at = f.p + (kind == K_NEXT_PTR ? 0 : ((size_t)a << 8 | b) % f.req);
+            bug.want = "heap-use-after-free";
+            bug.lo = bug.at, bug.hi = bug.at + bug.len;
+        }
+        break;
+    }
+    case K_INTERIOR_FREE:
+        i = pick_live(m, sel, 2, SIZE_MAX);
+        if (i < 0) goto none;
+        bug.p = m->slot[i].p;
+        bug.req = m->slot[i].req;
+        bug.at = bug.p + 1 + ((size_t)a << 8 | b) % (bug.req - 1);
+        bug.want = "invalid-free";
+        bug.lo = bug.at, bug.hi = bug.at + 1;
+        break;
+    default: /* K_FOREIGN_FREE */
+        bug.at = foreign_pointer(sel, stack_thing);
+        bug.want = "invalid-free";
+        bug.lo = bug.at, bug.hi = bug.at + 1;
+        break;
+    }
+    injected[bug.kind]++;
+    bool in_place = bug.kind == K_OVERFLOW || bug.kind == K_UNDERFLOW ||
+                    bug.kind == K_DOUBLE_FREE || bug.kind == K_UAF_WRITE ||
+                    bug.kind == K_NEXT_PTR || bug.kind == K_INTERIOR_FREE ||
+                    bug.kind == K_FOREIGN_FREE;
+    if (!in_place) {
+        in_child(m, in);
+        bug.kind = -2;                         /* done: later inject ops do nothing */
+        return;
+    }
+    seen.count = 0;
+    perform(m);
+    armed = true;
+    if (bug.kind >= K_DOUBLE_FREE) {           /* frees report at once; writes later */
+        if (bug.kind == K_UAF_WRITE || bug.kind == K_NEXT_PTR)
+            return;
+        check_in_process();
+        armed = false;
+        bug.kind = -2;
+        seen.count = 0;
+    }
+    return;
+none:
+    bug.kind = -1;
+}
+
+/* ---- the harness ----------------------------------------------------------- */
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+void fz_summary(void);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    fz_no_libfuzzer_threads(argc, argv);
+    cg_set_report_callback(on_report, NULL);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > FZ_MAX_INPUT)
+        return 0;
+    static fz_model_t m;
+    static bool callback_set;
+    if (!callback_set) {          /* AFL's driver path calls Initialize too; replay as well */
+        cg_set_report_callback(on_report, NULL);
+        callback_set = true;
+    }
+    fz_assert_single_threaded();
+    fz_fail_hook = show_report;
+    fz_model_init(&m, FZ_SLOTS, true);
+    m.mallopt_ok = false;         /* parameters stay as debug mode set them */
+    m.max_size = 64 * 1024;
+    m.max_live = 4u << 20;
+    m.inject = inject;
+    m.on_release = release_tainted;
+    memset(&bug, 0, sizeof bug);
+    bug.kind = -1;
+    armed = false;
+    seen.count = 0;
+    fz_in_t in = { data, size, 0 };
+    while (fz_model_step(&m, &in, NULL))
+        ;
+    finish(&m);
+    if (armed)
+        check_in_process();
+    else if (seen.count != 0)
+        fz_fail("a report with no bug injected:\n%s", seen.text);
+    fz_verify_heap("after an input");
+    return 0;
+}
+
+void fz_summary(void)
+{
+    size_t zero = 0;
+    for (int k = 0; k < K_COUNT; k++) {
+        fprintf(stderr, "corrupt: %-17s injected %zu, detected %zu%s\n", kind_name[k],
+                injected[k], detected[k], k <= K_MUST ? " (must detect)" : "");
+        zero += injected[k] == 0;
+    }
+    fprintf(stderr, "corrupt: %zu kind(s) never injected\n", zero);
+}

@@ -1,0 +1,125 @@
+/*
+ * fuzz.h — what the fuzz harnesses share: the input reader, the model of
+ * the malloc API contract that the ops, ops-mt and corrupt harnesses drive,
+ * and the failure and heap-check helpers (docs/fuzzing.md).
+ *
+ * Every harness defines LLVMFuzzerTestOneInput and is linked with the
+ * standard-named libchunkguard.a, so chunkguard is the malloc of the whole
+ * process: the harness's, libFuzzer's and AFL's allocations included.
+ * fuzz/driver.c supplies main() for AFL++ (persistent mode, shared-memory
+ * test cases) and for plain replay of files and corpus directories.
+ */
+#ifndef FUZZ_H
+#define FUZZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- input ------------------------------------------------------------- */
+
+typedef struct fz_in {
+    const uint8_t *p;
+    size_t n, i;                /* i: next byte; reads past n give 0      */
+} fz_in_t;
+
+static inline bool fz_more(const fz_in_t *in) { return in->i < in->n; }
+static inline unsigned fz_u8(fz_in_t *in) { return in->i < in->n ? in->p[in->i++] : 0; }
+static inline unsigned fz_u16(fz_in_t *in)
+{
+    unsigned lo = fz_u8(in);
+    return lo | fz_u8(in) << 8;
+}
+static inline uint32_t fz_u32(fz_in_t *in)
+{
+    uint32_t lo = fz_u16(in);
+    return lo | (uint32_t)fz_u16(in) << 16;
+}
+
+/* ---- the model --------------------------------------------------------- */
+
+#define FZ_MAX_INPUT (64 * 1024) /* longer inputs are skipped: time, not depth */
+#define FZ_SLOTS  256
+#define FZ_WINDOW 128           /* bytes at each end of a block that carry a pattern */
+#define FZ_FREED  32            /* recently freed blocks remembered (corrupt) */
+
+/* How a slot's block was made: decides which sized free may release it. */
+enum { FZ_HOW_MALLOC, FZ_HOW_CALLOC, FZ_HOW_REALLOC, FZ_HOW_MEMALIGN,
+       FZ_HOW_POSIX, FZ_HOW_ALIGNED, FZ_HOW_VALLOC };
+
+typedef struct fz_slot {
+    unsigned char *p;           /* NULL: empty                            */
+    size_t req;                 /* bytes requested                        */
+    size_t span;                /* malloc_usable_size at allocation       */
+    size_t align;               /* alignment the block must have          */
+    size_t asked;               /* alignment asked for (free_aligned_sized) */
+    uint32_t seed;              /* the pattern its windows hold           */
+    uint8_t how;                /* FZ_HOW_*                               */
+    bool tainted;               /* corrupt: a bug was injected into it    */
+} fz_slot_t;
+
+typedef struct fz_freed {
+    unsigned char *p;
+    size_t req;
+} fz_freed_t;
+
+typedef struct fz_model fz_model_t;
+/* corrupt: called for opcode FZ_OP_INJECT; reads its own arguments. */
+typedef void (*fz_inject_fn)(fz_model_t *m, fz_in_t *in);
+
+struct fz_model {
+    fz_slot_t slot[FZ_SLOTS];
+    unsigned nslots;            /* slots in use by this model (<= FZ_SLOTS) */
+    bool debug;                 /* debug mode: usable size == request       */
+    bool mallopt_ok;            /* may change process-wide parameters       */
+    size_t max_size;            /* largest request drawn                    */
+    size_t max_live;            /* cap on the bytes live at once            */
+    size_t live;                /* bytes live now                           */
+    fz_inject_fn inject;        /* corrupt harness only                     */
+    fz_freed_t freed[FZ_FREED]; /* ring of blocks freed by this input       */
+    unsigned nfreed;
+    void (*on_release)(fz_model_t *m, fz_slot_t *s);  /* before a tainted slot goes */
+};
+
+/* Opcodes (the low nibble of an op byte). */
+enum { FZ_OP_MALLOC, FZ_OP_CALLOC, FZ_OP_REALLOC, FZ_OP_REALLOCARRAY, FZ_OP_MEMALIGN,
+       FZ_OP_POSIX_MEMALIGN, FZ_OP_ALIGNED_ALLOC, FZ_OP_FREE, FZ_OP_FREE_SIZED,
+       FZ_OP_USABLE, FZ_OP_WRITE, FZ_OP_CHECK, FZ_OP_VALLOC, FZ_OP_TUNE, FZ_OP_HANDOFF,
+       FZ_OP_INJECT, FZ_NOPS };
+
+void fz_model_init(fz_model_t *m, unsigned nslots, bool debug);
+/* Run one op from in (returns false at the end of the input).  handoff:
+ * what FZ_OP_HANDOFF does (ops-mt); NULL makes it a free. */
+bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, unsigned slot));
+/* Free every live block, checking each first; restore the parameters a
+ * FZ_OP_TUNE may have changed. */
+void fz_model_release_all(fz_model_t *m);
+void fz_model_restore_params(fz_model_t *m);
+/* Check and free slot i (no-op when empty); the way of freeing from sel. */
+void fz_model_free(fz_model_t *m, unsigned i, unsigned sel);
+/* Check slot i's windows. */
+void fz_model_check(const fz_model_t *m, unsigned i, const char *when);
+/* Take over a block another model gave away (ops-mt). */
+void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s);
+/* Every live block of the models, pairwise: no two overlap. */
+void fz_models_no_overlap(fz_model_t *const *ms, size_t n);
+
+/* ---- helpers ----------------------------------------------------------- */
+
+/* Print "fuzz: <message>" and abort: the fuzzer records a crash.  When
+ * fz_fail_hook is set (corrupt's forked children) it gets the message
+ * first. */
+_Noreturn void fz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+extern void (*fz_fail_hook)(const char *msg, size_t len);
+
+/* cg_verify_heap() when it is linked in; fails on any problem. */
+void fz_verify_heap(const char *when);
+
+/* The process is still single-threaded (fails if a thread ever started). */
+void fz_assert_single_threaded(void);
+
+/* libFuzzer: append -rss_limit_mb=0 to its arguments, so that it starts
+ * no RSS-watching thread (a single-threaded binary must stay one). */
+void fz_no_libfuzzer_threads(int *argc, char ***argv);
+
+#endif /* FUZZ_H */

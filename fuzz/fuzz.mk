@@ -1,0 +1,100 @@
+# fuzz.mk — the fuzz harnesses (docs/fuzzing.md).  Included by the Makefile.
+#
+#   make fuzz-smoke     replay every corpus and fuzz/regress/, then each
+#                       harness FUZZ_SMOKE_SECONDS (20) under libFuzzer and
+#                       under AFL++; fails on any crash (part of make check)
+#   make fuzz FUZZ_SECONDS=N JOBS=J [HARNESS=ops-fast]
+#                       AFL++ in parallel: one -M and J-1 -S instances, then
+#                       a summary of execs, paths and crashes
+#   make fuzz-cov       line coverage of src/ from replaying the corpora
+#   make fuzz-build     every harness in every flavour
+#
+# Each harness is built four ways, all linking a libchunkguard.a (the
+# standard names: chunkguard is the whole process's malloc):
+#   $(FZ)/replay/H  gcc, build/libchunkguard.a, fuzz/driver.c's main (replay)
+#   $(FZ)/lf/H      clang -fsanitize=fuzzer; the library instrumented too
+#   $(FZ)/afl/H     afl-clang-fast, persistent mode; the library instrumented
+#   $(FZ)/cov/H     gcc --coverage (fuzz-cov)
+
+FZ        := $(BUILD)/fuzz
+FZ_NAMES  := ops-fast ops-debug ops-mt corrupt options
+FZ_COMMON := fuzz/model.c fuzz/common.c
+FZ_HDRS   := fuzz/fuzz.h fuzz/fuzz.mk $(HDRS)
+FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Iinclude -Isrc -fno-builtin \
+             -fno-omit-frame-pointer
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 20
+JOBS      ?= 2
+HARNESS   ?= ops-fast
+
+# The options harness tests a second copy of src/options.c whose globals
+# are renamed, so the live allocator's options never change.
+FZ_RENAME := -Dcg_opt=fz_opt -Dcg_opt_given=fz_opt_given -Dcg_options_init=fz_options_init \
+             -Dcg_expand_path=fz_expand_path -Dcg_default_options=fz_default_options
+
+fz_src_ops-fast  := fuzz/ops.c
+fz_src_ops-debug := fuzz/ops.c
+fz_src_ops-mt    := fuzz/ops_mt.c
+fz_src_corrupt   := fuzz/corrupt.c
+fz_src_options   := fuzz/options.c
+fz_def_ops-debug := -DFZ_DEBUG
+
+# flavour: compiler, extra flags, library, driver
+fz_cc_replay  := $(CC)
+fz_cc_lf      := clang
+fz_cc_afl     := afl-clang-fast
+fz_cc_cov     := gcc
+fz_flag_lf    := -fsanitize=fuzzer
+fz_flag_cov   := --coverage
+fz_lib_replay := $(BUILD)/libchunkguard.a
+fz_lib_lf     := $(FZ)/lib-lf/libchunkguard.a
+fz_lib_afl    := $(FZ)/lib-afl/libchunkguard.a
+fz_lib_cov    := $(FZ)/lib-cov/libchunkguard.a
+fz_drv_replay := fuzz/driver.c
+fz_drv_afl    := fuzz/driver.c
+fz_drv_cov    := fuzz/driver.c
+# how the library's objects are instrumented in each flavour
+fz_libdefs_lf  := -fsanitize=fuzzer-no-link
+fz_libdefs_afl :=
+fz_libdefs_cov := --coverage
+
+.PHONY: fuzz fuzz-smoke fuzz-cov fuzz-build fuzz-replay
+
+# The instrumented libraries: the top-level rules, another BUILD and CC.
+$(FZ)/lib-%/libchunkguard.a: $(SRCS) $(HDRS) Makefile
+	$(MAKE) -s BUILD=$(FZ)/lib-$* CC=$(fz_cc_$*) CG_DEFS="$(CG_DEFS) $(fz_libdefs_$*)" \
+	    $(FZ)/lib-$*/libchunkguard.a
+
+# $(1): flavour, $(2): harness
+define FZ_RULES
+$(FZ)/$(1)/$(2): $(fz_src_$(2)) $(FZ_COMMON) $(fz_drv_$(1)) $(fz_lib_$(1)) $(FZ_HDRS) \
+                 $(if $(filter options,$(2)),$(FZ)/$(1)/options-under-test.o)
+	@mkdir -p $$(dir $$@)
+	$(fz_cc_$(1)) $(FZ_CFLAGS) $(fz_flag_$(1)) $(fz_def_$(2)) \
+	    $(if $(filter options,$(2)),$(FZ_RENAME)) -o $$@ $(fz_src_$(2)) $(FZ_COMMON) \
+	    $(fz_drv_$(1)) $(if $(filter options,$(2)),$(FZ)/$(1)/options-under-test.o) \
+	    $(fz_lib_$(1)) -pthread
+endef
+define FZ_OPTS_OBJ
+$(FZ)/$(1)/options-under-test.o: src/options.c $(FZ_HDRS)
+	@mkdir -p $$(dir $$@)
+	$(fz_cc_$(1)) $(CORE_CFLAGS) $(fz_libdefs_$(1)) $(FZ_RENAME) -c -o $$@ src/options.c
+endef
+$(foreach f,replay lf afl cov,$(foreach h,$(FZ_NAMES),$(eval $(call FZ_RULES,$(f),$(h)))) \
+    $(eval $(call FZ_OPTS_OBJ,$(f))))
+
+fuzz-build: $(foreach f,replay lf afl,$(FZ_NAMES:%=$(FZ)/$(f)/%))
+
+# Replay: every seed corpus and every regression input, deterministically.
+fuzz-replay: $(FZ_NAMES:%=$(FZ)/replay/%)
+	@fuzz/tools/smoke.sh replay $(FZ)
+
+fuzz-smoke: lib $(foreach f,replay lf afl,$(FZ_NAMES:%=$(FZ)/$(f)/%))
+	@FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/tools/smoke.sh all $(FZ)
+
+fuzz: $(FZ)/afl/$(HARNESS)
+	@fuzz/tools/afl-parallel.sh $(FZ)/afl/$(HARNESS) fuzz/corpus/$(HARNESS) \
+	    $(FZ)/campaign/$(HARNESS) $(FUZZ_SECONDS) $(JOBS)
+
+fuzz-cov: $(FZ_NAMES:%=$(FZ)/cov/%)
+	@fuzz/tools/coverage.sh $(FZ)

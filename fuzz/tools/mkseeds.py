@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""mkseeds.py — write the checked-in seed corpora (fuzz/corpus/<harness>/).
+
+Deterministic: run it again and the files come out the same.  The byte
+layout is fuzz/model.c's (op, slot, arguments) and fuzz/corrupt.c's inject
+op (15, slot, kind, sel, a, b, bytes...).  The corrupt seeds inject every
+kind at least once; `make fuzz-smoke` checks that from the replay summary.
+"""
+import os
+import random
+import struct
+import sys
+
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'corpus')
+
+MALLOC, CALLOC, REALLOC, FREE, INJECT = 0, 1, 2, 7, 15
+
+
+def malloc(slot, n, seed=1):
+    # size class 3 (large: 1024 + u32) or 0 (tcache: u16 % 1033)
+    if n >= 1024:
+        return bytes([MALLOC, slot, 3]) + struct.pack('<I', n - 1024) + bytes([0, seed])
+    return bytes([MALLOC, slot, 0]) + struct.pack('<H', n) + bytes([0, seed])
+
+
+def free(slot):
+    return bytes([FREE, slot])
+
+
+def inject(kind, sel=0, a=0, b=0, extra=b''):
+    return bytes([INJECT, 0, kind, sel, a, b]) + extra
+
+
+def write(harness, name, data):
+    d = os.path.join(root, harness)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
+def ops_seeds(harness, rng):
+    # one stream per opcode, biased towards it, and some mixed ones
+    for op in range(15):
+        data = bytearray()
+        for _ in range(60):
+            data += bytes([op if rng.random() < 0.5 else rng.randrange(15), rng.randrange(256)])
+            data += bytes(rng.randrange(256) for _ in range(6))
+        write(harness, 'op%02d' % op, bytes(data))
+    for k in range(4):
+        write(harness, 'mixed%d' % k, bytes(rng.randrange(256) for _ in range(1500)))
+    # every size range, allocated then freed
+    data = b''.join(malloc(i, n) for i, n in enumerate([0, 24, 100, 500, 1000, 4000, 70000,
+                                                         200000, 900000]))
+    data += b''.join(free(i) for i in range(9))
+    write(harness, 'ranges', data)
+
+
+def corrupt_seeds():
+    base = b''.join(malloc(i, n) for i, n in enumerate([40, 100, 3000, 200, 24])) + free(4)
+    # kinds in fuzz/corrupt.c's order
+    kinds = ['overflow', 'underflow', 'header', 'size', 'double-free', 'uaf-write',
+             'next-ptr', 'interior-free', 'foreign-free', 'overflow-far', 'prev-inuse']
+    for k, name in enumerate(kinds):
+        extra = bytes(range(1, 97))             # bytes written by the bug
+        for sel in (0, 1, 3):
+            write('corrupt', '%s-%d' % (name, sel), base + inject(k, sel, 5 + sel, 7, extra)
+                  + free(0) + free(1) + free(2) + free(3))
+    # late kinds: slot 9's block is freed, then 1.25 MiB pushes it out of
+    # the 1 MiB quarantine; the double-free / uaf-write aims at it (sel 20)
+    late = malloc(9, 100) + free(9)
+    late += b''.join(malloc(10 + i, 64000) + free(10 + i) for i in range(20))
+    write('corrupt', 'late-double-free', late + inject(4, 20, 0, 0, bytes(8)))
+    write('corrupt', 'late-uaf', late + inject(5, 20, 0, 9, bytes(range(1, 9))))
+    write('corrupt', 'clean', base + free(0))
+
+
+def options_seeds():
+    seeds = ['mode=debug', 'mode=fast:redzone=64:quarantine_mb=0', 'redzone=0x100',
+             'stack_depth=-1:verbosity=3', 'log_path=/tmp/cg.%p:report_path=x%p%p',
+             'halt_on_error=0:abort_on_error=0:exitcode=23', 'fill_alloc=0xff:fill_free=-1',
+             'help=1', 'detect_leaks=1::mode=debug=x:=1:novalue', 'quarantine_mb=65536:'
+             'redzone=000000000000000000016', 'handle_segv=0:stats_path=' + 'a' * 300]
+    for i, s in enumerate(seeds):
+        write('options', 'opt%02d' % i, bytes([40 + 13 * i]) + s.encode())
+
+
+def main():
+    rng = random.Random(5)
+    ops_seeds('ops-fast', rng)
+    ops_seeds('ops-debug', rng)
+    ops_seeds('ops-mt', rng)
+    corrupt_seeds()
+    options_seeds()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

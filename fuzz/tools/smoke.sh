@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# smoke.sh {replay|all} FZDIR — `make fuzz-smoke` (docs/fuzzing.md).
+#   replay: every harness's seed corpus and fuzz/regress/<harness>/ through
+#           FZDIR/replay/<harness>; corrupt's summary must show every kind
+#           injected at least once.
+#   all:    replay, then each harness FUZZ_SMOKE_SECONDS (20) under
+#           libFuzzer (FZDIR/lf) and then under AFL++ (FZDIR/afl), one after
+#           another; any crash fails.
+# Prints "PASS fuzz-<what>" / "FAIL fuzz-<what>: why" lines; exit 1 on a FAIL.
+set -u
+mode=$1; FZ=$2
+root=$(cd "$(dirname "$0")/../.." && pwd)
+secs=${FUZZ_SMOKE_SECONDS:-20}
+names="ops-fast ops-debug ops-mt corrupt options"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bad=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; bad=1; }
+
+for h in $names; do
+    dirs="$root/fuzz/corpus/$h"
+    [ -d "$root/fuzz/regress/$h" ] && dirs="$dirs $root/fuzz/regress/$h"
+    if timeout 300 "$FZ/replay/$h" $dirs >"$tmp/out" 2>&1; then
+        if [ "$h" = corrupt ] && ! grep -q '^corrupt: 0 kind(s) never injected' "$tmp/out"; then
+            fail "fuzz-replay-$h" "some kind never injected: $(grep 'injected 0' "$tmp/out" | tr '\n' ' ')"
+        else
+            pass "fuzz-replay-$h"
+        fi
+    else
+        fail "fuzz-replay-$h" "$(tail -c 600 "$tmp/out")"
+    fi
+done
+[ "$mode" = replay ] && exit $bad
+
+dict() { [ "$1" = options ] && echo "-dict=$root/fuzz/options.dict"; }
+for h in $names; do
+    mkdir -p "$tmp/lf-$h" "$tmp/art-$h"
+    # new inputs go to a scratch directory: the seed corpus stays as checked in
+    if timeout $((secs + 60)) "$FZ/lf/$h" -max_total_time="$secs" -timeout=20 \
+          -artifact_prefix="$tmp/art-$h/" $(dict $h) "$tmp/lf-$h" "$root/fuzz/corpus/$h" \
+          >"$tmp/lf.log" 2>&1; then
+        pass "fuzz-libfuzzer-$h ($(grep -o 'Done [0-9]* runs' "$tmp/lf.log" | tail -1))"
+    else
+        fail "fuzz-libfuzzer-$h" "$(grep -m3 -E 'fuzz:|ERROR|SUMMARY' "$tmp/lf.log" | tr '\n' ' ') $(ls "$tmp/art-$h" | head -3)"
+    fi
+done
+
+export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
+       AFL_FAST_CAL=1 AFL_NO_AFFINITY=1 AFL_SKIP_BIN_CHECK=0
+for h in $names; do
+    out="$tmp/afl-$h"
+    timeout $((secs + 90)) afl-fuzz -V "$secs" -t 5000 -i "$root/fuzz/corpus/$h" -o "$out" \
+        $( [ "$h" = options ] && echo "-x $root/fuzz/options.dict" ) -- "$FZ/afl/$h" \
+        >"$tmp/afl.log" 2>&1
+    rc=$?
+    stats="$out/default/fuzzer_stats"
+    crashes=$(ls "$out/default/crashes" 2>/dev/null | grep -vc README)
+    if [ $rc -eq 0 ] && [ -f "$stats" ] && [ "$crashes" -eq 0 ]; then
+        pass "fuzz-afl-$h ($(awk '/^execs_done/ {print $3}' "$stats") execs)"
+    else
+        fail "fuzz-afl-$h" "rc=$rc crashes=$crashes $(grep -m3 -E 'PROGRAM ABORT|ERROR|Location' "$tmp/afl.log" | tr '\n' ' ')"
+        [ "$crashes" -gt 0 ] && cp -r "$out/default/crashes" "$root/build/fuzz/afl-crashes-$h" 2>/dev/null
+    fi
+done
+exit $bad
