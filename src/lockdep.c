@@ -192,14 +192,44 @@ void cg_lockdep_acquire(cg_lock_t *l)
     }
 }
 
-/* Debug mode's acquisition site: the stack (in the depot) of the first lock
- * a thread takes; a lock taken while others are held gets its address only,
- * as unwinding then could wait for the loader's lock while a thread in
- * dlopen waits for ours. */
+/* A lock taken while this thread holds others: no unwinding then (it could
+ * wait for the loader's lock while a thread in dlopen waits for ours), but
+ * the outermost held lock's stack, which was captured when it was taken,
+ * is this call's stack too: the site is that stack under the new lock's own
+ * return address.  Only the address when no held lock has a stack. */
+static uintptr_t nested_site(uint64_t held, uintptr_t ret)
+{
+    if (held & BIT(CG_LK_DEPOT))
+        return ret;                          /* a put would re-take it */
+    for (; held; held &= held - 1) {
+        const cg_lock_t *h = CG_LOAD(lock_of[__builtin_ctzll(held)]);
+        uintptr_t s = h ? CG_LOAD(h->site) : 0;
+        const uintptr_t *outer;
+        size_t n;
+        if (!(s & CG_SITE_STACK) || (n = cg_stack_get((uint32_t)(s & ~CG_SITE_STACK), &outer)) == 0)
+            continue;
+        uintptr_t pcs[CG_STACK_MAX];
+        pcs[0] = ret;
+        if (n > CG_STACK_MAX - 1)
+            n = CG_STACK_MAX - 1;
+        for (size_t i = 0; i < n; i++)
+            pcs[i + 1] = outer[i];
+        uint32_t id = cg_stack_put(pcs, n + 1);
+        return id ? (CG_SITE_STACK | id) : ret;
+    }
+    return ret;
+}
+
+/* Debug mode's acquisition site: a stack in the depot — captured for the
+ * first lock a thread takes, derived from it for the locks it then nests
+ * (nested_site). */
 static uintptr_t site_stack(uintptr_t ret)
 {
-    if (cg_stack_mode() != CG_STACK_LIBUNWIND || held_by_me() != 0)
+    if (cg_stack_mode() != CG_STACK_LIBUNWIND)
         return ret;
+    uint64_t held = held_by_me();
+    if (held != 0)
+        return nested_site(held, ret);
     uintptr_t pcs[12];
     cg_callout_t co = cg_callout_begin();   /* a first capture may malloc */
     size_t n = cg_stack_capture(pcs, 12, 1);   /* pcs[0]: the acquisition */
