@@ -101,7 +101,7 @@ static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns)
     uint32_t holder = CG_LOAD(l->owner);
     cg_lock_name(l, name, sizeof name);
     cg_fmt(msg, sizeof msg, "this thread (tid %d) waited %zu ms for the %s, held all that "
-           "time by thread tid %d (deadlock_timeout_ms=%d)", (int)cg_lock_me(),
+           "time by thread tid %d, which never let go (deadlock_timeout_ms=%d)", (int)cg_lock_me(),
            (size_t)(waited_ns / 1000000), name, (int)holder, cg_opt.deadlock_timeout_ms);
     cg_lock_report(CG_E_LOCK_WAIT_TIMEOUT, l, site, msg, holder, CG_LOAD(l->site),
                    "The holder took the lock");
@@ -123,16 +123,37 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site)
             return;
     }
     int64_t limit = (int64_t)CG_LOAD(cg_opt.deadlock_timeout_ms) * 1000000;
+    /* The clock measures how long one holder has kept the lock, not how
+     * long this thread has waited: under contention the lock changes hands
+     * many times while a waiter sleeps (the unlock wakes one waiter only).
+     * So it starts again whenever the lock is seen free or with another
+     * holder or site, or a wake-up says it was released; the wait is cut
+     * into eighths of the limit so that a change is seen in time. */
     uint64_t start = limit > 0 ? cg_os_now_ns() : 0;
+    uint32_t held_by = CG_LOAD(l->owner);
+    uintptr_t held_at = CG_LOAD(l->site);
     while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0) {
         if (limit <= 0) {
             cg_os_futex_wait(&l->state, 2, -1);
             continue;
         }
-        uint64_t waited = cg_os_now_ns() - start;
-        if ((int64_t)waited >= limit)
-            report_timeout(l, site, waited);
-        cg_os_futex_wait(&l->state, 2, limit - (int64_t)waited);
+        uint64_t now = cg_os_now_ns();
+        uint32_t owner = CG_LOAD(l->owner);
+        uintptr_t at = CG_LOAD(l->site);
+        if (owner == 0 || owner != held_by || at != held_at) {
+            held_by = owner;
+            held_at = at;
+            start = now;
+        }
+        int64_t waited = (int64_t)(now - start);
+        if (waited >= limit)
+            report_timeout(l, site, (uint64_t)waited);
+        int64_t slice = limit / 8 > 1000000 ? limit / 8 : 1000000;
+        if (slice > limit - waited)
+            slice = limit - waited;
+        long r = cg_os_futex_wait(&l->state, 2, slice);
+        if (r == 0 || r == -EAGAIN)            /* released meanwhile */
+            start = cg_os_now_ns();
     }
 }
 

@@ -101,6 +101,22 @@ else show; fail locks-wait-timeout-report "exit $rc after $ms ms"; fi
 run timeout-off "$TEST_SO" "deadlock_timeout_ms=0" 30 timeout
 if [ $rc -eq 0 ] && [ ! -s "$json" ]; then pass locks-wait-timeout-off-waits
 else show; fail locks-wait-timeout-off-waits "exit $rc"; fi
+# Contention is no deadlock: 8 threads on one arena's lock, a 10 ms limit.
+# The lock changes hands all the time, so no wait on one holder is long.
+CT=$L/contention
+if gcc -O1 -pthread -o "$CT" "$CG_ROOT/tests/locks/contention.c"; then
+  bad=0
+  for i in 1 2 3; do
+    json=$LOG/contention.json; rm -f "$json"
+    out=$(MALLOC_ARENA_MAX=1 LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="report_path=$json:deadlock_timeout_ms=10" \
+          timeout -k 5 120 "$CT" 200000 2>&1); rc=$?
+    { [ $rc -eq 0 ] && [ ! -s "$json" ]; } || bad=$((bad + 1))
+  done
+  if [ $bad -eq 0 ]; then pass locks-contention-is-no-timeout
+  else show; fail locks-contention-is-no-timeout "$bad of 3 runs reported or failed (exit $rc)"; fi
+else
+  fail locks-contention-is-no-timeout "cannot build tests/locks/contention.c"
+fi
 
 # 5. The "caller holds the lock" assertions are live in the test build.
 run held-assert "$TEST_SO" "" 30 held-assert
