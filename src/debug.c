@@ -101,6 +101,22 @@ static uint32_t self_tid(bool mt)
     return cg_self.tid - 1;
 }
 
+/* How many of the captured frames pcs[0..n) are chunkguard's own: those
+ * before the API call's return address into the program (cg_self.caller,
+ * set at every entry), or else those in our code segments.  The first
+ * works when chunkguard is linked into the program too, where no code
+ * range tells its functions from the program's. */
+static size_t own_frames(const uintptr_t *pcs, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (pcs[k] == cg_self.caller)
+            return k;
+    size_t k = 0;
+    while (k < n && cg_in_own_code(pcs[k]))
+        k++;
+    return k;
+}
+
 /* The calling thread's stack (stack_depth frames, from the program's call
  * into chunkguard) into the depot.  Called before any chunkguard lock. */
 static uint32_t capture(void)
@@ -117,10 +133,9 @@ static uint32_t capture(void)
      * the top (however the compiler inlined them): the stack starts at the
      * program's call. */
     cg_callout_t co = cg_callout_begin();   /* a first capture may malloc */
-    size_t n = capture_pcs(pcs, depth + 8 < 64 ? depth + 8 : 64, 0), k = 0;
+    size_t n = capture_pcs(pcs, depth + 8 < 64 ? depth + 8 : 64, 0);
     cg_callout_end(co);
-    while (k < n && cg_in_own_code(pcs[k]))
-        k++;
+    size_t k = own_frames(pcs, n);
     if (k == n) {
         pcs[0] = cg_self.caller;
         return cg_stack_put(pcs, 1);
@@ -153,9 +168,7 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
     uintptr_t here[64];
     size_t depth = cg_opt.stack_depth > 1 ? capture_pcs(here, (size_t)cg_opt.stack_depth, 1) : 0;
     /* "where" starts in the program: chunkguard's own frames go */
-    size_t skip = 0;
-    while (skip < depth && cg_in_own_code(here[skip]))
-        skip++;
+    size_t skip = own_frames(here, depth);
     if (skip == depth) {
         here[0] = cg_self.caller;
         depth = 1;

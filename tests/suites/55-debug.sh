@@ -65,6 +65,16 @@ expect debug-stacks-have-callers double-free '#0 0x[0-9a-f]+ in free_here' \
     '#1 0x[0-9a-f]+ in main' '#0 0x[0-9a-f]+ in alloc_here'
 [ "$(grep -c '#1 0x[0-9a-f]* in main' <<<"$err")" -ge 3 ] ||
     fail debug-stacks-have-callers-all "fewer than 3 stacks reach main: $(head -c 700 <<<"$err")"
+# ... and in a program that links libchunkguard.a (cg_default_options).
+if gcc -O1 -g -fno-builtin -I"$R/include" -o "$B/static_stack" "$R/tests/debug/static_stack.c" \
+       "$CG_BUILD/libchunkguard.a" -pthread 2>"$tmp/err"; then
+    out=$(timeout 60 "$B/static_stack" 2>"$tmp/err"); rc=$?; err=$(cat "$tmp/err")
+    firsts=$(grep -A1 -E '^(    free\(\)|freed by|previously allocated)' <<<"$err" | grep -E '^    #0 ')
+    if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$err" &&
+       [ "$(grep -c . <<<"$firsts")" = 3 ] && ! grep -qv -E 'in (free_here|alloc_here|main) ' <<<"$firsts"; then
+        pass debug-static-link-stacks-start-at-program
+    else fail debug-static-link-stacks-start-at-program "rc=$rc first frames: $firsts $(head -c 600 <<<"$err")"; fi
+else fail debug-static-link-stacks-start-at-program "cannot build: $(head -c 300 "$tmp/err")"; fi
 # chunkguard's own frames are dropped whether or not it handles SIGSEGV.
 EXTRA=handle_segv=0 run double-free 24
 expect debug-stacks-start-at-program double-free '#0 0x[0-9a-f]+ in free_here' \
