@@ -167,7 +167,10 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
     jraw(&w, "{\"kind\":");
     jstr(&w, cg_error_token(d->kind));
     jraw(&w, ",\"address\":");
-    jfmt_hex(&w, (uintptr_t)d->addr);
+    if (d->kind == CG_E_MEMORY_LEAK)
+        jraw(&w, "null");               /* a group of blocks, no one address */
+    else
+        jfmt_hex(&w, (uintptr_t)d->addr);
     jraw(&w, ",\"pid\":");
     jnum(&w, getpid());
     jraw(&w, ",\"thread\":");

@@ -126,6 +126,7 @@ if [ $rc = 23 ] && python3 - "$tmp/leaks.json" <<'PY'
 import json, sys
 objs = [json.loads(l) for l in open(sys.argv[1])]
 assert all(o["kind"] == "memory-leak" and o["function"] == "exit" for o in objs), objs
+assert all(o["address"] is None and o["block"] is None for o in objs), objs
 got = sorted((o["size"], o["objects"]) for o in objs)
 assert got == [(100, 1), (100, 1), (300000, 1)], got
 for o in objs:
