@@ -7,6 +7,7 @@
  * handler's call here is safe too.
  */
 #include "reentry.h"
+#include "shadow.h"
 
 #include <errno.h>
 #include <string.h>
@@ -54,14 +55,35 @@ static void report(const char *op, uintptr_t caller, const char *what, bool fata
         cg_report_exit();
 }
 
-/* Count the call; in debug mode, report it (it goes on when
- * halt_on_error=0 or a callback returns). */
+/* Call sites already reported: a handler that fires thousands of times
+ * gives one report per site, as ASan's recover mode does (the count in
+ * cg_get_stats keeps every call).  Lock-free: claimed with a CAS. */
+#define REPORTED_SITES 64
+static uintptr_t reported_sites[REPORTED_SITES];
+
+static bool first_report_of(uintptr_t caller)
+{
+    for (size_t i = 0; i < REPORTED_SITES; i++) {
+        uintptr_t v = __atomic_load_n(&reported_sites[i], __ATOMIC_ACQUIRE);
+        if (v == caller)
+            return false;
+        if (v == 0 && __atomic_compare_exchange_n(&reported_sites[i], &v, caller, false,
+                                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            return true;
+        if (v == caller)
+            return false;
+    }
+    return true;                 /* table full: report, rather than stay silent */
+}
+
+/* Count the call; in debug mode, report it, once per call site (it goes on
+ * when halt_on_error=0 or a callback returns). */
 static void seen(const char *op, uintptr_t caller)
 {
     __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
-    if (cg_debug)
-        report(op, caller, "served from pages of its own, away from the interrupted call",
-               false);
+    if (cg_debug && first_report_of(caller))
+        report(op, caller, "served from pages of its own, away from the interrupted call "
+               "(reported once per call site)", false);
 }
 
 void *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op)
@@ -163,6 +185,16 @@ static size_t size_of(void *mem)
     size_t n;
     if (cg_reentry_owns(mem, &n))
         return n;
+    if (cg_debug) {
+        /* A debug block starts after its leading redzone: its size is in
+         * its shadow record, found without a lock for heap blocks (big
+         * blocks' table needs the shadow lock, which may be held). */
+        if (!cg_in_heap(mem))
+            return SIZE_MAX;
+        const cg_shadow_t *r = cg_shadow_find(mem, false);
+        return r != NULL && cg_shadow_user(r) == mem && cg_shadow_seen_live(r->state)
+                   ? r->req : SIZE_MAX;
+    }
     if (cg_heap_owns(mem))
         return cg_heap_usable(cg_mem2chunk(mem));
     return SIZE_MAX;

@@ -101,6 +101,25 @@ else show; fail locks-wait-timeout-report "exit $rc after $ms ms"; fi
 run timeout-off "$TEST_SO" "deadlock_timeout_ms=0" 30 timeout
 if [ $rc -eq 0 ] && [ ! -s "$json" ]; then pass locks-wait-timeout-off-waits
 else show; fail locks-wait-timeout-off-waits "exit $rc"; fi
+# A signal handler's realloc of a program's block, interrupting chunkguard:
+# served in both modes; in debug mode reported (once per call site) and
+# served when halt_on_error=0.
+SR=$L/sig_realloc
+if gcc -O0 -g -o "$SR" "$CG_ROOT/tests/locks/sig_realloc.c"; then
+  for mode in fast debug; do
+    json=$LOG/sig-realloc-$mode.json; rm -f "$json"
+    out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=$mode:halt_on_error=0:stack_depth=1:report_path=$json" \
+          timeout -k 5 120 "$SR" 500 2>&1); rc=$?
+    [ -f "$json" ] || : >"$json"
+    nrep=$(grep -c . "$json")
+    if [ $rc -eq 0 ] && [[ "$out" == *"ok hello"* ]] &&
+       { { [ $mode = fast ] && [ "$nrep" -eq 0 ]; } || { [ $mode = debug ] && [ "$nrep" -ge 1 ] && [ "$nrep" -le 2 ]; }; }; then
+      pass locks-signal-realloc-$mode
+    else show; fail locks-signal-realloc-$mode "exit $rc, $nrep reports"; fi
+  done
+else
+  fail locks-signal-realloc "cannot build tests/locks/sig_realloc.c"
+fi
 # Contention is no deadlock: 8 threads on one arena's lock, a 10 ms limit.
 # The lock changes hands all the time, so no wait on one holder is long.
 CT=$L/contention
