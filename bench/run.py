@@ -91,6 +91,11 @@ WORKLOADS = [
 ]
 LAUNCHER = "bench-launch"  # reports the program's own peak RSS, see there
 FULL_ROUNDS = 7
+# The exact peak RSS of one program varies by up to +-150 kB with where ASLR
+# puts libc (fault-around windows); 7 samples leave the mean of a 2 MB row
+# uncertain by some 40 kB, so the allocators a bar compares get extra
+# memory-only runs up to this many samples.
+RSS_RUNS = 21
 QUICK_ROUNDS = 3
 QUICK_DIV = 8            # quick mode: timed iterations / 8
 RUN_TIMEOUT = 120        # seconds for one timed run (a hang is a failure)
@@ -124,6 +129,10 @@ def parse_args(argv):
                    help="time the ns/op columns by wall time (default) or process CPU time")
     p.add_argument("--no-callgrind", action="store_true",
                    help="skip the instruction counts")
+    p.add_argument("--rss-runs", type=int,
+                   default=int(os.environ.get("BENCH_RSS_RUNS") or RSS_RUNS),
+                   help="peak-RSS samples per row for the allocators in the bar, "
+                        "the timed rounds included (extra runs measure memory only)")
     p.add_argument("--debug", action="store_true",
                    help="the debug-mode table: chunkguard mode=debug against AddressSanitizer's "
                         "allocator (libasan preloaded), stack depth 1 and 16, 64 MiB quarantine")
@@ -511,6 +520,27 @@ def main(argv):
                     row["results"][name]["ns"].append(cpu if args.clock == "cpu" else ns)
                     row["results"][name]["wall_ns"].append(ns)
                     row["results"][name]["cpu_ns"].append(cpu)
+                    row["results"][name]["rss"].append(rss)
+                    row["results"][name]["maxrss"].append(maxrss)
+        barred = sorted({n for b in BARS if b[3] for n in b[:2]})
+        extra = max(0, args.rss_runs - rounds)
+        if extra and barred:
+            print("bench: %d more runs for peak RSS of %s (%.0f s)"
+                  % (extra, ", ".join(barred), time.monotonic() - started),
+                  file=sys.stderr, flush=True)
+        for k in range(extra if barred else 0):
+            for row in rows:
+                for name, so in (allocs if k % 2 == 0 else list(reversed(allocs))):
+                    if name not in barred:
+                        continue
+                    try:
+                        _, _, rss, maxrss, _ = timed_run(launcher, row["binary"], row["variant"],
+                                                         row["iters"], so, tmpdir,
+                                                         ALLOC_ENV.get(name))
+                    except RunError as e:
+                        row["failed"] = True
+                        failures.append("%s under %s (RSS run): %s" % (row["name"], name, e))
+                        continue
                     row["results"][name]["rss"].append(rss)
                     row["results"][name]["maxrss"].append(maxrss)
         if have_callgrind:
