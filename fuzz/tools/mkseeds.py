@@ -82,6 +82,22 @@ def options_seeds():
              'redzone=000000000000000000016', 'handle_segv=0:stats_path=' + 'a' * 300]
     for i, s in enumerate(seeds):
         write('options', 'opt%02d' % i, bytes([40 + 13 * i]) + s.encode())
+    # glibc's variables after a newline (src/tunables.c): every tunable,
+    # in range, out of range, hex, malformed, and aliases masked or not
+    tunables = [
+        'GLIBC_TUNABLES=glibc.malloc.mmap_threshold=0x20000:glibc.malloc.trim_threshold=4096:'
+        'glibc.malloc.top_pad=0X1f:glibc.malloc.mmap_max=2147483648:glibc.malloc.arena_max=0:'
+        'glibc.malloc.perturb=255:glibc.malloc.mxfast=161:glibc.malloc.tcache_count=65535:'
+        'glibc.malloc.tcache_max=1033\nMALLOC_PERTURB_=7\nMALLOC_ARENA_MAX=4',
+        'GLIBC_TUNABLES=glibc.malloc.tcache_max=0x408::glibc.rtld.nns=2:glibc.malloc.mxfast=:'
+        'glibc.malloc.bogus=1:glibc.malloc.perturb=0x:glibc.malloc=3\nMALLOC_MMAP_MAX_=17\n'
+        'MALLOC_TOP_PAD_=18446744073709551616\nMALLOC_TRIM_THRESHOLD_=0xffffffffffffffff\n'
+        'MALLOC_MMAP_THRESHOLD_=12x\nNOT_MALLOC=1\nMALLOC_PERTURB_',
+        'GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.tcache_count=9:'
+        'glibc.malloc.mmap_max=-1\nMALLOC_ARENA_MAX=1\nMALLOC_PERTURB_=256',
+    ]
+    for i, t in enumerate(tunables):
+        write('options', 'tun%02d' % i, bytes([64]) + b'verbosity=1\n' + t.encode())
 
 
 def main():
