@@ -35,9 +35,10 @@ build() {   # build NAME SOURCE [FLAGS...]
   [ "$name" = options ] && extra=$UUT
   $CC $FCF "$@" -c "$src" -o "$B/$name.o" ${extra:+$RENAME}
   $CC $FCF -c fuzz/model.c -o "$B/model.o"
+  $CC $FCF -c fuzz/tune.c -o "$B/tune.o"
   $CC $FCF -c fuzz/common.c -o "$B/common.o"
   # the engine's main is C++: link with $CXX
-  $CXX $CXXFLAGS "$B/$name.o" "$B/model.o" "$B/common.o" \
+  $CXX $CXXFLAGS "$B/$name.o" "$B/model.o" "$B/tune.o" "$B/common.o" \
       $extra $LIB_FUZZING_ENGINE "$B/libchunkguard.a" \
       -pthread -o "$OUT/$name"
   (cd "fuzz/corpus/$name" && zip -q -r "$OUT/${name}_seed_corpus.zip" .)

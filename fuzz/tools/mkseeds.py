@@ -13,7 +13,7 @@ import sys
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'corpus')
 
-MALLOC, CALLOC, REALLOC, FREE, INJECT = 0, 1, 2, 7, 15
+MALLOC, CALLOC, REALLOC, FREE, TUNE, INJECT = 0, 1, 2, 7, 13, 15
 
 
 def malloc(slot, n, seed=1):
@@ -53,6 +53,53 @@ def ops_seeds(harness, rng):
                                                          200000, 900000]))
     data += b''.join(free(i) for i in range(9))
     write(harness, 'ranges', data)
+
+
+def tune(slot, case, v=0, extra=b''):
+    # fuzz/tune.c: (13, slot, case, v: u16, case's own bytes)
+    return bytes([TUNE, slot, case]) + struct.pack('<H', v) + extra
+
+
+def size16(n):
+    # fz_draw_size's tcache range: class 0, u16 % 1033
+    return bytes([0]) + struct.pack('<H', n)
+
+
+def tune_ops(threads):
+    # every FZ_OP_TUNE case over a few live blocks of each range, op by op
+    ops = [malloc(i, n) for i, n in enumerate([24, 500, 3000, 70000, 300000])]
+    ops.append(free(1))
+    ops += [tune(case % 5, case, 1000 + case) for case in range(11)]
+    for slot, cap, k in [(0, 255, 3), (2, 255, 2999), (3, 255, 0), (4, 255, 17), (1, 255, 0),
+                         (0, 9, 0)]:
+        ops.append(tune(slot, 11, 0, bytes([cap]) + struct.pack('<H', k)))   # cg_describe
+    ops += [tune(0, 12, 7 + v) for v in range(3)]                           # M_ARENA_*
+    if threads:
+        for fill in (0x11, 0x22):
+            ops.append(tune(5, 13, 0, bytes([fill]) + b''.join(size16(n) for n in (40, 600, 24, 100))))
+    else:
+        ops += [tune(6, 13, 0, struct.pack('<H', n)) for n in (299, 4000)]    # cg_leak_check
+    ops += [free(i) for i in range(7)]
+    return ops
+
+
+def mt_phases(ops):
+    # ops_mt.c: each phase is one length byte per worker (3), then the
+    # slices (< 64 bytes, whole ops); the same ops for all three workers
+    out, piece = b'', b''
+    for op in ops + [None]:
+        if op is None or len(piece) + len(op) > 63:
+            out += bytes([len(piece)] * 3) + piece * 3
+            piece = b''
+        if op is not None:
+            piece += op
+    return out
+
+
+def tune_seeds():
+    write('ops-fast', 'tune', b''.join(tune_ops(False)))
+    write('ops-debug', 'tune', b''.join(tune_ops(False)))
+    write('ops-mt', 'tune', mt_phases(tune_ops(True)))
 
 
 def corrupt_seeds():
@@ -107,6 +154,7 @@ def main():
     ops_seeds('ops-mt', rng)
     corrupt_seeds()
     options_seeds()
+    tune_seeds()
     return 0
 
 
