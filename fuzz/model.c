@@ -469,7 +469,9 @@ void fz_model_init(fz_model_t *m, unsigned nslots, bool debug)
     m->debug = debug;
     m->mallopt_ok = true;
     m->max_size = 1024 * 1024;
-    m->max_live = 32u << 20;
+    /* fast mode touches only the windows of a block: room to outgrow a
+     * 64 MiB heap (a second heap, then trimming back to one) */
+    m->max_live = debug ? 32u << 20 : 96u << 20;
 }
 
 void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s)

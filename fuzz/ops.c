@@ -17,7 +17,7 @@
 #ifdef FZ_DEBUG
 const char *cg_default_options(void)
 {
-    return "mode=debug:quarantine_mb=16:stack_depth=4:fill_alloc=0xbe";
+    return "mode=debug:quarantine_mb=16:stack_depth=4:fill_alloc=0xbe:verify_interval=61";
 }
 #endif
 

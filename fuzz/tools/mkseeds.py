@@ -96,8 +96,22 @@ def mt_phases(ops):
     return out
 
 
+def heap_growth():
+    # fast mode: mmap threshold up to 2 MiB (M_MMAP_THRESHOLD = v * 32),
+    # then 80 blocks of ~1 MiB from the heap: the main arena outgrows its
+    # 64 MiB heap into a second one, and freeing them shrinks it back
+    data = tune(0, 3, 65535)
+    for i in range(80):
+        data += bytes([MALLOC, i, 4]) + struct.pack('<I', 880 * 1024) + bytes([0, 1])
+    data += tune(0, 5, 0)                                # malloc_trim(0) while grown
+    data += b''.join(free(i) for i in range(80))
+    data += tune(0, 5, 0)
+    return data
+
+
 def tune_seeds():
     write('ops-fast', 'tune', b''.join(tune_ops(False)))
+    write('ops-fast', 'heap-growth', heap_growth())
     write('ops-debug', 'tune', b''.join(tune_ops(False)))
     write('ops-mt', 'tune', mt_phases(tune_ops(True)))
 
