@@ -79,8 +79,11 @@ struct fz_model {
     fz_freed_t freed[FZ_FREED]; /* ring of blocks freed by this input       */
     unsigned nfreed;
     void (*on_release)(fz_model_t *m, fz_slot_t *s);  /* before a tainted slot goes */
-    bool leak_check;            /* FZ_OP_TUNE may run cg_leak_check with a
-                                 * report callback of its own (ops-debug)   */
+    unsigned leak_checks;       /* FZ_OP_TUNE may run cg_leak_check (with a
+                                 * report callback of its own) this many more
+                                 * times in this input (ops-debug: 1; a scan
+                                 * reads every module's data, libFuzzer's
+                                 * large tables included)                   */
     bool threads_ok;            /* FZ_OP_TUNE may start a short-lived thread
                                  * (ops-mt: never in a single-threaded one) */
 };
