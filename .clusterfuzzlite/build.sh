@@ -17,20 +17,29 @@ rm -rf "$B"
 # the standard-named library, instrumented with the engine's flags
 make -s BUILD="$B" CC="$CC" CG_DEFS="$CFLAGS" "$B/libchunkguard.a"
 FCF="-std=gnu11 -O1 -g -Iinclude -Isrc -fno-builtin $CFLAGS"
+# second copies of the parsers under test, globals renamed (fuzz/fuzz.mk)
 RENAME="-Dcg_opt=fz_opt -Dcg_opt_given=fz_opt_given -Dcg_options_init=fz_options_init \
-        -Dcg_expand_path=fz_expand_path -Dcg_default_options=fz_default_options"
-$CC -std=gnu11 -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec -Iinclude -Isrc \
-    $CFLAGS $RENAME -c src/options.c -o "$B/options-under-test.o"
+        -Dcg_expand_path=fz_expand_path -Dcg_default_options=fz_default_options \
+        -Dcg_tunables_init=fz_tunables_init -Dcg_param_set=fz_param_set \
+        -Dcg_param_set_tcache_count=fz_param_set_tcache_count \
+        -Dcg_param_set_tcache_max=fz_param_set_tcache_max"
+UUT=""
+for u in options tunables; do
+  $CC -std=gnu11 -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec -Iinclude -Isrc \
+      $CFLAGS $RENAME -c src/$u.c -o "$B/$u-under-test.o"
+  UUT="$UUT $B/$u-under-test.o"
+done
 build() {   # build NAME SOURCE [FLAGS...]
   local name=$1 src=$2; shift 2
   local extra=""
-  [ "$name" = options ] && extra="$RENAME $B/options-under-test.o"
+  [ "$name" = options ] && extra=$UUT
   $CC $FCF "$@" -c "$src" -o "$B/$name.o" ${extra:+$RENAME}
   $CC $FCF -c fuzz/model.c -o "$B/model.o"
+  $CC $FCF -c fuzz/tune.c -o "$B/tune.o"
   $CC $FCF -c fuzz/common.c -o "$B/common.o"
   # the engine's main is C++: link with $CXX
-  $CXX $CXXFLAGS "$B/$name.o" "$B/model.o" "$B/common.o" \
-      ${extra:+$B/options-under-test.o} $LIB_FUZZING_ENGINE "$B/libchunkguard.a" \
+  $CXX $CXXFLAGS "$B/$name.o" "$B/model.o" "$B/tune.o" "$B/common.o" \
+      $extra $LIB_FUZZING_ENGINE "$B/libchunkguard.a" \
       -pthread -o "$OUT/$name"
   (cd "fuzz/corpus/$name" && zip -q -r "$OUT/${name}_seed_corpus.zip" .)
 }

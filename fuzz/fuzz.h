@@ -79,6 +79,13 @@ struct fz_model {
     fz_freed_t freed[FZ_FREED]; /* ring of blocks freed by this input       */
     unsigned nfreed;
     void (*on_release)(fz_model_t *m, fz_slot_t *s);  /* before a tainted slot goes */
+    unsigned leak_checks;       /* FZ_OP_TUNE may run cg_leak_check (with a
+                                 * report callback of its own) this many more
+                                 * times in this input (ops-debug: 1; a scan
+                                 * reads every module's data, libFuzzer's
+                                 * large tables included)                   */
+    bool threads_ok;            /* FZ_OP_TUNE may start a short-lived thread
+                                 * (ops-mt: never in a single-threaded one) */
 };
 
 /* Opcodes (the low nibble of an op byte). */
@@ -99,6 +106,16 @@ void fz_model_restore_params(fz_model_t *m);
 void fz_model_free(fz_model_t *m, unsigned i, unsigned sel);
 /* Check slot i's windows. */
 void fz_model_check(const fz_model_t *m, unsigned i, const char *when);
+/* Helpers of the ops, for tune.c: a request size from the size ranges
+ * (*fails: one that must fail); room for n more live bytes; a successful
+ * allocation of req bytes into slot i (checked, then filled from seed). */
+size_t fz_draw_size(fz_in_t *in, size_t max, bool fail_ok, bool *fails);
+bool fz_model_room(const fz_model_t *m, size_t n);
+void fz_model_place(fz_model_t *m, unsigned i, void *p, size_t req, size_t align, int how,
+                    uint32_t seed);
+/* FZ_OP_TUNE (tune.c): change a process-wide parameter, or ask a
+ * process-wide question and check the answer; i: the op's slot. */
+void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i);
 /* Take over a block another model gave away (ops-mt). */
 void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s);
 /* Every live block of the models, pairwise: no two overlap. */

@@ -18,7 +18,7 @@
 
 FZ        := $(BUILD)/fuzz
 FZ_NAMES  := ops-fast ops-debug ops-mt corrupt options
-FZ_COMMON := fuzz/model.c fuzz/common.c
+FZ_COMMON := fuzz/model.c fuzz/tune.c fuzz/common.c
 FZ_HDRS   := fuzz/fuzz.h fuzz/fuzz.mk $(HDRS)
 FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Iinclude -Isrc -fno-builtin \
              -fno-omit-frame-pointer
@@ -27,10 +27,16 @@ FUZZ_SMOKE_SECONDS ?= 20
 JOBS      ?= 2
 HARNESS   ?= ops-fast
 
-# The options harness tests a second copy of src/options.c whose globals
-# are renamed, so the live allocator's options never change.
+# The options harness tests second copies of src/options.c and
+# src/tunables.c whose globals are renamed, so the live allocator's options
+# and parameters never change: the tunables copy's setters (cg_param_set*)
+# become the harness's recorders.
 FZ_RENAME := -Dcg_opt=fz_opt -Dcg_opt_given=fz_opt_given -Dcg_options_init=fz_options_init \
-             -Dcg_expand_path=fz_expand_path -Dcg_default_options=fz_default_options
+             -Dcg_expand_path=fz_expand_path -Dcg_default_options=fz_default_options \
+             -Dcg_tunables_init=fz_tunables_init -Dcg_param_set=fz_param_set \
+             -Dcg_param_set_tcache_count=fz_param_set_tcache_count \
+             -Dcg_param_set_tcache_max=fz_param_set_tcache_max
+FZ_UUT    := options tunables
 
 fz_src_ops-fast  := fuzz/ops.c
 fz_src_ops-debug := fuzz/ops.c
@@ -45,7 +51,7 @@ fz_cc_lf      := clang
 fz_cc_afl     := afl-clang-fast
 fz_cc_cov     := gcc
 fz_flag_lf    := -fsanitize=fuzzer
-fz_flag_cov   := --coverage
+fz_flag_cov   := --coverage -DFZ_COVERAGE
 fz_lib_replay := $(BUILD)/libchunkguard.a
 fz_lib_lf     := $(FZ)/lib-lf/libchunkguard.a
 fz_lib_afl    := $(FZ)/lib-afl/libchunkguard.a
@@ -66,19 +72,19 @@ $(FZ)/lib-%/libchunkguard.a: $(SRCS) $(HDRS) Makefile
 	    $(FZ)/lib-$*/libchunkguard.a
 
 # $(1): flavour, $(2): harness
+fz_uut = $(if $(filter options,$(2)),$(FZ_UUT:%=$(FZ)/$(1)/%-under-test.o))
 define FZ_RULES
 $(FZ)/$(1)/$(2): $(fz_src_$(2)) $(FZ_COMMON) $(fz_drv_$(1)) $(fz_lib_$(1)) $(FZ_HDRS) \
-                 $(if $(filter options,$(2)),$(FZ)/$(1)/options-under-test.o)
+                 $(call fz_uut,$(1),$(2))
 	@mkdir -p $$(dir $$@)
 	$(fz_cc_$(1)) $(FZ_CFLAGS) $(fz_flag_$(1)) $(fz_def_$(2)) \
 	    $(if $(filter options,$(2)),$(FZ_RENAME)) -o $$@ $(fz_src_$(2)) $(FZ_COMMON) \
-	    $(fz_drv_$(1)) $(if $(filter options,$(2)),$(FZ)/$(1)/options-under-test.o) \
-	    $(fz_lib_$(1)) -pthread
+	    $(fz_drv_$(1)) $(call fz_uut,$(1),$(2)) $(fz_lib_$(1)) -pthread
 endef
 define FZ_OPTS_OBJ
-$(FZ)/$(1)/options-under-test.o: src/options.c $(FZ_HDRS)
+$(FZ_UUT:%=$(FZ)/$(1)/%-under-test.o): $(FZ)/$(1)/%-under-test.o: src/%.c $(FZ_HDRS)
 	@mkdir -p $$(dir $$@)
-	$(fz_cc_$(1)) $(CORE_CFLAGS) $(fz_libdefs_$(1)) $(FZ_RENAME) -c -o $$@ src/options.c
+	$(fz_cc_$(1)) $(CORE_CFLAGS) $(fz_libdefs_$(1)) $(FZ_RENAME) -c -o $$@ $$<
 endef
 $(foreach f,replay lf afl cov,$(foreach h,$(FZ_NAMES),$(eval $(call FZ_RULES,$(f),$(h)))) \
     $(eval $(call FZ_OPTS_OBJ,$(f))))

@@ -12,6 +12,7 @@
  *   - errno: ENOMEM with every failed allocation, EINVAL for a bad
  *     alignment (posix_memalign returns it and leaves errno and *memptr
  *     alone), free keeps errno, a failed realloc leaves the block intact.
+ * FZ_OP_TUNE also asks the process-wide questions (tune.c).
  */
 #define _GNU_SOURCE
 #include "fuzz.h"
@@ -107,7 +108,7 @@ void fz_model_check(const fz_model_t *m, unsigned i, const char *when)
 
 /* A request size from the tcache, fastbin, small, large or mmap range,
  * capped at max; with fail_ok, sometimes one that must fail (> PTRDIFF_MAX). */
-static size_t draw_size(fz_in_t *in, size_t max, bool fail_ok, bool *fails)
+size_t fz_draw_size(fz_in_t *in, size_t max, bool fail_ok, bool *fails)
 {
     unsigned c = fz_u8(in);
     size_t n;
@@ -175,8 +176,8 @@ static void no_overlap(const fz_model_t *m, unsigned i)
 
 /* A successful allocation of req bytes into slot i: check alignment and
  * usable size, place it, fill its windows. */
-static void placed(fz_model_t *m, unsigned i, void *p, size_t req, size_t align, int how,
-                   uint32_t seed)
+void fz_model_place(fz_model_t *m, unsigned i, void *p, size_t req, size_t align, int how,
+                    uint32_t seed)
 {
     fz_slot_t *s = &m->slot[i];
     if (p == NULL)
@@ -230,7 +231,7 @@ void fz_model_free(fz_model_t *m, unsigned i, unsigned sel)
 /* ---- the ops ------------------------------------------------------------ */
 
 /* Room for n more bytes under the live cap? */
-static bool room(const fz_model_t *m, size_t n)
+bool fz_model_room(const fz_model_t *m, size_t n)
 {
     return n <= m->max_live && m->live <= m->max_live - n;
 }
@@ -249,9 +250,9 @@ static void op_realloc(fz_model_t *m, unsigned i, size_t nmemb, size_t size, boo
     fz_slot_t *s = &m->slot[i];
     size_t n;
     bool ovf = __builtin_mul_overflow(nmemb, size, &n);
-    if (!fails && !ovf && s->p != NULL && n > s->req && !room(m, n - s->req))
+    if (!fails && !ovf && s->p != NULL && n > s->req && !fz_model_room(m, n - s->req))
         return;
-    if (!fails && !ovf && s->p == NULL && !room(m, n))
+    if (!fails && !ovf && s->p == NULL && !fz_model_room(m, n))
         return;
     fz_model_check(m, i, "before realloc");
     if (s->tainted && m->on_release != NULL) {
@@ -283,32 +284,7 @@ static void op_realloc(fz_model_t *m, unsigned i, size_t nmemb, size_t size, boo
         m->live -= old.span;
         s->p = NULL;
     }
-    placed(m, i, q, n, 16, FZ_HOW_REALLOC, old.seed + 1);
-}
-
-/* Change a process-wide parameter (restored by fz_model_restore_params). */
-static void op_tune(fz_model_t *m, fz_in_t *in)
-{
-    unsigned c = fz_u8(in);
-    unsigned v = fz_u16(in);
-    switch (c % 8) {
-    case 0: if (m->mallopt_ok && mallopt(M_MXFAST, (int)(v % 200)) != (v % 200 <= 160))
-                fz_fail("mallopt(M_MXFAST, %u) result", v % 200);
-            break;
-    case 1: if (m->mallopt_ok) mallopt(M_TRIM_THRESHOLD, (int)(v * 64)); break;
-    case 2: if (m->mallopt_ok) mallopt(M_TOP_PAD, (int)(v * 16)); break;
-    case 3: if (m->mallopt_ok) mallopt(M_MMAP_THRESHOLD, (int)(v * 32)); break;
-    case 4: if (m->mallopt_ok) mallopt(M_PERTURB, (int)(v & 0xff)); break;
-    case 5: malloc_trim(v * 16); break;
-    case 6: {
-        struct mallinfo2 mi = mallinfo2();
-        if (mi.uordblks + mi.hblkhd < m->live / 2)
-            fz_fail("mallinfo2: %zu + %zu bytes in use, the model has %zu live", mi.uordblks,
-                    mi.hblkhd, m->live);
-        break;
-    }
-    default: if (m->mallopt_ok) mallopt(M_MMAP_MAX, (int)(v % 4)); break;
-    }
+    fz_model_place(m, i, q, n, 16, FZ_HOW_REALLOC, old.seed + 1);
 }
 
 void fz_model_restore_params(fz_model_t *m)
@@ -327,8 +303,8 @@ static void op_aligned(fz_model_t *m, fz_in_t *in, unsigned i, unsigned op)
 {
     size_t align = draw_align(in);
     bool fails;
-    size_t n = draw_size(in, m->max_size, true, &fails);
-    if (!fails && !room(m, n + (align < (1u << 21) ? align : 0)))
+    size_t n = fz_draw_size(in, m->max_size, true, &fails);
+    if (!fails && !fz_model_room(m, n + (align < (1u << 21) ? align : 0)))
         return;
     fz_model_free(m, i, fz_u8(in));
     bool too_big = align > (SIZE_MAX >> 1) + 1;
@@ -345,7 +321,7 @@ static void op_aligned(fz_model_t *m, fz_in_t *in, unsigned i, unsigned op)
         }
         if (r != 0)
             fz_fail("posix_memalign(%zu, %zu) = %d", align, n, r);
-        placed(m, i, p, n, pow2_at_least(align), FZ_HOW_POSIX, fz_u8(in));
+        fz_model_place(m, i, p, n, pow2_at_least(align), FZ_HOW_POSIX, fz_u8(in));
         return;
     }
     void *p = op == FZ_OP_MEMALIGN ? memalign(align, n) : aligned_alloc(align, n);
@@ -357,8 +333,8 @@ static void op_aligned(fz_model_t *m, fz_in_t *in, unsigned i, unsigned op)
         expect_fail(p, ENOMEM, "memalign", n);
         return;
     }
-    placed(m, i, p, n, pow2_at_least(align),
-           op == FZ_OP_MEMALIGN ? FZ_HOW_MEMALIGN : FZ_HOW_ALIGNED, fz_u8(in));
+    fz_model_place(m, i, p, n, pow2_at_least(align),
+                   op == FZ_OP_MEMALIGN ? FZ_HOW_MEMALIGN : FZ_HOW_ALIGNED, fz_u8(in));
     m->slot[i].asked = align;        /* what free_aligned_sized must be given */
 }
 
@@ -372,8 +348,8 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
     bool fails;
     switch (op) {
     case FZ_OP_MALLOC: {
-        size_t n = draw_size(in, m->max_size, true, &fails);
-        if (!fails && !room(m, n))
+        size_t n = fz_draw_size(in, m->max_size, true, &fails);
+        if (!fails && !fz_model_room(m, n))
             break;
         fz_model_free(m, i, fz_u8(in));
         errno = 0;
@@ -381,15 +357,15 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
         if (fails)
             expect_fail(p, ENOMEM, "malloc", n);
         else
-            placed(m, i, p, n, 16, FZ_HOW_MALLOC, fz_u8(in));
+            fz_model_place(m, i, p, n, 16, FZ_HOW_MALLOC, fz_u8(in));
         break;
     }
     case FZ_OP_CALLOC: {
-        size_t nmemb = fz_u8(in) % 9, size = draw_size(in, m->max_size, true, &fails), n;
+        size_t nmemb = fz_u8(in) % 9, size = fz_draw_size(in, m->max_size, true, &fails), n;
         if (fz_u8(in) == 0xff)
             nmemb = SIZE_MAX / 2;                    /* overflows for any size > 2 */
         bool ovf = __builtin_mul_overflow(nmemb, size, &n);
-        if (!fails && !ovf && !room(m, n))
+        if (!fails && !ovf && !fz_model_room(m, n))
             break;
         fz_model_free(m, i, 0);
         errno = 0;
@@ -405,16 +381,16 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
         for (size_t k = 0; k < n; k++)
             if (p[k] != 0)
                 fz_fail("calloc(%zu, %zu): byte %zu is %#x, not 0", nmemb, size, k, p[k]);
-        placed(m, i, p, n, 16, FZ_HOW_CALLOC, fz_u8(in));
+        fz_model_place(m, i, p, n, 16, FZ_HOW_CALLOC, fz_u8(in));
         break;
     }
     case FZ_OP_REALLOC: {
-        size_t n = draw_size(in, m->max_size, true, &fails);
+        size_t n = fz_draw_size(in, m->max_size, true, &fails);
         op_realloc(m, i, 1, n, false, fails);
         break;
     }
     case FZ_OP_REALLOCARRAY: {
-        size_t nmemb = fz_u8(in) % 5, size = draw_size(in, m->max_size / 4, false, &fails);
+        size_t nmemb = fz_u8(in) % 5, size = fz_draw_size(in, m->max_size / 4, false, &fails);
         if (fz_u8(in) == 0xff)
             nmemb = SIZE_MAX / 3;
         if (nmemb == 0 || size == 0)    /* reallocarray(p, 0, x) frees, as realloc */
@@ -446,20 +422,20 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
         fz_model_check(m, i, "at a check");
         break;
     case FZ_OP_VALLOC: {
-        size_t n = draw_size(in, m->max_size, false, &fails);
+        size_t n = fz_draw_size(in, m->max_size, false, &fails);
         bool pv = fz_u8(in) & 1;
-        if (!room(m, n + 8192))
+        if (!fz_model_room(m, n + 8192))
             break;
         fz_model_free(m, i, 0);
         void *p = pv ? pvalloc(n) : valloc(n);
         size_t ps = (size_t)sysconf(_SC_PAGESIZE);
         size_t want = pv ? (n + ps - 1) / ps * ps + (n == 0 ? ps : 0) : n;
         /* pvalloc's request is n rounded up to whole pages (one at least) */
-        placed(m, i, p, want, ps, FZ_HOW_VALLOC, fz_u8(in));
+        fz_model_place(m, i, p, want, ps, FZ_HOW_VALLOC, fz_u8(in));
         break;
     }
     case FZ_OP_TUNE:
-        op_tune(m, in);
+        fz_op_tune(m, in, i);
         break;
     case FZ_OP_HANDOFF:
         if (handoff != NULL && s->p != NULL && !s->tainted)
@@ -493,7 +469,9 @@ void fz_model_init(fz_model_t *m, unsigned nslots, bool debug)
     m->debug = debug;
     m->mallopt_ok = true;
     m->max_size = 1024 * 1024;
-    m->max_live = 32u << 20;
+    /* fast mode touches only the windows of a block: room to outgrow a
+     * 64 MiB heap (a second heap, then trimming back to one) */
+    m->max_live = debug ? 32u << 20 : 96u << 20;
 }
 
 void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s)

@@ -17,7 +17,7 @@
 #ifdef FZ_DEBUG
 const char *cg_default_options(void)
 {
-    return "mode=debug:quarantine_mb=16:stack_depth=4";
+    return "mode=debug:quarantine_mb=16:stack_depth=4:fill_alloc=0xbe:verify_interval=997";
 }
 #endif
 
@@ -42,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
     fz_assert_single_threaded();
     fz_model_init(&m, FZ_SLOTS, debug);
+    m.leak_checks = debug;
     fz_in_t in = { data, size, 0 };
     while (fz_model_step(&m, &in, NULL))
         ;

@@ -78,6 +78,7 @@ static void start_workers(void)
         fz_model_init(&workers[t].model, MT_SLOTS, false);
         workers[t].model.mallopt_ok = false;      /* process-wide: not mid-phase */
         workers[t].model.max_live = 8u << 20;
+        workers[t].model.threads_ok = true;       /* short-lived threads (tune.c) */
         if (pthread_create(&workers[t].thread, NULL, work, &workers[t]) != 0)
             fz_fail("pthread_create failed");
     }

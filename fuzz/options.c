@@ -9,19 +9,35 @@
  * Also cg_expand_path: NUL-terminated within its capacity, a prefix of
  * the full expansion.
  *
- * The parser under test is a second copy of src/options.c compiled with
- * its globals renamed (fuzz.mk: -Dcg_opt=fz_opt ...), so the live
- * allocator's options never change.  Its warnings go to /dev/null.
+ * After a '\n', the input goes on with glibc's own settings, one
+ * environment entry per line (GLIBC_TUNABLES=... or MALLOC_*_=...):
+ * src/tunables.c reads them, and the calls it makes to the parameter
+ * setters must be exactly those of a second reference here, from the
+ * contract in tunables.c (glibc 2.36's names and ranges; decimal or 0x
+ * hex, the whole value; out of range or malformed: left alone; an alias
+ * loses to a GLIBC_TUNABLES entry of the same tunable; GLIBC_TUNABLES
+ * entries in order, then the aliases in table order).
+ *
+ * The parsers under test are second copies of src/options.c and
+ * src/tunables.c compiled with their globals renamed (fuzz.mk:
+ * -Dcg_opt=fz_opt ...), so the live allocator's options never change;
+ * the tunables copy calls the recorders below instead of cg_param_set.
+ * The options copy's warnings go to /dev/null.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "info.h"         /* with the renames: fz_param_set, ... (defined here) */
 #include "options.h"      /* with the renames: declares fz_opt, fz_options_init */
+
+void fz_tunables_init(void);   /* src/tunables.c's cg_tunables_init, renamed */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -120,6 +136,151 @@ static void ref_parse(const char *s, bool first_pass)
     free(copy);
 }
 
+/* ---- glibc's tunables --------------------------------------------------- */
+
+/* A setter call: (kind, param, value); kind 0 mallopt, 1 tcache_count,
+ * 2 tcache_max. */
+typedef struct call { int kind, param; unsigned long v; } call_t;
+#define MAX_CALLS 128
+static call_t got[MAX_CALLS], want[MAX_CALLS];
+static size_t ngot, nwant;
+
+static void record(call_t *log, size_t *n, int kind, int param, unsigned long v)
+{
+    if (*n < MAX_CALLS)
+        log[*n] = (call_t){ kind, param, v };
+    (*n)++;
+}
+
+int fz_param_set(int param, long value, bool mt)
+{
+    if (mt)
+        fz_fail("tunables: cg_param_set called with mt set at start-up");
+    record(got, &ngot, 0, param, (unsigned long)value);
+    return 1;
+}
+
+bool fz_param_set_tcache_count(unsigned long n)
+{
+    record(got, &ngot, 1, 0, n);
+    return true;
+}
+
+bool fz_param_set_tcache_max(unsigned long bytes)
+{
+    record(got, &ngot, 2, 0, bytes);
+    return true;
+}
+
+/* glibc 2.36's malloc tunables (elf/dl-tunables.list): name, environment
+ * alias, setter, mallopt parameter, range. */
+static const struct {
+    const char *name, *alias;
+    int kind, param;
+    unsigned long min, max;
+} tun[] = {
+    { "mmap_threshold", "MALLOC_MMAP_THRESHOLD_", 0, M_MMAP_THRESHOLD, 0, ULONG_MAX },
+    { "trim_threshold", "MALLOC_TRIM_THRESHOLD_", 0, M_TRIM_THRESHOLD, 0, ULONG_MAX },
+    { "top_pad", "MALLOC_TOP_PAD_", 0, M_TOP_PAD, 0, ULONG_MAX },
+    { "mmap_max", "MALLOC_MMAP_MAX_", 0, M_MMAP_MAX, 0, INT_MAX },
+    { "arena_max", "MALLOC_ARENA_MAX", 0, M_ARENA_MAX, 1, ULONG_MAX },
+    { "perturb", "MALLOC_PERTURB_", 0, M_PERTURB, 0, 255 },
+    { "mxfast", NULL, 0, M_MXFAST, 0, 160 },
+    { "tcache_count", NULL, 1, 0, 0, 65535 },
+    { "tcache_max", NULL, 2, 0, 0, 1032 },
+};
+#define NTUN (sizeof tun / sizeof tun[0])
+static const char *const env_names[] = {
+    "GLIBC_TUNABLES", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_TOP_PAD_",
+    "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX", "MALLOC_PERTURB_",
+};
+#define NENV (sizeof env_names / sizeof env_names[0])
+
+/* The whole of v[0..n) as decimal or 0x/0X hex without overflow. */
+static bool ref_ulong(const char *v, size_t n, unsigned long *out)
+{
+    unsigned long x = 0;
+    unsigned base = n > 2 && v[0] == '0' && (v[1] | 0x20) == 'x' ? 16 : 10;
+    size_t i = base == 16 ? 2 : 0;
+    if (i == n)
+        return false;
+    for (; i < n; i++) {
+        char c = v[i], lc = (char)(c | 0x20);
+        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+                   : base == 16 && lc >= 'a' && lc <= 'f' ? (unsigned)(lc - 'a' + 10) : 99;
+        if (d >= base || __builtin_mul_overflow(x, base, &x) || __builtin_add_overflow(x, d, &x))
+            return false;
+    }
+    *out = x;
+    return true;
+}
+
+static void ref_tunable(size_t t, const char *v, size_t n)
+{
+    unsigned long x;
+    if (ref_ulong(v, n, &x) && x >= tun[t].min && x <= tun[t].max)
+        record(want, &nwant, tun[t].kind, tun[t].param, x);
+}
+
+/* The reference: GLIBC_TUNABLES first, then the aliases it did not name. */
+static void ref_tunables(void)
+{
+    bool named[NTUN] = { false };
+    const char *s = getenv("GLIBC_TUNABLES");
+    static const char pre[] = "glibc.malloc.";
+    for (size_t len; s != NULL && *s; s += len + (s[len] == ':')) {
+        len = strcspn(s, ":");
+        const char *eq = memchr(s, '=', len);
+        if (eq == NULL || len < sizeof pre - 1 || strncmp(s, pre, sizeof pre - 1) != 0)
+            continue;
+        const char *name = s + sizeof pre - 1;
+        for (size_t t = 0; t < NTUN; t++)
+            if (strlen(tun[t].name) == (size_t)(eq - name) &&
+                strncmp(name, tun[t].name, (size_t)(eq - name)) == 0) {
+                named[t] = true;
+                ref_tunable(t, eq + 1, len - (size_t)(eq + 1 - s));
+                break;
+            }
+    }
+    for (size_t t = 0; t < NTUN; t++) {
+        const char *v = tun[t].alias ? getenv(tun[t].alias) : NULL;
+        if (v != NULL && !named[t])
+            ref_tunable(t, v, strlen(v));
+    }
+}
+
+/* env: lines "NAME=value"; only glibc's malloc variables are set. */
+static void check_tunables(char *env)
+{
+    for (size_t i = 0; i < NENV; i++)
+        unsetenv(env_names[i]);
+    for (char *line = env, *next; line != NULL; line = next) {
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = 0;
+        char *eq = strchr(line, '=');
+        if (eq == NULL)
+            continue;
+        *eq = 0;
+        for (size_t i = 0; i < NENV; i++)
+            if (strcmp(line, env_names[i]) == 0)
+                setenv(line, eq + 1, 1);
+        *eq = '=';
+    }
+    ngot = nwant = 0;
+    fz_tunables_init();
+    ref_tunables();
+    if (ngot != nwant)
+        fz_fail("tunables: %zu setter call(s), the reference makes %zu", ngot, nwant);
+    for (size_t i = 0; i < ngot && i < MAX_CALLS; i++)
+        if (got[i].kind != want[i].kind || got[i].param != want[i].param || got[i].v != want[i].v)
+            fz_fail("tunables: call %zu is (%d, %d, %lu), the reference's (%d, %d, %lu)", i,
+                    got[i].kind, got[i].param, got[i].v, want[i].kind, want[i].param,
+                    want[i].v);
+    for (size_t i = 0; i < NENV; i++)
+        unsetenv(env_names[i]);
+}
+
 /* ---- the test ---------------------------------------------------------- */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -134,6 +295,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *s = malloc(size + 1);
     memcpy(s, data, size);
     s[size] = 0;                          /* the environment stops at a NUL */
+    char *env = strchr(s, '\n');          /* glibc's variables follow */
+    if (env != NULL)
+        *env++ = 0;
 
     /* the reference: defaults (as the allocator's own set_defaults), then s */
     fz_opt_given = 0;                     /* once per process in the allocator */
@@ -186,6 +350,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_fail("cg_expand_path('%s', %zu) = '%s', not a prefix of '%s'", fz_opt.log_path,
                     cap, out, full);
     }
+    if (env != NULL)
+        check_tunables(env);
     free(s);
     return 0;
 }

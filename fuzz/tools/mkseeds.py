@@ -13,7 +13,7 @@ import sys
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'corpus')
 
-MALLOC, CALLOC, REALLOC, FREE, INJECT = 0, 1, 2, 7, 15
+MALLOC, CALLOC, REALLOC, FREE, TUNE, INJECT = 0, 1, 2, 7, 13, 15
 
 
 def malloc(slot, n, seed=1):
@@ -55,6 +55,67 @@ def ops_seeds(harness, rng):
     write(harness, 'ranges', data)
 
 
+def tune(slot, case, v=0, extra=b''):
+    # fuzz/tune.c: (13, slot, case, v: u16, case's own bytes)
+    return bytes([TUNE, slot, case]) + struct.pack('<H', v) + extra
+
+
+def size16(n):
+    # fz_draw_size's tcache range: class 0, u16 % 1033
+    return bytes([0]) + struct.pack('<H', n)
+
+
+def tune_ops(threads):
+    # every FZ_OP_TUNE case over a few live blocks of each range, op by op
+    ops = [malloc(i, n) for i, n in enumerate([24, 500, 3000, 70000, 300000])]
+    ops.append(free(1))
+    ops += [tune(case % 5, case, 1000 + case) for case in range(11)]
+    for slot, cap, k in [(0, 255, 3), (2, 255, 2999), (3, 255, 0), (4, 255, 17), (1, 255, 0),
+                         (0, 9, 0)]:
+        ops.append(tune(slot, 11, 0, bytes([cap]) + struct.pack('<H', k)))   # cg_describe
+    ops += [tune(0, 12, 7 + v) for v in range(3)]                           # M_ARENA_*
+    if threads:
+        for fill in (0x11, 0x22):
+            ops.append(tune(5, 13, 0, bytes([fill]) + b''.join(size16(n) for n in (40, 600, 24, 100))))
+    else:
+        ops += [tune(6, 13, 0, struct.pack('<H', n)) for n in (299, 4000)]    # cg_leak_check
+    ops += [free(i) for i in range(7)]
+    return ops
+
+
+def mt_phases(ops):
+    # ops_mt.c: each phase is one length byte per worker (3), then the
+    # slices (< 64 bytes, whole ops); the same ops for all three workers
+    out, piece = b'', b''
+    for op in ops + [None]:
+        if op is None or len(piece) + len(op) > 63:
+            out += bytes([len(piece)] * 3) + piece * 3
+            piece = b''
+        if op is not None:
+            piece += op
+    return out
+
+
+def heap_growth():
+    # fast mode: mmap threshold up to 2 MiB (M_MMAP_THRESHOLD = v * 32),
+    # then 80 blocks of ~1 MiB from the heap: the main arena outgrows its
+    # 64 MiB heap into a second one, and freeing them shrinks it back
+    data = tune(0, 3, 65535)
+    for i in range(80):
+        data += bytes([MALLOC, i, 4]) + struct.pack('<I', 880 * 1024) + bytes([0, 1])
+    data += tune(0, 5, 0)                                # malloc_trim(0) while grown
+    data += b''.join(free(i) for i in range(80))
+    data += tune(0, 5, 0)
+    return data
+
+
+def tune_seeds():
+    write('ops-fast', 'tune', b''.join(tune_ops(False)))
+    write('ops-fast', 'heap-growth', heap_growth())
+    write('ops-debug', 'tune', b''.join(tune_ops(False)))
+    write('ops-mt', 'tune', mt_phases(tune_ops(True)))
+
+
 def corrupt_seeds():
     base = b''.join(malloc(i, n) for i, n in enumerate([40, 100, 3000, 200, 24])) + free(4)
     # kinds in fuzz/corrupt.c's order
@@ -82,6 +143,22 @@ def options_seeds():
              'redzone=000000000000000000016', 'handle_segv=0:stats_path=' + 'a' * 300]
     for i, s in enumerate(seeds):
         write('options', 'opt%02d' % i, bytes([40 + 13 * i]) + s.encode())
+    # glibc's variables after a newline (src/tunables.c): every tunable,
+    # in range, out of range, hex, malformed, and aliases masked or not
+    tunables = [
+        'GLIBC_TUNABLES=glibc.malloc.mmap_threshold=0x20000:glibc.malloc.trim_threshold=4096:'
+        'glibc.malloc.top_pad=0X1f:glibc.malloc.mmap_max=2147483648:glibc.malloc.arena_max=0:'
+        'glibc.malloc.perturb=255:glibc.malloc.mxfast=161:glibc.malloc.tcache_count=65535:'
+        'glibc.malloc.tcache_max=1033\nMALLOC_PERTURB_=7\nMALLOC_ARENA_MAX=4',
+        'GLIBC_TUNABLES=glibc.malloc.tcache_max=0x408::glibc.rtld.nns=2:glibc.malloc.mxfast=:'
+        'glibc.malloc.bogus=1:glibc.malloc.perturb=0x:glibc.malloc=3\nMALLOC_MMAP_MAX_=17\n'
+        'MALLOC_TOP_PAD_=18446744073709551616\nMALLOC_TRIM_THRESHOLD_=0xffffffffffffffff\n'
+        'MALLOC_MMAP_THRESHOLD_=12x\nNOT_MALLOC=1\nMALLOC_PERTURB_',
+        'GLIBC_TUNABLES=glibc.malloc.tcache_count=0:glibc.malloc.tcache_count=9:'
+        'glibc.malloc.mmap_max=-1\nMALLOC_ARENA_MAX=1\nMALLOC_PERTURB_=256',
+    ]
+    for i, t in enumerate(tunables):
+        write('options', 'tun%02d' % i, bytes([64]) + b'verbosity=1\n' + t.encode())
 
 
 def main():
@@ -91,6 +168,7 @@ def main():
     ops_seeds('ops-mt', rng)
     corrupt_seeds()
     options_seeds()
+    tune_seeds()
     return 0
 
 

@@ -1,0 +1,304 @@
+/*
+ * tune.c — FZ_OP_TUNE: the calls that act on or describe the whole
+ * process rather than one block, each with the answer checked:
+ *   mallopt (M_MXFAST's result; the others are restored after the input),
+ *   malloc_trim, mallinfo2 and malloc_stats (bytes in use cover the
+ *   model's live bytes), malloc_info (well-formed, its system and mmap
+ *   totals cover the live bytes; options != 0 is EINVAL), cg_get_stats
+ *   (counters never go back, an arena and a heap exist), cg_describe (a
+ *   live block is described as one, with its size in debug mode; the text
+ *   always fits its buffer), cg_leak_check (debug mode must find a block
+ *   whose only reference is hidden, and fast mode checks nothing), and in
+ *   ops-mt a short-lived thread whose exit retires its tcache and releases
+ *   its arena, and whose last block the worker takes over.
+ */
+#define _GNU_SOURCE
+#include "fuzz.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "chunkguard.h"
+
+/* A number after key in text, or SIZE_MAX. */
+static size_t number_after(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    size_t v;
+    if (p == NULL || sscanf(p + strlen(key), "%zu", &v) != 1)
+        return SIZE_MAX;
+    return v;
+}
+
+static void op_malloc_info(const fz_model_t *m)
+{
+    char buf[32 * 1024];
+    FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+    if (f == NULL)
+        return;
+    if (malloc_info(1, f) != EINVAL)
+        fz_fail("malloc_info(1, f) did not return EINVAL");
+    int r = malloc_info(0, f);
+    long len = ftell(f);
+    fclose(f);
+    if (r != 0 || len <= 0 || (size_t)len >= sizeof buf - 1)
+        return;                 /* too many arenas for the buffer: no verdict */
+    buf[len] = 0;
+    static const char head[] = "<malloc version=\"1\">\n", tail[] = "</malloc>\n";
+    if (strncmp(buf, head, sizeof head - 1) != 0 || strstr(buf, "<heap nr=\"0\">") == NULL ||
+        (size_t)len < sizeof tail || strcmp(buf + len - (sizeof tail - 1), tail) != 0)
+        fz_fail("malloc_info: malformed output:\n%.300s", buf);
+    /* the totals follow the last </heap> */
+    const char *tot = strrchr(buf, '/');
+    for (const char *p = buf; (p = strstr(p, "</heap>")) != NULL; p++)
+        tot = p;
+    size_t mm = number_after(tot, "<total type=\"mmap\" count=\"");
+    const char *q = strstr(tot, "<total type=\"mmap\"");
+    size_t mmsz = q ? number_after(q, "size=\"") : SIZE_MAX;
+    size_t sys = number_after(tot, "<system type=\"current\" size=\"");
+    if (mm == SIZE_MAX || mmsz == SIZE_MAX || sys == SIZE_MAX)
+        fz_fail("malloc_info: no totals:\n%.400s", tot);
+    if (sys + mmsz < m->live)
+        fz_fail("malloc_info: %zu system + %zu mmap'd bytes, the model has %zu live", sys, mmsz,
+                m->live);
+}
+
+/* malloc_stats writes to fd 2: catch it in a memory file.  Process-wide
+ * (another thread's failure message would be caught too), so only where
+ * mallopt is allowed (the single-threaded harnesses). */
+static void op_malloc_stats(const fz_model_t *m)
+{
+    int fd = memfd_create("malloc_stats", 0);
+    if (fd < 0)
+        return;
+    int saved = dup(2);
+    dup2(fd, 2);
+    malloc_stats();
+    dup2(saved, 2);
+    close(saved);
+    char buf[8192];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    const char *tot = strstr(buf, "Total (incl. mmap):\n");
+    size_t sys = tot ? number_after(tot, "system bytes     = ") : SIZE_MAX;
+    size_t used = tot ? number_after(tot, "in use bytes     = ") : SIZE_MAX;
+    if (strncmp(buf, "Arena 0:\n", 9) != 0 || sys == SIZE_MAX || used == SIZE_MAX)
+        fz_fail("malloc_stats: malformed output:\n%.300s", buf);
+    if (used > sys || used < m->live)
+        fz_fail("malloc_stats: %zu bytes in use of %zu, the model has %zu live", used, sys,
+                m->live);
+}
+
+static void op_get_stats(void)
+{
+    static __thread cg_stats_t last;
+    cg_stats_t st;
+    cg_get_stats(&st);
+    if (st.arenas < 1 || st.heaps < 1)
+        fz_fail("cg_get_stats: %llu arenas, %llu heaps", st.arenas, st.heaps);
+    if (st.mallocs < last.mallocs || st.frees < last.frees || st.callocs < last.callocs ||
+        st.reallocs < last.reallocs || st.memaligns < last.memaligns)
+        fz_fail("cg_get_stats: a call counter went back");
+    last = st;
+}
+
+static void op_describe(const fz_model_t *m, fz_in_t *in, unsigned i)
+{
+    const fz_slot_t *s = &m->slot[i];
+    char buf[512];
+    size_t cap = 1 + fz_u8(in) % sizeof buf;
+    unsigned k = fz_u16(in);
+    const unsigned char *a = s->p;
+    bool live = a != NULL && !s->tainted;
+    if (a == NULL && m->nfreed > 0)      /* a block this input freed */
+        a = m->freed[k % (m->nfreed < FZ_FREED ? m->nfreed : FZ_FREED)].p;
+    else if (a != NULL && m->debug && s->req > 0)
+        a += k % s->req;                 /* fast mode knows chunks by their start */
+    memset(buf, 0x55, sizeof buf);
+    size_t n = cg_describe(a, buf, cap);
+    if (n >= cap || buf[n] != 0 || strlen(buf) != n)
+        fz_fail("cg_describe(%p, cap %zu) returned %zu: not NUL-terminated within cap",
+                (const void *)a, cap, n);
+    if (!live || cap < sizeof buf || (m->debug && s->req == 0))
+        return;
+    /* a live block, with room for the whole text */
+    char want[64];
+    if (m->debug)
+        snprintf(want, sizeof want, "inside a %zu-byte region", s->req);
+    if (m->debug ? strstr(buf, want) == NULL
+                 : strstr(buf, "in-use") == NULL && strstr(buf, "live mmap'd block") == NULL)
+        fz_fail("cg_describe(%p) of a live %zu-byte block:\n%s", (const void *)a, s->req, buf);
+}
+
+/* ---- cg_leak_check ----------------------------------------------------- */
+
+#define NHIDE 3
+static uintptr_t hidden[NHIDE]; /* ~address: no reference to the block */
+static size_t leak_reports, leak_bytes;
+
+static void on_leak(const cg_report_t *r, void *arg)
+{
+    (void)arg;
+    if (strcmp(r->kind, "memory-leak") != 0)
+        return;
+    leak_reports++;
+    size_t b = number_after(r->text, "Direct leak of ");
+    if (b != SIZE_MAX)
+        leak_bytes += b;
+}
+
+/* Allocate n bytes and keep only their complemented address: the block
+ * becomes unreachable to a conservative scan. */
+static __attribute__((noinline)) void hide_block(unsigned k, size_t n)
+{
+    unsigned char *p = malloc(n);
+    if (p == NULL)
+        fz_fail("malloc(%zu) for the leak check failed", n);
+    memset(p, 0xa5, n);
+    hidden[k] = ~(uintptr_t)p;
+}
+
+/* Overwrite the dead stack below us, where hide_block's frame was. */
+static __attribute__((noinline)) void scrub_stack(void)
+{
+    volatile unsigned char pad[32768];
+    for (size_t i = 0; i < sizeof pad; i++)
+        pad[i] = 0;
+}
+
+/* Debug mode must report blocks that nothing points to.  The scan is
+ * conservative (leaks.c): any word that happens to point into a block —
+ * a stale register value saved on the stack, a dead stack slot, the old
+ * contents of a reused block — keeps it, and an allocator reuses
+ * addresses all the time.  So NHIDE blocks of different sizes are hidden,
+ * and at least one must be reported: a detector that misses them all is
+ * broken, not unlucky. */
+static __attribute__((noinline)) void op_leak_check(fz_model_t *m, fz_in_t *in)
+{
+    if (!m->debug) {
+        if (cg_leak_check() != 0)
+            fz_fail("cg_leak_check() found leaks in fast mode");
+        return;
+    }
+    if (m->leak_checks == 0)
+        return;                  /* done for this input, or corrupt's callback is in charge */
+    m->leak_checks--;
+    size_t n = 1 + fz_u16(in) % 4096;
+    for (unsigned k = 0; k < NHIDE; k++)
+        hide_block(k, n + 1000 * k);
+    scrub_stack();
+    leak_reports = leak_bytes = 0;
+    cg_set_report_callback(on_leak, NULL);
+    size_t leaked = cg_leak_check();
+    cg_set_report_callback(NULL, NULL);
+    if (leaked < leak_reports)
+        fz_fail("cg_leak_check() returned %zu with %zu leak report(s)", leaked, leak_reports);
+    if (leaked < 1 || leak_bytes < n)
+        fz_fail("cg_leak_check() missed all of %d unreachable blocks of %zu+ bytes: %zu "
+                "leaked, %zu report(s) of %zu bytes", NHIDE, n, leaked, leak_reports,
+                leak_bytes);
+    for (unsigned k = 0; k < NHIDE; k++) {
+        unsigned char *p = (unsigned char *)~hidden[k];
+        hidden[k] = 0;
+        for (size_t i = 0; i < n + 1000 * k; i++)
+            if (p[i] != 0xa5)
+                fz_fail("cg_leak_check() changed byte %zu of a leaked block", i);
+        free(p);
+    }
+}
+
+/* ---- a short-lived thread (ops-mt) --------------------------------------- */
+
+typedef struct brief {
+    size_t size[4];
+    unsigned char fill;
+    void *last;                 /* the block it leaves behind */
+} brief_t;
+
+static void *brief_thread(void *arg)
+{
+    brief_t *b = arg;
+    void *p[4];
+    for (int k = 0; k < 4; k++) {
+        p[k] = malloc(b->size[k]);
+        if (p[k] == NULL)
+            fz_fail("a short-lived thread's malloc(%zu) failed", b->size[k]);
+        memset(p[k], b->fill, b->size[k]);
+    }
+    for (int k = 0; k < 3; k++)
+        free(p[k]);
+    b->last = p[3];
+    return NULL;                /* its tcache is retired at exit */
+}
+
+static void op_thread(fz_model_t *m, fz_in_t *in, unsigned i)
+{
+    brief_t b = { .fill = (unsigned char)fz_u8(in) };
+    bool fails;
+    size_t total = 0;
+    for (int k = 0; k < 4; k++) {
+        b.size[k] = fz_draw_size(in, 64 * 1024, false, &fails);
+        total += b.size[k];
+    }
+    if (!fz_model_room(m, total))
+        return;
+    fz_model_free(m, i, 0);
+    pthread_t t;
+    if (pthread_create(&t, NULL, brief_thread, &b) != 0)
+        return;                 /* out of threads: nothing to check */
+    pthread_join(t, NULL);
+    const unsigned char *p = b.last;
+    for (size_t k = 0; k < b.size[3]; k++)
+        if (p[k] != b.fill)
+            fz_fail("the block a finished thread left changed at byte %zu", k);
+    fz_model_place(m, i, b.last, b.size[3], 16, FZ_HOW_MALLOC, b.fill);
+}
+
+void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
+{
+    unsigned c = fz_u8(in);
+    unsigned v = fz_u16(in);
+    switch (c % 14) {
+    case 0: if (m->mallopt_ok && mallopt(M_MXFAST, (int)(v % 200)) != (v % 200 <= 160))
+                fz_fail("mallopt(M_MXFAST, %u) result", v % 200);
+            break;
+    case 1: if (m->mallopt_ok) mallopt(M_TRIM_THRESHOLD, (int)(v * 64)); break;
+    case 2: if (m->mallopt_ok) mallopt(M_TOP_PAD, (int)(v * 16)); break;
+    case 3: if (m->mallopt_ok) mallopt(M_MMAP_THRESHOLD, (int)(v * 32)); break;
+    case 4: if (m->mallopt_ok) mallopt(M_PERTURB, (int)(v & 0xff)); break;
+    case 5: malloc_trim(v * 16); break;
+    case 6: {
+        struct mallinfo2 mi = mallinfo2();
+        if (mi.uordblks + mi.hblkhd < m->live / 2)
+            fz_fail("mallinfo2: %zu + %zu bytes in use, the model has %zu live", mi.uordblks,
+                    mi.hblkhd, m->live);
+        break;
+    }
+    case 7: if (m->mallopt_ok) mallopt(M_MMAP_MAX, (int)(v % 4)); break;
+    case 8: op_malloc_info(m); break;
+    case 9: if (m->mallopt_ok) op_malloc_stats(m); break;
+    case 10: op_get_stats(); break;
+    case 11: op_describe(m, in, i); break;
+    case 12: {
+        /* accepted and (arena_max) kept, as glibc does; arenas matter only
+         * once there are threads, which these binaries never have */
+        static const int params[] = { M_ARENA_MAX, M_ARENA_TEST, M_CHECK_ACTION };
+        if (m->mallopt_ok && mallopt(params[v % 3], (int)(v % 64)) != 1)
+            fz_fail("mallopt(%d, %u) failed", params[v % 3], v % 64);
+        break;
+    }
+    default:
+        if (m->threads_ok)
+            op_thread(m, in, i);
+        else
+            op_leak_check(m, in);
+    }
+}
