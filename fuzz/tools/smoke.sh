@@ -4,8 +4,8 @@
 #           FZDIR/replay/<harness>; corrupt's summary must show every kind
 #           injected at least once.
 #   all:    replay, then each harness FUZZ_SMOKE_SECONDS (20) under
-#           libFuzzer (FZDIR/lf) and then under AFL++ (FZDIR/afl), one after
-#           another; any crash fails.
+#           libFuzzer (FZDIR/lf) and under AFL++ (FZDIR/afl) side by side,
+#           one harness after another; any crash fails.
 # Prints "PASS fuzz-<what>" / "FAIL fuzz-<what>: why" lines; exit 1 on a FAIL.
 set -u
 mode=$1; FZ=$2
@@ -33,32 +33,35 @@ done
 [ "$mode" = replay ] && exit $bad
 
 dict() { [ "$1" = options ] && echo "-dict=$root/fuzz/options.dict"; }
+export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
+       AFL_FAST_CAL=1 AFL_NO_AFFINITY=1 AFL_SKIP_BIN_CHECK=0
+# Each harness runs under libFuzzer and under AFL++ at the same time (one
+# engine per core on a 2-core machine): half the wall time of one after the
+# other, and the same fuzzing time for each.
 for h in $names; do
     mkdir -p "$tmp/lf-$h" "$tmp/art-$h"
     # new inputs go to a scratch directory: the seed corpus stays as checked in
-    if timeout $((secs + 60)) "$FZ/lf/$h" -max_total_time="$secs" -timeout=20 \
-          -artifact_prefix="$tmp/art-$h/" $(dict $h) "$tmp/lf-$h" "$root/fuzz/corpus/$h" \
-          >"$tmp/lf.log" 2>&1; then
-        pass "fuzz-libfuzzer-$h ($(grep -o 'Done [0-9]* runs' "$tmp/lf.log" | tail -1))"
-    else
-        fail "fuzz-libfuzzer-$h" "$(grep -m3 -E 'fuzz:|ERROR|SUMMARY' "$tmp/lf.log" | tr '\n' ' ') $(ls "$tmp/art-$h" | head -3)"
-    fi
-done
-
-export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
-       AFL_FAST_CAL=1 AFL_NO_AFFINITY=1 AFL_SKIP_BIN_CHECK=0
-for h in $names; do
+    timeout $((secs + 60)) "$FZ/lf/$h" -max_total_time="$secs" -timeout=20 \
+        -artifact_prefix="$tmp/art-$h/" $(dict $h) "$tmp/lf-$h" "$root/fuzz/corpus/$h" \
+        >"$tmp/lf-$h.log" 2>&1 &
+    lf_pid=$!
     out="$tmp/afl-$h"
     timeout $((secs + 90)) afl-fuzz -V "$secs" -t 5000 -i "$root/fuzz/corpus/$h" -o "$out" \
         $( [ "$h" = options ] && echo "-x $root/fuzz/options.dict" ) -- "$FZ/afl/$h" \
-        >"$tmp/afl.log" 2>&1
+        >"$tmp/afl-$h.log" 2>&1
     rc=$?
+    wait "$lf_pid"; lf_rc=$?
+    if [ $lf_rc -eq 0 ]; then
+        pass "fuzz-libfuzzer-$h ($(grep -o 'Done [0-9]* runs' "$tmp/lf-$h.log" | tail -1))"
+    else
+        fail "fuzz-libfuzzer-$h" "$(grep -m3 -E 'fuzz:|ERROR|SUMMARY' "$tmp/lf-$h.log" | tr '\n' ' ') $(ls "$tmp/art-$h" | head -3)"
+    fi
     stats="$out/default/fuzzer_stats"
     crashes=$(ls "$out/default/crashes" 2>/dev/null | grep -vc README)
     if [ $rc -eq 0 ] && [ -f "$stats" ] && [ "$crashes" -eq 0 ]; then
         pass "fuzz-afl-$h ($(awk '/^execs_done/ {print $3}' "$stats") execs)"
     else
-        fail "fuzz-afl-$h" "rc=$rc crashes=$crashes $(grep -m3 -E 'PROGRAM ABORT|ERROR|Location' "$tmp/afl.log" | tr '\n' ' ')"
+        fail "fuzz-afl-$h" "rc=$rc crashes=$crashes $(grep -m3 -E 'PROGRAM ABORT|ERROR|Location' "$tmp/afl-$h.log" | tr '\n' ' ')"
         [ "$crashes" -gt 0 ] && cp -r "$out/default/crashes" "$root/build/fuzz/afl-crashes-$h" 2>/dev/null
     fi
 done
