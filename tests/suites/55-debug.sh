@@ -253,10 +253,21 @@ else fail regress-fork-with-dlopen-thread "rc=$rc (124: hang) $(head -c 300 <<<"
 rg mode=debug sigabrt
 if [ $rc = 0 ]; then pass regress-report-after-caught-sigabrt
 else fail regress-report-after-caught-sigabrt "rc=$rc (124: hang)"; fi
+# Other threads' stacks and registers are not scanned (cg_leak_check's
+# contract): a block a running thread holds only in a register, between
+# its malloc and its store into g[], is reported as leaked.  That is the
+# documented limit, so such a report is accepted: at most one block per
+# running thread, allocated in spin.  A crash, a hang, any other report,
+# or a leak of globally referenced blocks fails the run.
 bad=0
 for i in 1 2 3 4 5; do
     rg mode=debug:detect_leaks=1:quarantine_mb=0 leak_race 15000
-    { [ $rc = 0 ] && ! grep -q chunkguard <<<"$err"; } || bad=$((bad + 1))
+    if [ $rc = 0 ] && ! grep -q chunkguard <<<"$err"; then continue; fi
+    groups=$(grep -c '^Direct leak of' <<<"$err")
+    inflight=$(grep -A1 '^Direct leak of [0-9]* byte(s) in 1 object(s)' <<<"$err" | grep -c '#0 .* in spin ')
+    if [ $rc = 23 ] && [ "$groups" -ge 1 ] && [ "$groups" -le 2 ] && [ "$inflight" = "$groups" ] &&
+       [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ]; then continue; fi
+    bad=$((bad + 1))
 done
 if [ $bad = 0 ]; then pass regress-leak-scan-with-threads-alive
 else fail regress-leak-scan-with-threads-alive "$bad of 5 runs failed: rc=$rc $(head -c 300 <<<"$err")"; fi
