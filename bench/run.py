@@ -502,47 +502,45 @@ def main(argv):
     load_before = os.getloadavg()[0]
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="cg-bench-") as tmpdir:
+        def measure(row, name, so, timed):
+            """One run of row under allocator name; its samples into row
+            (all of them, or with timed=False the peak RSS only)."""
+            try:
+                ns, cpu, rss, maxrss, ops = timed_run(launcher, row["binary"], row["variant"],
+                                                      row["iters"], so, tmpdir,
+                                                      ALLOC_ENV.get(name))
+            except RunError as e:
+                row["failed"] = True
+                failures.append("%s under %s%s: %s" % (row["name"], name,
+                                                       "" if timed else " (RSS run)", e))
+                return
+            res = row["results"][name]
+            res["rss"].append(rss)
+            res["maxrss"].append(maxrss)
+            if timed:
+                row["ops"] = ops
+                res["ns"].append(cpu if args.clock == "cpu" else ns)
+                res["wall_ns"].append(ns)
+                res["cpu_ns"].append(cpu)
+
         for rnd in range(rounds):
             print("bench: round %d/%d (%.0f s)" % (rnd + 1, rounds, time.monotonic() - started),
                   file=sys.stderr, flush=True)
             order = allocs if rnd % 2 == 0 else list(reversed(allocs))
             for row in rows:
                 for name, so in order:
-                    try:
-                        ns, cpu, rss, maxrss, ops = timed_run(launcher, row["binary"], row["variant"],
-                                                      row["iters"], so, tmpdir,
-                                                      ALLOC_ENV.get(name))
-                    except RunError as e:
-                        row["failed"] = True
-                        failures.append("%s under %s: %s" % (row["name"], name, e))
-                        continue
-                    row["ops"] = ops
-                    row["results"][name]["ns"].append(cpu if args.clock == "cpu" else ns)
-                    row["results"][name]["wall_ns"].append(ns)
-                    row["results"][name]["cpu_ns"].append(cpu)
-                    row["results"][name]["rss"].append(rss)
-                    row["results"][name]["maxrss"].append(maxrss)
+                    measure(row, name, so, True)
         barred = sorted({n for b in BARS if b[3] for n in b[:2]})
-        extra = max(0, args.rss_runs - rounds)
-        if extra and barred:
+        extra = max(0, args.rss_runs - rounds) if barred else 0
+        if extra:
             print("bench: %d more runs for peak RSS of %s (%.0f s)"
                   % (extra, ", ".join(barred), time.monotonic() - started),
                   file=sys.stderr, flush=True)
-        for k in range(extra if barred else 0):
+        for k in range(extra):
             for row in rows:
                 for name, so in (allocs if k % 2 == 0 else list(reversed(allocs))):
-                    if name not in barred:
-                        continue
-                    try:
-                        _, _, rss, maxrss, _ = timed_run(launcher, row["binary"], row["variant"],
-                                                         row["iters"], so, tmpdir,
-                                                         ALLOC_ENV.get(name))
-                    except RunError as e:
-                        row["failed"] = True
-                        failures.append("%s under %s (RSS run): %s" % (row["name"], name, e))
-                        continue
-                    row["results"][name]["rss"].append(rss)
-                    row["results"][name]["maxrss"].append(maxrss)
+                    if name in barred:
+                        measure(row, name, so, False)
         if have_callgrind:
             print("bench: callgrind (%.0f s)" % (time.monotonic() - started),
                   file=sys.stderr, flush=True)
