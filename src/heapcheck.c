@@ -5,8 +5,9 @@
  * do_check_malloc_state states them, plus chunkguard's own maps; the code
  * is ours.
  *
- * Order of work, with every lock held (quarantine, shadow records, arena
- * list, arenas by index, big-block registry — the fork handlers' order):
+ * Order of work, with every lock held (arena list, arenas by index,
+ * big-block registry, shadow records, quarantine — the fork handlers'
+ * order, docs/design.md "Fork"):
  *   1. each arena's heap list, bins and fastbins (the fastbin heads are a
  *      snapshot: under the arena lock nothing pops, and a lock-free push
  *      only adds in front of the head we read), counting entries;

@@ -22,8 +22,8 @@ const char *cg_heapcheck_kind_name(int k) CG_HIDDEN;
  * cg_verify_heap_impl - walk every arena, heap, bin, fastbin, the calling
  * thread's tcache, the big blocks and (debug mode) the shadow records and
  * the quarantine; report each inconsistency; return how many were found.
- * Takes every lock it needs itself, in the declared order (quarantine,
- * shadow, arena list, arenas by index, big-block registry): the caller
+ * Takes every lock it needs itself, in the declared order (arena list,
+ * arenas by index, big-block registry, shadow, quarantine): the caller
  * holds no chunkguard lock.  Reports are written after the locks are
  * dropped.  Never allocates through malloc.  Contract: chunkguard.h.
  */
