@@ -20,11 +20,14 @@ CG_TLS cg_thread_t cg_self;
 static cg_tcache_t *live_head;
 uint64_t cg_exited_counts[5];
 
-void cg_tcache_report_bad_link(const void *link)
+void cg_tcache_report_bad_link(const void *entry, const void *link)
 {
-    cg_report(CG_E_HEAP_CORRUPTION, link,
-              "a tcache next pointer demangles to an address that is not "
-              "a chunk in our heaps", "malloc(): unaligned tcache chunk detected");
+    /* The address is the cached block whose link was overwritten (a write
+     * after free, most likely), not the garbage it decodes to. */
+    char msg[160];
+    cg_fmt(msg, sizeof msg, "the next pointer of this block in the tcache demangles to %p, "
+           "which is not a chunk in our heaps", link);
+    cg_report(CG_E_HEAP_CORRUPTION, entry, msg, "malloc(): unaligned tcache chunk detected");
 }
 
 void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
@@ -39,7 +42,7 @@ void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
                       "free(): double free detected in tcache 2");
         cg_tentry_t *nx = cg_reveal(&t->next, t->next);
         if (CG_SWITCH(CG_CHECK_SAFE_LINK) && nx != NULL && (!cg_aligned_ok(nx) || !cg_in_heap(nx)))
-            cg_tcache_report_bad_link(nx);
+            cg_tcache_report_bad_link(t, nx);
         t = nx;
     }
 }

@@ -43,7 +43,7 @@ extern uint64_t cg_exited_counts[5] CG_HIDDEN;
 
 CG_INLINE size_t cg_csize2tidx(size_t csz) { return (csz - CG_MINSIZE) / CG_ALIGN; }
 
-void cg_tcache_report_bad_link(const void *link) CG_COLD CG_HIDDEN __attribute__((noreturn));
+void cg_tcache_report_bad_link(const void *entry, const void *link) CG_COLD CG_HIDDEN __attribute__((noreturn));
 
 /* Pop the head of bin idx (known non-empty).  Its next link is demangled and
  * checked — aligned, and NULL or inside our heaps — before it becomes the
@@ -54,7 +54,7 @@ CG_INLINE void *cg_tcache_get(cg_tcache_t *tc, size_t idx)
     cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
     if (CG_SWITCH(CG_CHECK_SAFE_LINK) &&
         CG_UNLIKELY(n != NULL && (!cg_aligned_ok(n) || !cg_in_heap(n))))
-        cg_tcache_report_bad_link(n);
+        cg_tcache_report_bad_link(e, n);
     tc->entries[idx] = n;
     tc->counts[idx]--;
     e->key = 0;
