@@ -44,25 +44,6 @@ void   cg_core_free(void *mem, bool mt) CG_HIDDEN;
  * inside already). */
 void   cg_free_deferred(void *mem) CG_HIDDEN;
 
-/* Fast malloc: a tcache hit, or the slow path.  The tcache is hidden from
- * signal handlers while it is used (reentry.h). */
-CG_INLINE void *cg_malloc_fast(size_t n, uintptr_t caller)
-{
-    cg_tcache_t *tc = cg_self.tcache;
-    if (CG_LIKELY(tc != NULL && n <= CG_TCACHE_MAX_REQ)) {
-        size_t idx = cg_csize2tidx(cg_request2size(n));
-        CG_FAST_ENTER();
-        if (CG_LIKELY(idx < cg_mp.tcache_fast_bins && tc->entries[idx] != NULL)) {
-            CG_COUNT(tc->n_malloc);
-            void *mem = cg_tcache_get(tc, idx);
-            CG_FAST_LEAVE(tc);
-            return mem;
-        }
-        return cg_malloc_handoff(n, caller, tc);   /* ends the mark */
-    }
-    return cg_malloc_slow(n, caller);
-}
-
 /*
  * Zero n bytes at a 16-byte aligned p, n >= 24 (the smallest usable size).
  * Up to 128 bytes: a few unconditional 16-byte stores that may overlap,
@@ -123,9 +104,13 @@ CG_INLINE int cg_free_fast(cg_tcache_t *tc, void *mem)
         return CG_FREE_SLOW;
     size_t size = raw & ~CG_FLAG_BITS;
     cg_chunk_t *next = cg_at(c, size);
-    if (cg_heap_offset(mem) + size > CG_HEAP_MAX ||      /* next header readable */
-        !cg_start_test(cg_heap_base(mem), next) ||       /* a chunk really starts there */
-        !cg_prev_inuse(next))                            /* which says mem is in use */
+    cg_heap_t *h = cg_heap_base(mem);
+    /* next's header is readable: c starts a chunk, so it lies below the
+     * region's tail page, and size is at most a tcache class (heap.h). */
+    static_assert((CG_TCACHE_BINS + 1) * CG_ALIGN + CG_HDR_SZ <= CG_HEAP_TAIL,
+                  "a tcache-sized chunk's next header must fit in the tail page");
+    if (!cg_start_test_index(h, cg_start_index(h, c) + (size >> 4)) || /* a chunk starts there */
+        !cg_prev_inuse(next))                                       /* which says mem is in use */
         return CG_FREE_SLOW;
     if (((cg_tentry_t *)mem)->key == cg_tcache_key)
         return CG_FREE_SLOW;

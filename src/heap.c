@@ -30,7 +30,7 @@ static size_t page_up(size_t n) { return CG_PAGE_ROUND(n); }
 
 cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
 {
-    if (min_data > CG_HEAP_MAX - CG_HEAP_DATA_OFF)
+    if (min_data > CG_HEAP_USE_MAX - CG_HEAP_DATA_OFF)
         return NULL;
     char *base = cg_os_map_aligned(CG_HEAP_MAX, CG_HEAP_MAX);
     if (base == NULL)
@@ -65,7 +65,7 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
 bool cg_heap_grow(cg_heap_t *h, size_t diff)
 {
     size_t want = h->size + diff;
-    if (want > CG_HEAP_MAX || want < h->size)
+    if (want > CG_HEAP_USE_MAX || want < h->size)
         return false;
     CG_STORE(h->size, want);
     return true;

@@ -13,7 +13,9 @@
  *   | chunk-start bitmap: one bit per 16 bytes of the heap       | 512 KiB
  *   | shadow map: a 32-bit record id per 64 bytes (debug mode)   | 4 MiB
  *   | guard page (PROT_NONE)                                     |
- *   | chunks ... top chunk | not yet used (reads zero) ...       | to base+64 MiB
+ *   | chunks ... top chunk | not yet used (reads zero) ...       |
+ *   | tail page: never used, so any chunk of a tcache size that  | to base+64 MiB
+ *   | starts in the heap ends inside the region (CG_HEAP_TAIL)   |
  *
  * The shadow map (shadow.h) is only touched in debug mode; in fast mode it
  * costs address space, not memory.
@@ -57,6 +59,12 @@ typedef struct cg_heap {
 #define CG_SHADOW_MAP_BYTES (CG_HEAP_MAX / 64 * 4)             /* 4 MiB */
 #define CG_SHADOW_MAP_OFF   (CG_HEAP_HDR_BYTES + CG_START_MAP_BYTES)
 #define CG_HEAP_DATA_OFF    (CG_SHADOW_MAP_OFF + CG_SHADOW_MAP_BYTES + 4096u)
+/* The last page of a region holds no chunk: a chunk that starts in the
+ * heap (its start bit set) and claims any size up to the largest tcache
+ * class has its next header inside the region, so free's fast path may
+ * read it without testing the offset (alloc.h, cg_free_fast). */
+#define CG_HEAP_TAIL        4096u
+#define CG_HEAP_USE_MAX     (CG_HEAP_MAX - CG_HEAP_TAIL)
 /* Two 16-byte fenceposts close a heap the arena has moved away from. */
 #define CG_FENCE_BYTES      (2 * CG_HDR_SZ)
 
@@ -78,19 +86,29 @@ CG_INLINE bool cg_in_heap(const void *p)
     return (__atomic_load_n(&cg_heapmap[idx >> 6], __ATOMIC_RELAXED) >> (idx & 63)) & 1;
 }
 
+/* The start-map bit of the chunk at c: one per 16 bytes from the base. */
+CG_INLINE size_t cg_start_index(const cg_heap_t *h, const void *c)
+{
+    return ((uintptr_t)c - (uintptr_t)h) >> 4;
+}
 CG_INLINE uint64_t *cg_start_word(cg_heap_t *h, const void *c, uint64_t *bit)
 {
-    size_t idx = ((uintptr_t)c - (uintptr_t)h) >> 4;
+    size_t idx = cg_start_index(h, c);
     *bit = (uint64_t)1 << (idx & 63);
     return (uint64_t *)((char *)h + CG_HEAP_HDR_BYTES) + (idx >> 6);
 }
 /* Tested without the lock by free; set and cleared under the arena lock
  * (one heap belongs to one arena, so a bitmap word has one writer at a
- * time): relaxed loads and stores. */
+ * time): relaxed loads and stores.  By index: bit idx of h's map (idx below
+ * CG_HEAP_MAX / 16). */
+CG_INLINE bool cg_start_test_index(cg_heap_t *h, size_t idx)
+{
+    const uint64_t *w = (const uint64_t *)((char *)h + CG_HEAP_HDR_BYTES) + (idx >> 6);
+    return (CG_LOAD(*w) >> (idx & 63)) & 1;
+}
 CG_INLINE bool cg_start_test(cg_heap_t *h, const void *c)
 {
-    uint64_t bit, *w = cg_start_word(h, c, &bit);
-    return (CG_LOAD(*w) & bit) != 0;
+    return cg_start_test_index(h, cg_start_index(h, c));
 }
 CG_INLINE void cg_start_set(const void *c)
 {

@@ -492,7 +492,7 @@ static void walk_heaps(hc_t *x, cg_arena_t *av)
             return;
         }
         if (h->arena != av || h->data != (char *)h + CG_HEAP_DATA_OFF ||
-            h->size < CG_HEAP_DATA_OFF + CG_MINSIZE || h->size > CG_HEAP_MAX) {
+            h->size < CG_HEAP_DATA_OFF + CG_MINSIZE || h->size > CG_HEAP_USE_MAX) {
             NOTE(x, HC_HEAP, h, "arena %d: the header of heap %p is damaged (arena %p, "
                  "size 0x%x)", av->index, (void *)h, (void *)h->arena, h->size);
             return;

@@ -39,7 +39,24 @@ void free_aligned_sized(void *mem, size_t align, size_t n);
  * block.  NULL with errno ENOMEM when out of memory or n > PTRDIFF_MAX. */
 CG_PUBLIC void *CG_API(malloc)(size_t n)
 {
-    return cg_malloc_fast(n, CG_RET_ADDR);
+    /* A tcache hit, or the slow path.  The tcache is hidden from signal
+     * handlers while it is used (reentry.h).  The return address is read
+     * only on the way to a slow path: read up front, it cost the hit path
+     * a stack adjustment and a load. */
+    cg_tcache_t *tc = cg_self.tcache;
+    if (CG_LIKELY(tc != NULL && n <= CG_TCACHE_MAX_REQ)) {
+        size_t idx = cg_csize2tidx(cg_request2size(n));
+        CG_FAST_ENTER();
+        void *mem;
+        if (CG_LIKELY(idx < cg_mp.tcache_fast_bins) &&
+            CG_LIKELY((mem = cg_tcache_try_get(tc, idx)) != NULL)) {
+            CG_COUNT(tc->n_malloc);
+            CG_FAST_LEAVE(tc);
+            return mem;
+        }
+        return cg_malloc_handoff(n, CG_RET_ADDR, tc);   /* ends the mark */
+    }
+    return cg_malloc_slow(n, CG_RET_ADDR);
 }
 
 /* free - release a block; free(NULL) does nothing.  Preserves errno.
@@ -71,9 +88,10 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
                   bytes <= CG_TCACHE_MAX_REQ)) {
         size_t csz = cg_request2size(bytes), idx = cg_csize2tidx(csz);
         CG_FAST_ENTER();
-        if (CG_LIKELY(idx < cg_mp.tcache_fast_bins && tc->entries[idx] != NULL)) {
+        void *mem;
+        if (CG_LIKELY(idx < cg_mp.tcache_fast_bins) &&
+            CG_LIKELY((mem = cg_tcache_try_get(tc, idx)) != NULL)) {
             CG_COUNT(tc->n_calloc);
-            void *mem = cg_tcache_get(tc, idx);
             CG_FAST_LEAVE(tc);
             cg_clear(mem, csz - CG_SIZE_SZ);
             return mem;

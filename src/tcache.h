@@ -45,6 +45,15 @@ CG_INLINE size_t cg_csize2tidx(size_t csz) { return (csz - CG_MINSIZE) / CG_ALIG
 
 void cg_tcache_report_bad_link(const void *entry, const void *link) CG_COLD CG_HIDDEN __attribute__((noreturn));
 
+/* Unlink the head e of bin idx, whose demangled next link n was checked. */
+CG_INLINE void *cg_tcache_pop(cg_tcache_t *tc, size_t idx, cg_tentry_t *e, cg_tentry_t *n)
+{
+    tc->entries[idx] = n;
+    tc->counts[idx]--;
+    e->key = 0;
+    return e;
+}
+
 /* Pop the head of bin idx (known non-empty).  Its next link is demangled and
  * checked — aligned, and NULL or inside our heaps — before it becomes the
  * new head, so a corrupted link is reported, never followed. */
@@ -55,10 +64,27 @@ CG_INLINE void *cg_tcache_get(cg_tcache_t *tc, size_t idx)
     if (CG_SWITCH(CG_CHECK_SAFE_LINK) &&
         CG_UNLIKELY(n != NULL && (!cg_aligned_ok(n) || !cg_in_heap(n))))
         cg_tcache_report_bad_link(e, n);
-    tc->entries[idx] = n;
-    tc->counts[idx]--;
-    e->key = 0;
-    return e;
+    return cg_tcache_pop(tc, idx, e, n);
+}
+
+/* The inline paths' pop: the head of bin idx, or NULL when the bin is empty
+ * or the head's link is not plainly good.  The head e is a chunk of ours
+ * (it passed free's checks, or cg_tcache_get's when it was a link), so a
+ * link that is NULL, or aligned and inside e's own heap — one XOR and one
+ * test, no heap-map load — is good.  Any other link (another heap's chunk,
+ * or corruption) is left for the slow path, whose cg_tcache_get checks it
+ * in full and reports it if bad: so the hit path makes no call at all. */
+CG_INLINE void *cg_tcache_try_get(cg_tcache_t *tc, size_t idx)
+{
+    cg_tentry_t *e = tc->entries[idx];
+    if (e == NULL)
+        return NULL;
+    cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
+    const uintptr_t not_same_heap_aligned = ~(uintptr_t)(CG_HEAP_MAX - 1) | CG_ALIGN_MASK;
+    if (CG_SWITCH(CG_CHECK_SAFE_LINK) && n != NULL &&
+        CG_UNLIKELY((((uintptr_t)n ^ (uintptr_t)e) & not_same_heap_aligned) != 0))
+        return NULL;
+    return cg_tcache_pop(tc, idx, e, n);
 }
 
 CG_INLINE void cg_tcache_put(cg_tcache_t *tc, size_t idx, void *mem)

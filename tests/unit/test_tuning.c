@@ -342,3 +342,38 @@ Test(malloc_info, xml_and_einval)
     cr_assert_eq(T(malloc_info)(1, f), EINVAL);
     fclose(f);
 }
+
+/* One tcache bin holding chunks of two heaps: the inline pop accepts only
+ * links inside the head's own heap and leaves any other to the slow path's
+ * full check (tcache.h), which must accept a real chunk of another heap. */
+Test(tcache, bin_links_across_heaps)
+{
+    const uintptr_t heap_mask = ~(uintptr_t)((64u << 20) - 1);
+    void *a = T(malloc)(40);
+    cr_assert_not_null(a);
+    /* 40-byte blocks until one comes from another heap (the first heap
+     * holds at most 64 MiB / 48 of them); chained through their first word. */
+    void **chain = NULL, *b = NULL;
+    for (long i = 0; i < 3000000 && b == NULL; i++) {
+        void **q = T(malloc)(40);
+        cr_assert_not_null(q);
+        if ((((uintptr_t)q ^ (uintptr_t)a) & heap_mask) != 0) {
+            b = q;
+        } else {
+            *q = chain;
+            chain = q;
+        }
+    }
+    cr_assert_not_null(b, "no 40-byte block came from a second heap");
+    T(free)(a);
+    T(free)(b);                       /* the bin: b, then a (another heap) */
+    cr_assert_eq(T(malloc)(40), b);
+    cr_assert_eq(T(malloc)(40), a);
+    T(free)(a);
+    T(free)(b);
+    while (chain != NULL) {
+        void **next = *chain;
+        T(free)(chain);
+        chain = next;
+    }
+}
