@@ -8,7 +8,9 @@
 #include "lock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "lockdep.h"
 #include "options.h"
@@ -93,18 +95,44 @@ static void report_deadlock(cg_lock_t *l, uintptr_t site)
                    "The lock was first taken by this thread");
 }
 
-static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns)
-    CG_COLD __attribute__((noreturn));
-static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns)
+/* holder and held_at: what the waiter saw for the whole wait (re-read
+ * now, the lock might just have come free). */
+static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uint32_t holder,
+                           uintptr_t held_at) CG_COLD __attribute__((noreturn));
+static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uint32_t holder,
+                           uintptr_t held_at)
 {
     char name[48], msg[320];
-    uint32_t holder = CG_LOAD(l->owner);
     cg_lock_name(l, name, sizeof name);
     cg_fmt(msg, sizeof msg, "this thread (tid %d) waited %zu ms for the %s, held all that "
            "time by thread tid %d, which never let go (deadlock_timeout_ms=%d)", (int)cg_lock_me(),
            (size_t)(waited_ns / 1000000), name, (int)holder, cg_opt.deadlock_timeout_ms);
-    cg_lock_report(CG_E_LOCK_WAIT_TIMEOUT, l, site, msg, holder, CG_LOAD(l->site),
+    cg_lock_report(CG_E_LOCK_WAIT_TIMEOUT, l, site, msg, holder, held_at,
                    "The holder took the lock");
+}
+
+/* Is thread tid of this process running or runnable (state R in
+ * /proc/self/task/TID/stat)?  False when it sleeps, waits, is stopped, has
+ * exited, or /proc cannot say.  Raw open/read, no malloc. */
+static bool thread_running(uint32_t tid)
+{
+    char path[48], buf[256];
+    cg_fmt(path, sizeof path, "/proc/self/task/%u/stat", (unsigned)tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return false;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    /* "TID (comm) S ...": comm may hold spaces and parentheses, so the
+     * state follows the last ')'. */
+    const char *close_paren = NULL;
+    for (const char *q = buf; *q; q++)
+        if (*q == ')')
+            close_paren = q;
+    return close_paren != NULL && close_paren[1] == ' ' && close_paren[2] == 'R';
 }
 
 /* Contended path of the three-state futex lock: spin a little, then mark
@@ -123,13 +151,19 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site)
             return;
     }
     int64_t limit = (int64_t)CG_LOAD(cg_opt.deadlock_timeout_ms) * 1000000;
-    /* The clock measures how long one holder has kept the lock, not how
-     * long this thread has waited: under contention the lock changes hands
-     * many times while a waiter sleeps (the unlock wakes one waiter only).
-     * So it starts again whenever the lock is seen free or with another
-     * holder or site, or a wake-up says it was released; the wait is cut
-     * into eighths of the limit so that a change is seen in time. */
+    /* The clock measures how long one acquisition has kept the lock, not
+     * how long this thread has waited: under contention the lock changes
+     * hands many times while a waiter sleeps (the unlock wakes one waiter
+     * only), often back to the same thread at the same site.  So it starts
+     * again whenever the acquisition count moves, the lock is seen free, or
+     * a wake-up says it was released; the wait is cut into eighths of the
+     * limit so that a change is seen in time.  When the limit is reached
+     * with a holder that is running or runnable (preempted on a busy
+     * machine, not blocked), it starts again too: a deadlock is a holder
+     * that cannot run.  The price: a holder looping forever with the lock
+     * is not reported. */
     uint64_t start = limit > 0 ? cg_os_now_ns() : 0;
+    uint32_t held_gen = CG_LOAD(l->gen);
     uint32_t held_by = CG_LOAD(l->owner);
     uintptr_t held_at = CG_LOAD(l->site);
     while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0) {
@@ -138,16 +172,25 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site)
             continue;
         }
         uint64_t now = cg_os_now_ns();
+        uint32_t gen = CG_LOAD(l->gen);
         uint32_t owner = CG_LOAD(l->owner);
-        uintptr_t at = CG_LOAD(l->site);
-        if (owner == 0 || owner != held_by || at != held_at) {
+        if (owner == 0 || gen != held_gen || owner != held_by) {
+            held_gen = gen;
             held_by = owner;
-            held_at = at;
+            held_at = CG_LOAD(l->site);
             start = now;
         }
         int64_t waited = (int64_t)(now - start);
-        if (waited >= limit)
-            report_timeout(l, site, (uint64_t)waited);
+        if (waited >= limit) {
+            if (held_by != 0 && thread_running(held_by) && CG_LOAD(l->gen) == held_gen) {
+                start = now;
+                waited = 0;
+            } else if (CG_LOAD(l->gen) == held_gen) {
+                report_timeout(l, site, (uint64_t)waited, held_by, held_at);
+            } else {
+                continue;                        /* changed hands just now */
+            }
+        }
         int64_t slice = limit / 8 > 1000000 ? limit / 8 : 1000000;
         if (slice > limit - waited)
             slice = limit - waited;

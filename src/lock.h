@@ -34,6 +34,8 @@ typedef struct cg_lock {
     uint32_t owner;     /* kernel tid of the holder, 0 when free         */
     uintptr_t site;     /* where the holder took it (CG_SITE_* below)    */
     uint16_t node;      /* lock-order graph node, CG_LK_* (0: untracked) */
+    uint32_t gen;       /* acquisitions so far: a waiter's deadlock clock
+                         * restarts when it moves (lock.c)               */
 } cg_lock_t;
 
 /*
@@ -57,7 +59,7 @@ enum {
 };
 static_assert(CG_LK_NODES <= 64, "lock-order graph nodes fit a 64-bit set");
 
-#define CG_LOCK_INIT(node_) { 0, 0, 0, (node_) }
+#define CG_LOCK_INIT(node_) { 0, 0, 0, (node_), 0 }
 
 /* A site word: a code address, or a stack-depot id with the top bit set. */
 #define CG_SITE_STACK ((uintptr_t)1 << 63)
@@ -104,6 +106,16 @@ void cg_lockdep_acquire(cg_lock_t *l) CG_HIDDEN;
 void cg_lock_assert_failed(const cg_lock_t *l, const char *what, const char *where)
     CG_COLD CG_HIDDEN __attribute__((noreturn));
 
+/* The new holder (this thread, just now) notes itself: owner, site, and
+ * one more acquisition.  Plain relaxed stores by the holder; waiters and
+ * reports read them. */
+CG_INLINE void cg_lock_taken(cg_lock_t *l, uintptr_t site)
+{
+    CG_STORE(l->owner, cg_lock_me());
+    CG_STORE(l->site, site);
+    CG_STORE(l->gen, CG_LOAD(l->gen) + 1);
+}
+
 /* Take l (always; for locks every operation takes).  site: where.  Debug
  * mode's bookkeeping (a stack for the site, the lock-order graph) is out
  * of line, behind one predictable branch. */
@@ -113,8 +125,7 @@ CG_INLINE void cg_lock_raw(cg_lock_t *l, uintptr_t site)
     if (!__atomic_compare_exchange_n(&l->state, &zero, 1, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         cg_lock_slow(l, site);
-    CG_STORE(l->owner, cg_lock_me());
-    CG_STORE(l->site, site);
+    cg_lock_taken(l, site);
 }
 
 CG_INLINE void cg_lock_at(cg_lock_t *l, uintptr_t site)
@@ -143,8 +154,7 @@ CG_INLINE bool cg_trylock(cg_lock_t *l)
     if (!__atomic_compare_exchange_n(&l->state, &zero, 1, false, __ATOMIC_ACQUIRE,
                                      __ATOMIC_RELAXED))
         return false;
-    CG_STORE(l->owner, cg_lock_me());
-    CG_STORE(l->site, CG_RET_ADDR);
+    cg_lock_taken(l, CG_RET_ADDR);
     if (CG_UNLIKELY(cg_lockdep_on))
         cg_lockdep_acquire(l);
     return true;
