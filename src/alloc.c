@@ -329,11 +329,18 @@ CG_INLINE void handoff_begin(cg_tcache_t *tc)
     CG_SIGNAL_FENCE();
 }
 
-void *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc)
+/* The allocating hand-offs also free what signal handlers left pending
+ * (the free ones need not: every slow allocation drains). */
+CG_INLINE void handoff_begin_alloc(cg_tcache_t *tc)
 {
     handoff_begin(tc);
     if (CG_UNLIKELY(CG_LOAD(cg_reentry_pending) != 0))
         cg_reentry_drain();
+}
+
+void *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc)
+{
+    handoff_begin_alloc(tc);
     void *p = malloc_slow(n, caller);
     cg_inside_end();
     return p;
@@ -475,6 +482,14 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 {
     cg_ensure_init();
     CG_GUARDED(reentry_calloc(nmemb, size, caller), calloc_slow(nmemb, size, caller));
+}
+
+void *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller, cg_tcache_t *tc)
+{
+    handoff_begin_alloc(tc);
+    void *p = calloc_slow(nmemb, size, caller);
+    cg_inside_end();
+    return p;
 }
 
 /* realloc of a block a signal handler got (reentry.c): an ordinary block

@@ -18,6 +18,10 @@ void  *cg_malloc_slow(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 void  *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc) CG_HIDDEN CG_NOINLINE;
 void   cg_free_slow(void *mem, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+/* calloc's slow path for a thread whose tcache (tc) missed, entered like
+ * cg_malloc_handoff. */
+void  *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller, cg_tcache_t *tc)
+    CG_HIDDEN CG_NOINLINE;
 void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
 void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN;
 void  *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;

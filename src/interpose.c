@@ -96,7 +96,7 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
             cg_clear(mem, csz - CG_SIZE_SZ);
             return mem;
         }
-        CG_FAST_LEAVE(tc);
+        return cg_calloc_handoff(nmemb, size, CG_RET_ADDR, tc);   /* ends the mark */
     }
     return cg_calloc_slow(nmemb, size, CG_RET_ADDR);
 }
