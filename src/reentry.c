@@ -82,8 +82,8 @@ static void seen(const char *op, uintptr_t caller)
 {
     __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
     if (cg_debug && first_report_of(caller))
-        report(op, caller, "served from pages of its own, away from the interrupted call "
-               "(reported once per call site)", false);
+        report(op, caller, "with halt_on_error=0 such a call is served from pages of its "
+               "own, away from the interrupted call (reported once per call site)", false);
 }
 
 void *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op)
