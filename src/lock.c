@@ -59,7 +59,10 @@ size_t cg_lock_site_stack(uintptr_t site, uintptr_t one[2], const uintptr_t **pc
 size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
 {
     size_t n = cg_lock_site_stack(site, one, pcs);
-    if (*pcs == one && cg_self.inside && cg_self.caller != 0)
+    /* (The site is the call site itself when the API entry tail-called
+     * the function that took the lock: no second frame then.) */
+    if (*pcs == one && cg_self.inside && cg_self.caller != 0 &&
+        (n == 0 || one[0] != cg_self.caller))
         one[n++] = cg_self.caller;
     return n;
 }
