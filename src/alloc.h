@@ -48,6 +48,22 @@ void   cg_core_free(void *mem, bool mt) CG_HIDDEN;
  * inside already). */
 void   cg_free_deferred(void *mem) CG_HIDDEN;
 
+/* The inline paths' tcache hit, called with the mark set (CG_FAST_ENTER):
+ * a chunk of bin idx, counted in *count, with the mark ended; or NULL when
+ * the bin cannot serve it (empty, not an inline bin, a link the slow path
+ * must check), the mark still set for the hand-off. */
+CG_INLINE void *cg_tcache_hit(cg_tcache_t *tc, size_t idx, uint64_t *count)
+{
+    void *mem;
+    if (CG_LIKELY(idx < cg_mp.tcache_fast_bins) &&
+        CG_LIKELY((mem = cg_tcache_try_get(tc, idx)) != NULL)) {
+        CG_COUNT(*count);
+        CG_FAST_LEAVE(tc);
+        return mem;
+    }
+    return NULL;
+}
+
 /*
  * Zero n bytes at a 16-byte aligned p, n >= 24 (the smallest usable size).
  * Up to 128 bytes: a few unconditional 16-byte stores that may overlap,

@@ -47,13 +47,9 @@ CG_PUBLIC void *CG_API(malloc)(size_t n)
     if (CG_LIKELY(tc != NULL && n <= CG_TCACHE_MAX_REQ)) {
         size_t idx = cg_csize2tidx(cg_request2size(n));
         CG_FAST_ENTER();
-        void *mem;
-        if (CG_LIKELY(idx < cg_mp.tcache_fast_bins) &&
-            CG_LIKELY((mem = cg_tcache_try_get(tc, idx)) != NULL)) {
-            CG_COUNT(tc->n_malloc);
-            CG_FAST_LEAVE(tc);
+        void *mem = cg_tcache_hit(tc, idx, &tc->n_malloc);
+        if (CG_LIKELY(mem != NULL))
             return mem;
-        }
         return cg_malloc_handoff(n, CG_RET_ADDR, tc);   /* ends the mark */
     }
     return cg_malloc_slow(n, CG_RET_ADDR);
@@ -88,11 +84,8 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
                   bytes <= CG_TCACHE_MAX_REQ)) {
         size_t csz = cg_request2size(bytes), idx = cg_csize2tidx(csz);
         CG_FAST_ENTER();
-        void *mem;
-        if (CG_LIKELY(idx < cg_mp.tcache_fast_bins) &&
-            CG_LIKELY((mem = cg_tcache_try_get(tc, idx)) != NULL)) {
-            CG_COUNT(tc->n_calloc);
-            CG_FAST_LEAVE(tc);
+        void *mem = cg_tcache_hit(tc, idx, &tc->n_calloc);
+        if (CG_LIKELY(mem != NULL)) {
             cg_clear(mem, csz - CG_SIZE_SZ);
             return mem;
         }
