@@ -294,11 +294,22 @@ static void in_child(fz_model_t *m, fz_in_t *in)
         child_exit(0);
     }
     close(fds[1]);
-    char msg[1200];
+    /* Read to the end: a read that a signal interrupts (libFuzzer's
+     * -timeout is a SIGALRM every few seconds) is retried, and what does not
+     * fit is drained, so the child never writes to a closed pipe. */
+    char msg[1200], rest[256];
     size_t n = 0;
-    ssize_t k;
-    while (n < sizeof msg - 1 && (k = read(fds[0], msg + n, sizeof msg - 1 - n)) > 0)
-        n += (size_t)k;
+    for (;;) {
+        bool full = n == sizeof msg - 1;
+        ssize_t k = full ? read(fds[0], rest, sizeof rest)
+                         : read(fds[0], msg + n, sizeof msg - 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        if (!full)
+            n += (size_t)k;
+    }
     msg[n] = 0;
     close(fds[0]);
     int st;
