@@ -176,9 +176,11 @@ struct mallinfo2 cg_mallinfo2_impl(void)
     return m;
 }
 
-int cg_malloc_trim_impl(size_t pad)
+int cg_malloc_trim_impl(size_t pad, uintptr_t caller)
 {
     cg_ensure_init();
+    cg_self.caller = caller;
+    cg_self.op = "malloc_trim";
     bool mt = !CG_SINGLE_THREAD_P;
     int released = 0;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
