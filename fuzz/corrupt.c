@@ -294,11 +294,22 @@ static void in_child(fz_model_t *m, fz_in_t *in)
         child_exit(0);
     }
     close(fds[1]);
-    char msg[1200];
+    /* Read to the end: a read that a signal interrupts (libFuzzer's
+     * -timeout is a SIGALRM every few seconds) is retried, and what does not
+     * fit is drained, so the child never writes to a closed pipe. */
+    char msg[1200], rest[256];
     size_t n = 0;
-    ssize_t k;
-    while (n < sizeof msg - 1 && (k = read(fds[0], msg + n, sizeof msg - 1 - n)) > 0)
-        n += (size_t)k;
+    for (;;) {
+        bool full = n == sizeof msg - 1;
+        ssize_t k = full ? read(fds[0], rest, sizeof rest)
+                         : read(fds[0], msg + n, sizeof msg - 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            break;
+        if (!full)
+            n += (size_t)k;
+    }
     msg[n] = 0;
     close(fds[0]);
     int st;
@@ -313,6 +324,18 @@ static void in_child(fz_model_t *m, fz_in_t *in)
     if (strstr(msg, "late-segv") != NULL)
         fz_fail("chunkguard faulted in the heap check after an injected %s:\n%s",
                 kind_name[bug.kind], msg);
+    /* A child ends by exit 0, or by abort() (chunkguard's after a fatal
+     * report, or the model's).  Any other end, report or none, is a fault
+     * or hang chunkguard did not report: a fault off its heaps passes to the
+     * default action, and in the libFuzzer build the engine's deadly-signal
+     * handler turns it into exit status 1. */
+    if (WIFSIGNALED(st) ? WTERMSIG(st) != SIGABRT : WEXITSTATUS(st) != 0) {
+        if (WIFSIGNALED(st))
+            fz_fail("after an injected %s the child died of signal %d (%s)",
+                    kind_name[bug.kind], WTERMSIG(st), msg[0] ? msg : "no report");
+        fz_fail("after an injected %s the child exited %d (%s)", kind_name[bug.kind],
+                WEXITSTATUS(st), msg[0] ? msg : "no report");
+    }
     if (kind[0] != 0) {
         if (strcmp(kind, "segv") == 0)
             fz_fail("chunkguard faulted after an injected %s:\n%s", kind_name[bug.kind], msg);
@@ -323,8 +346,8 @@ static void in_child(fz_model_t *m, fz_in_t *in)
         return;
     }
     if (WIFSIGNALED(st) && strncmp(msg, "model", 5) != 0)
-        fz_fail("after an injected %s the child died of signal %d without a report (%s)",
-                kind_name[bug.kind], WTERMSIG(st), msg);
+        fz_fail("after an injected %s the child aborted without a report (%s)",
+                kind_name[bug.kind], msg);
     if (bug.kind <= K_MUST)
         fz_fail("debug mode missed an injected %s (block %p, %zu bytes): child said '%.300s'",
                 kind_name[bug.kind], (void *)bug.p, bug.req, msg);

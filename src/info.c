@@ -42,8 +42,10 @@ static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
         size_t guard = 0;
         for (cg_chunk_t *c = b->fd; c != b && guard++ < (1u << 24); c = c->fd) {
             /* statistics never fault: an overwritten link ends the walk
-             * (found by fuzzing) */
-            if (!cg_aligned_ok(c) || !cg_heap_readable(c, sizeof *c))
+             * (found by fuzzing; with the bin-link checks compiled out,
+             * fuzz/regress/corrupt/mallinfo-follows-bad-link faults here) */
+            if (CG_SWITCH(CG_CHECK_UNLINK) &&
+                (!cg_aligned_ok(c) || !cg_heap_readable(c, sizeof *c)))
                 break;
             ai->free_count++;
             ai->free_bytes += cg_csize(c);
@@ -176,9 +178,11 @@ struct mallinfo2 cg_mallinfo2_impl(void)
     return m;
 }
 
-int cg_malloc_trim_impl(size_t pad)
+int cg_malloc_trim_impl(size_t pad, uintptr_t caller)
 {
     cg_ensure_init();
+    cg_self.caller = caller;
+    cg_self.op = "malloc_trim";
     bool mt = !CG_SINGLE_THREAD_P;
     int released = 0;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {

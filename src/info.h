@@ -39,7 +39,9 @@ bool cg_param_set_tcache_max(unsigned long bytes) CG_HIDDEN;
  */
 void cg_param_set_fill(int alloc_fill, int free_fill) CG_HIDDEN;
 struct mallinfo2 cg_mallinfo2_impl(void) CG_HIDDEN;
-int cg_malloc_trim_impl(size_t pad) CG_HIDDEN;
+/* malloc_trim's body; caller: the program's call site, named (with the
+ * operation) by a report the bins' checks make on the way. */
+int cg_malloc_trim_impl(size_t pad, uintptr_t caller) CG_HIDDEN;
 void cg_malloc_stats_impl(void) CG_HIDDEN;
 int cg_malloc_info_impl(int options, FILE *fp) CG_HIDDEN;
 void cg_get_stats_impl(cg_stats_t *out) CG_HIDDEN;

@@ -241,7 +241,7 @@ CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
 CG_PUBLIC int CG_API(malloc_trim)(size_t pad)
 {
     cg_ensure_init();
-    CG_GUARDED(0, cg_malloc_trim_impl(pad));
+    CG_GUARDED(0, cg_malloc_trim_impl(pad, CG_RET_ADDR));
 }
 
 /* malloc_stats - per-arena and total bytes to stderr (glibc's layout);

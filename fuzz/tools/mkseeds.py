@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""mkseeds.py — write the checked-in seed corpora (fuzz/corpus/<harness>/).
+"""mkseeds.py — write the checked-in seed corpora (fuzz/corpus/<harness>/)
+and the hand-built regression inputs (fuzz/regress/<harness>/).
 
 Deterministic: run it again and the files come out the same.  The byte
 layout is fuzz/model.c's (op, slot, arguments) and fuzz/corrupt.c's inject
@@ -135,6 +136,28 @@ def corrupt_seeds():
     write('corrupt', 'clean', base + free(0))
 
 
+def regress_inputs():
+    # fuzz/regress/corrupt/ (docs/fuzzing.md, "Regression inputs"): a late
+    # use-after-free byte lands in a bin link, then malloc_trim or mallinfo2
+    # walks that bin.  Block A (3000 bytes; a live 100-byte block after it
+    # keeps it from merging forward) is freed, and 17 frees of 64000-byte
+    # blocks through one slot push it out of the 1 MiB quarantine; a
+    # 2800-byte malloc is carved from A, whose ~200-byte remainder goes to
+    # the unsorted bin with its fd 2832 bytes past A's user pointer; the
+    # late-uaf (sel 17: A, the oldest freed block) writes 0x80 over the fd's
+    # second byte.
+    data = malloc(9, 3000) + malloc(8, 100) + free(9)
+    data += b''.join(malloc(10, 64000) for _ in range(17)) + free(10)
+    data += malloc(40, 2800)
+    off = 2833
+    data += inject(5, 17, off >> 8, off & 0xff, bytes([0x80]) + bytes(7))
+    d = os.path.join(root, '..', 'regress', 'corrupt')
+    os.makedirs(d, exist_ok=True)
+    for name, case in (('trim-follows-bad-link', 5), ('mallinfo-follows-bad-link', 6)):
+        with open(os.path.join(d, name), 'wb') as f:
+            f.write(data + tune(0, case, 0))
+
+
 def options_seeds():
     seeds = ['mode=debug', 'mode=fast:redzone=64:quarantine_mb=0', 'redzone=0x100',
              'stack_depth=-1:verbosity=3', 'log_path=/tmp/cg.%p:report_path=x%p%p',
@@ -169,6 +192,7 @@ def main():
     corrupt_seeds()
     options_seeds()
     tune_seeds()
+    regress_inputs()
     return 0
 
 

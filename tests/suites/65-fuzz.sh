@@ -4,6 +4,9 @@
 # 20 s under AFL++; plus proof that the corrupt harness's oracle can fail:
 # with fill_free=1 the poison is the very byte the seed's use after free
 # writes, so debug mode cannot see it, and the harness must abort.
+# Regression inputs (fuzz/regress/<harness>/<name>, docs/fuzzing.md): there
+# is at least one, smoke replayed and passed every one, and each listed in
+# BLINDED fails against a library built with its fix's switch off.
 set -u
 R=$CG_ROOT
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -19,5 +22,62 @@ for seed in uaf-write-0; do
         echo "PASS fuzz-oracle-fails-when-blinded-$seed"
     else
         echo "FAIL fuzz-oracle-fails-when-blinded-$seed: rc=$rc $(tail -c 300 "$tmp/out")"
+    fi
+done
+
+# Every regression input was replayed, and passed.
+n=0; missing=
+for f in "$R"/fuzz/regress/*/*; do
+    [ -f "$f" ] || continue
+    case $f in *.md) continue ;; esac
+    n=$((n + 1))
+    r="fuzz-regress-$(basename "$(dirname "$f")")/$(basename "$f")"
+    grep -qx "PASS $r" "$tmp/smoke" || missing="$missing $r"
+done
+if [ $n = 0 ]; then
+    echo "FAIL fuzz-regress-replayed: fuzz/regress/ holds no regression input"
+elif [ -n "$missing" ]; then
+    echo "FAIL fuzz-regress-replayed: not replayed, or failed:$missing"
+else
+    echo "PASS fuzz-regress-replayed ($n inputs)"
+fi
+
+# harness/name|report line — the first report of the input's bug, run in
+# one process (FZ_NO_FORK=1) with the log on stderr: the fix's check is
+# what catches the damage, naming the call that met it.
+REPORTS="corrupt/trim-follows-bad-link|    malloc_trim(): malloc_trim: a free chunk's next one does not point back at it
+corrupt/mallinfo-follows-bad-link|    cg_verify_heap(): heap check: bin link points outside the heap: bin 1 "
+while IFS='|' read -r in want; do
+    t="fuzz-regress-report-$(basename "$in")"
+    FZ_NO_FORK=1 CHUNKGUARD_OPTIONS=log_path=/dev/stderr timeout 60 \
+        "$CG_BUILD/fuzz/replay/${in%%/*}" "$R/fuzz/regress/$in" >"$tmp/out" 2>&1
+    first=$(grep -m1 -A1 'ERROR: chunkguard' "$tmp/out" | tail -1)
+    if [[ "$first" == "$want"* ]]; then
+        echo "PASS $t"
+    else
+        echo "FAIL $t: wanted '$want...', the first report says '$first'"
+    fi
+done <<<"$REPORTS"
+
+# harness/name:SWITCH — the CG_CHECK_<SWITCH> (src/config.h) that compiles
+# the input's fix out.  Without it the input must fail: it still reaches
+# the code it guards.  (The variant's objects are 15-checks-off's.)
+BLINDED="corrupt/trim-follows-bad-link:UNLINK corrupt/mallinfo-follows-bad-link:UNLINK"
+for e in $BLINDED; do
+    in=${e%%:*} sw=${e##*:} h=${e%%/*}
+    t="fuzz-regress-fails-when-blinded-$(basename "$in")"
+    bin=$CG_BUILD/off-$sw/fuzz/replay/$h
+    if [ ! -f "$R/fuzz/regress/$in" ]; then
+        echo "FAIL $t: no fuzz/regress/$in"
+    elif ! make -s -C "$R" BUILD="$CG_BUILD/off-$sw" CG_DEFS=-DCG_CHECK_$sw=0 "$bin" \
+            >"$tmp/build" 2>&1; then
+        echo "FAIL $t: building $bin: $(tail -c 300 "$tmp/build")"
+    else
+        timeout 60 "$bin" "$R/fuzz/regress/$in" >"$tmp/out" 2>&1; rc=$?
+        if [ $rc != 0 ] && grep -q '^fuzz: ' "$tmp/out"; then
+            echo "PASS $t (CG_CHECK_$sw=0: $(grep -m1 '^fuzz: ' "$tmp/out"))"
+        else
+            echo "FAIL $t: rc=$rc with CG_CHECK_$sw=0: $(tail -c 300 "$tmp/out")"
+        fi
     fi
 done
