@@ -179,6 +179,13 @@ void cg_fastbin_report_link(const void *v, const char *glibc)
               "chunk in our heaps", glibc);
 }
 
+void cg_fastbin_report_self_link(const cg_chunk_t *v)
+{
+    /* glibc has no check here: its pop would hand out v again and again. */
+    cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem((cg_chunk_t *)v),
+              "fastbin: this chunk's next pointer demangles to the chunk itself", NULL);
+}
+
 void cg_fastbin_report_index(const cg_chunk_t *v, const char *glibc)
 {
     cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem((cg_chunk_t *)v),
@@ -534,6 +541,31 @@ static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb)
     return v;
 }
 
+/* A chunk moving from a fastbin into the tcache that is the one just
+ * handed out (v), or already in a tcache (its key), was freed twice into
+ * the fastbin with another free between ("fastbin dup", which the fasttop
+ * check cannot see; glibc hands it out twice). */
+static void report_stash_dup(cg_chunk_t *x) CG_COLD __attribute__((noreturn));
+static void report_stash_dup(cg_chunk_t *x)
+{
+    cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(x),
+              "the chunk is in its fastbin twice: it was freed twice, with another "
+              "free between (the tcache double free check, as the fastbin refilled "
+              "the tcache)", NULL);
+}
+
+CG_INLINE void check_stash_dup(cg_tcache_t *tc, size_t ti, const cg_chunk_t *v, cg_chunk_t *x)
+{
+    if (!CG_SWITCH(CG_CHECK_TCACHE_DOUBLE_FREE))
+        return;
+    if (CG_UNLIKELY(x == v))
+        report_stash_dup(x);
+    cg_tentry_t *e = (cg_tentry_t *)cg_chunk2mem(x);
+    if (CG_UNLIKELY(e->key == cg_tcache_key)) {
+        cg_tcache_double_free_check(tc, ti, e);   /* reports if in this bin */
+    }
+}
+
 cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_tcache_t *tc)
 {
     CG_HELD(&av->lock, mt);
@@ -552,8 +584,10 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
                 size_t ti = cg_csize2tidx(nb);
                 cg_chunk_t *x;
                 while (tc->counts[ti] < cg_mp.tcache_count && CG_LOAD(av->fastbins[idx]) != NULL &&
-                       (x = cg_fastbin_pop(av, idx, mt)) != NULL)
+                       (x = cg_fastbin_pop(av, idx, mt)) != NULL) {
+                    check_stash_dup(tc, ti, v, x);
                     cg_tcache_put(tc, ti, cg_chunk2mem(x));
+                }
             }
             return v;
         }

@@ -22,6 +22,7 @@
 void cg_fastbin_report_fasttop(cg_chunk_t *c) CG_COLD CG_HIDDEN __attribute__((noreturn));
 void cg_fastbin_report_link(const void *v, const char *glibc) CG_COLD CG_HIDDEN __attribute__((noreturn));
 void cg_fastbin_report_index(const cg_chunk_t *v, const char *glibc) CG_COLD CG_HIDDEN __attribute__((noreturn));
+void cg_fastbin_report_self_link(const cg_chunk_t *v) CG_COLD CG_HIDDEN __attribute__((noreturn));
 void cg_report_next_size(cg_chunk_t *c, bool fast) CG_COLD CG_HIDDEN __attribute__((noreturn));
 
 /* free: the chunk after c must have a plausible size, inside the heap
@@ -83,6 +84,8 @@ CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
             return NULL;
         cg_fastbin_check_link(v, "malloc(): unaligned fastbin chunk detected");
         cg_chunk_t *n = cg_reveal(&v->fd, v->fd);
+        if (CG_SWITCH(CG_CHECK_SAFE_LINK) && CG_UNLIKELY(n == v))
+            cg_fastbin_report_self_link(v);
         if (!mt) {
             *fb = n;
             break;

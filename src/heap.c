@@ -36,7 +36,9 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     if (base == NULL)
         return NULL;
     /* The guard page keeps an underflow from the first chunk out of our
-     * metadata. */
+     * metadata.  Read-only, not PROT_NONE: every address of the region
+     * stays readable, so a link into it that passed a same-heap test
+     * (tcache.h) reads zeros and is reported, instead of faulting. */
     if (!cg_os_guard(base + CG_HEAP_DATA_OFF - 4096, 4096)) {
         cg_os_unmap(base, CG_HEAP_MAX);
         errno = ENOMEM;

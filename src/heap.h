@@ -12,7 +12,7 @@
  *   | cg_heap_t (and, in an arena's first heap, the cg_arena_t) | one page
  *   | chunk-start bitmap: one bit per 16 bytes of the heap       | 512 KiB
  *   | shadow map: a 32-bit record id per 64 bytes (debug mode)   | 4 MiB
- *   | guard page (PROT_NONE)                                     |
+ *   | guard page (read-only: writes fault, reads see zeros)      |
  *   | chunks ... top chunk | not yet used (reads zero) ...       |
  *   | tail page: never used, so any chunk of a tcache size that  | to base+64 MiB
  *   | starts in the heap ends inside the region (CG_HEAP_TAIL)   |

@@ -110,7 +110,7 @@ void *cg_os_map_aligned(size_t len, size_t align)
 
 bool cg_os_guard(void *p, size_t len)
 {
-    return SYS(SYS_mprotect, p, len, PROT_NONE, 0, 0, 0) == 0;
+    return SYS(SYS_mprotect, p, len, PROT_READ, 0, 0, 0) == 0;
 }
 
 void cg_os_unmap(void *p, size_t len)

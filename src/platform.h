@@ -48,7 +48,7 @@ extern size_t cg_pagesize CG_HIDDEN;
 void *cg_os_map(size_t len) CG_HIDDEN;
 void *cg_os_map_aligned(size_t len, size_t align) CG_HIDDEN;
 void  cg_os_unmap(void *p, size_t len) CG_HIDDEN;
-bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make PROT_NONE */
+bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make read-only: writes fault */
 void  cg_os_decommit(void *p, size_t len) CG_HIDDEN; /* give pages back, keep RW */
 void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, may move */
 size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */

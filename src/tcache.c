@@ -24,10 +24,23 @@ void cg_tcache_report_bad_link(const void *entry, const void *link)
 {
     /* The address is the cached block whose link was overwritten (a write
      * after free, most likely), not the garbage it decodes to. */
-    char msg[160];
-    cg_fmt(msg, sizeof msg, "the next pointer of this block in the tcache demangles to %p, "
-           "which is not a chunk in our heaps", link);
+    char msg[200];
+    if (link == entry)
+        cg_fmt(msg, sizeof msg, "the next pointer of this block in the tcache leads back to "
+               "the block itself: it was freed twice, its key (second word) overwritten "
+               "in between, or the link was");
+    else
+        cg_fmt(msg, sizeof msg, "the next pointer of this block in the tcache demangles to %p, "
+               "which is not a chunk in our heaps", link);
     cg_report(CG_E_HEAP_CORRUPTION, entry, msg, "malloc(): unaligned tcache chunk detected");
+}
+
+void cg_tcache_report_count(const void *entry)
+{
+    cg_report(CG_E_HEAP_CORRUPTION, entry,
+              "this block heads a tcache bin whose count says it is empty: a next "
+              "pointer that ended the bin was overwritten, or the bin's links loop "
+              "(safe-link check: the count bounds the links)", NULL);
 }
 
 void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
@@ -41,7 +54,7 @@ void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
                       "the chunk is already in this thread's tcache",
                       "free(): double free detected in tcache 2");
         cg_tentry_t *nx = cg_reveal(&t->next, t->next);
-        if (CG_SWITCH(CG_CHECK_SAFE_LINK) && nx != NULL && (!cg_aligned_ok(nx) || !cg_in_heap(nx)))
+        if (CG_SWITCH(CG_CHECK_SAFE_LINK) && !cg_tcache_link_ok(t, nx))
             cg_tcache_report_bad_link(t, nx);
         t = nx;
     }
