@@ -21,6 +21,7 @@
 #include "info.h"
 #include "maps.h"
 #include "options.h"
+#include "pattern.h"
 #include "quarantine.h"
 #include "reentry.h"
 #include "render.h"
@@ -59,6 +60,7 @@ CG_STARTUP void cg_debug_init(void)
         return;
     cg_debug = true;
     find_loader();
+    cg_pattern_init();
     /* No fastbins: a chunk the quarantine gives back is then free to the
      * core at once, so a late second free is seen by the core's checks. */
     cg_param_set(M_MXFAST, 0, false);
@@ -210,35 +212,6 @@ static size_t hex_bytes(char *out, size_t cap, const unsigned char *p, size_t le
 
 /* ---- checks ----------------------------------------------------------- */
 
-/* First byte in [p, p + len) that is not b, or NULL.  Whole 64-byte
- * strides are tested without an exit inside them, so the compiler turns
- * them into vector compares; the stride that differs is then searched. */
-static const unsigned char *first_not(const unsigned char *p, size_t len, unsigned char b)
-{
-    uint64_t pat = 0x0101010101010101ull * b;
-    size_t i = 0;
-    for (; i + 64 <= len; i += 64) {
-        uint64_t acc = 0;
-        for (int k = 0; k < 8; k++) {
-            uint64_t w;
-            memcpy(&w, p + i + 8 * k, 8);
-            acc |= w ^ pat;
-        }
-        if (acc != 0)
-            break;
-    }
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        if (w != pat)
-            break;
-    }
-    for (; i < len; i++)
-        if (p[i] != b)
-            return p + i;
-    return NULL;
-}
-
 static CG_COLD void report_header(const cg_shadow_t *r, const cg_chunk_t *c)
 {
     char msg[512];
@@ -285,7 +258,7 @@ static bool check_block(const cg_shadow_t *r, const char *when)
     }
     const unsigned char *u = cg_shadow_user(r);
     size_t lz = lead_checked(r);
-    const unsigned char *bad = first_not(u - lz, lz, CG_DBG_REDZONE);
+    const unsigned char *bad = cg_pattern_find_not(u - lz, lz, CG_DBG_REDZONE);
     char msg[384];
     if (bad != NULL) {
         size_t n = cg_fmt(msg, sizeof msg, "the %zu bytes before a %zu-byte region were "
@@ -297,7 +270,7 @@ static bool check_block(const cg_shadow_t *r, const char *when)
         return false;
     }
     size_t tail = usable_bytes(c) - r->lead - r->req;
-    bad = first_not(u + r->req, tail, CG_DBG_REDZONE);
+    bad = cg_pattern_find_not(u + r->req, tail, CG_DBG_REDZONE);
     if (bad != NULL) {
         /* how far the overflow reaches: the last changed byte */
         const unsigned char *last = bad;
@@ -331,7 +304,7 @@ static unsigned char poison_byte(void)
 static bool check_poison(const cg_shadow_t *r, const char *when)
 {
     const unsigned char *u = cg_shadow_user(r);
-    const unsigned char *bad = first_not(u, r->req, poison_byte());
+    const unsigned char *bad = cg_pattern_find_not(u, r->req, poison_byte());
     if (bad == NULL)
         return true;
     char msg[256];
