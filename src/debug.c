@@ -29,6 +29,7 @@
 #include "shadow.h"
 #include "stack.h"
 #include "stackdepot.h"
+#include "stackmemo.h"
 #include "symbolize.h"
 
 bool cg_debug;
@@ -120,8 +121,10 @@ static size_t own_frames(const uintptr_t *pcs, size_t n)
 }
 
 /* The calling thread's stack (stack_depth frames, from the program's call
- * into chunkguard) into the depot.  Called before any chunkguard lock. */
-static uint32_t capture(void)
+ * into chunkguard) into the depot.  Called before any chunkguard lock.
+ * Out of line, so that its frame and return address tell the stack memo
+ * (stackmemo.h) which path through chunkguard led here. */
+static CG_NOINLINE uint32_t capture(void)
 {
     uintptr_t pcs[64 + 8];
     size_t depth = (size_t)cg_opt.stack_depth;
@@ -131,6 +134,10 @@ static uint32_t capture(void)
         pcs[0] = cg_self.caller;
         return cg_stack_put(pcs, 1);
     }
+    cg_memo_key_t key = { cg_self.caller, (uintptr_t)pcs, CG_RET_ADDR, cg_self.tid };
+    uint32_t id = cg_stack_memo_find(&key);
+    if (id != 0)
+        return id;
     /* Capture a few frames more than asked and drop chunkguard's own from
      * the top (however the compiler inlined them): the stack starts at the
      * program's call. */
@@ -142,7 +149,14 @@ static uint32_t capture(void)
         pcs[0] = cg_self.caller;
         return cg_stack_put(pcs, 1);
     }
-    return cg_stack_put(pcs + k, n - k < depth ? n - k : depth);
+    n = n - k < depth ? n - k : depth;
+    id = cg_stack_put(pcs + k, n);
+    if (pcs[k] == cg_self.caller && cg_stack_mode() == CG_STACK_LIBUNWIND) {
+        co = cg_callout_begin();
+        cg_stack_memo_note(&key, pcs + k, n, id);
+        cg_callout_end(co);
+    }
+    return id;
 }
 
 static size_t usable_bytes(const cg_chunk_t *c)

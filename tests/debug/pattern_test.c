@@ -1,6 +1,6 @@
 /*
  * pattern_test.c — cg_pattern_find_not (src/pattern.c, linked in directly)
- * against a byte-by-byte reference: every length 0..700 at 16 alignments,
+ * against a byte-by-byte reference: every length 0..400 at 16 alignments,
  * no bad byte and one bad byte at every offset, for both vector widths the
  * CPU offers (SSE2 before cg_pattern_init, then AVX2 if it has it), plus
  * two bad bytes (the first must be found).  Prints "ok N" or the first
@@ -37,7 +37,7 @@ static int sweep(const char *what)
 {
     const unsigned char b = 0xfd;
     for (size_t align = 0; align < 16; align++)
-        for (size_t len = 0; len <= 700; len++) {
+        for (size_t len = 0; len <= 400; len++) {
             unsigned char *p = buf + align;
             memset(buf, b, sizeof buf);
             buf[align + len] = 0;              /* the byte after: never looked at */

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# 56-debug-perf.sh — what debug mode's speed-ups must not cost in
+# detection or in the truth of its reports:
+#   debug-pattern-scan      the vector pattern scan (src/pattern.c), which finds
+#                           redzone overflows and writes after free, against a
+#                           byte-by-byte reference at every length, alignment
+#                           and offset; a build that skips the bytes after the
+#                           last whole stride must fail it
+#   debug-stack-memo-stale  a stack memo (src/stackmemo.c) made for one caller
+#                           is not used for another that reaches the same frame
+#                           address (tests/debug/memo_test.c); a library built
+#                           without the memo's stack-word check must fail it
+set -u
+R=$CG_ROOT; B=$CG_BUILD/debug; SO=$CG_SO
+mkdir -p "$B"
+build() {   # build OUT EXTRA-FLAGS...
+    local out=$1; shift
+    gcc -std=gnu11 -O2 -g -Wall -Wextra -I"$R/src" "$@" -o "$out" \
+        "$R/tests/debug/pattern_test.c" "$R/src/pattern.c"
+}
+if build "$B/pattern_test"; then
+    out=$(timeout 120 "$B/pattern_test"); rc=$?
+    if [ $rc = 0 ] && [[ "$out" == ok* ]]; then echo "PASS debug-pattern-scan ($out checks)"
+    else echo "FAIL debug-pattern-scan: rc=$rc $(head -c 300 <<<"$out")"; fi
+else echo "FAIL debug-pattern-scan: cannot build"; fi
+if build "$B/pattern_test_notail" -DCG_PATTERN_CHECK_TAIL=0; then
+    out=$(timeout 120 "$B/pattern_test_notail"); rc=$?
+    if [ $rc != 0 ] && [[ "$out" == mismatch* ]]; then echo "PASS debug-pattern-scan-mutant-caught"
+    else echo "FAIL debug-pattern-scan-mutant-caught: the tail-skipping build passed (rc=$rc)"; fi
+else echo "FAIL debug-pattern-scan-mutant-caught: cannot build"; fi
+
+# The stack memo.  -fno-ipa-icf keeps via_a and via_b two functions.
+gcc -O2 -g -fno-ipa-icf -fno-inline -o "$B/memo_test" "$R/tests/debug/memo_test.c" ||
+    { echo "FAIL debug-stack-memo-stale: cannot build"; exit 0; }
+memo_run() {   # memo_run SO: sets err, rc, alloc (the "previously allocated" stack)
+    err=$(CHUNKGUARD_OPTIONS=mode=debug:stack_depth=16 LD_PRELOAD="$1" timeout 60 \
+          "$B/memo_test" 2>&1 >/dev/null); rc=$?
+    alloc=$(sed -n '/^previously allocated/,/^$/p' <<<"$err")
+}
+memo_run "$SO"
+if [ $rc = 134 ] && grep -q 'in via_b ' <<<"$alloc" && ! grep -q 'in via_a ' <<<"$alloc" &&
+   grep -q 'in main ' <<<"$alloc"; then echo "PASS debug-stack-memo-stale"
+else echo "FAIL debug-stack-memo-stale: rc=$rc allocation stack: $(head -c 600 <<<"$alloc") $(head -c 300 <<<"$err")"; fi
+MB=$CG_BUILD/memo-noverify
+if make -s -C "$R" BUILD="$MB" CG_DEFS=-DCG_STACK_MEMO_VERIFY=0 "$MB/libchunkguard.so" >/dev/null 2>&1; then
+    memo_run "$MB/libchunkguard.so"
+    if [ $rc = 134 ] && grep -q 'in via_a ' <<<"$alloc"; then
+        echo "PASS debug-stack-memo-stale-mutant-caught"
+    else echo "FAIL debug-stack-memo-stale-mutant-caught: the unchecked memo gave: $(head -c 400 <<<"$alloc")"; fi
+else echo "FAIL debug-stack-memo-stale-mutant-caught: cannot build the mutant library"; fi
