@@ -56,16 +56,21 @@ uint32_t cg_stack_memo_find(const cg_memo_key_t *k)
     uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
     if ((seq & 1) || e->state != E_FILLED || !same_key(&e->key, k))
         return 0;
-    size_t n = e->nwords;
-    for (size_t i = 0; i < n && i < MEMO_WORDS; i++) {
-        uintptr_t a = __atomic_load_n(&e->addr[i], __ATOMIC_ACQUIRE);
-        /* read our own stack only: an address is dereferenced only while
+    size_t n = e->nwords < MEMO_WORDS ? e->nwords : MEMO_WORDS;
+    uintptr_t diff = 0;
+    for (size_t i = 0; i < n; i++) {
+        uintptr_t a = __atomic_load_n(&e->addr[i], __ATOMIC_RELAXED);
+        /* Read our own stack only: an address is dereferenced only while
          * the entry is still the one whose key matched (a thread writing
-         * it for another key first makes seq odd) */
-        if (__atomic_load_n(&e->seq, __ATOMIC_ACQUIRE) != seq ||
-            (CG_STACK_MEMO_VERIFY && *(const volatile uintptr_t *)a != e->val[i]))
+         * it for another key first makes seq odd; x86 keeps loads in
+         * order, the fence keeps the compiler from moving them). */
+        __atomic_signal_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq)
             return 0;
+        diff |= *(const volatile uintptr_t *)a ^ e->val[i];
     }
+    if (CG_STACK_MEMO_VERIFY && diff != 0)
+        return 0;
     uint32_t id = e->id;
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq ? id : 0;
