@@ -153,7 +153,7 @@ static CG_NOINLINE uint32_t capture(void)
     id = cg_stack_put(pcs + k, n);
     if (pcs[k] == cg_self.caller && cg_stack_mode() == CG_STACK_LIBUNWIND) {
         co = cg_callout_begin();
-        cg_stack_memo_note(&key, pcs + k, n, id);
+        cg_stack_memo_note(&key, pcs + k, n, 0, id);
         cg_callout_end(co);
     }
     return id;

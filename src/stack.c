@@ -449,9 +449,9 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip)
     return n;
 }
 
-/* Where the frames from the program's call upwards keep what
- * unw_backtrace's walk reads, found with unw_step (see stack.h). */
-size_t cg_stack_read_set(uintptr_t from, const uintptr_t *pcs, size_t n, uintptr_t *addr,
+/* Where the frames of a capture keep what unw_backtrace's walk read,
+ * found with unw_step (see stack.h). */
+size_t cg_stack_read_set(const uintptr_t *pcs, size_t n, size_t first_prog, uintptr_t *addr,
                          uintptr_t *val, size_t cap)
 {
     if (__atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) != CG_STACK_LIBUNWIND || in_capture ||
@@ -467,28 +467,49 @@ size_t cg_stack_read_set(uintptr_t from, const uintptr_t *pcs, size_t n, uintptr
     bool ok = false;
     if (p_getcontext(&uc) != 0 || p_init_local(&cur, &uc) != 0)
         goto out;
-    /* up through chunkguard's own frames to the program's */
-    for (int steps = 0; ip != from; steps++)
+    /* up through the capturing code's frames to pcs[0]'s */
+    for (int steps = 0; ip != pcs[0]; steps++)
         if (steps == 32 || p_step(&cur) <= 0 || p_get_reg(&cur, UNW_REG_IP, &ip) != 0)
             goto out;
+    /* The frame pointer slots go in only when some program frame finds
+     * its CFA through %rbp (the CFA is %rbp + 16, as a frame-pointer
+     * prologue makes it): elsewhere %rbp is data the walk ignores, and a
+     * loop counter kept there would make every memo stale. */
+    uintptr_t raddr[CG_STACK_MAX], rval[CG_STACK_MAX];
+    size_t nr = 0;
+    bool fp_frame = false;
     for (;;) {
+        /* The frame pointer this frame got from the step into it, when
+         * that came from memory; a program frame's only: chunkguard's own
+         * code has no frame pointers.  The first program frame's comes
+         * from whichever of our frames saved the program's %rbp. */
+        unw_save_loc_t loc;
+        unw_word_t rbp = 0;
+        if (j >= first_prog && p_get_save_loc(&cur, UNW_X86_64_RBP, &loc) == 0 &&
+            loc.type == UNW_SLT_MEMORY && nr < CG_STACK_MAX) {
+            raddr[nr] = loc.u.addr;
+            rval[nr++] = *(const uintptr_t *)loc.u.addr;
+        }
         /* this frame's pc was read from just below its callee's CFA, which
          * is now the stack pointer */
-        if (ip != pcs[j] || w + 2 > cap || p_get_reg(&cur, UNW_REG_SP, &sp) != 0)
+        if (ip != pcs[j] || w == cap || p_get_reg(&cur, UNW_REG_SP, &sp) != 0 ||
+            p_get_reg(&cur, UNW_X86_64_RBP, &rbp) != 0)
             goto out;
         addr[w] = sp - sizeof(uintptr_t);
         val[w++] = ip;
         if (++j == n)
             break;
-        unw_save_loc_t loc;
-        if (p_step(&cur) <= 0 || p_get_reg(&cur, UNW_REG_IP, &ip) != 0)
+        if (p_step(&cur) <= 0 || p_get_reg(&cur, UNW_REG_IP, &ip) != 0 ||
+            p_get_reg(&cur, UNW_REG_SP, &sp) != 0)
             goto out;
-        /* the frame pointer the step restored, if it came from memory */
-        if (p_get_save_loc(&cur, UNW_X86_64_RBP, &loc) == 0 && loc.type == UNW_SLT_MEMORY) {
-            addr[w] = loc.u.addr;
-            val[w] = *(const uintptr_t *)loc.u.addr;
-            w++;
-        }
+        if (j - 1 >= first_prog && sp == rbp + 2 * sizeof(uintptr_t))
+            fp_frame = true;
+    }
+    for (size_t i = 0; fp_frame && i < nr; i++) {
+        if (w == cap)
+            goto out;
+        addr[w] = raddr[i];
+        val[w++] = rval[i];
     }
     ok = true;
 out:

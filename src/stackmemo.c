@@ -111,7 +111,8 @@ static void end_write(memo_t *e)
     __atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
 }
 
-void cg_stack_memo_note(const cg_memo_key_t *k, const uintptr_t *pcs, size_t n, uint32_t id)
+void cg_stack_memo_note(const cg_memo_key_t *k, const uintptr_t *pcs, size_t n, size_t first_prog,
+                        uint32_t id)
 {
     if (id == 0 || n == 0 || n > MEMO_FRAMES || !map_memos())
         return;
@@ -132,7 +133,8 @@ void cg_stack_memo_note(const cg_memo_key_t *k, const uintptr_t *pcs, size_t n, 
     /* seen before and missed again (never filled, or stale): fill */
     uint8_t strikes = e->strikes + (e->state == E_FILLED);
     uintptr_t addr[MEMO_WORDS], val[MEMO_WORDS];
-    size_t w = strikes < MEMO_STRIKES ? cg_stack_read_set(k->caller, pcs, n, addr, val, MEMO_WORDS)
+    size_t w = strikes < MEMO_STRIKES ? cg_stack_read_set(pcs, n, first_prog, addr,
+                                                          val, MEMO_WORDS)
                                       : 0;
     if (!begin_write(e))
         return;

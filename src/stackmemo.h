@@ -40,7 +40,8 @@
 
 /* Where a capture starts: see the file comment. */
 typedef struct cg_memo_key {
-    uintptr_t caller;   /* return address into the program            */
+    uintptr_t caller;   /* return address into the program (or, for a
+                         * lock's site, the acquisition's)            */
     uintptr_t frame;    /* an address in the capturing function's frame */
     uintptr_t site;     /* the capturing function's return address    */
     uintptr_t tid;      /* chunkguard thread number                   */
@@ -52,11 +53,14 @@ uint32_t cg_stack_memo_find(const cg_memo_key_t *k) CG_HIDDEN;
 
 /*
  * cg_stack_memo_note - after a capture that cg_stack_memo_find could not
- * answer: the n frames pcs (from the program's frame; n <= 32 or nothing
- * is kept) got stack id `id`.  May fill the entry (a second walk, with
+ * answer: the n frames pcs got stack id `id` (pcs[0]: the frame the memo
+ * covers from; n <= 32 or nothing is kept); pcs[first_prog] is the
+ * program's first frame, those before it chunkguard's own (0 when the
+ * stack starts in the program, and when unknown: every frame's %rbp slot
+ * is then compared).  May fill the entry (a second walk, with
  * unw_step); call where a capture may run (no chunkguard lock held).
  */
 void cg_stack_memo_note(const cg_memo_key_t *k, const uintptr_t *pcs, size_t n,
-                        uint32_t id) CG_HIDDEN;
+                        size_t first_prog, uint32_t id) CG_HIDDEN;
 
 #endif /* CG_STACKMEMO_H */

@@ -29,21 +29,27 @@ if build "$B/pattern_test_notail" -DCG_PATTERN_CHECK_TAIL=0; then
     else echo "FAIL debug-pattern-scan-mutant-caught: the tail-skipping build passed (rc=$rc)"; fi
 else echo "FAIL debug-pattern-scan-mutant-caught: cannot build"; fi
 
-# The stack memo.  -fno-ipa-icf keeps via_a and via_b two functions.
-gcc -O2 -g -fno-ipa-icf -fno-inline -o "$B/memo_test" "$R/tests/debug/memo_test.c" ||
-    { echo "FAIL debug-stack-memo-stale: cannot build"; exit 0; }
-memo_run() {   # memo_run SO: sets err, rc, alloc (the "previously allocated" stack)
+# The stack memo, in a program without frame pointers and in one with
+# them (whose %rbp slots the memo compares too).  -fno-ipa-icf keeps via_a
+# and via_b two functions.
+memo_run() {   # memo_run SO PROG: sets err, rc, alloc (the "previously allocated" stack)
     err=$(CHUNKGUARD_OPTIONS=mode=debug:stack_depth=16 LD_PRELOAD="$1" timeout 60 \
-          "$B/memo_test" 2>&1 >/dev/null); rc=$?
+          "$2" 2>&1 >/dev/null); rc=$?
     alloc=$(sed -n '/^previously allocated/,/^$/p' <<<"$err")
 }
-memo_run "$SO"
-if [ $rc = 134 ] && grep -q 'in via_b ' <<<"$alloc" && ! grep -q 'in via_a ' <<<"$alloc" &&
-   grep -q 'in main ' <<<"$alloc"; then echo "PASS debug-stack-memo-stale"
-else echo "FAIL debug-stack-memo-stale: rc=$rc allocation stack: $(head -c 600 <<<"$alloc") $(head -c 300 <<<"$err")"; fi
+for fp in omit keep; do
+    flag=-fomit-frame-pointer; [ $fp = keep ] && flag=-fno-omit-frame-pointer
+    if ! gcc -O2 -g $flag -fno-ipa-icf -fno-inline -o "$B/memo_test_$fp" "$R/tests/debug/memo_test.c"; then
+        echo "FAIL debug-stack-memo-stale-fp-$fp: cannot build"; continue
+    fi
+    memo_run "$SO" "$B/memo_test_$fp"
+    if [ $rc = 134 ] && grep -q 'in via_b ' <<<"$alloc" && ! grep -q 'in via_a ' <<<"$alloc" &&
+       grep -q 'in main ' <<<"$alloc"; then echo "PASS debug-stack-memo-stale-fp-$fp"
+    else echo "FAIL debug-stack-memo-stale-fp-$fp: rc=$rc allocation stack: $(head -c 600 <<<"$alloc") $(head -c 300 <<<"$err")"; fi
+done
 MB=$CG_BUILD/memo-noverify
 if make -s -C "$R" BUILD="$MB" CG_DEFS=-DCG_STACK_MEMO_VERIFY=0 "$MB/libchunkguard.so" >/dev/null 2>&1; then
-    memo_run "$MB/libchunkguard.so"
+    memo_run "$MB/libchunkguard.so" "$B/memo_test_omit"
     if [ $rc = 134 ] && grep -q 'in via_a ' <<<"$alloc"; then
         echo "PASS debug-stack-memo-stale-mutant-caught"
     else echo "FAIL debug-stack-memo-stale-mutant-caught: the unchecked memo gave: $(head -c 400 <<<"$alloc")"; fi
