@@ -479,8 +479,8 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
                                                                   : CG_MODE_DEBUG;
     unsigned char *u = cg_shadow_user(r);
     size_t lz = lead_checked(r);
-    memset(u - lz, CG_DBG_REDZONE, lz);
-    memset(u + n, CG_DBG_REDZONE, usable_bytes(c) - lead - n);
+    cg_pattern_fill_small(u - lz, lz, CG_DBG_REDZONE);
+    cg_pattern_fill_small(u + n, usable_bytes(c) - lead - n, CG_DBG_REDZONE);
     if (zero)
         memset(u, 0, n);
     else if (cg_opt.fill_alloc >= 0)

@@ -4,6 +4,7 @@
 #include "pattern.h"
 
 #include <immintrin.h>
+#include <string.h>
 
 #define STRIDE 128
 
@@ -95,7 +96,7 @@ void cg_pattern_init(void)
     use_avx2 = __builtin_cpu_supports("avx2");
 }
 
-const unsigned char *cg_pattern_find_not(const unsigned char *p, size_t len, unsigned char b)
+const unsigned char *cg_pattern_find_not_any(const unsigned char *p, size_t len, unsigned char b)
 {
     if (len < STRIDE)
         return find_not_short(p, len, b);
