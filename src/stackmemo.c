@@ -34,10 +34,13 @@ typedef struct memo {
 static memo_t *memos;             /* MEMO_ENTRIES, mapped at first use     */
 static uint32_t map_state;        /* 0 not yet, 1 mapping, 2 done, 3 failed */
 
-static bool same_key(const cg_memo_key_t *a, const cg_memo_key_t *b)
+/* Does entry e hold key k?  The entry's fields are read with relaxed
+ * atomics (another thread may be writing them; the sequence number says
+ * whether what was read can be used). */
+static bool same_key(const memo_t *e, const cg_memo_key_t *k)
 {
-    return a->caller == b->caller && a->frame == b->frame && a->site == b->site &&
-           a->tid == b->tid;
+    return CG_LOAD(e->key.caller) == k->caller && CG_LOAD(e->key.frame) == k->frame &&
+           CG_LOAD(e->key.site) == k->site && CG_LOAD(e->key.tid) == k->tid;
 }
 
 static memo_t *entry(const cg_memo_key_t *k)
@@ -54,9 +57,11 @@ uint32_t cg_stack_memo_find(const cg_memo_key_t *k)
         return 0;
     memo_t *e = entry(k);
     uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-    if ((seq & 1) || e->state != E_FILLED || !same_key(&e->key, k))
+    if ((seq & 1) || CG_LOAD(e->state) != E_FILLED || !same_key(e, k))
         return 0;
-    size_t n = e->nwords < MEMO_WORDS ? e->nwords : MEMO_WORDS;
+    size_t n = CG_LOAD(e->nwords);
+    if (n > MEMO_WORDS)
+        n = MEMO_WORDS;
     uintptr_t diff = 0;
     for (size_t i = 0; i < n; i++) {
         uintptr_t a = __atomic_load_n(&e->addr[i], __ATOMIC_RELAXED);
@@ -67,11 +72,11 @@ uint32_t cg_stack_memo_find(const cg_memo_key_t *k)
         __atomic_signal_fence(__ATOMIC_ACQUIRE);
         if (__atomic_load_n(&e->seq, __ATOMIC_RELAXED) != seq)
             return 0;
-        diff |= *(const volatile uintptr_t *)a ^ e->val[i];
+        diff |= *(const volatile uintptr_t *)a ^ CG_LOAD(e->val[i]);
     }
     if (CG_STACK_MEMO_VERIFY && diff != 0)
         return 0;
-    uint32_t id = e->id;
+    uint32_t id = CG_LOAD(e->id);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq ? id : 0;
 }
@@ -108,7 +113,7 @@ static bool begin_write(memo_t *e)
 
 static void end_write(memo_t *e)
 {
-    __atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&e->seq, CG_LOAD(e->seq) + 1, __ATOMIC_RELEASE);
 }
 
 void cg_stack_memo_note(const cg_memo_key_t *k, const uintptr_t *pcs, size_t n, size_t first_prog,
@@ -117,36 +122,40 @@ void cg_stack_memo_note(const cg_memo_key_t *k, const uintptr_t *pcs, size_t n, 
     if (id == 0 || n == 0 || n > MEMO_FRAMES || !map_memos())
         return;
     memo_t *e = entry(k);
-    bool mine = same_key(&e->key, k);
-    if (mine && e->state == E_GIVEN_UP)
+    bool mine = same_key(e, k);
+    uint8_t state = CG_LOAD(e->state);
+    if (mine && state == E_GIVEN_UP)
         return;
-    if (!mine || e->state == E_EMPTY) {
+    if (!mine || state == E_EMPTY) {
         /* first sighting: remember the key only */
         if (begin_write(e)) {
-            e->key = *k;
-            e->state = E_SEEN;
-            e->strikes = 0;
+            CG_STORE(e->key.caller, k->caller);
+            CG_STORE(e->key.frame, k->frame);
+            CG_STORE(e->key.site, k->site);
+            CG_STORE(e->key.tid, k->tid);
+            CG_STORE(e->state, (uint8_t)E_SEEN);
+            CG_STORE(e->strikes, (uint8_t)0);
             end_write(e);
         }
         return;
     }
     /* seen before and missed again (never filled, or stale): fill */
-    uint8_t strikes = e->strikes + (e->state == E_FILLED);
+    uint8_t strikes = (uint8_t)(CG_LOAD(e->strikes) + (state == E_FILLED));
     uintptr_t addr[MEMO_WORDS], val[MEMO_WORDS];
     size_t w = strikes < MEMO_STRIKES ? cg_stack_read_set(pcs, n, first_prog, addr,
                                                           val, MEMO_WORDS)
                                       : 0;
     if (!begin_write(e))
         return;
-    if (same_key(&e->key, k)) {
-        e->strikes = strikes;
-        e->state = w != 0 ? E_FILLED : E_GIVEN_UP;
-        e->nwords = (uint16_t)w;
+    if (same_key(e, k)) {
+        CG_STORE(e->strikes, strikes);
+        CG_STORE(e->state, (uint8_t)(w != 0 ? E_FILLED : E_GIVEN_UP));
+        CG_STORE(e->nwords, (uint16_t)w);
         for (size_t i = 0; i < w; i++) {
-            e->addr[i] = addr[i];
-            e->val[i] = val[i];
+            CG_STORE(e->addr[i], addr[i]);
+            CG_STORE(e->val[i], val[i]);
         }
-        e->id = id;
+        CG_STORE(e->id, id);
     }
     end_write(e);
 }
