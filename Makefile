@@ -60,7 +60,7 @@ $(BUILD)/cg/%.o: src/%.c $(HDRS) Makefile
 COLD_SEGMENT ?= 1
 comma := ,
 LAYOUT_LDFLAGS := $(if $(filter 1,$(COLD_SEGMENT)),-Wl$(comma)-T$(comma)$(BUILD)/layout.ld)
-COLD_OBJS := debug shadow quarantine leaks describe stack stackdepot symbolize render maps \
+COLD_OBJS := debug pattern shadow quarantine leaks describe stack stackdepot stackmemo symbolize render maps \
              report fmt info fault heapcheck lockdep reentry
 $(BUILD)/layout.ld: Makefile
 	@mkdir -p $(dir $@)

@@ -21,6 +21,7 @@
 #include "info.h"
 #include "maps.h"
 #include "options.h"
+#include "pattern.h"
 #include "quarantine.h"
 #include "reentry.h"
 #include "render.h"
@@ -28,6 +29,7 @@
 #include "shadow.h"
 #include "stack.h"
 #include "stackdepot.h"
+#include "stackmemo.h"
 #include "symbolize.h"
 
 bool cg_debug;
@@ -59,6 +61,7 @@ CG_STARTUP void cg_debug_init(void)
         return;
     cg_debug = true;
     find_loader();
+    cg_pattern_init();
     /* No fastbins: a chunk the quarantine gives back is then free to the
      * core at once, so a late second free is seen by the core's checks. */
     cg_param_set(M_MXFAST, 0, false);
@@ -118,8 +121,10 @@ static size_t own_frames(const uintptr_t *pcs, size_t n)
 }
 
 /* The calling thread's stack (stack_depth frames, from the program's call
- * into chunkguard) into the depot.  Called before any chunkguard lock. */
-static uint32_t capture(void)
+ * into chunkguard) into the depot.  Called before any chunkguard lock.
+ * Out of line, so that its frame and return address tell the stack memo
+ * (stackmemo.h) which path through chunkguard led here. */
+static CG_NOINLINE uint32_t capture(void)
 {
     uintptr_t pcs[64 + 8];
     size_t depth = (size_t)cg_opt.stack_depth;
@@ -129,6 +134,10 @@ static uint32_t capture(void)
         pcs[0] = cg_self.caller;
         return cg_stack_put(pcs, 1);
     }
+    cg_memo_key_t key = { cg_self.caller, (uintptr_t)pcs, CG_RET_ADDR, cg_self.tid };
+    uint32_t id = cg_stack_memo_find(&key);
+    if (id != 0)
+        return id;
     /* Capture a few frames more than asked and drop chunkguard's own from
      * the top (however the compiler inlined them): the stack starts at the
      * program's call. */
@@ -140,7 +149,14 @@ static uint32_t capture(void)
         pcs[0] = cg_self.caller;
         return cg_stack_put(pcs, 1);
     }
-    return cg_stack_put(pcs + k, n - k < depth ? n - k : depth);
+    n = n - k < depth ? n - k : depth;
+    id = cg_stack_put(pcs + k, n);
+    if (pcs[k] == cg_self.caller && cg_stack_mode() == CG_STACK_LIBUNWIND) {
+        co = cg_callout_begin();
+        cg_stack_memo_note(&key, pcs + k, n, 0, id);
+        cg_callout_end(co);
+    }
+    return id;
 }
 
 static size_t usable_bytes(const cg_chunk_t *c)
@@ -210,35 +226,6 @@ static size_t hex_bytes(char *out, size_t cap, const unsigned char *p, size_t le
 
 /* ---- checks ----------------------------------------------------------- */
 
-/* First byte in [p, p + len) that is not b, or NULL.  Whole 64-byte
- * strides are tested without an exit inside them, so the compiler turns
- * them into vector compares; the stride that differs is then searched. */
-static const unsigned char *first_not(const unsigned char *p, size_t len, unsigned char b)
-{
-    uint64_t pat = 0x0101010101010101ull * b;
-    size_t i = 0;
-    for (; i + 64 <= len; i += 64) {
-        uint64_t acc = 0;
-        for (int k = 0; k < 8; k++) {
-            uint64_t w;
-            memcpy(&w, p + i + 8 * k, 8);
-            acc |= w ^ pat;
-        }
-        if (acc != 0)
-            break;
-    }
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, p + i, 8);
-        if (w != pat)
-            break;
-    }
-    for (; i < len; i++)
-        if (p[i] != b)
-            return p + i;
-    return NULL;
-}
-
 static CG_COLD void report_header(const cg_shadow_t *r, const cg_chunk_t *c)
 {
     char msg[512];
@@ -285,7 +272,7 @@ static bool check_block(const cg_shadow_t *r, const char *when)
     }
     const unsigned char *u = cg_shadow_user(r);
     size_t lz = lead_checked(r);
-    const unsigned char *bad = first_not(u - lz, lz, CG_DBG_REDZONE);
+    const unsigned char *bad = cg_pattern_find_not(u - lz, lz, CG_DBG_REDZONE);
     char msg[384];
     if (bad != NULL) {
         size_t n = cg_fmt(msg, sizeof msg, "the %zu bytes before a %zu-byte region were "
@@ -297,7 +284,7 @@ static bool check_block(const cg_shadow_t *r, const char *when)
         return false;
     }
     size_t tail = usable_bytes(c) - r->lead - r->req;
-    bad = first_not(u + r->req, tail, CG_DBG_REDZONE);
+    bad = cg_pattern_find_not(u + r->req, tail, CG_DBG_REDZONE);
     if (bad != NULL) {
         /* how far the overflow reaches: the last changed byte */
         const unsigned char *last = bad;
@@ -331,7 +318,7 @@ static unsigned char poison_byte(void)
 static bool check_poison(const cg_shadow_t *r, const char *when)
 {
     const unsigned char *u = cg_shadow_user(r);
-    const unsigned char *bad = first_not(u, r->req, poison_byte());
+    const unsigned char *bad = cg_pattern_find_not(u, r->req, poison_byte());
     if (bad == NULL)
         return true;
     char msg[256];
@@ -492,8 +479,8 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
                                                                   : CG_MODE_DEBUG;
     unsigned char *u = cg_shadow_user(r);
     size_t lz = lead_checked(r);
-    memset(u - lz, CG_DBG_REDZONE, lz);
-    memset(u + n, CG_DBG_REDZONE, usable_bytes(c) - lead - n);
+    cg_pattern_fill_small(u - lz, lz, CG_DBG_REDZONE);
+    cg_pattern_fill_small(u + n, usable_bytes(c) - lead - n, CG_DBG_REDZONE);
     if (zero)
         memset(u, 0, n);
     else if (cg_opt.fill_alloc >= 0)

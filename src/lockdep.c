@@ -31,11 +31,13 @@
 #include "render.h"
 #include "stack.h"
 #include "stackdepot.h"
+#include "stackmemo.h"
 #include "thread.h"
 
 static uint64_t adj[CG_LK_NODES];        /* adj[a] bit b: a held when b taken  */
 static uint64_t reported[CG_LK_NODES];   /* edges already reported             */
 static const cg_lock_t *lock_of[CG_LK_NODES]; /* the instance behind each node */
+static uint64_t registered;                   /* nodes whose lock_of is set  */
 typedef struct edge {
     uintptr_t held_site;                 /* where the held lock was taken      */
     uintptr_t site;                      /* where the second lock was taken    */
@@ -54,7 +56,9 @@ static uint64_t held_by_me(void)
 {
     uint32_t me = cg_lock_me();
     uint64_t set = 0;
-    for (unsigned n = 1; n < CG_LK_NODES; n++) {
+    /* only the nodes taken so far (a process uses a few of the 64) */
+    for (uint64_t m = __atomic_load_n(&registered, __ATOMIC_ACQUIRE); m; m &= m - 1) {
+        unsigned n = (unsigned)__builtin_ctzll(m);
         const cg_lock_t *l = CG_LOAD(lock_of[n]);
         if (l != NULL && CG_LOAD(l->owner) == me)
             set |= BIT(n);
@@ -162,8 +166,10 @@ void cg_lockdep_acquire(cg_lock_t *l)
     unsigned b = l->node;
     if (b == CG_LK_NONE || b >= CG_LK_NODES)
         return;
-    if (CG_LOAD(lock_of[b]) == NULL)
+    if (CG_LOAD(lock_of[b]) == NULL) {
         CG_STORE(lock_of[b], l);
+        __atomic_or_fetch(&registered, BIT(b), __ATOMIC_RELEASE);
+    }
     for (uint64_t h = held_by_me() & ~BIT(b); h; h &= h - 1) {
         unsigned a = (unsigned)__builtin_ctzll(h);
         if ((CG_LOAD(adj[a]) | implied(a)) & BIT(b))
@@ -223,7 +229,7 @@ static uintptr_t nested_site(uint64_t held, uintptr_t ret)
 /* Debug mode's acquisition site: a stack in the depot — captured for the
  * first lock a thread takes, derived from it for the locks it then nests
  * (nested_site). */
-static uintptr_t site_stack(uintptr_t ret)
+static CG_NOINLINE uintptr_t site_stack(uintptr_t ret)
 {
     if (cg_stack_mode() != CG_STACK_LIBUNWIND)
         return ret;
@@ -231,12 +237,27 @@ static uintptr_t site_stack(uintptr_t ret)
     if (held != 0)
         return nested_site(held, ret);
     uintptr_t pcs[12];
+    /* the same acquisition from an unchanged stack: the memo (stackmemo.h) */
+    cg_memo_key_t key = { ret, (uintptr_t)pcs, CG_RET_ADDR, cg_self.tid };
+    uint32_t id = cg_stack_memo_find(&key);
+    if (id != 0)
+        return CG_SITE_STACK | id;
     cg_callout_t co = cg_callout_begin();   /* a first capture may malloc */
     size_t n = cg_stack_capture(pcs, 12, 1);   /* pcs[0]: the acquisition */
     cg_callout_end(co);
     if (n == 0)
         return ret;
-    uint32_t id = cg_stack_put(pcs, n);
+    id = cg_stack_put(pcs, n);
+    if (id != 0) {
+        size_t prog = 0;           /* the program's first frame: its call into us */
+        while (prog < n && pcs[prog] != cg_self.caller)
+            prog++;
+        if (prog == n)
+            prog = 0;              /* not inside a call: check every frame's */
+        co = cg_callout_begin();
+        cg_stack_memo_note(&key, pcs, n, prog, id);
+        cg_callout_end(co);
+    }
     return id ? (CG_SITE_STACK | id) : ret;
 }
 

@@ -95,6 +95,12 @@
 static int (*p_backtrace)(void **, int);
 static int (*p_set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
 static unw_addr_space_t *p_local_as;
+/* For cg_stack_read_set only (optional: without them no stack is memoised). */
+static int (*p_getcontext)(unw_context_t *);
+static int (*p_init_local)(unw_cursor_t *, unw_context_t *);
+static int (*p_step)(unw_cursor_t *);
+static int (*p_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+static int (*p_get_save_loc)(unw_cursor_t *, int, unw_save_loc_t *);
 
 static bool load_libunwind(void)
 {
@@ -105,6 +111,12 @@ static bool load_libunwind(void)
         dlsym(h, CG_STR(unw_set_caching_policy));
     p_local_as = (unw_addr_space_t *)dlsym(h, CG_STR(unw_local_addr_space));
     p_backtrace = (int (*)(void **, int))dlsym(h, CG_STR(unw_backtrace));
+    p_getcontext = (int (*)(unw_context_t *))dlsym(h, CG_STR(unw_tdep_getcontext));
+    p_init_local = (int (*)(unw_cursor_t *, unw_context_t *))dlsym(h, CG_STR(unw_init_local));
+    p_step = (int (*)(unw_cursor_t *))dlsym(h, CG_STR(unw_step));
+    p_get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(h, CG_STR(unw_get_reg));
+    p_get_save_loc = (int (*)(unw_cursor_t *, int, unw_save_loc_t *))
+        dlsym(h, CG_STR(unw_get_save_loc));
     return p_backtrace != NULL && p_set_caching_policy != NULL && p_local_as != NULL;
 }
 
@@ -435,4 +447,73 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip)
     for (int i = (int)(1 + skip); i < got && n < max; i++)
         pcs[n++] = (uintptr_t)buf[i];
     return n;
+}
+
+/* Where the frames of a capture keep what unw_backtrace's walk read,
+ * found with unw_step (see stack.h). */
+size_t cg_stack_read_set(const uintptr_t *pcs, size_t n, size_t first_prog, uintptr_t *addr,
+                         uintptr_t *val, size_t cap)
+{
+    if (__atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) != CG_STACK_LIBUNWIND || in_capture ||
+        p_getcontext == NULL || p_init_local == NULL || p_step == NULL || p_get_reg == NULL ||
+        p_get_save_loc == NULL || n == 0)
+        return 0;
+    int saved = errno;
+    in_capture = 1;
+    unw_context_t uc;
+    unw_cursor_t cur;
+    unw_word_t ip = 0, sp = 0;
+    size_t w = 0, j = 0;
+    bool ok = false;
+    if (p_getcontext(&uc) != 0 || p_init_local(&cur, &uc) != 0)
+        goto out;
+    /* up through the capturing code's frames to pcs[0]'s */
+    for (int steps = 0; ip != pcs[0]; steps++)
+        if (steps == 32 || p_step(&cur) <= 0 || p_get_reg(&cur, UNW_REG_IP, &ip) != 0)
+            goto out;
+    /* The frame pointer slots go in only when some program frame finds
+     * its CFA through %rbp (the CFA is %rbp + 16, as a frame-pointer
+     * prologue makes it): elsewhere %rbp is data the walk ignores, and a
+     * loop counter kept there would make every memo stale. */
+    uintptr_t raddr[CG_STACK_MAX], rval[CG_STACK_MAX];
+    size_t nr = 0;
+    bool fp_frame = false;
+    for (;;) {
+        /* The frame pointer this frame got from the step into it, when
+         * that came from memory; a program frame's only: chunkguard's own
+         * code has no frame pointers.  The first program frame's comes
+         * from whichever of our frames saved the program's %rbp. */
+        unw_save_loc_t loc;
+        unw_word_t rbp = 0;
+        if (j >= first_prog && p_get_save_loc(&cur, UNW_X86_64_RBP, &loc) == 0 &&
+            loc.type == UNW_SLT_MEMORY && nr < CG_STACK_MAX) {
+            raddr[nr] = loc.u.addr;
+            rval[nr++] = *(const uintptr_t *)loc.u.addr;
+        }
+        /* this frame's pc was read from just below its callee's CFA, which
+         * is now the stack pointer */
+        if (ip != pcs[j] || w == cap || p_get_reg(&cur, UNW_REG_SP, &sp) != 0 ||
+            p_get_reg(&cur, UNW_X86_64_RBP, &rbp) != 0)
+            goto out;
+        addr[w] = sp - sizeof(uintptr_t);
+        val[w++] = ip;
+        if (++j == n)
+            break;
+        if (p_step(&cur) <= 0 || p_get_reg(&cur, UNW_REG_IP, &ip) != 0 ||
+            p_get_reg(&cur, UNW_REG_SP, &sp) != 0)
+            goto out;
+        if (j - 1 >= first_prog && sp == rbp + 2 * sizeof(uintptr_t))
+            fp_frame = true;
+    }
+    for (size_t i = 0; fp_frame && i < nr; i++) {
+        if (w == cap)
+            goto out;
+        addr[w] = raddr[i];
+        val[w++] = rval[i];
+    }
+    ok = true;
+out:
+    in_capture = 0;
+    errno = saved;
+    return ok ? w : 0;
 }

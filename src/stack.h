@@ -76,6 +76,29 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip) CG_HIDDEN CG_NO
  */
 void cg_stack_prime(void) CG_HIDDEN;
 
+/*
+ * cg_stack_read_set - the stack words an unwind of the calling thread
+ * reads to find the frames of a capture, for a stack memo (stackmemo.h).
+ * @pcs:  the n frames a capture gave (innermost first); the walk starts at
+ *        the first frame above the caller whose pc is pcs[0] and must find
+ *        the same frames, or nothing is returned
+ * @first_prog: index in pcs of the program's first frame (frames before it
+ *        are chunkguard's own); 0 when pcs start in the program
+ * @addr, @val: out: each word's address and the value it holds now: the
+ *        return-address slot of each of the n frames, and, when a program
+ *        frame finds its CFA through %rbp (CFA == %rbp + 16), for every
+ *        program frame the slot the step into it restored %rbp from (when
+ *        in memory)
+ * @cap:  room in addr and val
+ * Returns the number of words, or 0 (libunwind not primed or too old, a
+ * capture already running on this thread, a walk that disagrees with pcs,
+ * or more than cap words).  Walks with unw_step, which evaluates DWARF
+ * for every frame: tens of microseconds, for memo fills only.  Preserves
+ * errno; never calls malloc; call before taking any chunkguard lock.
+ */
+size_t cg_stack_read_set(const uintptr_t *pcs, size_t n, size_t first_prog, uintptr_t *addr,
+                         uintptr_t *val, size_t cap) CG_HIDDEN CG_NOINLINE;
+
 /* The address of libunwind's unw_backtrace once priming loaded it (dlopen,
  * RTLD_LOCAL), else 0: names libunwind's module, e.g. for the leak scan. */
 uintptr_t cg_stack_unwinder_code(void) CG_HIDDEN;

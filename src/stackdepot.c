@@ -24,6 +24,7 @@
 #define TABLE_BITS 20                           /* 2^20 buckets              */
 #define TABLE_SIZE ((size_t)1 << TABLE_BITS)
 #define REC_MAGIC 0x5354434bu                   /* "STCK", xored with the id */
+#define RECENT_BITS 12                          /* 4096 recently put stacks  */
 
 typedef struct rec {
     uint32_t next;       /* id of the next record in this bucket, 0 at end */
@@ -40,6 +41,12 @@ static size_t nchunks;                        /* chunks mapped (under lock) */
 static size_t cur_off = CHUNK_SIZE;           /* fill of the last chunk     */
 static size_t cap_bytes = CG_STACKDEPOT_DEFAULT_CAP;
 static cg_stackdepot_stats_t st;              /* counters (under lock)      */
+/* Ids of recently put stacks, by a hash of their innermost frame: most puts
+ * are of a stack put before (the same call site), and one probe here
+ * answers them without hashing every frame or walking a chain.  Any id
+ * found is a published record (only those are stored), compared whole
+ * before use; a stale or racing entry only costs the slow lookup. */
+static CG_BIG_BSS uint32_t recent[1u << RECENT_BITS];
 
 static uint32_t hash_frames(const uintptr_t *pcs, size_t n)
 {
@@ -73,6 +80,34 @@ static const rec_t *rec_of(uint32_t id)
         n > CG_STACK_MAX || off + sizeof(rec_t) + n * sizeof(uintptr_t) > CHUNK_SIZE)
         return NULL;
     return r;
+}
+
+/* The record of an id taken from `recent` (published, so valid). */
+static const rec_t *rec_at(uint32_t id)
+{
+    uint32_t v = id - 1;
+    const char *base = __atomic_load_n(&chunks[v >> OFF_BITS], __ATOMIC_ACQUIRE);
+    return (const rec_t *)(base + ((size_t)(v & ((1u << OFF_BITS) - 1)) << 3));
+}
+
+static size_t recent_slot(const uintptr_t *pcs, size_t n)
+{
+    return (size_t)(((pcs[0] ^ n) * 0x9e3779b97f4a7c15ull) >> (64 - RECENT_BITS));
+}
+
+/* The id in `recent` for exactly these frames, or 0. */
+static uint32_t recent_find(size_t slot, const uintptr_t *pcs, size_t n)
+{
+    uint32_t id = __atomic_load_n(&recent[slot], __ATOMIC_ACQUIRE);
+    if (id == 0)
+        return 0;
+    const rec_t *r = rec_at(id);
+    if (r->n != n)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (r->pcs[i] != pcs[i])
+            return 0;
+    return id;
 }
 
 /* Walk a bucket's chain for the stack.  Lock-free: see the file comment. */
@@ -127,18 +162,19 @@ static uint32_t insert(uint32_t *tab, uint32_t h, const uintptr_t *pcs, size_t n
     return id;
 }
 
-uint32_t cg_stack_put(const uintptr_t *pcs, size_t n)
+/* A stack `recent` does not know: the table, then a new record under the
+ * lock.  Out of line, so that the common put stays a small leaf. */
+static CG_NOINLINE uint32_t put_slow(const uintptr_t *pcs, size_t n, size_t slot)
 {
-    if (n == 0 || pcs == NULL)
-        return 0;
-    if (n > CG_STACK_MAX)
-        n = CG_STACK_MAX;
+    uint32_t id;
     uint32_t h = hash_frames(pcs, n);
     uint32_t *tab = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
     if (tab != NULL) {
-        uint32_t id = find(tab, h, pcs, n);
-        if (id != 0)
+        id = find(tab, h, pcs, n);
+        if (id != 0) {
+            __atomic_store_n(&recent[slot], id, __ATOMIC_RELEASE);
             return id;
+        }
     }
     bool mt = !CG_SINGLE_THREAD_P;
     cg_tok_t depot_tok = cg_lock_if(&depot_lock, mt);
@@ -150,7 +186,7 @@ uint32_t cg_stack_put(const uintptr_t *pcs, size_t n)
             st.table_bytes = TABLE_SIZE * sizeof(uint32_t);
         }
     }
-    uint32_t id = 0;
+    id = 0;
     if (tab != NULL) {
         id = find(tab, h, pcs, n);          /* stored meanwhile by another thread? */
         if (id == 0)
@@ -158,8 +194,21 @@ uint32_t cg_stack_put(const uintptr_t *pcs, size_t n)
     }
     if (id == 0)
         st.refused++;
+    else
+        __atomic_store_n(&recent[slot], id, __ATOMIC_RELEASE);
     cg_unlock_if(&depot_lock, depot_tok);
     return id;
+}
+
+uint32_t cg_stack_put(const uintptr_t *pcs, size_t n)
+{
+    if (n == 0 || pcs == NULL)
+        return 0;
+    if (n > CG_STACK_MAX)
+        n = CG_STACK_MAX;
+    size_t slot = recent_slot(pcs, n);
+    uint32_t id = recent_find(slot, pcs, n);
+    return id != 0 ? id : put_slow(pcs, n, slot);
 }
 
 size_t cg_stack_get(uint32_t id, const uintptr_t **pcs)

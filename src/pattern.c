@@ -1,0 +1,104 @@
+/*
+ * pattern.c — vector scans for debug mode's byte patterns (see pattern.h).
+ */
+#include "pattern.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+#define STRIDE 128
+
+/* Always 1.  tests/suites/56-debug-pattern.sh builds its test with 0 (the
+ * bytes after the last whole stride go unchecked) to show the test fails. */
+#ifndef CG_PATTERN_CHECK_TAIL
+#define CG_PATTERN_CHECK_TAIL 1
+#endif
+
+/* The first byte of [p, p + len) that is not b, byte by byte (the tail,
+ * and the one stride found to differ). */
+static const unsigned char *bytewise(const unsigned char *p, size_t len, unsigned char b)
+{
+    for (size_t i = 0; i < len; i++)
+        if (p[i] != b)
+            return p + i;
+    return NULL;
+}
+
+/* Fewer than a stride: 16-byte compares (the last one overlapping the one
+ * before, whose bytes are known good), or 8-byte words below 16 bytes. */
+static const unsigned char *find_not_short(const unsigned char *p, size_t len, unsigned char b)
+{
+    if (len < 16) {
+        uint64_t pat = 0x0101010101010101ull * b;
+        size_t i = 0;
+        for (; i + 8 <= len; i += 8) {
+            uint64_t w;
+            __builtin_memcpy(&w, p + i, 8);
+            if (w != pat)
+                break;
+        }
+        return bytewise(p + i, len - i, b);
+    }
+    __m128i pat = _mm_set1_epi8((char)b);
+    for (size_t i = 0;; i += 16) {
+        if (i + 16 > len)
+            i = len - 16;
+        unsigned eq = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)), pat));
+        if (eq != 0xffff)
+            return p + i + __builtin_ctz(~eq);
+        if (i + 16 == len)
+            return NULL;
+    }
+}
+
+/* Does the 128-byte stride at p hold only the pattern pat?  SSE2: the
+ * eight 16-byte lanes xor the pattern, or'ed together, compared with 0. */
+static inline bool stride_ok_sse2(const unsigned char *p, __m128i pat)
+{
+    __m128i acc = _mm_setzero_si128();
+    for (int k = 0; k < STRIDE / 16; k++)
+        acc = _mm_or_si128(acc, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(p + 16 * k)), pat));
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_setzero_si128())) == 0xffff;
+}
+
+static const unsigned char *find_not_sse2(const unsigned char *p, size_t len, unsigned char b)
+{
+    __m128i pat = _mm_set1_epi8((char)b);
+    size_t i = 0;
+    for (; i + STRIDE <= len; i += STRIDE)
+        if (!stride_ok_sse2(p + i, pat))
+            return find_not_short(p + i, STRIDE, b);
+    return CG_PATTERN_CHECK_TAIL ? find_not_short(p + i, len - i, b) : NULL;
+}
+
+__attribute__((target("avx2")))
+static const unsigned char *find_not_avx2(const unsigned char *p, size_t len, unsigned char b)
+{
+    __m256i pat = _mm256_set1_epi8((char)b);
+    size_t i = 0;
+    for (; i + STRIDE <= len; i += STRIDE) {
+        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + i)), pat);
+        for (int k = 1; k < STRIDE / 32; k++)
+            acc = _mm256_or_si256(acc, _mm256_xor_si256(
+                                           _mm256_loadu_si256((const __m256i *)(p + i + 32 * k)), pat));
+        if (!_mm256_testz_si256(acc, acc))
+            return find_not_short(p + i, STRIDE, b);
+    }
+    return CG_PATTERN_CHECK_TAIL ? find_not_short(p + i, len - i, b) : NULL;
+}
+
+static bool use_avx2;   /* set once at start-up, read-only after */
+
+void cg_pattern_init(void)
+{
+    __builtin_cpu_init();
+    use_avx2 = __builtin_cpu_supports("avx2");
+}
+
+const unsigned char *cg_pattern_find_not_any(const unsigned char *p, size_t len, unsigned char b)
+{
+    if (len < STRIDE)
+        return find_not_short(p, len, b);
+    return use_avx2 ? find_not_avx2(p, len, b) : find_not_sse2(p, len, b);
+}

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# 56-debug-perf.sh — what debug mode's speed-ups must not cost in
+# detection or in the truth of its reports:
+#   debug-pattern-scan      the vector pattern scan (src/pattern.c), which finds
+#                           redzone overflows and writes after free, against a
+#                           byte-by-byte reference at every length, alignment
+#                           and offset; a build that skips the bytes after the
+#                           last whole stride must fail it
+#   debug-stack-memo-stale  a stack memo (src/stackmemo.c) made for one caller
+#                           is not used for another that reaches the same frame
+#                           address (tests/debug/memo_test.c); a library built
+#                           without the memo's stack-word check must fail it
+set -u
+R=$CG_ROOT; B=$CG_BUILD/debug; SO=$CG_SO
+mkdir -p "$B"
+build() {   # build OUT EXTRA-FLAGS...
+    local out=$1; shift
+    gcc -std=gnu11 -O2 -g -Wall -Wextra -I"$R/src" "$@" -o "$out" \
+        "$R/tests/debug/pattern_test.c" "$R/src/pattern.c"
+}
+if build "$B/pattern_test"; then
+    out=$(timeout 120 "$B/pattern_test"); rc=$?
+    if [ $rc = 0 ] && [[ "$out" == ok* ]]; then echo "PASS debug-pattern-scan ($out checks)"
+    else echo "FAIL debug-pattern-scan: rc=$rc $(head -c 300 <<<"$out")"; fi
+else echo "FAIL debug-pattern-scan: cannot build"; fi
+if build "$B/pattern_test_notail" -DCG_PATTERN_CHECK_TAIL=0; then
+    out=$(timeout 120 "$B/pattern_test_notail"); rc=$?
+    if [ $rc != 0 ] && [[ "$out" == mismatch* ]]; then echo "PASS debug-pattern-scan-mutant-caught"
+    else echo "FAIL debug-pattern-scan-mutant-caught: the tail-skipping build passed (rc=$rc)"; fi
+else echo "FAIL debug-pattern-scan-mutant-caught: cannot build"; fi
+
+# The stack memo, in a program without frame pointers and in one with
+# them (whose %rbp slots the memo compares too).  -fno-ipa-icf keeps via_a
+# and via_b two functions.
+memo_run() {   # memo_run SO PROG: sets err, rc, alloc (the "previously allocated" stack)
+    err=$(CHUNKGUARD_OPTIONS=mode=debug:stack_depth=16 LD_PRELOAD="$1" timeout 60 \
+          "$2" 2>&1 >/dev/null); rc=$?
+    alloc=$(sed -n '/^previously allocated/,/^$/p' <<<"$err")
+}
+for fp in omit keep; do
+    flag=-fomit-frame-pointer; [ $fp = keep ] && flag=-fno-omit-frame-pointer
+    if ! gcc -O2 -g $flag -fno-ipa-icf -fno-inline -o "$B/memo_test_$fp" "$R/tests/debug/memo_test.c"; then
+        echo "FAIL debug-stack-memo-stale-fp-$fp: cannot build"; continue
+    fi
+    memo_run "$SO" "$B/memo_test_$fp"
+    if [ $rc = 134 ] && grep -q 'in via_b ' <<<"$alloc" && ! grep -q 'in via_a ' <<<"$alloc" &&
+       grep -q 'in main ' <<<"$alloc"; then echo "PASS debug-stack-memo-stale-fp-$fp"
+    else echo "FAIL debug-stack-memo-stale-fp-$fp: rc=$rc allocation stack: $(head -c 600 <<<"$alloc") $(head -c 300 <<<"$err")"; fi
+done
+MB=$CG_BUILD/memo-noverify
+if make -s -C "$R" BUILD="$MB" CG_DEFS=-DCG_STACK_MEMO_VERIFY=0 "$MB/libchunkguard.so" >/dev/null 2>&1; then
+    memo_run "$MB/libchunkguard.so" "$B/memo_test_omit"
+    if [ $rc = 134 ] && grep -q 'in via_a ' <<<"$alloc"; then
+        echo "PASS debug-stack-memo-stale-mutant-caught"
+    else echo "FAIL debug-stack-memo-stale-mutant-caught: the unchecked memo gave: $(head -c 400 <<<"$alloc")"; fi
+else echo "FAIL debug-stack-memo-stale-mutant-caught: cannot build the mutant library"; fi
