@@ -66,6 +66,11 @@ for h in $names; do
         pass "fuzz-libfuzzer-$h ($(grep -o 'Done [0-9]* runs' "$tmp/lf-$h.log" | tail -1))"
     else
         fail "fuzz-libfuzzer-$h" "$(grep -m3 -E 'fuzz:|ERROR|SUMMARY' "$tmp/lf-$h.log" | tr '\n' ' ') $(ls "$tmp/art-$h" | head -3)"
+        # Keep what failed for replay-min.sh (the temporary directory goes).
+        keep="$root/build/fuzz/lf-failed-$h"; rm -rf "$keep"; mkdir -p "$keep"
+        cp -r "$tmp/art-$h/." "$tmp/lf-$h.log" "$keep/" 2>/dev/null
+        echo "    kept in $keep: $(ls "$keep" | tr '\n' ' ')"
+        tail -n 40 "$tmp/lf-$h.log" | sed 's/^/    | /'
     fi
     stats="$out/default/fuzzer_stats"
     crashes=$(ls "$out/default/crashes" 2>/dev/null | grep -vc README)
