@@ -334,8 +334,7 @@ CG_INLINE void handoff_begin(cg_tcache_t *tc)
 CG_INLINE void handoff_begin_alloc(cg_tcache_t *tc)
 {
     handoff_begin(tc);
-    if (CG_UNLIKELY(CG_LOAD(cg_reentry_pending) != 0))
-        cg_reentry_drain();
+    cg_reentry_drain_pending();
 }
 
 void *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc)

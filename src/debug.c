@@ -111,10 +111,10 @@ static uint32_t self_tid(bool mt)
  * range tells its functions from the program's. */
 static size_t own_frames(const uintptr_t *pcs, size_t n)
 {
-    for (size_t k = 0; k < n; k++)
-        if (pcs[k] == cg_self.caller)
-            return k;
-    size_t k = 0;
+    size_t k = cg_stack_caller_index(pcs, n);
+    if (k < n)
+        return k;
+    k = 0;
     while (k < n && cg_in_own_code(pcs[k]))
         k++;
     return k;

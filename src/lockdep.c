@@ -249,9 +249,7 @@ static CG_NOINLINE uintptr_t site_stack(uintptr_t ret)
         return ret;
     id = cg_stack_put(pcs, n);
     if (id != 0) {
-        size_t prog = 0;           /* the program's first frame: its call into us */
-        while (prog < n && pcs[prog] != cg_self.caller)
-            prog++;
+        size_t prog = cg_stack_caller_index(pcs, n);   /* the program's first frame */
         if (prog == n)
             prog = 0;              /* not inside a call: check every frame's */
         co = cg_callout_begin();

@@ -58,6 +58,14 @@ extern size_t cg_reentry_pending CG_HIDDEN;   /* frees waiting (reentry.c) */
 extern size_t cg_reentry_live CG_HIDDEN;      /* blocks served to handlers  */
 void cg_reentry_drain(void) CG_HIDDEN;
 
+/* Free what signal handlers left pending, if anything (a slow path, once
+ * marked inside). */
+CG_INLINE void cg_reentry_drain_pending(void)
+{
+    if (CG_UNLIKELY(CG_LOAD(cg_reentry_pending) != 0))
+        cg_reentry_drain();
+}
+
 /* Start and end a slow path (the caller checked cg_reentered()).  While
  * inside, the thread's tcache is cg_self.held_tc. */
 CG_INLINE void cg_inside_begin(void)
@@ -68,8 +76,7 @@ CG_INLINE void cg_inside_begin(void)
         cg_self.tcache = NULL;
     }
     CG_SIGNAL_FENCE();
-    if (CG_UNLIKELY(CG_LOAD(cg_reentry_pending) != 0))
-        cg_reentry_drain();
+    cg_reentry_drain_pending();
 }
 
 CG_INLINE void cg_inside_end(void)

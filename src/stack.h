@@ -21,6 +21,7 @@
 #define CG_STACK_H
 
 #include "platform.h"
+#include "thread.h"
 
 /* The deepest capture, in frames (the stack_depth option's maximum). */
 #define CG_STACK_MAX 64
@@ -98,6 +99,17 @@ void cg_stack_prime(void) CG_HIDDEN;
  */
 size_t cg_stack_read_set(const uintptr_t *pcs, size_t n, size_t first_prog, uintptr_t *addr,
                          uintptr_t *val, size_t cap) CG_HIDDEN CG_NOINLINE;
+
+/* Where the program's frame starts in a capture made inside an API call:
+ * the index of the call's return address (cg_self.caller) in pcs[0..n),
+ * or n when it is not there. */
+CG_INLINE size_t cg_stack_caller_index(const uintptr_t *pcs, size_t n)
+{
+    size_t k = 0;
+    while (k < n && pcs[k] != cg_self.caller)
+        k++;
+    return k;
+}
 
 /* The address of libunwind's unw_backtrace once priming loaded it (dlopen,
  * RTLD_LOCAL), else 0: names libunwind's module, e.g. for the leak scan. */

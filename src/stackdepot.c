@@ -82,14 +82,6 @@ static const rec_t *rec_of(uint32_t id)
     return r;
 }
 
-/* The record of an id taken from `recent` (published, so valid). */
-static const rec_t *rec_at(uint32_t id)
-{
-    uint32_t v = id - 1;
-    const char *base = __atomic_load_n(&chunks[v >> OFF_BITS], __ATOMIC_ACQUIRE);
-    return (const rec_t *)(base + ((size_t)(v & ((1u << OFF_BITS) - 1)) << 3));
-}
-
 static size_t recent_slot(const uintptr_t *pcs, size_t n)
 {
     return (size_t)(((pcs[0] ^ n) * 0x9e3779b97f4a7c15ull) >> (64 - RECENT_BITS));
@@ -99,10 +91,8 @@ static size_t recent_slot(const uintptr_t *pcs, size_t n)
 static uint32_t recent_find(size_t slot, const uintptr_t *pcs, size_t n)
 {
     uint32_t id = __atomic_load_n(&recent[slot], __ATOMIC_ACQUIRE);
-    if (id == 0)
-        return 0;
-    const rec_t *r = rec_at(id);
-    if (r->n != n)
+    const rec_t *r = rec_of(id);
+    if (r == NULL || r->n != n)
         return 0;
     for (size_t i = 0; i < n; i++)
         if (r->pcs[i] != pcs[i])
