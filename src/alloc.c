@@ -221,8 +221,9 @@ static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, const char *glibc, bo
                   "already been freed (unmapped)", "munmap_chunk(): invalid pointer");
     if (CG_SWITCH(CG_CHECK_OWNERSHIP))
         cg_report(kind, mem, "the pointer was not returned by chunkguard: it is in "
-                  "none of our heaps and is no live big block of ours (stack, global, "
-                  "another mapping, garbage, or a big block already freed)", glibc);
+                  "none of our heaps and does not start a live big block of ours (stack, "
+                  "global, another mapping, garbage, a pointer inside a big block, or a big "
+                  "block already freed)", glibc);
     *big = cg_is_mmapped(c);   /* check compiled out: trust the header, as glibc does */
     return c;
 }

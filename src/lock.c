@@ -114,9 +114,12 @@ static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uin
                    "The holder took the lock");
 }
 
-/* Is thread tid of this process running or runnable (state R in
- * /proc/self/task/TID/stat)?  False when it sleeps, waits, is stopped, has
- * exited, or /proc cannot say.  Raw open/read, no malloc. */
+/* Is thread tid of this process making progress: running or runnable
+ * (state R in /proc/self/task/TID/stat), or in an uninterruptible kernel
+ * wait (D: a page fault, fork copying the address space, I/O), which no
+ * lock of ours can cause?  False when it sleeps interruptibly (a futex
+ * wait among them), is stopped, has exited, or /proc cannot say.  Raw
+ * open/read, no malloc. */
 static bool thread_running(uint32_t tid)
 {
     char path[48], buf[256];
@@ -135,7 +138,8 @@ static bool thread_running(uint32_t tid)
     for (const char *q = buf; *q; q++)
         if (*q == ')')
             close_paren = q;
-    return close_paren != NULL && close_paren[1] == ' ' && close_paren[2] == 'R';
+    return close_paren != NULL && close_paren[1] == ' ' &&
+           (close_paren[2] == 'R' || close_paren[2] == 'D');
 }
 
 /* Contended path of the three-state futex lock: spin a little, then mark
@@ -161,7 +165,7 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site)
      * again whenever the acquisition count moves, the lock is seen free, or
      * a wake-up says it was released; the wait is cut into eighths of the
      * limit so that a change is seen in time.  When the limit is reached
-     * with a holder that is running or runnable (preempted on a busy
+     * with a holder that is running, runnable or in a kernel wait (preempted on a busy
      * machine, not blocked), it starts again too: a deadlock is a holder
      * that cannot run.  The price: a holder looping forever with the lock
      * is not reported. */
