@@ -141,6 +141,8 @@ CG_INLINE void cg_unlock(cg_lock_t *l)
     if (CG_SWITCH(CG_LOCK_ASSERTS) && CG_UNLIKELY(CG_LOAD(l->owner) != cg_lock_me()))
         cg_lock_assert_failed(l, "unlock of a lock this thread does not hold", __func__);
     CG_STORE(l->owner, 0);
+    if (CG_UNLIKELY(cg_lockdep_on))
+        cg_self.lk_held &= ~((uint64_t)1 << l->node);
     if (__atomic_exchange_n(&l->state, 0, __ATOMIC_RELEASE) == 2)
         cg_unlock_wake(l);
 }
@@ -165,6 +167,7 @@ CG_INLINE void cg_lock_reinit(cg_lock_t *l)
 {
     l->state = 0;
     l->owner = 0;
+    cg_self.lk_held &= ~((uint64_t)1 << l->node);
 }
 
 /* Fork: after the fork handlers held l across fork(), the parent releases

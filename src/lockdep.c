@@ -15,9 +15,10 @@
  * lockdep (Ingo Molnar, 2006), here over instances rather than classes.
  *
  * Cost: nothing unless debug mode is on (one predictable branch per
- * multi-threaded acquisition).  In debug mode, each acquisition reads the
- * owner words of the known locks (at most 64) to find those the thread
- * holds and tests one bit per lock held; the graph's own spin lock is
+ * multi-threaded acquisition and release).  In debug mode, each thread
+ * keeps the set of nodes it holds in its thread state (set here, cleared
+ * by cg_unlock), and each acquisition tests one bit per lock held; the
+ * graph's own spin lock is
  * taken only for an edge not seen before (a few dozen in a process's
  * life).  The graph is 64 x 64 bits plus 64 KiB of edge sites in .lbss,
  * untouched until used.
@@ -37,7 +38,6 @@
 static uint64_t adj[CG_LK_NODES];        /* adj[a] bit b: a held when b taken  */
 static uint64_t reported[CG_LK_NODES];   /* edges already reported             */
 static const cg_lock_t *lock_of[CG_LK_NODES]; /* the instance behind each node */
-static uint64_t registered;                   /* nodes whose lock_of is set  */
 typedef struct edge {
     uintptr_t held_site;                 /* where the held lock was taken      */
     uintptr_t site;                      /* where the second lock was taken    */
@@ -49,21 +49,12 @@ static uint32_t graph_lock;              /* a spin lock holding its owner's tid,
 
 #define BIT(n) ((uint64_t)1 << (n))
 
-/* The nodes whose lock this thread holds.  Read off the locks themselves
- * (their owner words) rather than kept per thread: the library's TLS is
- * held to 64 bytes, and debug mode can afford a scan of at most 64 words. */
+/* The nodes whose lock this thread holds: kept in its thread state, set
+ * when lockdep sees an acquisition and cleared by cg_unlock — a thread
+ * never reads the lock words other threads are writing. */
 static uint64_t held_by_me(void)
 {
-    uint32_t me = cg_lock_me();
-    uint64_t set = 0;
-    /* only the nodes taken so far (a process uses a few of the 64) */
-    for (uint64_t m = __atomic_load_n(&registered, __ATOMIC_ACQUIRE); m; m &= m - 1) {
-        unsigned n = (unsigned)__builtin_ctzll(m);
-        const cg_lock_t *l = CG_LOAD(lock_of[n]);
-        if (l != NULL && CG_LOAD(l->owner) == me)
-            set |= BIT(n);
-    }
-    return set;
+    return cg_self.lk_held;
 }
 
 /* Arena nodes above a: the declared order's implied edges. */
@@ -166,11 +157,11 @@ void cg_lockdep_acquire(cg_lock_t *l)
     unsigned b = l->node;
     if (b == CG_LK_NONE || b >= CG_LK_NODES)
         return;
-    if (CG_LOAD(lock_of[b]) == NULL) {
+    if (CG_LOAD(lock_of[b]) == NULL)
         CG_STORE(lock_of[b], l);
-        __atomic_or_fetch(&registered, BIT(b), __ATOMIC_RELEASE);
-    }
-    for (uint64_t h = held_by_me() & ~BIT(b); h; h &= h - 1) {
+    uint64_t held = held_by_me() & ~BIT(b);
+    cg_self.lk_held |= BIT(b);
+    for (uint64_t h = held; h; h &= h - 1) {
         unsigned a = (unsigned)__builtin_ctzll(h);
         if ((CG_LOAD(adj[a]) | implied(a)) & BIT(b))
             continue;                        /* known, or the declared order */

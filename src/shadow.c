@@ -6,7 +6,7 @@
 #include "bigblock.h"
 
 #define SLAB_SHIFT 12
-#define SLAB_RECORDS ((uint32_t)1 << SLAB_SHIFT)        /* 4096 records, 224 KiB */
+#define SLAB_RECORDS ((uint32_t)1 << SLAB_SHIFT)        /* 4096 records, 256 KiB */
 #define MAX_SLABS 16384                                  /* 64 Mi records */
 
 static cg_lock_t shadow_lock = CG_LOCK_INIT(CG_LK_SHADOW);

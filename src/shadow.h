@@ -14,9 +14,9 @@
  *
  * Records are created and destroyed under the shadow lock; the fields of a
  * live record are written by the thread that owns the block (allocation,
- * free) and read by reports.  Memory: 56 bytes per live or quarantined
- * block, plus 4 MiB of shadow map per heap, touched at one 4 KiB page per
- * 64 KiB of heap in use (docs/design.md, "Shadow metadata").
+ * free) and read by reports.  Memory: 64 bytes (one cache line) per live
+ * or quarantined block, plus 4 MiB of shadow map per heap, touched at one
+ * 4 KiB page per 64 KiB of heap in use (docs/design.md, "Shadow metadata").
  */
 #ifndef CG_SHADOW_H
 #define CG_SHADOW_H
@@ -53,7 +53,10 @@ typedef struct cg_shadow {
     uint8_t  kind;            /* CG_KIND_*: how it was allocated                  */
     uint8_t  mode;            /* CG_MODE_*: the mode it was allocated in          */
     uint8_t  mark;            /* leak scan: reached from a root                   */
+    uint8_t  pad_[8];         /* to 64 bytes: a record is one cache line, so a
+                               * lookup of a block long untouched is one miss   */
 } cg_shadow_t;
+_Static_assert(sizeof(cg_shadow_t) == 64, "one shadow record per cache line");
 
 /* "malloc", "calloc", "realloc", "memalign" for a CG_KIND_* value. */
 const char *cg_kind_name(int kind) CG_HIDDEN;

@@ -67,7 +67,7 @@
  *    cache is registered with pthread_setspecific, which callocs only for
  *    keys past the first 32: priming at start-up gets libunwind its key
  *    early.  Should anything in the unwinder still call malloc, the
- *    recursion guard (in_capture) keeps that inner malloc from unwinding.
+ *    recursion guard (cg_self.in_capture) keeps that inner malloc from unwinding.
  */
 #define _GNU_SOURCE
 #include "stack.h"
@@ -140,7 +140,6 @@ uintptr_t cg_stack_unwinder_code(void)
 
 static int stack_mode;             /* cg_stack_mode_t */
 static int prime_state;            /* 0 not started, 1 running, 2 done */
-static CG_TLS uint8_t in_capture;  /* this thread is inside unw_backtrace */
 
 void cg_stack_after_fork_child(void)
 {
@@ -424,11 +423,11 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip)
         return 1;
     }
     int mode = __atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE);
-    if (mode == CG_STACK_UNPRIMED && !in_capture) {
+    if (mode == CG_STACK_UNPRIMED && !cg_self.in_capture) {
         cg_stack_prime();
         mode = __atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE);
     }
-    if (mode != CG_STACK_LIBUNWIND || in_capture) {
+    if (mode != CG_STACK_LIBUNWIND || cg_self.in_capture) {
         if (skip != 0)
             return 0;
         pcs[0] = CG_RET_ADDR;
@@ -438,9 +437,9 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip)
      * function); buf[1] is our own return address. */
     void *buf[1 + CG_STACK_MAX_SKIP + CG_STACK_MAX];
     int saved = errno;
-    in_capture = 1;
+    cg_self.in_capture = 1;
     int got = p_backtrace(buf, (int)(1 + skip + max));
-    in_capture = 0;
+    cg_self.in_capture = 0;
     if (CG_SWITCH(CG_STACK_KEEP_ERRNO))
         errno = saved;
     size_t n = 0;
@@ -454,12 +453,12 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip)
 size_t cg_stack_read_set(const uintptr_t *pcs, size_t n, size_t first_prog, uintptr_t *addr,
                          uintptr_t *val, size_t cap)
 {
-    if (__atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) != CG_STACK_LIBUNWIND || in_capture ||
+    if (__atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) != CG_STACK_LIBUNWIND || cg_self.in_capture ||
         p_getcontext == NULL || p_init_local == NULL || p_step == NULL || p_get_reg == NULL ||
         p_get_save_loc == NULL || n == 0)
         return 0;
     int saved = errno;
-    in_capture = 1;
+    cg_self.in_capture = 1;
     unw_context_t uc;
     unw_cursor_t cur;
     unw_word_t ip = 0, sp = 0;
@@ -513,7 +512,7 @@ size_t cg_stack_read_set(const uintptr_t *pcs, size_t n, size_t first_prog, uint
     }
     ok = true;
 out:
-    in_capture = 0;
+    cg_self.in_capture = 0;
     errno = saved;
     return ok ? w : 0;
 }

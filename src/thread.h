@@ -1,6 +1,6 @@
 /*
- * thread.h — per-thread state (initial-exec TLS, kept small: five words,
- * two half-words and three bytes; tests/suites/45-lifecycle.sh holds the
+ * thread.h — per-thread state (initial-exec TLS, kept small: six words,
+ * two half-words and four bytes; tests/suites/45-lifecycle.sh holds the
  * library's whole TLS to 64 bytes).
  *
  * Self-contained on purpose: lock.h (included by platform.h) reads the
@@ -27,12 +27,15 @@ typedef struct cg_thread {
     const char *op;             /* name of the API function being served     */
     struct cg_tcache *held_tc;  /* the tcache while a slow path runs
                                  * (reentry.h)                              */
+    uint64_t lk_held;           /* debug mode: the lock-order nodes whose lock
+                                 * this thread holds (lockdep.c)            */
     uint32_t tid;               /* debug mode: thread number + 1 (0: none yet) */
     uint32_t ktid;              /* kernel thread id, 0 until first asked
                                  * (lock.h, cg_lock_me; reset in a fork child) */
     uint8_t tc_state;           /* CG_TC_*                                    */
     uint8_t in_report;          /* writing a report (a nested one aborts)   */
     uint8_t inside;             /* a slow path is running (reentry.h)       */
+    uint8_t in_capture;         /* inside the unwinder (stack.c)            */
 } cg_thread_t;
 
 extern __thread cg_thread_t cg_self
