@@ -64,7 +64,8 @@ import time
 BAR = 1.10  # the project's bar for chunkguard/glibc, time and peak RSS
 EMPTY_PRELOAD = "bench-empty.so"  # the baseline's loader-cost control
 ASAN_SO = "/usr/lib/x86_64-linux-gnu/libasan.so.8"
-DEBUG_DIV = 16           # --debug: timed iterations / 16 (debug allocators are 10-100x slower)
+DEBUG_DIV = 16           # --debug: timed iterations / 16 (debug allocators are 10-100x slower;
+                         # --quick does not shorten them further, see below)
 DEBUG_ROUNDS = 3
 # Extra environment per allocator name (--debug sets these).
 ALLOC_ENV = {}
@@ -488,7 +489,14 @@ def main(argv):
     rows = []
     for name, binary, variant, iters, cg_iters in workloads:
         cg_iters = cg_iters[1] if args.quick else cg_iters[0]
-        if args.quick:
+        # A debug-mode row is measured once the quarantine is full (its
+        # blocks then leave as fast as they come, and every free pays for
+        # a release): a quick run keeps the full run's iterations (churn-1t
+        # and calloc-random free about 1 GB in them, 15 times the 64 MiB
+        # budget) and only runs fewer rounds.  Divided by 8 too, those rows
+        # spent half their timed loop filling the quarantine and timed a
+        # cheaper allocator than a program running for a while meets.
+        if args.quick and not args.debug:
             iters = max(1, iters // QUICK_DIV)
         if args.debug:
             iters = max(1, iters // DEBUG_DIV)

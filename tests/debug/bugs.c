@@ -5,6 +5,7 @@
  * check that the report's stacks name them.
  *   bugs overflow N          write N bytes past a 40-byte block, free it
  *   bugs overflow-next N     the same, but free the block after it first
+ *   bugs overflow-live N     write N bytes past a 40-byte block, never free it
  *   bugs underflow           write the byte before a block, free it
  *   bugs header              change a block's chunk size word, free it
  *   bugs uaf-write SIZE      free a SIZE-byte block, write to it, push it
@@ -80,6 +81,12 @@ int main(int argc, char **argv)
         char *p = alloc_here(40);
         bug_here_write(p, 40, n);
         free_here(p);
+    } else if (!strcmp(m, "overflow-live")) {
+        static char *volatile kept;
+        kept = alloc_here(40);
+        bug_here_write(kept, 40, n);
+        puts("ok");
+        return 0;
     } else if (!strcmp(m, "overflow-next")) {
         char *p = alloc_here(40), *q = alloc_here(40);
         bug_here_write(p, 40, n);

@@ -44,6 +44,10 @@ run overflow 4096
 expect debug-overflow-4096 heap-buffer-overflow "past a 40-byte region" 'in alloc_here'
 run overflow-next 4096
 expect debug-overflow-4096-next heap-buffer-overflow "past a 40-byte region" 'in alloc_here'
+# a block never freed: its redzones are checked at exit
+run overflow-live 1
+expect debug-overflow-live-at-exit heap-buffer-overflow "1 bytes past a 40-byte region" \
+    'found at exit' 'previously allocated by thread T0' 'in alloc_here'
 run underflow
 expect debug-underflow heap-buffer-overflow "before a 40-byte region" 'in free_here' 'in alloc_here'
 run header
