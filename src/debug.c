@@ -308,17 +308,13 @@ static bool check_block(const cg_shadow_t *r, const char *when)
     return true;
 }
 
-static unsigned char poison_byte(void)
-{
-    return cg_opt.fill_free >= 0 ? (unsigned char)cg_opt.fill_free : CG_DBG_POISON;
-}
-
 /* Is a quarantined block's poison intact?  Reports heap-use-after-free
  * (the write's offset, the bytes found, both stacks) when it is not. */
 static bool check_poison(const cg_shadow_t *r, const char *when)
 {
     const unsigned char *u = cg_shadow_user(r);
-    const unsigned char *bad = cg_pattern_find_not(u, r->req, poison_byte());
+    const unsigned char *bad = cg_pattern_find_not(u, cg_dbg_poison_len(r->req),
+                                                   cg_dbg_poison_byte());
     if (bad == NULL)
         return true;
     char msg[256];
@@ -326,7 +322,7 @@ static bool check_poison(const cg_shadow_t *r, const char *when)
                       "quarantine (found %s): at offset %zu of a %zu-byte block, found",
                       when, (size_t)(bad - u), r->req);
     n += hex_bytes(msg + n, sizeof msg - n, bad, 8);
-    cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)poison_byte());
+    cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)cg_dbg_poison_byte());
     dbg_report(CG_E_HEAP_USE_AFTER_FREE, bad, msg, r);
     return false;
 }
@@ -354,11 +350,24 @@ static void check_at_exit(cg_shadow_t *r)
         check_poison(r, "at exit");
 }
 
-__attribute__((destructor)) CG_STARTUP static void quarantine_at_exit(void)
+/* A block still live at exit: header and redzones (an overflow of a
+ * block the program never frees would otherwise never be seen). */
+static void check_live_at_exit(cg_shadow_t *r, void *arg)
+{
+    (void)arg;
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CG_SH_LIVE)
+        (void)check_block(r, "at exit");
+}
+
+/* At exit: the quarantine, then — when no other thread is left to free
+ * or reuse a block under the walk — every live block. */
+__attribute__((destructor)) CG_STARTUP static void checks_at_exit(void)
 {
     if (cg_debug) {
         cg_self.op = "exit";
         cg_quarantine_each(check_at_exit);
+        if (CG_SINGLE_THREAD_P)
+            cg_shadow_each(check_live_at_exit, NULL);
     }
 }
 
@@ -534,7 +543,7 @@ static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bo
     __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);
     if (!ok)
         return;
-    memset(p, poison_byte(), r->req);
+    memset(p, cg_dbg_poison_byte(), cg_dbg_poison_len(r->req));
     uint32_t out[CG_QUARANTINE_BATCH];
     size_t k = cg_quarantine_put(r->id, (size_t)cg_opt.quarantine_mb << 20, mt, out);
     for (size_t i = 0; i < k; i++)

@@ -23,11 +23,26 @@
 #ifndef CG_DEBUG_H
 #define CG_DEBUG_H
 
+#include "options.h"
 #include "platform.h"
 
 #define CG_DBG_LEAD     16      /* leading redzone bytes (unaligned requests) */
 #define CG_DBG_REDZONE  0xfa    /* redzone fill                                */
 #define CG_DBG_POISON   0xfd    /* freed-block fill, unless fill_free is set   */
+
+/* The byte freed blocks are filled with: fill_free's, else CG_DBG_POISON. */
+CG_INLINE unsigned char cg_dbg_poison_byte(void)
+{
+    return cg_opt.fill_free >= 0 ? (unsigned char)cg_opt.fill_free : CG_DBG_POISON;
+}
+
+/* How many bytes at the start of a freed block of req bytes are poisoned
+ * (and checked): poison_bytes of them, or all (-1). */
+CG_INLINE size_t cg_dbg_poison_len(size_t req)
+{
+    return cg_opt.poison_bytes < 0 || req < (size_t)cg_opt.poison_bytes
+               ? req : (size_t)cg_opt.poison_bytes;
+}
 
 /* True in debug mode; set once at initialisation, read-only after. */
 extern bool cg_debug CG_HIDDEN;

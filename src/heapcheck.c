@@ -553,10 +553,6 @@ static void check_big(const cg_chunk_t *c, size_t maplen, void *arg)
              (void *)c, off, cg_head(c), maplen);
 }
 
-static unsigned char poison_byte(void)
-{
-    return cg_opt.fill_free >= 0 ? (unsigned char)cg_opt.fill_free : CG_DBG_POISON;
-}
 
 /* The first byte in [p, p + len) that is not b, or NULL. */
 static const unsigned char *differs(const unsigned char *p, size_t len, unsigned char b)
@@ -640,7 +636,7 @@ static void check_quarantined(cg_shadow_t *r, void *arg)
     check_block(x, r, usable);
     const unsigned char *u = cg_shadow_user(r), *bad;
     if (r->lead <= usable && r->req <= usable - r->lead &&
-        (bad = differs(u, r->req, poison_byte())) != NULL)
+        (bad = differs(u, cg_dbg_poison_len(r->req), cg_dbg_poison_byte())) != NULL)
         NOTE(x, HC_POISON, bad, "offset %zu of the freed %zu-byte block at %p is 0x%x",
              (size_t)(bad - u), r->req, (void *)u, (size_t)*bad);
 }

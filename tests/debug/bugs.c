@@ -8,8 +8,9 @@
  *   bugs overflow-live N     write N bytes past a 40-byte block, never free it
  *   bugs underflow           write the byte before a block, free it
  *   bugs header              change a block's chunk size word, free it
- *   bugs uaf-write SIZE      free a SIZE-byte block, write to it, push it
- *                            out of the quarantine
+ *   bugs uaf-write SIZE [OFF]  free a SIZE-byte block, write to it (at
+ *                            offset OFF, default 5), push it out of the
+ *                            quarantine
  *   bugs double-free SIZE    free a SIZE-byte block twice
  *   bugs interior            free a pointer 8 bytes into a block
  *   bugs stack|global|garbage   free a pointer that is not a block
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "uaf-write")) {
         char *p = alloc_here(n);
         free_here(p);
-        bug_here_write(p, 5, 1);
+        bug_here_write(p, argc > 3 ? (long)strtol(argv[3], NULL, 0) : 5, 1);
         push_out();
     } else if (!strcmp(m, "double-free")) {
         char *p = alloc_here(n);

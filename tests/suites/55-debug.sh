@@ -58,6 +58,19 @@ for s in 24 100 2000 200000; do
     expect debug-uaf-write-$s heap-use-after-free "at offset 5 of a $s-byte block" \
         'freed by thread T0 here' 'in free_here' 'previously allocated by thread T0' 'in alloc_here'
 done
+# poison_bytes: only the first bytes of a freed block are poisoned and
+# checked; a write past them goes unseen (the documented price), and a
+# double free is still exact with no poison at all.
+EXTRA=poison_bytes=16 run uaf-write 2000 5
+expect debug-poison-bytes-16-sees-offset-5 heap-use-after-free "at offset 5 of a 2000-byte block"
+EXTRA=poison_bytes=16 run uaf-write 2000 100
+if [ $rc = 0 ] && [ -z "$err" ]; then pass debug-poison-bytes-16-blind-past-16
+else fail debug-poison-bytes-16-blind-past-16 "rc=$rc $(head -c 300 <<<"$err")"; fi
+run uaf-write 2000 100
+expect debug-poison-whole-block-sees-offset-100 heap-use-after-free "at offset 100 of a 2000-byte block"
+EXTRA=poison_bytes=0 run double-free 100
+expect debug-poison-bytes-0-double-free double-free 'already freed'
+
 for s in 24 100 2000 200000; do
     run double-free $s
     expect debug-double-free-$s double-free 'already freed' 'freed by thread T0 here' \
