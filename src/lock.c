@@ -142,6 +142,71 @@ static bool thread_running(uint32_t tid)
            (close_paren[2] == 'R' || close_paren[2] == 'D');
 }
 
+/* Which of our locks each sleeping waiter waits for, so that a waiter
+ * whose holder sleeps can tell a holder that itself waits in a chain of
+ * our locks ending in a thread that runs (the fork handler taking every
+ * arena while other threads allocate) from one that will never let go.
+ * One slot per tid modulo WAITS, claimed by its thread; a thread whose
+ * slot another holds is not recorded (its waiters judge it asleep, as
+ * before).  Written only by the waiter itself, read by the others as a
+ * hint. */
+#define WAITS 1024
+static uint32_t wait_tid[WAITS];
+static const cg_lock_t *wait_lock[WAITS];
+
+/* Record that this thread is about to sleep on l (NULL: it stopped). */
+static void note_waiting(const cg_lock_t *l)
+{
+    uint32_t me = cg_lock_me(), free_ = 0;
+    size_t i = me % WAITS;
+    if (l == NULL) {
+        if (CG_LOAD(wait_tid[i]) == me) {
+            CG_STORE(wait_lock[i], NULL);
+            __atomic_store_n(&wait_tid[i], 0, __ATOMIC_RELEASE);
+        }
+        return;
+    }
+    if (CG_LOAD(wait_tid[i]) == me ||
+        __atomic_compare_exchange_n(&wait_tid[i], &free_, me, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_RELAXED))
+        CG_STORE(wait_lock[i], l);
+}
+
+/* The lock thread tid sleeps on, or NULL when it is not known to wait for
+ * one of ours. */
+static const cg_lock_t *waiting_on(uint32_t tid)
+{
+    size_t i = tid % WAITS;
+    const cg_lock_t *l = CG_LOAD(wait_lock[i]);
+    return __atomic_load_n(&wait_tid[i], __ATOMIC_ACQUIRE) == tid ? l : NULL;
+}
+
+/* Will the holder tid let go in time?  Yes when it runs (state R or D) or
+ * waits for another of our locks whose holder will — followed along the
+ * chain, at most 8 threads deep (a longer chain counts as moving).  No
+ * when it sleeps otherwise, or the chain comes back to a thread already on
+ * it (this one included): a cycle of waiters is a deadlock. */
+static bool holder_will_let_go(uint32_t tid)
+{
+    uint32_t chain[8];
+    size_t n = 0;
+    chain[n++] = cg_lock_me();
+    while (n < 8) {
+        for (size_t k = 0; k < n; k++)
+            if (chain[k] == tid)
+                return false;              /* a cycle of waiters */
+        if (thread_running(tid))
+            return true;
+        const cg_lock_t *next = waiting_on(tid);
+        if (next == NULL)
+            return false;                  /* asleep, and not on our locks */
+        chain[n++] = tid;
+        if ((tid = CG_LOAD(next->owner)) == 0)
+            return true;                   /* that lock was just released */
+    }
+    return true;
+}
+
 /* Contended path of the three-state futex lock: spin a little, then mark
  * the lock contended and sleep until the holder's unlock wakes us — in
  * slices no longer than what is left of deadlock_timeout_ms. */
@@ -165,14 +230,18 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site)
      * again whenever the acquisition count moves, the lock is seen free, or
      * a wake-up says it was released; the wait is cut into eighths of the
      * limit so that a change is seen in time.  When the limit is reached
-     * with a holder that is running, runnable or in a kernel wait (preempted on a busy
-     * machine, not blocked), it starts again too: a deadlock is a holder
-     * that cannot run.  The price: a holder looping forever with the lock
-     * is not reported. */
+     * with a holder that is running, runnable or in a kernel wait
+     * (preempted on a busy machine, not blocked), or that waits for
+     * another of our locks along a chain ending in such a thread, it
+     * starts again too: a deadlock is a holder that cannot run, or a
+     * cycle of waiters.  The price: a holder looping forever with the
+     * lock is not reported. */
     uint64_t start = limit > 0 ? cg_os_now_ns() : 0;
     uint32_t held_gen = CG_LOAD(l->gen);
     uint32_t held_by = CG_LOAD(l->owner);
     uintptr_t held_at = CG_LOAD(l->site);
+    if (limit > 0)
+        note_waiting(l);
     while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0) {
         if (limit <= 0) {
             cg_os_futex_wait(&l->state, 2, -1);
@@ -189,7 +258,7 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site)
         }
         int64_t waited = (int64_t)(now - start);
         if (waited >= limit) {
-            if (held_by != 0 && thread_running(held_by) && CG_LOAD(l->gen) == held_gen) {
+            if (held_by != 0 && holder_will_let_go(held_by) && CG_LOAD(l->gen) == held_gen) {
                 start = now;
                 waited = 0;
             } else if (CG_LOAD(l->gen) == held_gen) {
@@ -205,6 +274,8 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site)
         if (r == 0 || r == -EAGAIN)            /* released meanwhile */
             start = cg_os_now_ns();
     }
+    if (limit > 0)
+        note_waiting(NULL);
 }
 
 void cg_unlock_wake(cg_lock_t *l)

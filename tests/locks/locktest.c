@@ -12,6 +12,10 @@
  *   order SAME|OPP  two threads take arenas 0 and 1, in the same or in
  *                   opposite orders (lock-order-inversion report for OPP)
  *   timeout         a thread holds arena 0 for 3 s while main waits for it
+ *   chain           main waits for arena 0, whose holder sleeps waiting for
+ *                   arena 1, whose holder runs (busy) for 1 s: no deadlock
+ *   cycle           main holds arena 0 and waits for arena 1, a thread
+ *                   holds arena 1 and waits for arena 0: a real deadlock
  *   held-assert     break a "caller holds the lock" contract
  *   signals N SECS  N threads (0: only main) malloc in a storm while a
  *                   profiling timer's handler mallocs; prints how many
@@ -218,6 +222,102 @@ static int timeout_test(void)
     pthread_join(t, NULL);
     printf("ok timeout: got the lock after its holder let go\n");
     return 0;
+}
+
+/* ---- chain -------------------------------------------------------------- */
+
+static atomic_int chain_stage;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Holds arena 1 for a second without sleeping: it runs all the while. */
+__attribute__((noinline)) static void *busy_arena1(void *arg)
+{
+    (void)arg;
+    lock_arena(1);
+    atomic_store(&chain_stage, 1);
+    for (double end = now_s() + 1.0; now_s() < end;)
+        ;
+    unlock_arena(1);
+    return NULL;
+}
+
+/* Takes arena 0, then sleeps waiting for arena 1 (declared order). */
+__attribute__((noinline)) static void *middle_arena0(void *arg)
+{
+    (void)arg;
+    while (atomic_load(&chain_stage) < 1)
+        usleep(1000);
+    lock_arena(0);
+    atomic_store(&chain_stage, 2);
+    lock_arena(1);
+    unlock_arena(1);
+    unlock_arena(0);
+    return NULL;
+}
+
+static int chain_test(void)
+{
+    need_hooks();
+    int (*arenas)(void) = (int (*)(void))sym("cg_test_arenas");
+    free(malloc(5000));          /* single-threaded: main attaches to arena 0 */
+    pthread_t t, busy, middle;
+    pthread_create(&t, NULL, make_arena, NULL);
+    pthread_join(t, NULL);
+    if (arenas() < 2)
+        die("no second arena");
+    pthread_create(&busy, NULL, busy_arena1, NULL);
+    pthread_create(&middle, NULL, middle_arena0, NULL);
+    while (atomic_load(&chain_stage) < 2)
+        usleep(1000);
+    usleep(50000);               /* the middle thread is asleep on arena 1 now */
+    double t0 = now_s();
+    void *p = malloc(5000);      /* waits for arena 0 */
+    free(p);
+    double waited = now_s() - t0;
+    pthread_join(busy, NULL);
+    pthread_join(middle, NULL);
+    if (waited < 0.5)
+        die("main did not wait behind the chain (the test set-up is wrong)");
+    printf("ok chain: waited %.2f s behind a running holder\n", waited);
+    return 0;
+}
+
+/* A thread that takes arena 1, then (once main holds arena 0) arena 0. */
+__attribute__((noinline)) static void *cycle_other(void *arg)
+{
+    (void)arg;
+    lock_arena(1);
+    atomic_store(&chain_stage, 1);
+    while (atomic_load(&chain_stage) < 2)
+        usleep(1000);
+    lock_arena(0);
+    return NULL;
+}
+
+static int cycle_test(void)
+{
+    need_hooks();
+    int (*arenas)(void) = (int (*)(void))sym("cg_test_arenas");
+    pthread_t t;
+    pthread_create(&t, NULL, make_arena, NULL);
+    pthread_join(t, NULL);
+    if (arenas() < 2)
+        die("no second arena");
+    pthread_create(&t, NULL, cycle_other, NULL);
+    while (atomic_load(&chain_stage) < 1)
+        usleep(1000);
+    lock_arena(0);
+    atomic_store(&chain_stage, 2);
+    usleep(20000);
+    lock_arena(1);               /* never: the watchdog must report */
+    printf("the deadlock went unnoticed\n");
+    return 1;
 }
 
 /* ---- held-assert -------------------------------------------------------- */
@@ -446,6 +546,10 @@ int main(int argc, char **argv)
         return order(argv[2]);
     if (strcmp(t, "timeout") == 0)
         return timeout_test();
+    if (strcmp(t, "chain") == 0)
+        return chain_test();
+    if (strcmp(t, "cycle") == 0)
+        return cycle_test();
     if (strcmp(t, "held-assert") == 0)
         return held_assert();
     if (strcmp(t, "signals") == 0 && argc > 3)

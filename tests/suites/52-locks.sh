@@ -98,6 +98,20 @@ if [ $rc -eq 134 ] && [ $ms -lt 2500 ] && jcheck "$json" 'len(r) == 1 and r[0]["
        and r[0]["lock"]["holder_tid"] > 0 and "hold_arena0" in frames(r[0], "held")'; then
   pass locks-wait-timeout-report
 else show; fail locks-wait-timeout-report "exit $rc after $ms ms"; fi
+# A chain of waiters behind a running holder is no deadlock: main waits
+# for arena 0, whose holder sleeps waiting for arena 1, whose holder runs
+# for 1 s (the fork handler taking every arena while other threads
+# allocate makes such chains).  The waiter follows the chain and keeps
+# waiting; judged by its own holder alone (asleep), it reported.
+run chain "$TEST_SO" "deadlock_timeout_ms=100" 30 chain
+if [ $rc -eq 0 ] && [ ! -s "$json" ] && grep -q '^ok chain' <<<"$out"; then
+  pass locks-wait-chain-is-no-timeout
+else show; fail locks-wait-chain-is-no-timeout "exit $rc; reports: $(wc -l <"$json")"; fi
+# ... but a cycle of waiters is: each waits for a thread that waits for it.
+run cycle "$TEST_SO" "deadlock_timeout_ms=100" 30 cycle
+if [ $rc -eq 134 ] && jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "lock-wait-timeout"'; then
+  pass locks-wait-cycle-is-reported
+else show; fail locks-wait-cycle-is-reported "exit $rc (124: hang)"; fi
 run timeout-off "$TEST_SO" "deadlock_timeout_ms=0" 30 timeout
 if [ $rc -eq 0 ] && [ ! -s "$json" ]; then pass locks-wait-timeout-off-waits
 else show; fail locks-wait-timeout-off-waits "exit $rc"; fi
