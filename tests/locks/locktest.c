@@ -173,7 +173,8 @@ static void *make_arena(void *arg)
     return NULL;
 }
 
-static int order(const char *how)
+/* Hooks loaded and a second arena made (by a thread that exits). */
+static void need_two_arenas(void)
 {
     need_hooks();
     int (*arenas)(void) = (int (*)(void))sym("cg_test_arenas");
@@ -182,6 +183,12 @@ static int order(const char *how)
     pthread_join(t, NULL);
     if (arenas() < 2)
         die("no second arena");
+}
+
+static int order(const char *how)
+{
+    need_two_arenas();
+    pthread_t t;
     pair_t a = { 0, 1 }, b = { strcmp(how, "OPP") == 0 ? 1 : 0, strcmp(how, "OPP") == 0 ? 0 : 1 };
     /* One after the other: the graph finds the inversion without the two
      * threads ever deadlocking for real.  Twice, to see it reported once. */
@@ -263,14 +270,9 @@ __attribute__((noinline)) static void *middle_arena0(void *arg)
 
 static int chain_test(void)
 {
-    need_hooks();
-    int (*arenas)(void) = (int (*)(void))sym("cg_test_arenas");
     free(malloc(5000));          /* single-threaded: main attaches to arena 0 */
-    pthread_t t, busy, middle;
-    pthread_create(&t, NULL, make_arena, NULL);
-    pthread_join(t, NULL);
-    if (arenas() < 2)
-        die("no second arena");
+    need_two_arenas();
+    pthread_t busy, middle;
     pthread_create(&busy, NULL, busy_arena1, NULL);
     pthread_create(&middle, NULL, middle_arena0, NULL);
     while (atomic_load(&chain_stage) < 2)
@@ -302,13 +304,8 @@ __attribute__((noinline)) static void *cycle_other(void *arg)
 
 static int cycle_test(void)
 {
-    need_hooks();
-    int (*arenas)(void) = (int (*)(void))sym("cg_test_arenas");
+    need_two_arenas();
     pthread_t t;
-    pthread_create(&t, NULL, make_arena, NULL);
-    pthread_join(t, NULL);
-    if (arenas() < 2)
-        die("no second arena");
     pthread_create(&t, NULL, cycle_other, NULL);
     while (atomic_load(&chain_stage) < 1)
         usleep(1000);
