@@ -174,7 +174,8 @@ def allocators(args):
 
 def debug_allocators(args):
     """--debug: glibc, then chunkguard's debug mode and ASan's allocator with
-    the same quarantine (64 MiB) and stack depth (1 and 16 frames)."""
+    the same quarantine (64 MiB) and stack depth (1 and 16 frames), and debug
+    mode at depth 1 without poison (poison_bytes=0), to show its cost."""
     cg = os.path.abspath(args.cg)
     empty = os.path.abspath(os.path.join(args.bin_dir, EMPTY_PRELOAD))
     for so in (cg, empty, ASAN_SO):
@@ -188,6 +189,12 @@ def debug_allocators(args):
             "ASAN_OPTIONS": "quarantine_size_mb=64:malloc_context_size=%d:detect_leaks=0:"
                             "verify_asan_link_order=0:alloc_dealloc_mismatch=0" % depth}
         result += [("cg-debug-%d" % depth, cg), ("asan-%d" % depth, ASAN_SO)]
+    # What the poison costs: debug mode at depth 1 with no freed byte filled
+    # or checked (poison_bytes=0; double frees stay exact).  Shown, not
+    # judged: the bar is on the default configuration.
+    ALLOC_ENV["cg-debug-1-p0"] = {
+        "CHUNKGUARD_OPTIONS": "mode=debug:quarantine_mb=64:stack_depth=1:poison_bytes=0"}
+    result.append(("cg-debug-1-p0", cg))
     BARS[:] = [("cg-debug-1", "asan-1", 1.0, False), ("cg-debug-16", "asan-16", 1.0, False)]
     return result
 
