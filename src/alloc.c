@@ -156,6 +156,14 @@ static inline void check_heap_size(cg_chunk_t *c)
 
 /* A pointer into one of our heaps that is not a chunk start: say what it
  * points into, as precisely as the start bitmap allows. */
+/* The report for a pointer to a block already freed: a double free when
+ * it is freed (or reallocated) again, an invalid pointer when it is only
+ * asked about (malloc_usable_size), as debug mode says too. */
+static cg_error_t freed_kind(cg_error_t kind)
+{
+    return kind == CG_E_INVALID_POINTER ? kind : CG_E_DOUBLE_FREE;
+}
+
 static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
     CG_COLD __attribute__((noreturn));
 static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
@@ -171,7 +179,7 @@ static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
     } else if (pend == cg_heap_end(h) || !cg_prev_inuse((cg_chunk_t *)pend)) {
         /* free space: the top chunk, or a free chunk in a bin */
         if (cg_aligned_ok(mem))
-            cg_report(CG_E_DOUBLE_FREE, mem, "the pointer lies inside free memory: "
+            cg_report(freed_kind(kind), mem, "the pointer lies inside free memory: "
                       "most likely a block freed before and merged with its free "
                       "neighbours", pend == cg_heap_end(h) ? "double free or corruption (top)"
                                                            : glibc);
@@ -217,8 +225,9 @@ static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, const char *glibc, bo
         return c;
     }
     if (CG_SWITCH(CG_CHECK_OWNERSHIP) && cg_aligned_ok(mem) && cg_big_recently_freed(c, mt))
-        cg_report(CG_E_DOUBLE_FREE, mem, "the block was an mmap'd big block that has "
-                  "already been freed (unmapped)", "munmap_chunk(): invalid pointer");
+        cg_report(freed_kind(kind), mem, "the block was an mmap'd big block that has "
+                  "already been freed (unmapped; ownership check)",
+                  kind == CG_E_INVALID_POINTER ? glibc : "munmap_chunk(): invalid pointer");
     if (CG_SWITCH(CG_CHECK_OWNERSHIP))
         cg_report(kind, mem, "the pointer was not returned by chunkguard: it is in "
                   "none of our heaps and does not start a live big block of ours (stack, "
