@@ -12,9 +12,12 @@ typedef struct reg_entry {
 
 static cg_lock_t reg_lock = CG_LOCK_INIT(CG_LK_BIG);
 
-/* The last few big blocks freed, so that a second free of one can be named
- * a double free rather than a free of a pointer we never saw. */
-#define RECENT 64
+/* The last big blocks freed, so that a second free of one can be named a
+ * double free rather than a free of a pointer we never saw.  1024 of them
+ * (8 KiB, searched only on the error path): in debug mode a big block is
+ * unmapped when it leaves the quarantine, and a program's second free
+ * often comes hundreds of big frees later (64 was too few). */
+#define RECENT 1024
 static uintptr_t recent[RECENT];
 static unsigned recent_next;
 static reg_entry_t *reg_tab;      /* capacity entries, power of two */

@@ -9,6 +9,7 @@
 #include <link.h>
 #include <malloc.h>
 #include <sys/auxv.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -313,15 +314,15 @@ static bool check_block(const cg_shadow_t *r, const char *when)
 static bool check_poison(const cg_shadow_t *r, const char *when)
 {
     const unsigned char *u = cg_shadow_user(r);
-    const unsigned char *bad = cg_pattern_find_not(u, cg_dbg_poison_len(r->req),
-                                                   cg_dbg_poison_byte());
+    size_t len = cg_dbg_poison_len(r->req);
+    const unsigned char *bad = cg_pattern_find_not(u, len, cg_dbg_poison_byte());
     if (bad == NULL)
         return true;
     char msg[256];
     size_t n = cg_fmt(msg, sizeof msg, "a freed block was written to while in the "
                       "quarantine (found %s): at offset %zu of a %zu-byte block, found",
                       when, (size_t)(bad - u), r->req);
-    n += hex_bytes(msg + n, sizeof msg - n, bad, 8);
+    n += hex_bytes(msg + n, sizeof msg - n, bad, (size_t)(u + len - bad) < 8 ? (size_t)(u + len - bad) : 8);
     cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)cg_dbg_poison_byte());
     dbg_report(CG_E_HEAP_USE_AFTER_FREE, bad, msg, r);
     return false;
@@ -360,13 +361,19 @@ static void check_live_at_exit(cg_shadow_t *r, void *arg)
 }
 
 /* At exit: the quarantine, then — when no other thread is left to free
- * or reuse a block under the walk — every live block. */
+ * or reuse a block under the walk — every live block.  (glibc never sets
+ * __libc_single_threaded again once a thread was created: the kernel's
+ * count of the process's threads says whether the others have ended.) */
 __attribute__((destructor)) CG_STARTUP static void checks_at_exit(void)
 {
     if (cg_debug) {
         cg_self.op = "exit";
+        /* A report now ends the process before exit() would flush the
+         * program's stdio buffers: flush them first, so that its output
+         * is not lost (exit flushes them anyway; nothing allocates). */
+        fflush(NULL);
         cg_quarantine_each(check_at_exit);
-        if (CG_SINGLE_THREAD_P)
+        if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
             cg_shadow_each(check_live_at_exit, NULL);
     }
 }

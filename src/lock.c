@@ -258,14 +258,17 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site)
         }
         int64_t waited = (int64_t)(now - start);
         if (waited >= limit) {
-            if (held_by != 0 && holder_will_let_go(held_by) && CG_LOAD(l->gen) == held_gen) {
-                start = now;
-                waited = 0;
-            } else if (CG_LOAD(l->gen) == held_gen) {
+            bool moving = held_by != 0 && holder_will_let_go(held_by);
+            /* The holder's state was read after the lock's: a holder that
+             * let go in between (and sleeps elsewhere now) is no holder. */
+            bool same = __atomic_load_n(&l->gen, __ATOMIC_ACQUIRE) == held_gen &&
+                        CG_LOAD(l->owner) == held_by;
+            if (!same)
+                continue;                        /* let go or changed hands just now */
+            if (!moving)
                 report_timeout(l, site, (uint64_t)waited, held_by, held_at);
-            } else {
-                continue;                        /* changed hands just now */
-            }
+            start = now;
+            waited = 0;
         }
         int64_t slice = limit / 8 > 1000000 ? limit / 8 : 1000000;
         if (slice > limit - waited)

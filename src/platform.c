@@ -7,6 +7,7 @@
 #include "platform.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -168,6 +169,30 @@ size_t cg_os_ncpus(void)
     return count ? count : 1;
 }
 
+
+size_t cg_os_nthreads(void)
+{
+    char buf[2048];
+    long fd = SYS(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (fd < 0)
+        return 0;
+    long n = SYS(SYS_read, fd, buf, sizeof buf - 1, 0, 0, 0);
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    for (const char *q = buf; *q; q++) {
+        if ((q == buf || q[-1] == '\n') && __builtin_strncmp(q, "Threads:", 8) == 0) {
+            size_t count = 0;
+            for (q += 8; *q == ' ' || *q == '\t'; q++)
+                ;
+            for (; *q >= '0' && *q <= '9'; q++)
+                count = count * 10 + (size_t)(*q - '0');
+            return count;
+        }
+    }
+    return 0;
+}
 
 long cg_os_futex_wait(uint32_t *addr, uint32_t val, int64_t timeout_ns)
 {

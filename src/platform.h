@@ -52,6 +52,8 @@ bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make read-only: writes f
 void  cg_os_decommit(void *p, size_t len) CG_HIDDEN; /* give pages back, keep RW */
 void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, may move */
 size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */
+size_t cg_os_nthreads(void) CG_HIDDEN;               /* threads in the process now
+                                                      * (/proc), 0 when unknown */
 void  cg_os_write_all(int fd, const char *buf, size_t len) CG_HIDDEN;
 uint64_t cg_os_random64(void) CG_HIDDEN;
 /* futex wait on *addr while it holds val, at most timeout_ns (< 0: no

@@ -6,6 +6,7 @@
  *   bugs overflow N          write N bytes past a 40-byte block, free it
  *   bugs overflow-next N     the same, but free the block after it first
  *   bugs overflow-live N     write N bytes past a 40-byte block, never free it
+ *   bugs overflow-live-joined N  the same, after a thread was created and joined
  *   bugs underflow           write the byte before a block, free it
  *   bugs header              change a block's chunk size word, free it
  *   bugs uaf-write SIZE [OFF]  free a SIZE-byte block, write to it (at
@@ -27,6 +28,7 @@
  *   bugs ok                  a clean run: prints "ok"
  */
 #include <malloc.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +69,8 @@ NOINLINE static void scrub_stack(void)
         junk[i] = 0;
 }
 
+static void *idle_thread(void *arg) { return arg; }
+
 static void push_out(void)
 {
     /* more than the 1 MiB quarantine the tests set */
@@ -78,6 +82,12 @@ int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "ok";
     size_t n = argc > 2 ? strtoul(argv[2], NULL, 0) : 0;
+    if (!strcmp(m, "overflow-live-joined")) {
+        pthread_t t;
+        pthread_create(&t, NULL, idle_thread, NULL);
+        pthread_join(t, NULL);
+        m = "overflow-live";
+    }
     if (!strcmp(m, "overflow")) {
         char *p = alloc_here(40);
         bug_here_write(p, 40, n);

@@ -9,7 +9,7 @@ mkdir -p "$B"
 make -s -C "$R" lib >/dev/null || { echo "FAIL debug-build: make lib"; exit 1; }
 # -O1 keeps the helper functions as real frames; -fno-builtin keeps the
 # buggy memory operations the compiler could prove wrong or drop.
-gcc -O1 -g -fno-builtin -fno-omit-frame-pointer -Wall -Wno-free-nonheap-object \
+gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -Wno-free-nonheap-object \
     -Wno-use-after-free -o "$B/bugs" "$R/tests/debug/bugs.c" ||
     { echo "FAIL debug-build: bugs"; exit 1; }
 pass() { echo "PASS $1"; }
@@ -48,6 +48,11 @@ expect debug-overflow-4096-next heap-buffer-overflow "past a 40-byte region" 'in
 run overflow-live 1
 expect debug-overflow-live-at-exit heap-buffer-overflow "1 bytes past a 40-byte region" \
     'found at exit' 'previously allocated by thread T0' 'in alloc_here'
+# ... also once the program's threads have ended (glibc never calls a
+# process single-threaded again after its first thread)
+run overflow-live-joined 1
+expect debug-overflow-live-at-exit-after-threads heap-buffer-overflow \
+    "1 bytes past a 40-byte region" 'found at exit' 'in alloc_here'
 run underflow
 expect debug-underflow heap-buffer-overflow "before a 40-byte region" 'in free_here' 'in alloc_here'
 run header
