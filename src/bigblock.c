@@ -18,7 +18,7 @@ static cg_lock_t reg_lock = CG_LOCK_INIT(CG_LK_BIG);
  * unmapped when it leaves the quarantine, and a program's second free
  * often comes hundreds of big frees later (64 was too few). */
 #define RECENT 1024
-static uintptr_t recent[RECENT];
+static CG_BIG_BSS uintptr_t recent[RECENT];
 static unsigned recent_next;
 static reg_entry_t *reg_tab;      /* capacity entries, power of two */
 static size_t reg_cap, reg_used;

@@ -151,8 +151,8 @@ static bool thread_running(uint32_t tid)
  * before).  Written only by the waiter itself, read by the others as a
  * hint. */
 #define WAITS 1024
-static uint32_t wait_tid[WAITS];
-static const cg_lock_t *wait_lock[WAITS];
+static CG_BIG_BSS uint32_t wait_tid[WAITS];
+static CG_BIG_BSS const cg_lock_t *wait_lock[WAITS];
 
 /* Record that this thread is about to sleep on l (NULL: it stopped). */
 static void note_waiting(const cg_lock_t *l)
