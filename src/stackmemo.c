@@ -25,6 +25,7 @@ typedef struct memo {
     uint8_t state;                /* E_*                                   */
     uint8_t strikes;              /* times its memo went stale             */
     uint16_t nwords;              /* words in addr[] and val[]             */
+    uint8_t misses;               /* misses since the key came or was filled */
     uint32_t id;                  /* the stack id (E_FILLED)               */
     cg_memo_key_t key;
     uintptr_t addr[MEMO_WORDS];   /* stack words the walk read ...         */
@@ -135,12 +136,29 @@ void cg_stack_memo_note(const cg_memo_key_t *k, const uintptr_t *pcs, size_t n, 
             CG_STORE(e->key.tid, k->tid);
             CG_STORE(e->state, (uint8_t)E_SEEN);
             CG_STORE(e->strikes, (uint8_t)0);
+            CG_STORE(e->misses, (uint8_t)0);
             end_write(e);
         }
         return;
     }
-    /* seen before and missed again (never filled, or stale): fill */
+    /* Seen before and missed again (never filled, or stale).  A fill walks
+     * the stack again with unw_step, which (UNW_CACHE_NONE) looks every
+     * frame up afresh: tens of microseconds.  So a key must miss 4 times
+     * before its first fill, and twice as often before each refill: a loop
+     * still gets its memo after a few calls, while a program whose stacks
+     * rarely repeat at one key (a compiler) stops paying a fill per
+     * capture — gcc at stack_depth=16 ran 4 times slower with fills on the
+     * second miss. */
+    uint8_t misses = (uint8_t)(CG_LOAD(e->misses) + 1);
     uint8_t strikes = (uint8_t)(CG_LOAD(e->strikes) + (state == E_FILLED));
+    if (misses < (4u << (strikes < MEMO_STRIKES ? strikes : MEMO_STRIKES))) {
+        if (begin_write(e)) {
+            if (same_key(e, k))
+                CG_STORE(e->misses, misses);
+            end_write(e);
+        }
+        return;
+    }
     uintptr_t addr[MEMO_WORDS], val[MEMO_WORDS];
     size_t w = strikes < MEMO_STRIKES ? cg_stack_read_set(pcs, n, first_prog, addr,
                                                           val, MEMO_WORDS)
@@ -149,6 +167,7 @@ void cg_stack_memo_note(const cg_memo_key_t *k, const uintptr_t *pcs, size_t n, 
         return;
     if (same_key(e, k)) {
         CG_STORE(e->strikes, strikes);
+        CG_STORE(e->misses, (uint8_t)0);
         CG_STORE(e->state, (uint8_t)(w != 0 ? E_FILLED : E_GIVEN_UP));
         CG_STORE(e->nwords, (uint16_t)w);
         for (size_t i = 0; i < w; i++) {

@@ -26,9 +26,10 @@
  * error.
  *
  * Filling a memo walks the stack a second time with unw_step (slow), so a
- * key is filled only when it misses twice in a row, and a key whose memo
- * keeps going stale (a helper called from many places at one depth) is
- * given up after a few refills.  1024 entries, direct-mapped, in one
+ * key is filled only after it missed 4 times, each refill of a memo that
+ * went stale waits for twice as many misses, and a key whose memo keeps
+ * going stale (a helper called from many places at one depth) is given up
+ * after a few refills.  1024 entries, direct-mapped, in one
  * mapping made at the first use (about 1 MiB of address space, touched
  * where used).  Thread-safe: entries are written under a sequence number
  * (odd while written) and a reader that sees it change ignores the entry.
