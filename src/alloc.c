@@ -154,8 +154,6 @@ static inline void check_heap_size(cg_chunk_t *c)
         report_bad_next(c);
 }
 
-/* A pointer into one of our heaps that is not a chunk start: say what it
- * points into, as precisely as the start bitmap allows. */
 /* The report for a pointer to a block already freed: a double free when
  * it is freed (or reallocated) again, an invalid pointer when it is only
  * asked about (malloc_usable_size), as debug mode says too. */
@@ -164,6 +162,8 @@ static cg_error_t freed_kind(cg_error_t kind)
     return kind == CG_E_INVALID_POINTER ? kind : CG_E_DOUBLE_FREE;
 }
 
+/* A pointer into one of our heaps that is not a chunk start: say what it
+ * points into, as precisely as the start bitmap allows. */
 static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
     CG_COLD __attribute__((noreturn));
 static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)

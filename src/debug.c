@@ -322,7 +322,8 @@ static bool check_poison(const cg_shadow_t *r, const char *when)
     size_t n = cg_fmt(msg, sizeof msg, "a freed block was written to while in the "
                       "quarantine (found %s): at offset %zu of a %zu-byte block, found",
                       when, (size_t)(bad - u), r->req);
-    n += hex_bytes(msg + n, sizeof msg - n, bad, (size_t)(u + len - bad) < 8 ? (size_t)(u + len - bad) : 8);
+    size_t left = (size_t)(u + len - bad);     /* poisoned bytes from the first bad one */
+    n += hex_bytes(msg + n, sizeof msg - n, bad, left < 8 ? left : 8);
     cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)cg_dbg_poison_byte());
     dbg_report(CG_E_HEAP_USE_AFTER_FREE, bad, msg, r);
     return false;

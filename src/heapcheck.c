@@ -553,7 +553,6 @@ static void check_big(const cg_chunk_t *c, size_t maplen, void *arg)
              (void *)c, off, cg_head(c), maplen);
 }
 
-
 /* The first byte in [p, p + len) that is not b, or NULL. */
 static const unsigned char *differs(const unsigned char *p, size_t len, unsigned char b)
 {

@@ -18,9 +18,8 @@
  * multi-threaded acquisition and release).  In debug mode, each thread
  * keeps the set of nodes it holds in its thread state (set here, cleared
  * by cg_unlock), and each acquisition tests one bit per lock held; the
- * graph's own spin lock is
- * taken only for an edge not seen before (a few dozen in a process's
- * life).  The graph is 64 x 64 bits plus 64 KiB of edge sites in .lbss,
+ * graph's own spin lock is taken only for an edge not seen before (a few
+ * dozen in a process's life).  The graph is 64 x 64 bits plus 64 KiB of edge sites in .lbss,
  * untouched until used.
  */
 #include "lockdep.h"
