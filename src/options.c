@@ -118,7 +118,7 @@ static void apply(const char *key, size_t klen, const char *val, size_t vlen, bo
             return;                                                              \
         }                                                                        \
         if (!parse_##type(val, vlen, (min), (max), (void *)&cg_opt.name)) {      \
-            warn("bad value for", key, klen);                                    \
+            warn("bad value in", key, klen + 1 + vlen); /* key=value */         \
             return;                                                              \
         }                                                                        \
         cg_opt_given |= 1u << CG_OPT_ID_##name;                                  \

@@ -50,7 +50,7 @@ else fail options-unknown "rc=$rc err=$(head -c 300 <<<"$err")"; fi
 
 # options-bad-value: verbosity=7 is out of range, so no start-up line either
 run verbosity=7 ok
-if [ $rc -eq 0 ] && grep -q "bad value for 'verbosity'" <<<"$err" &&
+if [ $rc -eq 0 ] && grep -q "bad value in 'verbosity=7'" <<<"$err" &&
    ! grep -q 'fast mode' <<<"$err"; then pass options-bad-value
 else fail options-bad-value "rc=$rc err=$(head -c 300 <<<"$err")"; fi
 
