@@ -105,11 +105,13 @@ static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uin
 static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uint32_t holder,
                            uintptr_t held_at)
 {
-    char name[48], msg[320];
+    char name[48], msg[384];
     cg_lock_name(l, name, sizeof name);
     cg_fmt(msg, sizeof msg, "this thread (tid %d) waited %zu ms for the %s, held all that "
-           "time by thread tid %d, which never let go (deadlock_timeout_ms=%d)", (int)cg_lock_me(),
-           (size_t)(waited_ns / 1000000), name, (int)holder, cg_opt.deadlock_timeout_ms);
+           "time by thread tid %d, which sleeps and waits for no thread that runs: a "
+           "deadlock, or a holder blocked outside chunkguard (deadlock_timeout_ms=%d)",
+           (int)cg_lock_me(), (size_t)(waited_ns / 1000000), name, (int)holder,
+           cg_opt.deadlock_timeout_ms);
     cg_lock_report(CG_E_LOCK_WAIT_TIMEOUT, l, site, msg, holder, held_at,
                    "The holder took the lock");
 }
