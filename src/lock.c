@@ -8,7 +8,6 @@
 #include "lock.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -120,20 +119,14 @@ static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uin
  * (state R in /proc/self/task/TID/stat), or in an uninterruptible kernel
  * wait (D: a page fault, fork copying the address space, I/O), which no
  * lock of ours can cause?  False when it sleeps interruptibly (a futex
- * wait among them), is stopped, has exited, or /proc cannot say.  Raw
- * open/read, no malloc. */
+ * wait among them), is stopped, has exited, or /proc cannot say.  No
+ * malloc, errno untouched. */
 static bool thread_running(uint32_t tid)
 {
     char path[48], buf[256];
     cg_fmt(path, sizeof path, "/proc/self/task/%u/stat", (unsigned)tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (cg_os_read_small(path, buf, sizeof buf) == 0)
         return false;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
     /* "TID (comm) S ...": comm may hold spaces and parentheses, so the
      * state follows the last ')'. */
     const char *close_paren = NULL;

@@ -170,17 +170,24 @@ size_t cg_os_ncpus(void)
 }
 
 
+size_t cg_os_read_small(const char *path, char *buf, size_t cap)
+{
+    long fd = SYS(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (cap == 0 || sys_failed(fd))
+        return 0;
+    long n = SYS(SYS_read, fd, buf, cap - 1, 0, 0, 0);
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    if (sys_failed(n) || n <= 0)
+        return 0;
+    buf[n] = '\0';
+    return (size_t)n;
+}
+
 size_t cg_os_nthreads(void)
 {
     char buf[2048];
-    long fd = SYS(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY | O_CLOEXEC, 0, 0, 0);
-    if (fd < 0)
+    if (cg_os_read_small("/proc/self/status", buf, sizeof buf) == 0)
         return 0;
-    long n = SYS(SYS_read, fd, buf, sizeof buf - 1, 0, 0, 0);
-    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
     for (const char *q = buf; *q; q++) {
         if ((q == buf || q[-1] == '\n') && __builtin_strncmp(q, "Threads:", 8) == 0) {
             size_t count = 0;

@@ -52,6 +52,10 @@ bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make read-only: writes f
 void  cg_os_decommit(void *p, size_t len) CG_HIDDEN; /* give pages back, keep RW */
 void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, may move */
 size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */
+/* A small file (/proc) read whole into buf (at most cap - 1 bytes, then a
+ * NUL), raw system calls: no malloc, errno untouched.  Bytes read, 0 when
+ * it cannot be read. */
+size_t cg_os_read_small(const char *path, char *buf, size_t cap) CG_HIDDEN;
 size_t cg_os_nthreads(void) CG_HIDDEN;               /* threads in the process now
                                                       * (/proc), 0 when unknown */
 void  cg_os_write_all(int fd, const char *buf, size_t len) CG_HIDDEN;
