@@ -87,17 +87,24 @@ static size_t recent_slot(const uintptr_t *pcs, size_t n)
     return (size_t)(((pcs[0] ^ n) * 0x9e3779b97f4a7c15ull) >> (64 - RECENT_BITS));
 }
 
+/* Does record r hold exactly these frames?  (A loop, not memcmp: most
+ * stacks compared are a frame or a few.) */
+static bool same_frames(const rec_t *r, const uintptr_t *pcs, size_t n)
+{
+    if (r->n != n)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (r->pcs[i] != pcs[i])
+            return false;
+    return true;
+}
+
 /* The id in `recent` for exactly these frames, or 0. */
 static uint32_t recent_find(size_t slot, const uintptr_t *pcs, size_t n)
 {
     uint32_t id = __atomic_load_n(&recent[slot], __ATOMIC_ACQUIRE);
     const rec_t *r = rec_of(id);
-    if (r == NULL || r->n != n)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (r->pcs[i] != pcs[i])
-            return 0;
-    return id;
+    return r != NULL && same_frames(r, pcs, n) ? id : 0;
 }
 
 /* Walk a bucket's chain for the stack.  Lock-free: see the file comment. */
@@ -110,7 +117,7 @@ static uint32_t find(const uint32_t *tab, uint32_t h, const uintptr_t *pcs, size
         const rec_t *r = rec_of(id);
         if (r == NULL)
             return 0;
-        if (r->hash == h && r->n == n && memcmp(r->pcs, pcs, n * sizeof *pcs) == 0)
+        if (r->hash == h && same_frames(r, pcs, n))
             return id;
         id = r->next;
     }
