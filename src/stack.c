@@ -67,7 +67,8 @@
  *    cache is registered with pthread_setspecific, which callocs only for
  *    keys past the first 32: priming at start-up gets libunwind its key
  *    early.  Should anything in the unwinder still call malloc, the
- *    recursion guard (cg_self.in_capture) keeps that inner malloc from unwinding.
+ *    recursion guard (cg_self.in_capture) keeps that inner malloc from
+ *    unwinding.
  */
 #define _GNU_SOURCE
 #include "stack.h"
