@@ -109,16 +109,26 @@ CG_INLINE cg_chunk_t *alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fre
     return c;
 }
 
-static void report_bad_size(cg_chunk_t *c) CG_COLD __attribute__((noreturn));
-static void report_bad_size(cg_chunk_t *c)
+/* The report for a pointer to a block already freed: a double free when
+ * it is freed (or reallocated) again, an invalid pointer when it is only
+ * asked about (malloc_usable_size), as debug mode says too. */
+static cg_error_t freed_kind(cg_error_t kind)
+{
+    return kind == CG_E_INVALID_POINTER ? kind : CG_E_DOUBLE_FREE;
+}
+
+/* kind: the report for a pointer that is no block (invalid-free, or
+ * invalid-pointer from malloc_usable_size). */
+static void report_bad_size(cg_chunk_t *c, cg_error_t kind) CG_COLD __attribute__((noreturn));
+static void report_bad_size(cg_chunk_t *c, cg_error_t kind)
 {
     /* A "chunk" whose size reaches exactly the heap's end is the top chunk:
      * the free space a block turns into once freed and merged. */
     if ((char *)c + cg_csize(c) == cg_heap_end(cg_heap_base(c)))
-        cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
+        cg_report(freed_kind(kind), cg_chunk2mem(c),
                   "the pointer is the start of the top chunk (free space): the "
-                  "block was already freed and merged into it",
-                  "double free or corruption (top)");
+                  "block was already freed and merged into it (free-size check)",
+                  kind == CG_E_INVALID_POINTER ? NULL : "double free or corruption (top)");
     cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
               "the block's size field is impossible (overwritten?): it is below "
               "the minimum, not a multiple of 16, flagged as mmapped, or runs past "
@@ -140,7 +150,7 @@ static void report_bad_next(cg_chunk_t *c)
  * neighbour must really start a chunk (or be the fencepost closing an old
  * heap): an overflow that rewrites a size field so that it leads into the
  * middle of a chunk is caught here (release_heap adds the span scan). */
-static inline void check_heap_size(cg_chunk_t *c)
+static inline void check_heap_size(cg_chunk_t *c, cg_error_t kind)
 {
     cg_heap_t *h = cg_heap_base(c);
     size_t size = cg_csize(c);
@@ -148,18 +158,10 @@ static inline void check_heap_size(cg_chunk_t *c)
         return;
     if (CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE || (size & CG_ALIGN_MASK) ||
                     size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
-        report_bad_size(c);
+        report_bad_size(c, kind);
     cg_chunk_t *next = cg_at(c, size);
     if (CG_UNLIKELY(!cg_start_test(h, next) && next != CG_LOAD(h->fence)))
         report_bad_next(c);
-}
-
-/* The report for a pointer to a block already freed: a double free when
- * it is freed (or reallocated) again, an invalid pointer when it is only
- * asked about (malloc_usable_size), as debug mode says too. */
-static cg_error_t freed_kind(cg_error_t kind)
-{
-    return kind == CG_E_INVALID_POINTER ? kind : CG_E_DOUBLE_FREE;
 }
 
 /* A pointer into one of our heaps that is not a chunk start: say what it
@@ -211,7 +213,7 @@ static cg_chunk_t *owned_chunk(void *mem, cg_error_t kind, const char *glibc, bo
     if (cg_in_heap(mem)) {
         if (CG_SWITCH(CG_CHECK_OWNERSHIP) && CG_UNLIKELY(!cg_heap_owns(mem)))
             report_not_a_block(mem, kind, glibc);
-        check_heap_size(c);
+        check_heap_size(c, kind);
         *big = false;
         return c;
     }
@@ -406,7 +408,7 @@ void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
     handoff_begin(tc);
     cg_chunk_t *c = free_enter(mem, tc, caller);
-    check_heap_size(c);
+    check_heap_size(c, CG_E_INVALID_FREE);
     release_heap(c, !CG_SINGLE_THREAD_P, tc);
     cg_inside_end();
 }
