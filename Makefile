@@ -13,8 +13,18 @@ CC      ?= gcc
 BUILD   ?= build
 CG_DEFS ?=
 
-SRCS := $(wildcard src/*.c)
-HDRS := $(wildcard src/*.h src/*.def include/*.h)
+# src/ is layered, top to bottom: entry debug core report base (src/LAYERS,
+# docs/design.md).  Each folder is an include directory; a file includes
+# only its own folder's headers and those of the folders below it
+# (tools/check-layers.py, run by make check).  Objects are named by file,
+# so every file name is unique across the folders.
+SRC_DIRS := $(addprefix src/,$(shell sed -n 's/^\([a-z]*\).*/\1/p' src/LAYERS))
+SRCS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.c))
+HDRS := $(foreach d,$(SRC_DIRS),$(wildcard $(d)/*.h $(d)/*.def)) $(wildcard include/*.h)
+CG_INC := -Iinclude $(SRC_DIRS:%=-I%)
+vpath %.c $(SRC_DIRS)
+# The path of one source file by name: $(call cg_src,heapcheck)
+cg_src = $(firstword $(foreach d,$(SRC_DIRS),$(wildcard $(d)/$(1).c)))
 
 WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
            -Werror=implicit-function-declaration
@@ -23,20 +33,20 @@ WARN    := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 NOBUILTIN := -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc \
              -fno-builtin-free -fno-builtin-memalign -fno-builtin-posix_memalign
 CORE_CFLAGS := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
-               -fno-plt -fno-stack-protector $(NOBUILTIN) $(WARN) -Iinclude -Isrc $(CG_DEFS)
+               -fno-plt -fno-stack-protector $(NOBUILTIN) $(WARN) $(CG_INC) $(CG_DEFS)
 
-OBJS    := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))
-CG_OBJS := $(patsubst src/%.c,$(BUILD)/cg/%.o,$(SRCS))
+OBJS    := $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(SRCS)))
+CG_OBJS := $(patsubst %.c,$(BUILD)/cg/%.o,$(notdir $(SRCS)))
 
 .PHONY: all lib check demo bench clean deps deps-demo
 all: lib
 lib: $(BUILD)/libchunkguard.so $(BUILD)/libchunkguard.a $(BUILD)/libchunkguard-cg.a
 
-$(BUILD)/obj/%.o: src/%.c $(HDRS) Makefile
+$(BUILD)/obj/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@
 
-$(BUILD)/cg/%.o: src/%.c $(HDRS) Makefile
+$(BUILD)/cg/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED -c $< -o $@
 
@@ -107,7 +117,7 @@ check: deps lib
 	@tests/run-all.sh
 
 # docs/options.md is generated from src/options.def (make check verifies it).
-docs/options.md: tools/gen-options-doc.c src/options.def
+docs/options.md: tools/gen-options-doc.c src/base/options.def
 	@mkdir -p $(BUILD)
 	$(CC) -O0 -Wall -o $(BUILD)/gen-options-doc tools/gen-options-doc.c
 	$(BUILD)/gen-options-doc > $@

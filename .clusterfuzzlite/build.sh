@@ -16,7 +16,8 @@ B=${WORK:-/tmp}/chunkguard-build
 rm -rf "$B"
 # the standard-named library, instrumented with the engine's flags
 make -s BUILD="$B" CC="$CC" CG_DEFS="$CFLAGS" "$B/libchunkguard.a"
-FCF="-std=gnu11 -O1 -g -Iinclude -Isrc -fno-builtin $CFLAGS"
+INC="-Iinclude $(for d in src/*/; do printf -- "-I%s " "${d%/}"; done)"
+FCF="-std=gnu11 -O1 -g $INC -fno-builtin $CFLAGS"
 # second copies of the parsers under test, globals renamed (fuzz/fuzz.mk)
 RENAME="-Dcg_opt=fz_opt -Dcg_opt_given=fz_opt_given -Dcg_options_init=fz_options_init \
         -Dcg_expand_path=fz_expand_path -Dcg_default_options=fz_default_options \
@@ -25,8 +26,8 @@ RENAME="-Dcg_opt=fz_opt -Dcg_opt_given=fz_opt_given -Dcg_options_init=fz_options
         -Dcg_param_set_tcache_max=fz_param_set_tcache_max"
 UUT=""
 for u in options tunables; do
-  $CC -std=gnu11 -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec -Iinclude -Isrc \
-      $CFLAGS $RENAME -c src/$u.c -o "$B/$u-under-test.o"
+  $CC -std=gnu11 -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec $INC \
+      $CFLAGS $RENAME -c src/*/$u.c -o "$B/$u-under-test.o"
   UUT="$UUT $B/$u-under-test.o"
 done
 build() {   # build NAME SOURCE [FLAGS...]

@@ -20,7 +20,7 @@ FZ        := $(BUILD)/fuzz
 FZ_NAMES  := ops-fast ops-debug ops-mt corrupt options
 FZ_COMMON := fuzz/model.c fuzz/tune.c fuzz/common.c
 FZ_HDRS   := fuzz/fuzz.h fuzz/fuzz.mk $(HDRS)
-FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra -Iinclude -Isrc -fno-builtin \
+FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra $(CG_INC) -fno-builtin \
              -fno-omit-frame-pointer
 FUZZ_SECONDS ?= 60
 FUZZ_SMOKE_SECONDS ?= 20
@@ -82,7 +82,7 @@ $(FZ)/$(1)/$(2): $(fz_src_$(2)) $(FZ_COMMON) $(fz_drv_$(1)) $(fz_lib_$(1)) $(FZ_
 	    $(fz_drv_$(1)) $(call fz_uut,$(1),$(2)) $(fz_lib_$(1)) -pthread
 endef
 define FZ_OPTS_OBJ
-$(FZ_UUT:%=$(FZ)/$(1)/%-under-test.o): $(FZ)/$(1)/%-under-test.o: src/%.c $(FZ_HDRS)
+$(FZ_UUT:%=$(FZ)/$(1)/%-under-test.o): $(FZ)/$(1)/%-under-test.o: %.c $(FZ_HDRS)
 	@mkdir -p $$(dir $$@)
 	$(fz_cc_$(1)) $(CORE_CFLAGS) $(fz_libdefs_$(1)) $(FZ_RENAME) -c -o $$@ $$<
 endef

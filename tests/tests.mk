@@ -7,12 +7,12 @@
 # cgcases-off-variants     one library per check switch, with that check
 #                          compiled out: $(BUILD)/off-<NAME>/libchunkguard.so.
 #                          CGCASES_OFF="FASTTOP UNLINK" limits the set; the
-#                          default is every CG_CHECK_* in src/config.h.
+#                          default is every CG_CHECK_* in src/base/config.h.
 #                          Use make -j2: the variants build side by side.
 
 CGCASES_SRCS := $(wildcard tests/cases/*_*.c)
 CGCASES_BINS := $(patsubst tests/cases/%.c,$(BUILD)/cases/%,$(CGCASES_SRCS))
-CGCASES_OFF  ?= $(shell sed -n 's/^\#define CG_CHECK_\([A-Z_]*\) .*/\1/p' src/config.h)
+CGCASES_OFF  ?= $(shell sed -n 's/^\#define CG_CHECK_\([A-Z_]*\) .*/\1/p' src/base/config.h)
 
 # -O0 and -fno-builtin keep each bug as written: at -O2 gcc may delete a
 # malloc/free pair or a store into freed memory.  The warnings about those
@@ -72,9 +72,9 @@ UT_SO_LINK := -L$(BUILD) -Wl,--no-as-needed -lchunkguard -Wl,--as-needed \
               -Wl,-rpath,$(abspath $(BUILD))
 UT_ASAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 UT_TSAN    := -fsanitize=thread -fno-omit-frame-pointer
-UT_SRCS    := $(wildcard src/*.c)
-UT_ASAN_CORE := $(patsubst src/%.c,$(BUILD)/asan/core/%.o,$(UT_SRCS))
-UT_TSAN_CORE := $(patsubst src/%.c,$(BUILD)/tsan/core/%.o,$(UT_SRCS))
+UT_SRCS    := $(notdir $(SRCS))
+UT_ASAN_CORE := $(patsubst %.c,$(BUILD)/asan/core/%.o,$(UT_SRCS))
+UT_TSAN_CORE := $(patsubst %.c,$(BUILD)/tsan/core/%.o,$(UT_SRCS))
 
 .PHONY: ut-all ut-so ut-glibc ut-asan ut-tsan ut-mutant
 ut-all: ut-so ut-glibc ut-asan ut-tsan ut-mutant
@@ -114,11 +114,11 @@ $(BUILD)/unit/mutant/%: $(UT_DIR)/%.c $(UT_HDRS) $(UT_MUT)
 # The core as the top Makefile compiles it (CORE_CFLAGS, cg_ names), plus
 # the sanitizer: its own memory accesses are checked too.  Test builds:
 # every "caller holds the lock" contract is checked (CG_LOCK_ASSERTS).
-$(BUILD)/asan/core/%.o: src/%.c $(HDRS)
+$(BUILD)/asan/core/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(UT_SAN_CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED -DCG_LOCK_ASSERTS=1 $(UT_ASAN) -c $< -o $@
 
-$(BUILD)/tsan/core/%.o: src/%.c $(HDRS)
+$(BUILD)/tsan/core/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(UT_SAN_CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED -DCG_LOCK_ASSERTS=1 $(UT_TSAN) -c $< -o $@
 
@@ -151,9 +151,9 @@ $(BUILD)/tsan/stress: $(UT_DIR)/stress.c $(UT_HDRS) $(UT_TSAN_CORE)
 
 STK_DIR    := tests/unit
 STK_CASES  := $(STK_DIR)/stk_capture.c $(STK_DIR)/stk_depot.c $(STK_DIR)/stk_symbolize.c
-STK_HDRS   := $(STK_DIR)/stk_util.h src/stack.h src/stackdepot.h src/symbolize.h
+STK_HDRS   := $(STK_DIR)/stk_util.h src/debug/stack.h src/debug/stackdepot.h src/report/symbolize.h
 STK_OUT    := $(BUILD)/stacks
-STK_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -Isrc -I$(STK_DIR) -DCHUNKGUARD_PREFIXED \
+STK_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra $(CG_INC) -I$(STK_DIR) -DCHUNKGUARD_PREFIXED \
               -DSTK_FIXTURE_DIR='"$(abspath $(STK_OUT))"'
 STK_LIBS   := -lcriterion -lunwind -ldl -pthread
 # A frame with no unwind information at all (libunwind must guess it).
@@ -188,7 +188,7 @@ $(STK_OUT)/unit: $(STK_CASES) $(STK_DIR)/stk_shim.c $(STK_HDRS) $(STK_OUT)/nocfi
 
 # A mutant's stack.o comes before the archive, so the archive's is not used.
 .PRECIOUS: $(STK_OUT)/stack-%.o
-$(STK_OUT)/stack-%.o: src/stack.c $(HDRS)
+$(STK_OUT)/stack-%.o: $(call cg_src,stack) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED $(STK_MUT_$*) -c $< -o $@
 
@@ -206,6 +206,6 @@ $(BUILD)/asan/stacks: $(STK_CASES) $(STK_HDRS) $(STK_OUT)/asan-nocfi.o $(UT_ASAN
 	    $(UT_ASAN_CORE) $(STK_LIBS)
 
 $(BUILD)/tsan/stk_threads: $(STK_DIR)/stk_threads.c $(STK_HDRS) $(UT_TSAN_CORE)
-	$(UT_SAN_CC) -std=gnu11 -O2 -g -Wall -Wextra -Iinclude -Isrc -DCHUNKGUARD_PREFIXED $(UT_TSAN) \
+	$(UT_SAN_CC) -std=gnu11 -O2 -g -Wall -Wextra $(CG_INC) -DCHUNKGUARD_PREFIXED $(UT_TSAN) \
 	    -o $@ $< $(UT_TSAN_CORE) -lunwind -pthread
 # ---- end stacks block

@@ -1,5 +1,5 @@
 /*
- * gen-options-doc.c — print docs/options.md from src/options.def, so the
+ * gen-options-doc.c — print docs/options.md from src/base/options.def, so the
  * documentation is generated from the same list as the parser, the
  * defaults and the help=1 listing.  `make docs/options.md` runs it;
  * `make check` fails when the committed file differs from its output.
@@ -28,7 +28,7 @@ static void row(const char *name, const char *type, const char *def, long min, l
 int main(void)
 {
     puts("# Options\n\n"
-         "<!-- Generated from src/options.def by tools/gen-options-doc.c "
+         "<!-- Generated from src/base/options.def by tools/gen-options-doc.c "
          "(`make docs/options.md`); do not edit. -->\n\n"
          "chunkguard reads `CHUNKGUARD_OPTIONS` once, when it initialises: "
          "`key=value` pairs separated by `:`, e.g.\n\n"
@@ -41,7 +41,7 @@ int main(void)
          "|---|---|---|---|---|");
 #define CG_OPTION(name, type, def, min, max, flags, help) \
     row(#name, #type, #def, (long)(min), (long)(max), (flags), help);
-#include "../src/options.def"
+#include "../src/base/options.def"
 #undef CG_OPTION
     puts("\n## How a report ends the process\n\n"
          "| abort_on_error | exitcode | after a report |\n"

@@ -21,7 +21,7 @@ for h in ops-fast ops-debug ops-mt corrupt options; do
 done
 cd "$root"
 {
-    for f in src/*.c; do
+    for f in src/*/*.c; do
         gcov -t -o "$obj" "$f" 2>/dev/null || true
         u=$FZ/cov/$(basename "$f" .c)-under-test.o
         [ -f "$u" ] && { gcov -t -o "$u" "$f" 2>/dev/null || true; }

@@ -31,7 +31,7 @@ cgcase_hexnorm() {
 
 # cgcase_glibc_msgs CHECK — print, one a line, the glibc messages of the
 # glibc checks that switch CHECK (e.g. CG_CHECK_FASTTOP) corresponds to, as
-# listed in src/config.h; chunkguard's check line quotes one of them.
+# listed in src/base/config.h; chunkguard's check line quotes one of them.
 # Exit status 0 (nothing printed for an unknown switch).
 cgcase_glibc_msgs() {
   case "${1#CG_CHECK_}" in

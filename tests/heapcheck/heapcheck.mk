@@ -13,14 +13,14 @@ HC_CFLAGS := -std=gnu11 -O1 -g -fno-builtin -Wall -Wextra -Iinclude
 .PHONY: hc-bins
 hc-bins: $(HC_OUT)/hc_clean $(HC_OUT)/hc_corrupt $(HC_OUT)/hc_interval
 
-$(HC_OUT)/heapcheck-mutable.o: src/heapcheck.c $(HDRS)
+$(HC_OUT)/heapcheck-mutable.o: $(call cg_src,heapcheck) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED -DCG_HEAPCHECK_MUTABLE=1 -c $< -o $@
 
 # The test-only object comes before the archive, so the archive's is not used.
 $(HC_OUT)/hc_corrupt: tests/heapcheck/hc_corrupt.c $(HC_OUT)/heapcheck-mutable.o \
                       $(BUILD)/libchunkguard-cg.a
-	$(CC) $(HC_CFLAGS) -Isrc -o $@ $< $(HC_OUT)/heapcheck-mutable.o \
+	$(CC) $(HC_CFLAGS) $(CG_INC) -o $@ $< $(HC_OUT)/heapcheck-mutable.o \
 	    $(BUILD)/libchunkguard-cg.a -pthread -ldl
 
 $(HC_OUT)/%: tests/heapcheck/%.c include/chunkguard.h $(BUILD)/libchunkguard.so

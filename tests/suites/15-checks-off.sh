@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 15-checks-off.sh — no check is dead code.
 #
-# For every CG_CHECK_<NAME> switch in src/config.h, a library is built with
+# For every CG_CHECK_<NAME> switch in src/base/config.h, a library is built with
 # that check compiled out ($CG_BUILD/off-<NAME>/libchunkguard.so, all built
 # with make -j2).  The cases tagged check=CG_CHECK_<NAME> that pass against
 # $CG_SO (all checks on) are its witnesses.  Test checks-off/<NAME> passes
@@ -14,8 +14,8 @@
 set -uo pipefail
 . "$CG_ROOT/tests/cases/lib.sh"
 
-switches=$(sed -n 's/^#define CG_CHECK_\([A-Z_]*\) .*/\1/p' "$CG_ROOT/src/config.h")
-[ -n "$switches" ] || { echo "FAIL checks-off-switches: no CG_CHECK_* in src/config.h"; exit 1; }
+switches=$(sed -n 's/^#define CG_CHECK_\([A-Z_]*\) .*/\1/p' "$CG_ROOT/src/base/config.h")
+[ -n "$switches" ] || { echo "FAIL checks-off-switches: no CG_CHECK_* in src/base/config.h"; exit 1; }
 
 if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" lib cgcases-bins >/dev/null; then
   echo "FAIL checks-off-build: make lib cgcases-bins failed"; exit 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 47-options.sh — CHUNKGUARD_OPTIONS, glibc's settings, and how a report ends.
 #   options-doc-current  docs/options.md is what tools/gen-options-doc prints
-#   options-help         help=1 lists every option of src/options.def
+#   options-help         help=1 lists every option of src/base/options.def
 #   options-unknown      an unknown key: one warning naming it, program runs
 #   options-bad-value    an out-of-range value: a warning, the default kept
 #   options-no-equals    a pair without '=': a warning
@@ -35,7 +35,7 @@ if "$B/gen-options-doc" | diff -u "$R/docs/options.md" - >"$tmp/diff"; then pass
 else fail options-doc-current "docs/options.md is stale; run make docs/options.md: $(head -c 300 "$tmp/diff")"; fi
 
 # options-help: every CG_OPTION name appears as "  name=" in the listing
-names=$(grep -o '^CG_OPTION([a-z_]*' "$R/src/options.def" | sed 's/CG_OPTION(//')
+names=$(grep -o '^CG_OPTION([a-z_]*' "$R/src/base/options.def" | sed 's/CG_OPTION(//')
 run help=1 ok
 missing=""
 for n in $names; do grep -q "^  $n=" <<<"$err" || missing="$missing $n"; done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # 56-debug-perf.sh — what debug mode's speed-ups must not cost in
 # detection or in the truth of its reports:
-#   debug-pattern-scan      the vector pattern scan (src/pattern.c), which finds
+#   debug-pattern-scan      the vector pattern scan (src/debug/pattern.c), which finds
 #                           redzone overflows and writes after free, against a
 #                           byte-by-byte reference at every length, alignment
 #                           and offset; a build that skips the bytes after the
@@ -15,8 +15,8 @@ R=$CG_ROOT; B=$CG_BUILD/debug; SO=$CG_SO
 mkdir -p "$B"
 build() {   # build OUT EXTRA-FLAGS...
     local out=$1; shift
-    gcc -std=gnu11 -O2 -g -Wall -Wextra -I"$R/src" "$@" -o "$out" \
-        "$R/tests/debug/pattern_test.c" "$R/src/pattern.c"
+    gcc -std=gnu11 -O2 -g -Wall -Wextra -I"$R/src/debug" -I"$R/src/base" "$@" -o "$out" \
+        "$R/tests/debug/pattern_test.c" "$R/src/debug/pattern.c"
 }
 if build "$B/pattern_test"; then
     out=$(timeout 120 "$B/pattern_test"); rc=$?

@@ -2,7 +2,7 @@
 # 60-verify.sh — make verify: the spin models of verify/models/ (fastbins,
 # lock elision, the free path's check, fork handlers), one PASS/FAIL line
 # per correct model and per seeded-bug variant (issue 4 points 7 and 8).
-# A check that fork.pml still models the order src/init.c takes the locks in.
+# A check that fork.pml still models the order src/entry/init.c takes the locks in.
 # Then a self-test of the runner: given a seeded bug listed as correct, and
 # a correct model listed as a seeded bug, it must fail both — so a broken
 # runner cannot turn the lines above into passes.
@@ -14,10 +14,10 @@ command -v spin >/dev/null 2>&1 ||
 
 make -s --no-print-directory -C "$CG_ROOT" BUILD="$CG_BUILD" verify || rc=1
 
-# fork.pml models fork_prepare's lock order: it must be src/init.c's order,
+# fork.pml models fork_prepare's lock order: it must be src/entry/init.c's order,
 # or the model checks an order the C no longer has.
 model=$CG_ROOT/verify/models/fork.pml
-c_order=$(sed -n '/^static void fork_prepare/,/^}/p' "$CG_ROOT/src/init.c" |
+c_order=$(sed -n '/^static void fork_prepare/,/^}/p' "$CG_ROOT/src/entry/init.c" |
   grep -oE 'cg_[a-z]+_lock[a-z_]*' | while read -r f; do
     case "$f" in
       cg_quarantine_lock_all) echo QUAR ;;
@@ -42,7 +42,7 @@ m_order=$(gcc -E -P -x c "$model" 2>/dev/null | sed -n '/^inline fork_prepare/,/
 if [ -n "$c_order" ] && [ "$c_order" = "$m_order" ]; then
   echo "PASS verify-fork-order-matches-init.c"
 else
-  echo "FAIL verify-fork-order-matches-init.c: src/init.c fork_prepare takes [$c_order], fork.pml models [$m_order]"
+  echo "FAIL verify-fork-order-matches-init.c: src/entry/init.c fork_prepare takes [$c_order], fork.pml models [$m_order]"
   rc=1
 fi
 
