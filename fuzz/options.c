@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
-#include "info.h"         /* with the renames: fz_param_set, ... (defined here) */
+#include "params.h"       /* with the renames: fz_param_set, ... (defined here) */
 #include "options.h"      /* with the renames: declares fz_opt, fz_options_init */
 
 void fz_tunables_init(void);   /* src/tunables.c's cg_tunables_init, renamed */

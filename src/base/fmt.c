@@ -4,7 +4,7 @@
  */
 #include <stdarg.h>
 
-#include "report.h"
+#include "fmt.h"
 
 typedef struct out {
     char *buf;

@@ -11,13 +11,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "lockdep.h"
+#include "fmt.h"
 #include "options.h"
-#include "render.h"
-#include "stackdepot.h"
 #include "thread.h"
 
 bool cg_lockdep_on;
+cg_lock_hooks_t cg_lock_hooks;
 
 uint32_t cg_lock_tid_slow(void)
 {
@@ -40,50 +39,19 @@ size_t cg_lock_name(const cg_lock_t *l, char *buf, size_t cap)
     return cg_fmt(buf, cap, "%s", node < CG_LK_NODES ? node_names[node] : "a lock");
 }
 
-size_t cg_lock_site_stack(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
+/* The report about a lock, through the hook once init has set it. */
+static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site, const char *msg,
+                        uint32_t holder, uintptr_t held_site, const char *held_title)
+    CG_COLD __attribute__((noreturn));
+static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site, const char *msg,
+                        uint32_t holder, uintptr_t held_site, const char *held_title)
 {
-    if (site & CG_SITE_STACK) {
-        size_t n = cg_stack_get((uint32_t)(site & ~CG_SITE_STACK), pcs);
-        if (n > 0)
-            return n;
-        site = 0;
-    }
-    *pcs = one;
-    one[0] = site;
-    return site != 0;
-}
-
-/* The calling thread's site: as above, and in a malloc-family call the
- * program's call site after a lone address. */
-size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
-{
-    size_t n = cg_lock_site_stack(site, one, pcs);
-    /* (The site is the call site itself when the API entry tail-called
-     * the function that took the lock: no second frame then.) */
-    if (*pcs == one && cg_self.inside && cg_self.caller != 0 &&
-        (n == 0 || one[0] != cg_self.caller))
-        one[n++] = cg_self.caller;
-    return n;
-}
-
-void cg_lock_report(cg_error_t kind, const cg_lock_t *l, uintptr_t site, const char *msg,
-                    uint32_t holder, uintptr_t held_site, const char *held_title)
-{
-    uintptr_t now1[2], held1[2];
-    const uintptr_t *now_pcs, *held_pcs;
-    size_t now_n = cg_lock_site_here(site, now1, &now_pcs);
-    size_t held_n = cg_lock_site_stack(held_site, held1, &held_pcs);
-    char name[48];
-    cg_lock_name(l, name, sizeof name);
-    cg_rdata_t d = {
-        .kind = kind, .addr = l, .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard",
-        .message = msg, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
-        .stacks = { { NULL, -1, now_pcs, now_n, NULL },
-                    { held_title, -1, held_pcs, held_n, "held" } },
-        .nstacks = 2, .lock = name, .holder_tid = (long)holder,
-    };
-    cg_report_emit(&d, false);
-    cg_report_exit();
+    if (cg_lock_hooks.report != NULL)
+        cg_lock_hooks.report(ev, l, site, msg, holder, held_site, held_title);
+    char buf[512];
+    size_t n = cg_fmt(buf, sizeof buf, "==chunkguard: %s (before initialisation)\n", msg);
+    cg_os_write_all(2, buf, n);
+    cg_os_abort();
 }
 
 static void report_deadlock(cg_lock_t *l, uintptr_t site) CG_COLD __attribute__((noreturn));
@@ -93,7 +61,7 @@ static void report_deadlock(cg_lock_t *l, uintptr_t site)
     cg_lock_name(l, name, sizeof name);
     cg_fmt(msg, sizeof msg, "this thread (tid %d) takes the %s, which it already holds: "
            "waiting would never end", (int)cg_lock_me(), name);
-    cg_lock_report(CG_E_DEADLOCK, l, site, msg, cg_lock_me(), CG_LOAD(l->site),
+    lock_report(CG_LOCK_EV_DEADLOCK, l, site, msg, cg_lock_me(), CG_LOAD(l->site),
                    "The lock was first taken by this thread");
 }
 
@@ -111,7 +79,7 @@ static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uin
            "deadlock, or a holder blocked outside chunkguard (deadlock_timeout_ms=%d)",
            (int)cg_lock_me(), (size_t)(waited_ns / 1000000), name, (int)holder,
            cg_opt.deadlock_timeout_ms);
-    cg_lock_report(CG_E_LOCK_WAIT_TIMEOUT, l, site, msg, holder, held_at,
+    lock_report(CG_LOCK_EV_TIMEOUT, l, site, msg, holder, held_at,
                    "The holder took the lock");
 }
 
@@ -289,5 +257,5 @@ void cg_lock_assert_failed(const cg_lock_t *l, const char *what, const char *whe
                       "(owner tid %d, this thread tid %d)\n", where, what, name,
                       (int)CG_LOAD(l->owner), (int)cg_lock_me());
     cg_os_write_all(2, buf, n);
-    abort();
+    cg_os_abort();
 }

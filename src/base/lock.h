@@ -96,13 +96,39 @@ CG_INLINE uint32_t cg_lock_me(void)
 }
 
 /* Debug mode: acquisitions record a stack for their site and go through
- * the lock-order graph (lockdep.c). */
+ * the lock-order graph (debug/lockdep.c, through cg_lock_hooks). */
 extern bool cg_lockdep_on CG_HIDDEN;
 
+/* What a fatal lock report is about (cg_lock_hooks.report). */
+typedef enum cg_lock_event {
+    CG_LOCK_EV_DEADLOCK,        /* this thread re-takes a lock it holds   */
+    CG_LOCK_EV_TIMEOUT,         /* a wait longer than deadlock_timeout_ms */
+} cg_lock_event_t;
+
+/*
+ * The hook through which this layer reaches the layers above it
+ * (docs/design.md, "Hooks"): set once by init (entry/init.c) while the
+ * process is single-threaded, read without a lock afterwards.
+ *   debug_lock      debug mode's cg_lock_at: a stack for the site, the
+ *                   lock, the lock-order graph; called only while
+ *                   cg_lockdep_on, which is set after it
+ *   debug_acquired  the graph's note of a lock cg_trylock took
+ *   report          the fatal report about lock l, taken (or waited for)
+ *                   at site by this thread; holder and held_site describe
+ *                   the other acquisition, titled held_title.  NULL before
+ *                   init: a plain message and abort (lock.c)
+ */
+typedef struct cg_lock_hooks {
+    void (*debug_lock)(struct cg_lock *l, uintptr_t site);
+    void (*debug_acquired)(struct cg_lock *l);
+    void (*report)(cg_lock_event_t ev, const struct cg_lock *l, uintptr_t site,
+                   const char *msg, uint32_t holder, uintptr_t held_site,
+                   const char *held_title) __attribute__((noreturn));
+} cg_lock_hooks_t;
+extern cg_lock_hooks_t cg_lock_hooks CG_HIDDEN;
+
 void cg_lock_slow(cg_lock_t *l, uintptr_t site) CG_HIDDEN;
-void cg_lock_debug(cg_lock_t *l, uintptr_t site) CG_HIDDEN CG_NOINLINE;
 void cg_unlock_wake(cg_lock_t *l) CG_HIDDEN;
-void cg_lockdep_acquire(cg_lock_t *l) CG_HIDDEN;
 void cg_lock_assert_failed(const cg_lock_t *l, const char *what, const char *where)
     CG_COLD CG_HIDDEN __attribute__((noreturn));
 
@@ -131,7 +157,7 @@ CG_INLINE void cg_lock_raw(cg_lock_t *l, uintptr_t site)
 CG_INLINE void cg_lock_at(cg_lock_t *l, uintptr_t site)
 {
     if (CG_UNLIKELY(cg_lockdep_on))
-        cg_lock_debug(l, site);
+        cg_lock_hooks.debug_lock(l, site);
     else
         cg_lock_raw(l, site);
 }
@@ -158,7 +184,7 @@ CG_INLINE bool cg_trylock(cg_lock_t *l)
         return false;
     cg_lock_taken(l, CG_RET_ADDR);
     if (CG_UNLIKELY(cg_lockdep_on))
-        cg_lockdep_acquire(l);
+        cg_lock_hooks.debug_acquired(l);
     return true;
 }
 

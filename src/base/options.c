@@ -9,7 +9,8 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "fmt.h"
+#include "log.h"
 
 cg_options_t cg_opt;
 uint32_t cg_opt_given;

@@ -7,6 +7,8 @@
 #include "platform.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
@@ -227,4 +229,32 @@ uint64_t cg_os_now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int cg_os_getpid(void)
+{
+    return (int)sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
+}
+
+const char *cg_os_getenv(const char *name)
+{
+    return getenv(name);
+}
+
+unsigned long cg_os_getauxval(unsigned long type)
+{
+    int saved = errno;
+    unsigned long v = getauxval(type);
+    errno = saved;
+    return v;
+}
+
+void cg_os_abort(void)
+{
+    abort();
+}
+
+void cg_os_exit(int status)
+{
+    _exit(status);
 }

@@ -1,6 +1,7 @@
 /*
  * platform.h — the only place chunkguard talks to the OS and the compiler's
- * intrinsics: mmap and friends, futex locks, thread identity, raw writes.
+ * intrinsics: mmap and friends, futex calls, thread identity, raw writes
+ * (the lock built on them is lock.h).
  * Nothing here allocates.
  */
 #ifndef CG_PLATFORM_H
@@ -67,6 +68,16 @@ long  cg_os_futex_wait(uint32_t *addr, uint32_t val, int64_t timeout_ns) CG_HIDD
 void  cg_os_futex_wake(uint32_t *addr) CG_HIDDEN;
 uint32_t cg_os_gettid(void) CG_HIDDEN;
 uint64_t cg_os_now_ns(void) CG_HIDDEN;               /* CLOCK_MONOTONIC */
+int   cg_os_getpid(void) CG_HIDDEN;
+/* The process's environment and auxiliary vector, read at init: getenv
+ * (NULL when unset) and getauxval (0 when absent). */
+const char *cg_os_getenv(const char *name) CG_HIDDEN;
+unsigned long cg_os_getauxval(unsigned long type) CG_HIDDEN;
+/* End the process: abort() raises SIGABRT (the program's handler runs,
+ * then the default action), _exit(status) runs no handler and no atexit
+ * function.  Neither returns. */
+_Noreturn void cg_os_abort(void) CG_HIDDEN;
+_Noreturn void cg_os_exit(int status) CG_HIDDEN;
 
 /* Counters shared between threads: an atomic add only when the operation
  * runs multi-threaded, so the single-threaded path stays free of locked
@@ -79,7 +90,5 @@ uint64_t cg_os_now_ns(void) CG_HIDDEN;               /* CLOCK_MONOTONIC */
  * x86_64, so that such reads are well-defined and ThreadSanitizer-clean. */
 #define CG_LOAD(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CG_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
-
-#include "lock.h"
 
 #endif /* CG_PLATFORM_H */

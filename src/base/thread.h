@@ -1,16 +1,16 @@
 /*
  * thread.h — per-thread state (initial-exec TLS, kept small: six words,
  * two half-words and four bytes; tests/suites/45-lifecycle.sh holds the
- * library's whole TLS to 64 bytes).
- *
- * Self-contained on purpose: lock.h (included by platform.h) reads the
- * thread's kernel id from here, so this header must not need platform.h
- * before cg_self is declared.
+ * library's whole TLS to 64 bytes), and the callout mark that layers
+ * below entry/ set around code that may call malloc.
  */
 #ifndef CG_THREAD_H
 #define CG_THREAD_H
 
 #include <stdint.h>
+
+#include "config.h"
+#include "platform.h"
 
 struct cg_tcache;
 struct cg_arena;
@@ -41,6 +41,43 @@ typedef struct cg_thread {
 extern __thread cg_thread_t cg_self
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
-#include "platform.h"
+/* Orders a thread's accesses against a signal handler on the same thread
+ * (entry/reentry.h). */
+#define CG_SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/*
+ * A callout: chunkguard itself calls code that may call malloc (the
+ * unwinder's first capture on a thread allocates its thread-local block),
+ * at a point where no chunkguard lock is held and every structure is
+ * consistent.  Such calls are served normally, not as re-entrant ones.
+ */
+typedef struct cg_callout {
+    uint8_t inside;
+    struct cg_tcache *tc;
+} cg_callout_t;
+
+CG_INLINE cg_callout_t cg_callout_begin(void)
+{
+    cg_callout_t c = { cg_self.inside, cg_self.held_tc };
+    CG_SIGNAL_FENCE();
+    if (c.inside) {
+        cg_self.tcache = c.tc;
+        cg_self.inside = 0;
+    }
+    CG_SIGNAL_FENCE();
+    return c;
+}
+
+CG_INLINE void cg_callout_end(cg_callout_t c)
+{
+    CG_SIGNAL_FENCE();
+    if (c.inside) {
+        cg_self.held_tc = cg_self.tcache;   /* a callout may have created it */
+        if (CG_SWITCH(CG_REENTRY_MARK))
+            cg_self.tcache = NULL;
+        cg_self.inside = c.inside;
+    }
+    CG_SIGNAL_FENCE();
+}
 
 #endif /* CG_THREAD_H */

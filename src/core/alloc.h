@@ -1,68 +1,164 @@
 /*
- * alloc.h — the malloc-family logic behind the exported names: the inline
- * fast paths (tcache hits, no function call) and the out-of-line slow paths.
+ * alloc.h — the core's chunk source: a chunk from the tcache, an arena or
+ * a big block; the validation of a pointer the program hands back; and
+ * its release.  The pieces the slow paths inline (entry/api.c, fast.c)
+ * are here, the rest in alloc.c.  No mode is asked about: fast mode's
+ * table (fast.c) and debug mode's (debug/debug.c) are built on these.
+ * mt: other threads may run (the arena locks are taken); tc: the calling
+ * thread's tcache, or NULL.
  */
 #ifndef CG_ALLOC_H
 #define CG_ALLOC_H
 
+#include <errno.h>
 #include <string.h>
 
-#include "reentry.h"
+#include "arena.h"
+#include "bigblock.h"
+#include "fastbin.h"
+#include "report.h"
 #include "tcache.h"
 
-/* Slow paths; `caller` is the program's return address, for reports.
- * Contracts are those of the standard functions (glibc 2.36). */
-void  *cg_malloc_slow(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-/* malloc's slow path for a thread whose tcache (tc) missed: called with the
- * inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
-void  *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc) CG_HIDDEN CG_NOINLINE;
-void   cg_free_slow(void *mem, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-/* calloc's slow path for a thread whose tcache (tc) missed, entered like
- * cg_malloc_handoff. */
-void  *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller, cg_tcache_t *tc)
-    CG_HIDDEN CG_NOINLINE;
-void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
-void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN;
-void  *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
-/* posix_memalign's contract around alloc (cg_memalign_impl, or the
- * re-entrant cg_reentry_memalign): EINVAL for a bad alignment, ENOMEM,
- * errno kept. */
-int    cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t caller,
-                              void *(*alloc)(size_t align, size_t n, uintptr_t caller,
-                                             const char *op)) CG_HIDDEN;
-void  *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op) CG_HIDDEN;
-size_t cg_usable_size_impl(void *mem, uintptr_t caller) CG_HIDDEN;
-void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
-
-/* The core beneath debug mode (debug.c): a chunk of at least nb bytes
- * whose memory is aligned to align (<= 16: the normal 16), never from a
- * tcache, not filled; NULL when out of memory (errno not set).  And the
- * checked free of the block at mem, never into a tcache; a pointer that is
- * not a live block of ours is reported as free would. */
-cg_chunk_t *cg_core_alloc(size_t nb, size_t align, bool mt) CG_HIDDEN;
-void   cg_core_free(void *mem, bool mt) CG_HIDDEN;
-
-/* A free a signal handler made while its thread was inside (reentry.c),
- * done now: free's checks and release, without the mark (the caller is
- * inside already). */
-void   cg_free_deferred(void *mem) CG_HIDDEN;
-
-/* The inline paths' tcache hit, called with the mark set (CG_FAST_ENTER):
- * a chunk of bin idx, counted in *count, with the mark ended; or NULL when
- * the bin cannot serve it (empty, not an inline bin, a link the slow path
- * must check), the mark still set for the hand-off. */
-CG_INLINE void *cg_tcache_hit(cg_tcache_t *tc, size_t idx, uint64_t *count)
+static inline size_t cg_usable_of(cg_chunk_t *c)
 {
-    void *mem;
-    if (CG_LIKELY(idx < cg_mp.tcache_fast_bins) &&
-        CG_LIKELY((mem = cg_tcache_try_get(tc, idx)) != NULL)) {
-        CG_COUNT(*count);
-        CG_FAST_LEAVE(tc);
-        return mem;
-    }
-    return NULL;
+    return cg_is_mmapped(c) ? cg_big_usable(c) : cg_heap_usable(c);
 }
+
+/* M_PERTURB or fill_alloc: fill a new block. */
+static inline void cg_perturb_alloc(cg_chunk_t *c)
+{
+    if (CG_UNLIKELY(cg_mp.alloc_fill >= 0))
+        memset(cg_chunk2mem(c), cg_mp.alloc_fill, cg_usable_of(c));
+}
+
+/* nb bytes (aligned to align when it is not 0) from arena av, under its
+ * lock when mt. */
+CG_INLINE cg_chunk_t *cg_from_arena(cg_arena_t *av, size_t nb, size_t align, bool mt,
+                                    cg_tcache_t *tc, bool *fresh)
+{
+    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
+    cg_chunk_t *c = align ? cg_arena_memalign(av, align, nb, mt)
+                          : cg_arena_malloc(av, nb, mt, fresh, tc);
+    cg_unlock_if(&av->lock, av_tok);
+    return c;
+}
+
+/* This thread's arena is out of memory: try one other, once, as glibc does. */
+cg_chunk_t *cg_from_other_arena(cg_arena_t *failed, size_t nb, size_t align, bool mt,
+                                cg_tcache_t *tc, bool *fresh) CG_HIDDEN CG_NOINLINE;
+
+CG_INLINE cg_chunk_t *cg_from_arenas(size_t nb, size_t align, bool mt, cg_tcache_t *tc,
+                                     bool *fresh)
+{
+    cg_arena_t *av = cg_arena_for_thread(mt);
+    cg_chunk_t *c = cg_from_arena(av, nb, align, mt, tc, fresh);
+    if (CG_UNLIKELY(c == NULL))
+        c = cg_from_other_arena(av, nb, align, mt, tc, fresh);
+    return c;
+}
+
+/* A chunk of at least nb bytes from the tcache, an arena, or a big block.
+ * *fresh says its memory is known to read zero.  NULL with errno ENOMEM. */
+CG_INLINE cg_chunk_t *cg_alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *fresh)
+{
+    *fresh = false;
+    if (tc != NULL && nb <= cg_mp.tcache_max_csize) {
+        size_t idx = cg_csize2tidx(nb);
+        if (tc->entries[idx] != NULL)
+            return cg_mem2chunk(cg_tcache_get(tc, idx));
+    }
+    cg_chunk_t *c = NULL;
+    if (nb >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max &&
+        (c = cg_big_alloc(nb, 0, mt)) != NULL) {
+        *fresh = true;
+        return c;
+    }
+    c = cg_from_arenas(nb, 0, mt, tc, fresh);
+    if (c == NULL && (c = cg_big_alloc(nb, 0, mt)) != NULL)
+        *fresh = true;
+    if (c == NULL)
+        errno = ENOMEM;
+    return c;
+}
+
+/* The reports of the checks below (alloc.c).  kind: the report for a
+ * pointer that is no block (invalid-free, or invalid-pointer from
+ * malloc_usable_size). */
+void cg_report_bad_size(cg_chunk_t *c, cg_error_t kind) CG_COLD CG_HIDDEN __attribute__((noreturn));
+void cg_report_bad_next(cg_chunk_t *c) CG_COLD CG_HIDDEN __attribute__((noreturn));
+void cg_report_not_in_use(cg_chunk_t *c) CG_COLD CG_HIDDEN __attribute__((noreturn));
+
+/* A heap chunk's size must be sane before we walk to its neighbour, and the
+ * neighbour must really start a chunk (or be the fencepost closing an old
+ * heap): an overflow that rewrites a size field so that it leads into the
+ * middle of a chunk is caught here (cg_release_heap adds the span scan). */
+static inline void cg_check_heap_size(cg_chunk_t *c, cg_error_t kind)
+{
+    cg_heap_t *h = cg_heap_base(c);
+    size_t size = cg_csize(c);
+    if (!CG_SWITCH(CG_CHECK_FREE_SIZE))
+        return;
+    if (CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE || (size & CG_ALIGN_MASK) ||
+                    size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
+        cg_report_bad_size(c, kind);
+    cg_chunk_t *next = cg_at(c, size);
+    if (CG_UNLIKELY(!cg_start_test(h, next) && next != CG_LOAD(h->fence)))
+        cg_report_bad_next(c);
+}
+
+/* A heap chunk being freed or resized must be in use: not in this thread's
+ * tcache (the key is only a hint; the walk is exact) and not free in a bin
+ * (the next chunk's PREV_INUSE bit). */
+static inline void cg_check_in_use(cg_chunk_t *c, size_t size, cg_tcache_t *tc)
+{
+    if (CG_SWITCH(CG_CHECK_TCACHE_DOUBLE_FREE) && tc != NULL && size <= cg_mp.tcache_max_csize &&
+        CG_UNLIKELY(((cg_tentry_t *)cg_chunk2mem(c))->key == cg_tcache_key))
+        cg_tcache_double_free_check(tc, cg_csize2tidx(size), cg_chunk2mem(c));
+    if (CG_SWITCH(CG_CHECK_NOT_INUSE) && CG_UNLIKELY(!cg_prev_inuse(cg_at(c, size))))
+        cg_report_not_in_use(c);
+}
+
+/* Give a validated heap chunk back: tcache if its bin has room, else the
+ * fastbin or the arena. */
+CG_INLINE void cg_release_heap(cg_chunk_t *c, bool mt, cg_tcache_t *tc)
+{
+    size_t size = cg_csize(c);
+    cg_check_in_use(c, size, tc);
+    /* No chunk may start inside the block being freed: a size field that an
+     * overflow enlarged to swallow whole neighbours would otherwise hand
+     * out memory overlapping them.  O(size / 1 KiB) word reads, on the
+     * checked paths only (not the inline tcache path, not realloc in place),
+     * so it stays small next to the cost of having used the block. */
+    if (CG_SWITCH(CG_CHECK_FREE_SIZE) && CG_UNLIKELY(!cg_heap_span_clear(cg_heap_base(c), c, size)))
+        cg_report_bad_next(c);
+    if (tc != NULL && size <= cg_mp.tcache_max_csize) {
+        size_t idx = cg_csize2tidx(size);
+        if (tc->counts[idx] < cg_mp.tcache_count) {
+            cg_tcache_put(tc, idx, cg_chunk2mem(c));
+            return;
+        }
+    }
+    cg_arena_free(cg_arena_of(c), c, mt);
+}
+
+/* malloc's contract for every entry that serves an unaligned request:
+ * ENOMEM above PTRDIFF_MAX, M_PERTURB fill.  Inlined into malloc's slow
+ * paths (a tcache miss runs it: one frame less saved 14 instructions a
+ * miss); the others call the out-of-line copy, cg_malloc_mem. */
+CG_INLINE void *cg_malloc_mem_inline(size_t n, bool mt, cg_tcache_t *tc)
+{
+    if (CG_UNLIKELY(n > CG_MAX_REQUEST)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    bool fresh;
+    cg_chunk_t *c = cg_alloc_chunk(cg_request2size(n), mt, tc, &fresh);
+    if (c == NULL)
+        return NULL;
+    cg_perturb_alloc(c);
+    return cg_chunk2mem(c);
+}
+void *cg_malloc_mem(size_t n, bool mt, cg_tcache_t *tc) CG_HIDDEN;
 
 /*
  * Zero n bytes at a 16-byte aligned p, n >= 24 (the smallest usable size).
@@ -97,48 +193,40 @@ CG_INLINE void cg_clear(void *p, size_t n)
     }
 }
 
-/* Free of a pointer cg_heap_owns() accepted, by a thread with a tcache,
- * when the inline path could not take it: size checks, in-use checks,
- * then tcache, fastbin or arena.  Both below are called with the inline
- * path's re-entry mark set (CG_FAST_ENTER) and end it. */
-void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-
-/* A tcache-sized chunk that passed every check of cg_free_fast but whose
- * tcache bin is full: straight to its fastbin or arena. */
-void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-
-enum { CG_FREE_SLOW = 0, CG_FREE_DONE = 1, CG_FREE_BIN_FULL = 2 };
-
-/* Fast free of a pointer cg_heap_owns() accepted.  CG_FREE_DONE: mem went
- * into the tcache.  CG_FREE_BIN_FULL: mem is a valid, in-use chunk of a
- * tcache size but its bin is full.  CG_FREE_SLOW: anything unusual (a size
- * that is not a tcache class, a next chunk that is no chunk or says mem is
- * free, a freed-entry key), for cg_free_owned, which repeats every test
- * with a report. */
-CG_INLINE int cg_free_fast(cg_tcache_t *tc, void *mem)
+/* calloc's: bytes (at most CG_MAX_REQUEST) zeroed.  Memory fresh from the
+ * OS (a new mmap, or top beyond anything ever written) is already zero. */
+CG_INLINE void *cg_calloc_mem_inline(size_t bytes, bool mt, cg_tcache_t *tc)
 {
-    cg_chunk_t *c = cg_mem2chunk(mem);
-    size_t raw = cg_head(c);
-    size_t idx = (raw >> 4) - 2;
-    if (idx >= cg_mp.tcache_fast_bins || (raw & (CG_IS_MMAPPED | (CG_ALIGN_MASK & ~CG_FLAG_BITS))))
-        return CG_FREE_SLOW;
-    size_t size = raw & ~CG_FLAG_BITS;
-    cg_chunk_t *next = cg_at(c, size);
-    cg_heap_t *h = cg_heap_base(mem);
-    /* next's header is readable: c starts a chunk, so it lies below the
-     * region's tail page, and size is at most a tcache class (heap.h). */
-    static_assert((CG_TCACHE_BINS + 1) * CG_ALIGN + CG_HDR_SZ <= CG_HEAP_TAIL,
-                  "a tcache-sized chunk's next header must fit in the tail page");
-    if (!cg_start_test_index(h, cg_start_index(h, c) + (size >> 4)) || /* a chunk starts there */
-        !cg_prev_inuse(next))                                       /* which says mem is in use */
-        return CG_FREE_SLOW;
-    if (((cg_tentry_t *)mem)->key == cg_tcache_key)
-        return CG_FREE_SLOW;
-    if (tc->counts[idx] >= cg_mp.tcache_count)
-        return CG_FREE_BIN_FULL;
-    cg_tcache_put(tc, idx, mem);
-    CG_COUNT(tc->n_free);
-    return CG_FREE_DONE;
+    bool fresh;
+    cg_chunk_t *c = cg_alloc_chunk(cg_request2size(bytes), mt, tc, &fresh);
+    if (c == NULL)
+        return NULL;
+    if (!fresh || cg_mp.alloc_fill >= 0 || cg_mp.free_fill >= 0)
+        cg_clear(cg_chunk2mem(c), cg_usable_of(c));
+    return cg_chunk2mem(c);
 }
+
+/* Validate a pointer the program hands back, before reading anything at it:
+ * it must be a chunk start in one of our heaps, or a registered big block.
+ * Reports `kind` (glibc's message: glibc) when it is not ours,
+ * heap-corruption when its header is impossible.  *big tells which kind of
+ * chunk it is. */
+cg_chunk_t *cg_owned_chunk(void *mem, cg_error_t kind, const char *glibc, bool mt, bool *big)
+    CG_HIDDEN;
+
+/* Give a validated chunk back (a big block is unmapped). */
+void cg_release(cg_chunk_t *c, bool big, bool mt, cg_tcache_t *tc) CG_HIDDEN;
+
+/* A chunk of at least nb bytes whose memory is aligned to align (a power
+ * of two above 16), from a big block or an arena; NULL when out of memory. */
+cg_chunk_t *cg_aligned_chunk(size_t nb, size_t align, bool mt) CG_HIDDEN;
+
+/* The core beneath debug mode (debug/debug.c): a chunk of at least nb bytes
+ * whose memory is aligned to align (<= 16: the normal 16), never from a
+ * tcache, not filled; NULL when out of memory (errno not set).  And the
+ * checked free of the block at mem, never into a tcache; a pointer that is
+ * not a live block of ours is reported as free would. */
+cg_chunk_t *cg_core_alloc(size_t nb, size_t align, bool mt) CG_HIDDEN;
+void   cg_core_free(void *mem, bool mt) CG_HIDDEN;
 
 #endif /* CG_ALLOC_H */

@@ -19,7 +19,6 @@
 
 #include "report.h"
 #include "fastbin.h"
-#include "init.h"
 #include "tcache.h"
 #include "testhooks.h"
 

@@ -19,6 +19,7 @@
 #define CG_ARENA_H
 
 #include "heap.h"
+#include "lock.h"
 
 typedef struct cg_arena {
     cg_lock_t lock;
@@ -63,6 +64,13 @@ typedef struct cg_params {
 } cg_params_t;
 
 extern cg_params_t cg_mp CG_HIDDEN;
+extern size_t cg_ncpus CG_HIDDEN;          /* CPUs, set at init (arena_max) */
+
+/* Fork handlers (entry/init.c): every arena lock, in index order. */
+void cg_arenas_lock_all(void) CG_HIDDEN;
+void cg_arenas_unlock_all(bool child) CG_HIDDEN;
+/* Make heap h the arena's first (or next) heap: its top chunk. */
+bool cg_arena_setup_heap(cg_arena_t *av, cg_heap_t *h) CG_HIDDEN;
 extern cg_arena_t cg_main_arena CG_HIDDEN;
 extern cg_lock_t cg_list_lock CG_HIDDEN;   /* arena list and free list */
 

@@ -13,10 +13,11 @@
 #include <unistd.h>
 
 
-#include "init.h"
 #include "options.h"
 #include "report.h"
 #include "thread.h"
+
+size_t cg_ncpus = 1;
 
 static cg_arena_t *free_list;       /* arenas with no attached thread       */
 static cg_arena_t *next_to_reuse;   /* round-robin cursor over all arenas   */

@@ -1,6 +1,7 @@
 /*
- * info.c — mallopt, mallinfo2, malloc_trim, malloc_stats, malloc_info and
- * cg_get_stats: tuning and introspection, never on a hot path.
+ * info.c — mallinfo2, malloc_trim, malloc_stats, malloc_info and
+ * cg_get_stats: introspection over the arenas, never on a hot path.  The
+ * caller (entry/) has initialised the core.
  *
  * Statistics are gathered under each arena's lock and printed after it is
  * released, so printing (stdio may allocate) never runs under our locks.
@@ -10,11 +11,9 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "reentry.h"
 #include "arena.h"
 #include "bigblock.h"
 #include "info.h"
-#include "init.h"
 #include "report.h"
 #include "tcache.h"
 
@@ -59,105 +58,8 @@ static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
     cg_unlock_if(&av->lock, av_tok);
 }
 
-/* The inline tcache paths skip block filling, so they serve no bin while
- * any fill is on; the slow paths fill and still use the tcache. */
-static void update_fast_bins(void)
-{
-    bool fill = cg_mp.alloc_fill >= 0 || cg_mp.free_fill >= 0;
-    cg_mp.tcache_fast_bins = fill ? 0 : cg_mp.tcache_bins;
-}
-
-void cg_param_set_fill(int alloc_fill, int free_fill)
-{
-    cg_mp.alloc_fill = alloc_fill;
-    cg_mp.free_fill = free_fill;
-    update_fast_bins();
-}
-
-bool cg_param_set_tcache_count(unsigned long n)
-{
-    if (n > CG_TCACHE_COUNT_MAX)
-        return false;
-    cg_mp.tcache_count = n;
-    return true;
-}
-
-bool cg_param_set_tcache_max(unsigned long bytes)
-{
-    if (bytes > CG_TCACHE_MAX_REQ)
-        return false;
-    cg_mp.tcache_bins = cg_csize2tidx(cg_request2size(bytes)) + 1;
-    cg_mp.tcache_max_csize = CG_MINSIZE + (cg_mp.tcache_bins - 1) * CG_ALIGN;
-    update_fast_bins();
-    return true;
-}
-
-int cg_mallopt_impl(int param, int value)
-{
-    cg_ensure_init();
-    return cg_param_set(param, value, !CG_SINGLE_THREAD_P);
-}
-
-int cg_param_set(int param, long value, bool mt)
-{
-    switch (param) {
-    case M_MXFAST:
-        if (value < 0 || value > (long)CG_MXFAST_MAX)
-            return 0;
-        /* Empty the fastbins first: chunks filed under the old limit must
-         * not be stranded above the new one. */
-        for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
-            cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
-            cg_arena_consolidate(av, mt);
-            cg_unlock_if(&av->lock, av_tok);
-        }
-        cg_mp.max_fast = value == 0 ? CG_MINSIZE / 2
-                                    : (((size_t)value + CG_SIZE_SZ) & ~(size_t)CG_ALIGN_MASK);
-        return 1;
-    case M_TRIM_THRESHOLD:
-        CG_STORE(cg_mp.trim_threshold, (size_t)(long)value);
-        CG_STORE(cg_mp.no_dyn_threshold, 1);
-        return 1;
-    case M_TOP_PAD:
-        cg_mp.top_pad = (size_t)(long)value;
-        CG_STORE(cg_mp.no_dyn_threshold, 1);
-        return 1;
-    case M_MMAP_THRESHOLD:
-        /* glibc 2.36 takes any value; above a heap's capacity requests
-         * simply keep coming from the heaps or, failing that, mmap. */
-        CG_STORE(cg_mp.mmap_threshold, (size_t)(long)value);
-        CG_STORE(cg_mp.no_dyn_threshold, 1);
-        return 1;
-    case M_MMAP_MAX:
-        cg_mp.n_mmaps_max = value;
-        CG_STORE(cg_mp.no_dyn_threshold, 1);
-        return 1;
-    case M_CHECK_ACTION:
-        return 1;
-    case M_PERTURB:
-        /* glibc: new blocks get the byte's complement, freed ones the byte;
-         * 0 turns both off. */
-        if ((value & 0xff) != 0)
-            cg_param_set_fill((int)((value & 0xff) ^ 0xff), (int)(value & 0xff));
-        else
-            cg_param_set_fill(-1, -1);
-        return 1;
-    case M_ARENA_TEST:
-        /* Accepted as glibc does; the arena limit here is arena_max (or
-         * 8 x CPUs) from the first thread on, with no trial phase. */
-        return 1;
-    case M_ARENA_MAX:
-        if (value > 0)
-            cg_mp.arena_max = (size_t)value;
-        return 1;
-    default:
-        return 1;                 /* glibc ignores parameters it does not know */
-    }
-}
-
 struct mallinfo2 cg_mallinfo2_impl(void)
 {
-    cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     struct mallinfo2 m = {0};
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
@@ -180,7 +82,6 @@ struct mallinfo2 cg_mallinfo2_impl(void)
 
 int cg_malloc_trim_impl(size_t pad, uintptr_t caller)
 {
-    cg_ensure_init();
     cg_self.caller = caller;
     cg_self.op = "malloc_trim";
     bool mt = !CG_SINGLE_THREAD_P;
@@ -203,7 +104,6 @@ static void say(const char *fmt, size_t a)
 
 void cg_malloc_stats_impl(void)
 {
-    cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     size_t sys = 0, used = 0;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
@@ -226,7 +126,6 @@ int cg_malloc_info_impl(int options, FILE *fp)
 {
     if (options != 0)
         return EINVAL;            /* glibc 2.36 returns the code, errno untouched */
-    cg_ensure_init();
     bool mt = !CG_SINGLE_THREAD_P;
     size_t tf = 0, tfb = 0, tr = 0, trb = 0, sys = 0, maxsys = 0;
     fputs("<malloc version=\"1\">\n", fp);
@@ -271,9 +170,8 @@ void cg_get_stats_impl(cg_stats_t *out)
     out->memaligns = c[4];
     out->mmapped_chunks = CG_LOAD(cg_mp.n_mmaps);
     out->arenas = CG_LOAD(cg_mp.narenas);
-    out->reentrant_calls = cg_reentry_count();
     out->heaps = 0;
-    if (cg_init_state != 2)
+    if (CG_LOAD(cg_mp.narenas) == 0)     /* before init: no arena yet */
         return;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         cg_tok_t av_tok = cg_lock_if(&av->lock, mt);

@@ -4,16 +4,13 @@
  */
 #include "fastbin.h"
 #include "tcache.h"
-#include "reentry.h"
 
 #include <pthread.h>
 #include <string.h>
 
-#include "heapcheck.h"
-#include "init.h"
 
 uintptr_t cg_tcache_key;
-CG_TLS cg_thread_t cg_self;
+uintptr_t cg_link_secret;
 
 /* Live thread caches, for cg_get_stats; counts of exited threads are folded
  * into cg_exited_counts.  Both under cg_list_lock. */
@@ -64,14 +61,6 @@ cg_tcache_t *cg_tcache_init(void)
 {
     if (cg_self.tc_state != CG_TC_NONE)
         return cg_self.held_tc;
-    /* verify_interval: no thread gets a tcache, so every fast-mode
-     * operation falls through the inline paths to a slow path and comes
-     * here (alloc.c, enter), where it is counted; the paths of a process
-     * without verify_interval are untouched. */
-    if (CG_UNLIKELY(cg_opt.verify_interval != 0)) {
-        cg_verify_tick_slow(!CG_SINGLE_THREAD_P);
-        return NULL;
-    }
     /* Mark first: the allocation below and pthread_setspecific may call
      * back into malloc, which must not try to build a second tcache. */
     cg_self.tc_state = CG_TC_SHUTDOWN;
@@ -95,9 +84,6 @@ cg_tcache_t *cg_tcache_init(void)
     cg_unlock_if(&cg_list_lock, list_tok);
     cg_self.held_tc = tc;          /* inside a slow path (reentry.h) */
     cg_self.tc_state = CG_TC_ACTIVE;
-    cg_callout_t co = cg_callout_begin();   /* may allocate its key block */
-    cg_thread_register_exit(tc);
-    cg_callout_end(co);
     return tc;
 }
 
@@ -120,11 +106,11 @@ static void unlink_live(cg_tcache_t *tc)
         tc->next_live->prev_live = tc->prev_live;
 }
 
-static int shutdown_inside(void)
+void cg_tcache_shutdown(void)
 {
     cg_tcache_t *tc = cg_self.held_tc;
     if (tc == NULL)
-        return 0;
+        return;
     bool mt = !CG_SINGLE_THREAD_P;
     /* From here on this thread's frees go straight to the arenas. */
     cg_self.held_tc = NULL;
@@ -143,12 +129,6 @@ static int shutdown_inside(void)
     cg_chunk_t *c = cg_mem2chunk(tc);
     cg_arena_free(cg_arena_of(c), c, mt);
     cg_arena_detach_thread();
-    return 0;
-}
-
-void cg_tcache_shutdown(void)
-{
-    CG_GUARDED_VOID((void)0, shutdown_inside());
 }
 
 void cg_tcache_after_fork_child(void)

@@ -132,11 +132,15 @@ CG_INLINE void cg_tcache_put(cg_tcache_t *tc, size_t idx, void *mem)
  * double free if so; returns normally if the key was a coincidence. */
 void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e) CG_HIDDEN;
 
-/* Create this thread's tcache (first slow-path call); NULL if it cannot
- * (shutdown, instrumented mode, out of memory). */
+/* Create this thread's tcache (its first slow-path call, inside: see
+ * entry/reentry.h); the existing one, or NULL once it was shut down or
+ * when out of memory. */
 cg_tcache_t *cg_tcache_init(void) CG_HIDDEN;
-/* Give every cached chunk back to its arena and free the tcache. */
+/* Give every cached chunk back to its arena and free the tcache (thread
+ * exit, inside).  From here on the thread's frees go to the arenas. */
 void cg_tcache_shutdown(void) CG_HIDDEN;
+/* The operation counts of every tcache, live and gone (cg_get_stats). */
+void cg_tcache_sum(uint64_t out[5]) CG_HIDDEN;
 /* After fork in the child: forget other threads' tcaches. */
 void cg_tcache_after_fork_child(void) CG_HIDDEN;
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
-#include "info.h"
+#include "params.h"
 #include "options.h"
 
 enum { T_PARAM, T_TCACHE_COUNT, T_TCACHE_MAX };

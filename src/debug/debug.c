@@ -15,16 +15,15 @@
 
 #include "alloc.h"
 #include "arena.h"
-#include "init.h"
 #include "bigblock.h"
 #include "fault.h"
 #include "heapcheck.h"
-#include "info.h"
+#include "leaks.h"
+#include "params.h"
 #include "maps.h"
 #include "options.h"
 #include "pattern.h"
 #include "quarantine.h"
-#include "reentry.h"
 #include "render.h"
 #include "report.h"
 #include "shadow.h"
@@ -68,17 +67,9 @@ CG_STARTUP void cg_debug_init(void)
     cg_param_set(M_MXFAST, 0, false);
 }
 
-/* Load and prime the unwinder from our constructor, once the process is
- * fully started: the first malloc may come from inside the dynamic
- * loader, where loading libunwind (dlopen) is not safe.  Blocks allocated
- * before this record their call site only. */
-__attribute__((constructor)) CG_STARTUP static void prime_stacks(void)
+static void debug_start(void)
 {
-    /* Constructors of one library run in link order, and in a static link
-     * in whatever order the objects were pulled in: the options may not
-     * have been read yet if nothing has called malloc. */
-    cg_ensure_init();
-    if (cg_debug && cg_opt.stack_depth > 1) {
+    if (cg_opt.stack_depth > 1) {
         priming = true;
         cg_stack_prime();
         priming = false;
@@ -365,19 +356,74 @@ static void check_live_at_exit(cg_shadow_t *r, void *arg)
  * or reuse a block under the walk — every live block.  (glibc never sets
  * __libc_single_threaded again once a thread was created: the kernel's
  * count of the process's threads says whether the others have ended.) */
-__attribute__((destructor)) CG_STARTUP static void checks_at_exit(void)
+static void checks_at_exit(void)
 {
-    if (cg_debug) {
-        cg_self.op = "exit";
-        /* A report now ends the process before exit() would flush the
-         * program's stdio buffers: flush them first, so that its output
-         * is not lost (exit flushes them anyway; nothing allocates). */
-        fflush(NULL);
-        cg_quarantine_each(check_at_exit);
-        if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
-            cg_shadow_each(check_live_at_exit, NULL);
-    }
+    cg_self.op = "exit";
+    /* A report now ends the process before exit() would flush the
+     * program's stdio buffers: flush them first, so that its output
+     * is not lost (exit flushes them anyway; nothing allocates). */
+    fflush(NULL);
+    cg_quarantine_each(check_at_exit);
+    if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
+        cg_shadow_each(check_live_at_exit, NULL);
 }
+
+/* At exit, the leak check first (detect_leaks=1; leaks end the process
+ * there), then the blocks. */
+static void debug_at_exit(void)
+{
+    cg_leak_check_at_exit();
+    checks_at_exit();
+}
+
+/* ---- debug mode's table (core/mode.h) ---------------------------------- */
+
+static void *dbg_malloc(size_t n, const cg_call_t *c)
+{
+    return cg_dbg_alloc(n, 0, CG_KIND_MALLOC, false, c->caller, c->op);
+}
+
+static void *dbg_calloc(size_t bytes, const cg_call_t *c)
+{
+    return cg_dbg_alloc(bytes, 0, CG_KIND_CALLOC, true, c->caller, c->op);
+}
+
+static void *dbg_memalign(size_t align, size_t n, const cg_call_t *c)
+{
+    return cg_dbg_alloc(n, align > CG_ALIGN ? align : 0, CG_KIND_MEMALIGN, false, c->caller, c->op);
+}
+
+static void *dbg_realloc(void *mem, size_t n, const cg_call_t *c)
+{
+    if (n > CG_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return cg_dbg_realloc(mem, n, c->caller, c->op);
+}
+
+static void dbg_free(void *mem, size_t sized, size_t salign, const cg_call_t *c)
+{
+    cg_dbg_free(mem, sized, salign, c->caller, c->op);
+}
+
+static size_t dbg_usable(void *mem, const cg_call_t *c)
+{
+    return cg_dbg_usable(mem, c->caller);
+}
+
+const cg_mode_t cg_mode_debug = {
+    .name = "debug",
+    .tcache = false,
+    .malloc = dbg_malloc,
+    .calloc = dbg_calloc,
+    .memalign = dbg_memalign,
+    .realloc = dbg_realloc,
+    .free = dbg_free,
+    .usable = dbg_usable,
+    .start = debug_start,
+    .at_exit = debug_at_exit,
+};
 
 /* ---- lookup ----------------------------------------------------------- */
 

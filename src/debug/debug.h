@@ -23,6 +23,7 @@
 #ifndef CG_DEBUG_H
 #define CG_DEBUG_H
 
+#include "mode.h"
 #include "options.h"
 #include "platform.h"
 
@@ -46,6 +47,14 @@ CG_INLINE size_t cg_dbg_poison_len(size_t req)
 
 /* True in debug mode; set once at initialisation, read-only after. */
 extern bool cg_debug CG_HIDDEN;
+
+/* Debug mode's table (core/mode.h).  Its start loads and primes the
+ * unwinder once the process is fully started: the first malloc may come
+ * from inside the dynamic loader, where loading libunwind (dlopen) is not
+ * safe, and blocks allocated before it record their call site only.  Its
+ * at_exit runs the leak check (detect_leaks=1), then checks the
+ * quarantined blocks and, when one thread is left, the live ones. */
+extern const cg_mode_t cg_mode_debug CG_HIDDEN;
 
 /* Called by init after the options are parsed: turns debug mode on when
  * mode=debug (and then fastbins off, and the stack unwinder primed). */

@@ -94,7 +94,10 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
                "region, at %p (%s)", sname, (void *)a, (void *)pc, where);
     cg_self.caller = pc;
     cg_self.op = "a memory access";
-    cg_report_fault(sig, (void *)a, msg);
+    /* In debug mode the shadow may know the block at a. */
+    if (cg_debug && cg_in_heap((void *)a))
+        cg_dbg_report_fault((void *)a, msg);
+    cg_report(CG_E_SEGV, (void *)a, msg, NULL);
 }
 
 /* Our executable segment, from our own ELF program headers (no file or

@@ -30,7 +30,6 @@
 #include "arena.h"
 #include "bigblock.h"
 #include "debug.h"
-#include "init.h"
 #include "quarantine.h"
 #include "render.h"
 #include "shadow.h"

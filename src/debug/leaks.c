@@ -272,9 +272,9 @@ size_t cg_leak_check_impl(void)
  * destructors: a preloaded library is finalised last).  Leaks make the
  * exit status exitcode (default 23, as LeakSanitizer's), or abort() with
  * abort_on_error=1. */
-__attribute__((destructor)) CG_STARTUP static void leak_check_at_exit(void)
+void cg_leak_check_at_exit(void)
 {
-    if (!cg_debug || !cg_opt.detect_leaks)
+    if (!cg_opt.detect_leaks)
         return;
     if (leak_check("exit") == 0)
         return;

@@ -13,4 +13,10 @@
  * during the scan may be missed or misjudged. */
 size_t cg_leak_check_impl(void) CG_HIDDEN;
 
+/* detect_leaks=1, at exit (debug mode's at_exit, after the program's own
+ * destructors: a preloaded library is finalised last): leaks make the exit
+ * status exitcode (default 23, as LeakSanitizer's), or abort() with
+ * abort_on_error=1.  Nothing without detect_leaks. */
+void cg_leak_check_at_exit(void) CG_HIDDEN;
+
 #endif /* CG_LEAKS_H */

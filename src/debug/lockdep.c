@@ -27,7 +27,6 @@
 #include <unistd.h>
 
 #include "options.h"
-#include "reentry.h"
 #include "render.h"
 #include "stack.h"
 #include "stackdepot.h"
@@ -109,6 +108,52 @@ static void name_node(unsigned n, char *buf, size_t cap)
 }
 
 /* b is being taken while a is held; b already reaches a. */
+size_t cg_lock_site_stack(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
+{
+    if (site & CG_SITE_STACK) {
+        size_t n = cg_stack_get((uint32_t)(site & ~CG_SITE_STACK), pcs);
+        if (n > 0)
+            return n;
+        site = 0;
+    }
+    *pcs = one;
+    one[0] = site;
+    return site != 0;
+}
+
+/* The calling thread's site: as above, and in a malloc-family call the
+ * program's call site after a lone address. */
+size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
+{
+    size_t n = cg_lock_site_stack(site, one, pcs);
+    /* (The site is the call site itself when the API entry tail-called
+     * the function that took the lock: no second frame then.) */
+    if (*pcs == one && cg_self.inside && cg_self.caller != 0 &&
+        (n == 0 || one[0] != cg_self.caller))
+        one[n++] = cg_self.caller;
+    return n;
+}
+
+void cg_lock_report(cg_error_t kind, const cg_lock_t *l, uintptr_t site, const char *msg,
+                    uint32_t holder, uintptr_t held_site, const char *held_title)
+{
+    uintptr_t now1[2], held1[2];
+    const uintptr_t *now_pcs, *held_pcs;
+    size_t now_n = cg_lock_site_here(site, now1, &now_pcs);
+    size_t held_n = cg_lock_site_stack(held_site, held1, &held_pcs);
+    char name[48];
+    cg_lock_name(l, name, sizeof name);
+    cg_rdata_t d = {
+        .kind = kind, .addr = l, .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard",
+        .message = msg, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .stacks = { { NULL, -1, now_pcs, now_n, NULL },
+                    { held_title, -1, held_pcs, held_n, "held" } },
+        .nstacks = 2, .lock = name, .holder_tid = (long)holder,
+    };
+    cg_report_emit(&d, false);
+    cg_report_exit();
+}
+
 static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_site,
                              bool direct, edge_t earlier) CG_COLD CG_NOINLINE;
 static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_site,
@@ -252,7 +297,7 @@ static CG_NOINLINE uintptr_t site_stack(uintptr_t ret)
 /* cg_lock_at in debug mode: the site first (a stack, for a thread's
  * outermost lock below the depot's, whose own lock a capture takes), then
  * the lock, then the graph. */
-void cg_lock_debug(cg_lock_t *l, uintptr_t site)
+static void lock_debug(cg_lock_t *l, uintptr_t site)
 {
     if (l->node < CG_LK_DEPOT)
         site = site_stack(site);
@@ -260,9 +305,24 @@ void cg_lock_debug(cg_lock_t *l, uintptr_t site)
     cg_lockdep_acquire(l);
 }
 
-void cg_lockdep_enable(void)
+static void lock_report_hook(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site,
+                             const char *msg, uint32_t holder, uintptr_t held_site,
+                             const char *held_title) CG_COLD __attribute__((noreturn));
+static void lock_report_hook(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site,
+                             const char *msg, uint32_t holder, uintptr_t held_site,
+                             const char *held_title)
 {
-    cg_lockdep_on = true;
+    cg_lock_report(ev == CG_LOCK_EV_DEADLOCK ? CG_E_DEADLOCK : CG_E_LOCK_WAIT_TIMEOUT, l, site,
+                   msg, holder, held_site, held_title);
+}
+
+void cg_lockdep_init(bool debug)
+{
+    cg_lock_hooks = (cg_lock_hooks_t){ .debug_lock = lock_debug,
+                                       .debug_acquired = cg_lockdep_acquire,
+                                       .report = lock_report_hook };
+    if (debug)
+        cg_lockdep_on = true;
 }
 
 void cg_lockdep_lock_all(void)

@@ -5,11 +5,15 @@
 #ifndef CG_LOCKDEP_H
 #define CG_LOCKDEP_H
 
+#include "lock.h"
 #include "report.h"
 
-/* Turn the lock-order graph and stack-id acquisition sites on (debug
- * mode, at initialisation, while single-threaded). */
-void cg_lockdep_enable(void) CG_HIDDEN;
+/* Install the lock's hooks (cg_lock_hooks: its reports, in every mode)
+ * and, when debug, turn the lock-order graph and stack-id acquisition
+ * sites on.  At initialisation, while single-threaded. */
+void cg_lockdep_init(bool debug) CG_HIDDEN;
+/* The graph's note of a lock just taken (cg_lock_hooks.debug_acquired). */
+void cg_lockdep_acquire(cg_lock_t *l) CG_HIDDEN;
 
 /* Fork: the graph's own lock, taken last in prepare; and the child's reset
  * of the calling thread's identity (its tid changed). */

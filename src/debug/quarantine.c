@@ -2,6 +2,7 @@
  * quarantine.c — the FIFO of freed debug-mode blocks (see quarantine.h).
  */
 #include "quarantine.h"
+#include "lock.h"
 
 static cg_lock_t q_lock = CG_LOCK_INIT(CG_LK_QUARANTINE);
 static uint32_t q_head, q_tail;      /* oldest and newest record ids (0: empty) */

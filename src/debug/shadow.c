@@ -2,6 +2,7 @@
  * shadow.c — debug-mode block records (see shadow.h).
  */
 #include "shadow.h"
+#include "lock.h"
 
 #include "bigblock.h"
 

@@ -13,6 +13,8 @@
  */
 #include "stackdepot.h"
 
+#include "lock.h"
+
 #include <string.h>
 
 #include "stack.h"

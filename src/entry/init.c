@@ -26,15 +26,16 @@
 #include "stack.h"
 #include "stackdepot.h"
 #include "info.h"
+#include "params.h"
 #include "lockdep.h"
 #include "symbolize.h"
 #include "options.h"
 #include "report.h"
+#include "mode.h"
+#include "reentry.h"
 #include "tcache.h"
 
 int cg_init_state;            /* 0 not started, 1 in progress, 2 ready */
-size_t cg_ncpus = 1;
-uintptr_t cg_link_secret;
 static int core_ready;
 static pthread_key_t exit_key;
 static bool exit_key_ok;
@@ -42,7 +43,7 @@ static bool exit_key_ok;
 static void thread_exit(void *arg)
 {
     (void)arg;
-    cg_tcache_shutdown();
+    CG_GUARDED_VOID((void)0, cg_tcache_shutdown());
 }
 
 void cg_thread_register_exit(struct cg_tcache *tc)
@@ -159,8 +160,8 @@ static void init_core(void)
     cg_options_init();
     apply_options();
     cg_debug_init();
-    if (cg_debug)
-        cg_lockdep_enable();
+    cg_mode = cg_opt.mode == CG_MODE_DEBUG ? cg_mode_debug : cg_mode_fast;
+    cg_lockdep_init(cg_debug);
     cg_fault_install();
     cg_ncpus = cg_os_ncpus();
     cg_arena_init(&cg_main_arena, 0);
@@ -200,7 +201,12 @@ void cg_init_slow(void)
 
 __attribute__((constructor)) static void cg_constructor(void)
 {
+    /* Constructors of one library run in link order, and in a static link
+     * in whatever order the objects were pulled in: the options may not
+     * have been read yet if nothing has called malloc. */
     cg_ensure_init();
+    if (cg_mode.start != NULL)
+        cg_mode.start();
 }
 
 /* ---- statistics file -------------------------------------------------- */
@@ -225,9 +231,9 @@ static bool maps_have_brk_heap(void)
     return found;
 }
 
-__attribute__((destructor)) static void cg_write_stats_file(void)
+static void write_stats_file(void)
 {
-    if (cg_init_state != 2 || cg_opt.stats_path[0] == 0)
+    if (cg_opt.stats_path[0] == 0)
         return;
     char path[CG_OPT_STRING_MAX + 32], exe[256], line[1024];
     cg_expand_path(path, sizeof path, cg_opt.stats_path);
@@ -247,4 +253,15 @@ __attribute__((destructor)) static void cg_write_stats_file(void)
         return;
     cg_os_write_all(fd, line, n);
     close(fd);
+}
+
+/* The library's destructor: the mode's checks at exit, then the stats
+ * file. */
+__attribute__((destructor)) static void cg_destructor(void)
+{
+    if (cg_init_state != 2)
+        return;
+    if (cg_mode.at_exit != NULL)
+        cg_mode.at_exit();
+    write_stats_file();
 }

@@ -13,12 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "api.h"
 #include "chunkguard.h"
 #include "heapcheck.h"
 #include "info.h"
 #include "init.h"
 #include "leaks.h"
+#include "params.h"
 #include "reentry.h"
 #include "render.h"
 
@@ -212,12 +213,13 @@ __typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("
 CG_PUBLIC int CG_API(mallopt)(int param, int value)
 {
     cg_ensure_init();
-    CG_GUARDED(0, cg_mallopt_impl(param, value));
+    CG_GUARDED(0, cg_param_set(param, value, !CG_SINGLE_THREAD_P));
 }
 
 /* mallinfo2 - heap statistics summed over all arenas (bytes). */
 CG_PUBLIC struct mallinfo2 CG_API(mallinfo2)(void)
 {
+    cg_ensure_init();
     return cg_mallinfo2_impl();
 }
 
@@ -225,6 +227,7 @@ CG_PUBLIC struct mallinfo2 CG_API(mallinfo2)(void)
  * in glibc). */
 CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
 {
+    cg_ensure_init();
     struct mallinfo2 m2 = cg_mallinfo2_impl();
     struct mallinfo m = {
         .arena = (int)m2.arena, .ordblks = (int)m2.ordblks, .smblks = (int)m2.smblks,
@@ -248,6 +251,7 @@ CG_PUBLIC int CG_API(malloc_trim)(size_t pad)
  * written with write(2), never allocating. */
 CG_PUBLIC void CG_API(malloc_stats)(void)
 {
+    cg_ensure_init();
     cg_malloc_stats_impl();
 }
 
@@ -255,6 +259,7 @@ CG_PUBLIC void CG_API(malloc_stats)(void)
  * errno untouched, as glibc 2.36 does) when options is not 0. */
 CG_PUBLIC int CG_API(malloc_info)(int options, FILE *fp)
 {
+    cg_ensure_init();
     return cg_malloc_info_impl(options, fp);
 }
 
@@ -262,6 +267,7 @@ CG_PUBLIC int CG_API(malloc_info)(int options, FILE *fp)
 CG_PUBLIC void cg_get_stats(cg_stats_t *out)
 {
     cg_get_stats_impl(out);
+    out->reentrant_calls = cg_reentry_count();
 }
 
 /* cg_set_report_callback - see chunkguard.h. */

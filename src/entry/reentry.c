@@ -12,7 +12,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "alloc.h"
+#include "api.h"
 #include "debug.h"
 #include "heap.h"
 #include "render.h"

@@ -27,24 +27,6 @@
 
 #include "thread.h"
 
-#define CG_SIGNAL_FENCE() __atomic_signal_fence(__ATOMIC_SEQ_CST)
-
-/* Around an inline fast path that uses tc (= cg_self.tcache). */
-#define CG_FAST_ENTER()                                                  \
-    do {                                                                 \
-        if (CG_SWITCH(CG_REENTRY_MARK)) {                                \
-            cg_self.tcache = NULL;                                       \
-            CG_SIGNAL_FENCE();                                           \
-        }                                                                \
-    } while (0)
-#define CG_FAST_LEAVE(tc)                                                \
-    do {                                                                 \
-        if (CG_SWITCH(CG_REENTRY_MARK)) {                                \
-            CG_SIGNAL_FENCE();                                           \
-            cg_self.tcache = (tc);                                       \
-        }                                                                \
-    } while (0)
-
 /* True when this thread is already inside chunkguard (a signal handler,
  * or code chunkguard itself calls, calling back in). */
 CG_INLINE bool cg_reentered(void)
@@ -84,41 +66,6 @@ CG_INLINE void cg_inside_end(void)
     CG_SIGNAL_FENCE();
     cg_self.tcache = cg_self.held_tc;
     cg_self.inside = 0;
-}
-
-/*
- * A callout: chunkguard itself calls code that may call malloc (the
- * unwinder's first capture on a thread allocates its thread-local block),
- * at a point where no chunkguard lock is held and every structure is
- * consistent.  Such calls are served normally, not as re-entrant ones.
- */
-typedef struct cg_callout {
-    uint8_t inside;
-    struct cg_tcache *tc;
-} cg_callout_t;
-
-CG_INLINE cg_callout_t cg_callout_begin(void)
-{
-    cg_callout_t c = { cg_self.inside, cg_self.held_tc };
-    CG_SIGNAL_FENCE();
-    if (c.inside) {
-        cg_self.tcache = c.tc;
-        cg_self.inside = 0;
-    }
-    CG_SIGNAL_FENCE();
-    return c;
-}
-
-CG_INLINE void cg_callout_end(cg_callout_t c)
-{
-    CG_SIGNAL_FENCE();
-    if (c.inside) {
-        cg_self.held_tc = cg_self.tcache;   /* a callout may have created it */
-        if (CG_SWITCH(CG_REENTRY_MARK))
-            cg_self.tcache = NULL;
-        cg_self.inside = c.inside;
-    }
-    CG_SIGNAL_FENCE();
 }
 
 /* A whole slow path under the mark: returns the re-entrant answer when

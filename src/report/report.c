@@ -3,13 +3,13 @@
  */
 #include "report.h"
 
+#include "lock.h"
+
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "debug.h"
-#include "heap.h"
 #include "render.h"
 #include "options.h"
 #include "thread.h"
@@ -24,21 +24,6 @@ static const char *const tokens[CG_E_COUNT] = {
  * written whole, one after the other.  A report begun on a thread that is
  * already writing one (a fault inside the reporter) aborts at once. */
 static cg_lock_t report_lock = CG_LOCK_INIT(CG_LK_REPORT);
-
-void cg_log_write(const char *buf, size_t len)
-{
-    int fd = 2;
-    if (cg_opt.log_path[0] != 0) {
-        char path[CG_OPT_STRING_MAX + 32];
-        cg_expand_path(path, sizeof path, cg_opt.log_path);
-        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        if (fd < 0)
-            fd = 2;
-    }
-    cg_os_write_all(fd, buf, len);
-    if (fd != 2)
-        close(fd);
-}
 
 void cg_report_exit(void)
 {
@@ -81,14 +66,6 @@ void cg_report_leave(void)
 {
     cg_unlock(&report_lock);
     cg_self.in_report = 0;
-}
-
-void cg_report_fault(int sig, const void *addr, const char *what)
-{
-    (void)sig;
-    if (cg_debug && cg_in_heap(addr))
-        cg_dbg_report_fault(addr, what);
-    cg_report(CG_E_SEGV, addr, what, NULL);
 }
 
 void cg_report(cg_error_t kind, const void *addr, const char *check, const char *glibc)

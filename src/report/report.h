@@ -12,6 +12,8 @@
 #ifndef CG_REPORT_H
 #define CG_REPORT_H
 
+#include "fmt.h"
+#include "log.h"
 #include "platform.h"
 
 typedef enum cg_error {
@@ -38,26 +40,12 @@ _Noreturn void cg_report(cg_error_t kind, const void *addr, const char *check,
                          const char *glibc) CG_COLD CG_HIDDEN;
 
 /*
- * cg_log_write - write len bytes of buf, one complete line or report, to
- * the log: the file log_path names (opened in append mode for this one
- * write and closed again, so a program that closes and reuses descriptors
- * never receives our output), or fd 2.  One write(2) per call where the
- * kernel allows, so lines from several processes appending to one log do
- * not interleave.  Async-signal-safe; never allocates.
- */
-void cg_log_write(const char *buf, size_t len) CG_HIDDEN;
-
-/*
  * cg_report_exit - end the process after a report, as the options say:
  * abort() (SIGABRT) by default or with abort_on_error=1; _exit(exitcode)
  * with abort_on_error=0, or when exitcode is set and abort_on_error is not.
  * Never returns.
  */
 _Noreturn void cg_report_exit(void) CG_COLD CG_HIDDEN;
-
-/* A fault (fault.c) on chunkguard's code or memory: report it, with what
- * the shadow knows of addr in debug mode, and end the process. */
-_Noreturn void cg_report_fault(int sig, const void *addr, const char *what) CG_COLD CG_HIDDEN;
 
 /* The stable token of an error kind ("double-free", ...). */
 const char *cg_error_token(cg_error_t kind) CG_HIDDEN;
@@ -73,9 +61,6 @@ void cg_report_leave(void) CG_HIDDEN;
 void cg_report_lock_all(void) CG_HIDDEN;
 void cg_report_unlock_all(bool child) CG_HIDDEN;
 
-/* Format into buf (size cap, always NUL-terminated): %s %p %x %zu %d %c
- * (%x and %zu take size_t; %d takes int).  Returns the length written. */
-size_t cg_fmt(char *buf, size_t cap, const char *fmt, ...) CG_HIDDEN;
 
 
 #endif /* CG_REPORT_H */

@@ -16,6 +16,8 @@
 #define _GNU_SOURCE
 #include "symbolize.h"
 
+#include "lock.h"
+
 #include "maps.h"
 
 #include <elf.h>

@@ -1,0 +1,108 @@
+/*
+ * fast.c — fast mode's table (mode.h): glibc's allocator with its checks,
+ * and the tcache whose hits the inline paths serve (fastpath.h).  Contracts
+ * are glibc 2.36's (entry/interpose.c).
+ */
+#include "mode.h"
+
+#include "alloc.h"
+
+static void *fast_malloc(size_t n, const cg_call_t *c)
+{
+    return cg_malloc_mem_inline(n, c->mt, c->tc);
+}
+
+static void *fast_calloc(size_t bytes, const cg_call_t *c)
+{
+    return cg_calloc_mem_inline(bytes, c->mt, c->tc);
+}
+
+static void *fast_memalign(size_t align, size_t n, const cg_call_t *c)
+{
+    if (align <= CG_ALIGN)
+        return cg_malloc_mem(n, c->mt, c->tc);
+    cg_chunk_t *ch = cg_aligned_chunk(cg_request2size(n), align, c->mt);
+    if (ch == NULL) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    cg_perturb_alloc(ch);
+    return cg_chunk2mem(ch);
+}
+
+static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
+{
+    bool mt = call->mt, big, fresh;
+    cg_tcache_t *tc = call->tc;
+    if (mem == NULL)
+        return cg_malloc_mem(n, mt, tc);
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_E_INVALID_FREE, "realloc(): invalid pointer", mt, &big);
+    if (!big)
+        cg_check_in_use(c, cg_csize(c), tc);
+    if (n == 0) {                    /* glibc 2.36: free and return NULL */
+        cg_release(c, big, mt, tc);
+        return NULL;
+    }
+    if (n > CG_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    size_t nb = cg_request2size(n);
+    if (big) {
+        cg_chunk_t *nc = cg_big_resize(c, nb, mt);
+        if (nc != NULL)
+            return cg_chunk2mem(nc);
+    } else if (cg_arena_resize(cg_arena_of(c), c, nb, mt)) {
+        return mem;
+    }
+    size_t old = cg_usable_of(c);
+    /* Not from the tcache (as glibc's _int_realloc): a cached chunk sits
+     * between live blocks and could not grow in place next time; the arena
+     * prefers free space next to other free space and top. */
+    cg_chunk_t *nc = cg_alloc_chunk(nb, mt, NULL, &fresh);
+    if (nc == NULL)
+        return NULL;                 /* the old block stays as it was */
+    memcpy(cg_chunk2mem(nc), mem, old < n ? old : n);
+    cg_release(c, big, mt, tc);
+    return cg_chunk2mem(nc);
+}
+
+static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *call)
+{
+    bool mt = call->mt, big;
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_E_INVALID_FREE, "free(): invalid pointer", mt, &big);
+    if (sized != SIZE_MAX || salign != 0) {
+        if (!big)
+            cg_check_in_use(c, cg_csize(c), call->tc);
+        if (CG_SWITCH(CG_CHECK_SIZED_FREE) && CG_UNLIKELY(sized != SIZE_MAX && sized > cg_usable_of(c)))
+            cg_report(CG_E_FREE_SIZE_MISMATCH, mem,
+                      "sized free: the size given is larger than the block (C23 requires the "
+                      "size that was requested)", NULL);
+        if (CG_SWITCH(CG_CHECK_SIZED_FREE) &&
+            CG_UNLIKELY(salign != 0 && ((uintptr_t)mem & (salign - 1)) != 0))
+            cg_report(CG_E_FREE_SIZE_MISMATCH, mem,
+                      "sized free: the block is not aligned to the alignment given (C23 "
+                      "requires the alignment it was allocated with)", NULL);
+    }
+    cg_release(c, big, mt, call->tc);
+}
+
+static size_t fast_usable(void *mem, const cg_call_t *call)
+{
+    bool big;
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_E_INVALID_POINTER, NULL, call->mt, &big);
+    if (big)
+        return cg_big_usable(c);
+    return cg_inuse(c) ? cg_heap_usable(c) : 0;
+}
+
+const cg_mode_t cg_mode_fast = {
+    .name = "fast",
+    .tcache = true,
+    .malloc = fast_malloc,
+    .calloc = fast_calloc,
+    .memalign = fast_memalign,
+    .realloc = fast_realloc,
+    .free = fast_free,
+    .usable = fast_usable,
+};

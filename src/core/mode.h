@@ -1,0 +1,64 @@
+/*
+ * mode.h — the table of operations a mode provides (docs/design.md,
+ * "Modes").
+ *
+ * The mode is chosen once, at init (entry/init.c, from the mode option),
+ * and its table is copied into cg_mode; the exported functions
+ * (entry/interpose.c, entry/api.c) do what every mode shares — the
+ * re-entry mark, initialisation, the C contract's argument checks, the
+ * operation count — and then call the table.  Nothing else asks which mode
+ * is on.  Fast mode's table is core/fast.c, debug mode's debug/debug.c;
+ * a new mode is one more table and one more name in the mode option.
+ *
+ * Every operation is called inside (entry/reentry.h), with the core
+ * initialised, and gets the call's context:
+ */
+#ifndef CG_MODE_H
+#define CG_MODE_H
+
+#include "platform.h"
+
+struct cg_tcache;
+
+typedef struct cg_call {
+    uintptr_t caller;           /* the program's call site, for reports     */
+    const char *op;             /* the API function served ("malloc", ...)  */
+    struct cg_tcache *tc;       /* this thread's tcache, or NULL (none yet,
+                                 * gone at thread exit, or a mode without)  */
+    bool mt;                    /* other threads may run: decided once, at
+                                 * the top of the operation                 */
+} cg_call_t;
+
+typedef struct cg_mode {
+    const char *name;           /* the mode option's value                  */
+    /* Threads get a tcache, whose hits the inline paths serve
+     * (entry/fastpath.h) without calling the table. */
+    bool tcache;
+    /* n bytes (n <= CG_MAX_REQUEST already checked for calloc: bytes is
+     * nmemb * size without overflow).  NULL with errno ENOMEM. */
+    void  *(*malloc)(size_t n, const cg_call_t *c);
+    void  *(*calloc)(size_t bytes, const cg_call_t *c);
+    /* align: a power of two (> 16: a real alignment), n within the
+     * contract's bounds (entry/api.c checked both). */
+    void  *(*memalign)(size_t align, size_t n, const cg_call_t *c);
+    /* mem != NULL.  n == 0 frees mem and returns NULL (glibc 2.36). */
+    void  *(*realloc)(void *mem, size_t n, const cg_call_t *c);
+    /* mem != NULL.  sized: the size a C23 sized free gave, or SIZE_MAX;
+     * salign: its alignment, or 0.  A pointer that is no live block of
+     * ours is reported. */
+    void   (*free)(void *mem, size_t sized, size_t salign, const cg_call_t *c);
+    /* mem != NULL: malloc_usable_size. */
+    size_t (*usable)(void *mem, const cg_call_t *c);
+    /* Once the process is fully started (the library's constructor), and
+     * at exit (its destructor, before the stats file); may be NULL. */
+    void   (*start)(void);
+    void   (*at_exit)(void);
+} cg_mode_t;
+
+/* The mode in force: a copy of its table, written once at init. */
+extern cg_mode_t cg_mode CG_HIDDEN;
+
+/* The tables. */
+extern const cg_mode_t cg_mode_fast CG_HIDDEN;    /* core/fast.c   */
+
+#endif /* CG_MODE_H */

@@ -1,0 +1,301 @@
+/*
+ * api.c — the slow paths of malloc, free, calloc, realloc and the memalign
+ * family: what every mode shares (initialisation, the re-entry mark, the C
+ * contract's argument checks, the operation count), then the mode's table
+ * (core/mode.h).  And the hand-offs from the inline paths (fastpath.h),
+ * which only a mode with a tcache reaches.  Contracts follow glibc 2.36
+ * (see each function in interpose.c).
+ */
+#include "api.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "heapcheck.h"
+#include "init.h"
+#include "mode.h"
+#include "options.h"
+#include "reentry.h"
+
+enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
+
+cg_mode_t cg_mode;
+
+/* A thread's first slow path in a mode with a tcache: create the tcache
+ * and arrange for it to be flushed when the thread exits.  With
+ * verify_interval no thread gets one, so every operation falls through the
+ * inline paths to a slow path and comes here, where the heap check is
+ * counted; the paths of a process without verify_interval are untouched. */
+static cg_tcache_t *thread_start(bool mt) CG_NOINLINE;
+static cg_tcache_t *thread_start(bool mt)
+{
+    if (CG_UNLIKELY(cg_opt.verify_interval != 0)) {
+        cg_verify_tick_slow(mt);
+        return NULL;
+    }
+    cg_tcache_t *tc = cg_tcache_init();
+    if (tc != NULL) {
+        cg_callout_t co = cg_callout_begin();   /* may allocate its key block */
+        cg_thread_register_exit(tc);
+        cg_callout_end(co);
+    }
+    return tc;
+}
+
+/* Start of every slow path (inside): note what is being served (for
+ * reports), count it, and find this thread's tcache, creating it on first
+ * use in a mode that has one. */
+CG_INLINE cg_call_t enter(uintptr_t caller, const char *op, int opidx)
+{
+    bool mt = !CG_SINGLE_THREAD_P;
+    cg_self.caller = caller;
+    cg_self.op = op;
+    cg_tcache_t *tc = cg_self.held_tc;       /* inside: see reentry.h */
+    if (tc == NULL && cg_self.tc_state == CG_TC_NONE && cg_mode.tcache)
+        tc = thread_start(mt);
+    if (tc != NULL)
+        CG_COUNT((&tc->n_malloc)[opidx]);
+    else
+        CG_ADD_IF(&cg_exited_counts[opidx], 1, mt);
+    return (cg_call_t){ .caller = caller, .op = op, .tc = tc, .mt = mt };
+}
+
+void *cg_malloc_slow(size_t n, uintptr_t caller)
+{
+    cg_ensure_init();
+    CG_GUARDED(cg_reentry_alloc(n, 0, caller, "malloc"),
+               ({ cg_call_t c = enter(caller, "malloc", OP_MALLOC); cg_mode.malloc(n, &c); }));
+}
+
+/* cg_malloc_handoff, cg_free_owned and cg_free_to_arena are entered from
+ * the inline paths with the mark of their fast path still set (the tcache
+ * hidden, so the thread is known not to be inside already, and known to
+ * have a tcache, so initialised and in a mode with one): they only note
+ * that a slow path runs, and end the mark. */
+CG_INLINE void handoff_begin(cg_tcache_t *tc)
+{
+    cg_self.held_tc = tc;
+    cg_self.inside = 1;
+    CG_SIGNAL_FENCE();
+}
+
+/* The allocating hand-offs also free what signal handlers left pending
+ * (the free ones need not: every slow allocation drains). */
+CG_INLINE void handoff_begin_alloc(cg_tcache_t *tc)
+{
+    handoff_begin(tc);
+    cg_reentry_drain_pending();
+}
+
+void *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc)
+{
+    handoff_begin_alloc(tc);
+    cg_call_t c = enter(caller, "malloc", OP_MALLOC);
+    void *p = cg_malloc_mem_inline(n, c.mt, c.tc);
+    cg_inside_end();
+    return p;
+}
+
+/* A block served to a signal handler (reentry.c), now given back. */
+CG_INLINE bool reentry_block(void *mem)
+{
+    return CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_release(mem);
+}
+
+static void free_slow(void *mem, uintptr_t caller)
+{
+    if (reentry_block(mem))
+        return;
+    cg_call_t c = enter(caller, "free", OP_FREE);
+    cg_mode.free(mem, SIZE_MAX, 0, &c);
+}
+
+void cg_free_slow(void *mem, uintptr_t caller)
+{
+    if (mem == NULL)
+        return;
+    cg_ensure_init();
+    CG_GUARDED_VOID(cg_reentry_free(mem, caller, "free"), free_slow(mem, caller));
+}
+
+void cg_free_deferred(void *mem)
+{
+    free_slow(mem, 0);
+}
+
+/* None of the free paths changes errno: the OS calls they may make
+ * (munmap, madvise, futex) preserve it in platform.c. */
+/* The out-of-line frees called from the inline path, which has found the
+ * thread's tcache and validated ownership: note the call, count it. */
+CG_INLINE cg_chunk_t *free_enter(void *mem, cg_tcache_t *tc, uintptr_t caller)
+{
+    cg_self.caller = caller;
+    cg_self.op = "free";
+    CG_COUNT(tc->n_free);
+    return cg_mem2chunk(mem);
+}
+
+void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
+{
+    handoff_begin(tc);
+    cg_chunk_t *c = free_enter(mem, tc, caller);
+    cg_check_heap_size(c, CG_E_INVALID_FREE);
+    cg_release_heap(c, !CG_SINGLE_THREAD_P, tc);
+    cg_inside_end();
+}
+
+void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
+{
+    handoff_begin(tc);
+    cg_chunk_t *c = free_enter(mem, tc, caller);
+    cg_arena_free(cg_arena_of(c), c, !CG_SINGLE_THREAD_P);
+    cg_inside_end();
+}
+
+void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)
+{
+    if (mem == NULL || reentry_block(mem))
+        return;
+    cg_ensure_init();
+    cg_call_t c = enter(caller, op, OP_FREE);
+    cg_mode.free(mem, n, align, &c);
+}
+
+static void *calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
+{
+    size_t bytes;
+    bool bad = __builtin_mul_overflow(nmemb, size, &bytes) || bytes > CG_MAX_REQUEST;
+    cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    if (CG_UNLIKELY(bad)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return cg_mode.calloc(bytes, &c);
+}
+
+/* A handler re-entering calloc: mmap'd pages read zero. */
+static void *reentry_calloc(size_t nmemb, size_t size, uintptr_t caller)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(nmemb, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return cg_reentry_alloc(bytes, 0, caller, "calloc");
+}
+
+void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
+{
+    cg_ensure_init();
+    CG_GUARDED(reentry_calloc(nmemb, size, caller), calloc_slow(nmemb, size, caller));
+}
+
+/* The inline path checked the size (at most a tcache request). */
+void *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller, cg_tcache_t *tc)
+{
+    handoff_begin_alloc(tc);
+    cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    void *p = cg_calloc_mem_inline(nmemb * size, c.mt, c.tc);
+    cg_inside_end();
+    return p;
+}
+
+/* realloc of a block a signal handler got (reentry.c): an ordinary block
+ * now, the old one unmapped. */
+static void *realloc_reentry_block(void *mem, size_t n, size_t old, uintptr_t caller)
+{
+    if (n == 0) {
+        cg_reentry_release(mem);
+        return NULL;
+    }
+    cg_call_t c = enter(caller, "realloc", OP_REALLOC);
+    void *p = cg_mode.malloc(n, &c);
+    if (p != NULL) {
+        memcpy(p, mem, old < n ? old : n);
+        cg_reentry_release(mem);
+    }
+    return p;
+}
+
+void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
+{
+    cg_ensure_init();
+    size_t sig_size;
+    if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &sig_size))
+        return realloc_reentry_block(mem, n, sig_size, caller);
+    cg_call_t c = enter(caller, "realloc", OP_REALLOC);
+    return cg_mode.realloc(mem, n, &c);
+}
+
+void *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller)
+{
+    size_t bytes;
+    if (__builtin_mul_overflow(nmemb, size, &bytes)) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return cg_realloc_impl(mem, bytes, caller);
+}
+
+void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
+{
+    cg_ensure_init();
+    cg_call_t c = enter(caller, op, OP_MEMALIGN);
+    if (align > CG_ALIGN) {
+        if (align > SIZE_MAX / 2 + 1) {             /* glibc: EINVAL above SIZE_MAX/2+1 */
+            errno = EINVAL;
+            return NULL;
+        }
+        if (align & (align - 1))                    /* glibc rounds up to a power of two */
+            align = (size_t)1 << (64 - __builtin_clzl(align));
+        if (align > CG_MAX_REQUEST || n > CG_MAX_REQUEST - align - CG_MINSIZE) {
+            errno = ENOMEM;
+            return NULL;
+        }
+    }
+    return cg_mode.memalign(align, n, &c);
+}
+
+int cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t caller,
+                           void *(*alloc)(size_t align, size_t n, uintptr_t caller, const char *op))
+{
+    if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
+        return EINVAL;
+    int saved = errno;
+    void *p = alloc(align, n, caller, "posix_memalign");
+    errno = saved;
+    if (p == NULL)
+        return ENOMEM;
+    *memptr = p;
+    return 0;
+}
+
+void *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op)
+{
+    cg_ensure_init();
+    if (round_size) {              /* pvalloc: a whole number of pages, at least one */
+        size_t r = CG_PAGE_ROUND(n);
+        if (r < n) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        n = r ? r : cg_pagesize;
+    }
+    return cg_memalign_impl(cg_pagesize, n, caller, op);
+}
+
+size_t cg_usable_size_impl(void *mem, uintptr_t caller)
+{
+    size_t n;
+    if (mem == NULL)
+        return 0;
+    if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &n))
+        return n;
+    cg_ensure_init();
+    cg_self.caller = caller;
+    cg_self.op = "malloc_usable_size";
+    cg_call_t c = { .caller = caller, .op = "malloc_usable_size", .tc = NULL,
+                    .mt = !CG_SINGLE_THREAD_P };
+    return cg_mode.usable(mem, &c);
+}

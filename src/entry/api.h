@@ -1,0 +1,50 @@
+/*
+ * api.h — the slow paths behind the exported names (api.c): what the
+ * inline paths of entry/interpose.c (core/fastpath.h) cannot serve.
+ */
+#ifndef CG_API_H
+#define CG_API_H
+
+#include "fastpath.h"
+
+/* Slow paths; `caller` is the program's return address, for reports.
+ * Contracts are those of the standard functions (glibc 2.36). */
+void  *cg_malloc_slow(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+/* malloc's slow path for a thread whose tcache (tc) missed: called with the
+ * inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
+void  *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc) CG_HIDDEN CG_NOINLINE;
+void   cg_free_slow(void *mem, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+/* calloc's slow path for a thread whose tcache (tc) missed, entered like
+ * cg_malloc_handoff. */
+void  *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller, cg_tcache_t *tc)
+    CG_HIDDEN CG_NOINLINE;
+void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
+void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN;
+void  *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
+/* posix_memalign's contract around alloc (cg_memalign_impl, or the
+ * re-entrant cg_reentry_memalign): EINVAL for a bad alignment, ENOMEM,
+ * errno kept. */
+int    cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t caller,
+                              void *(*alloc)(size_t align, size_t n, uintptr_t caller,
+                                             const char *op)) CG_HIDDEN;
+void  *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op) CG_HIDDEN;
+size_t cg_usable_size_impl(void *mem, uintptr_t caller) CG_HIDDEN;
+void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
+
+/* A free a signal handler made while its thread was inside (reentry.c),
+ * done now: free's checks and release, without the mark (the caller is
+ * inside already). */
+void   cg_free_deferred(void *mem) CG_HIDDEN;
+
+/* Free of a pointer cg_heap_owns() accepted, by a thread with a tcache,
+ * when the inline path could not take it: size checks, in-use checks,
+ * then tcache, fastbin or arena.  Both below are called with the inline
+ * path's re-entry mark set (CG_FAST_ENTER) and end it. */
+void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+
+/* A tcache-sized chunk that passed every check of cg_free_fast but whose
+ * tcache bin is full: straight to its fastbin or arena. */
+void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+
+#endif /* CG_API_H */
