@@ -6,6 +6,13 @@
 #define _GNU_SOURCE
 #include "platform.h"
 
+#include <dlfcn.h>
+#include <link.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
@@ -257,4 +264,131 @@ void cg_os_abort(void)
 void cg_os_exit(int status)
 {
     _exit(status);
+}
+
+void cg_os_yield(void)
+{
+    SYS(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+}
+
+bool cg_os_write_file(const char *path, const char *buf, size_t len, bool append)
+{
+    long fd = SYS(SYS_openat, AT_FDCWD, path,
+                  O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644, 0, 0);
+    if (sys_failed(fd))
+        return false;
+    size_t done = 0;
+    while (done < len) {
+        long n = SYS(SYS_write, fd, buf + done, len - done, 0, 0, 0);
+        if (n == -EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    return done == len;
+}
+
+size_t cg_os_readlink(const char *path, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return 0;
+    long n = SYS(SYS_readlinkat, AT_FDCWD, path, buf, cap - 1, 0, 0);
+    if (sys_failed(n))
+        n = 0;
+    buf[n] = '\0';
+    return (size_t)n;
+}
+
+int cg_os_open_file(const char *path, cg_os_file_id_t *id)
+{
+    long fd = SYS(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (sys_failed(fd))
+        return -1;
+    struct stat sb;
+    if (sys_failed(SYS(SYS_fstat, fd, &sb, 0, 0, 0, 0)) || !S_ISREG(sb.st_mode) ||
+        sb.st_size <= 0) {
+        SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+        return -1;
+    }
+    *id = (cg_os_file_id_t){ .dev = sb.st_dev, .ino = sb.st_ino, .size = (size_t)sb.st_size,
+                             .mtime_sec = sb.st_mtim.tv_sec, .mtime_nsec = sb.st_mtim.tv_nsec };
+    return (int)fd;
+}
+
+const void *cg_os_map_fd(int fd, size_t len)
+{
+    long r = SYS(SYS_mmap, 0, len, PROT_READ, MAP_PRIVATE, fd, 0);
+    return sys_failed(r) ? NULL : (const void *)r;
+}
+
+void cg_os_close(int fd)
+{
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+void cg_os_flush_stdio(void)
+{
+    int saved = errno;
+    fflush(NULL);
+    errno = saved;
+}
+
+void cg_os_fwrite(FILE *fp, const char *buf, size_t len)
+{
+    fwrite(buf, 1, len, fp);
+}
+
+bool cg_os_readable(const void *addr)
+{
+    unsigned char tmp;
+    struct iovec local = { &tmp, 1 };
+    struct iovec remote = { (void *)addr, 1 };
+    /* The pid is asked each time: a forked child must not read its parent. */
+    long pid = SYS(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    return SYS(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0) == 1;
+}
+
+bool cg_os_protect(void *p, size_t len, int prot)
+{
+    return !sys_failed(SYS(SYS_mprotect, p, len, prot, 0, 0, 0));
+}
+
+int cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    int saved = errno;
+    int r = sigaction(sig, act, old);
+    errno = saved;
+    return r;
+}
+
+void *cg_os_dlopen(const char *name)
+{
+    return dlopen(name, RTLD_NOW | RTLD_LOCAL);
+}
+
+void *cg_os_dlsym(void *handle, const char *name)
+{
+    return dlsym(handle, name);
+}
+
+int cg_os_each_module(int (*cb)(struct dl_phdr_info *info, size_t size, void *arg), void *arg)
+{
+    return dl_iterate_phdr(cb, arg);
+}
+
+ssize_t cg_os_libc_read(int fd, void *buf, size_t n)
+{
+    return read(fd, buf, n);
+}
+
+ssize_t cg_os_libc_write(int fd, const void *buf, size_t n)
+{
+    return write(fd, buf, n);
+}
+
+long cg_os_libc_syscall(long nr, long a, long b, long c, long d, long e, long f)
+{
+    return syscall(nr, a, b, c, d, e, f);
 }

@@ -78,6 +78,61 @@ unsigned long cg_os_getauxval(unsigned long type) CG_HIDDEN;
  * function.  Neither returns. */
 _Noreturn void cg_os_abort(void) CG_HIDDEN;
 _Noreturn void cg_os_exit(int status) CG_HIDDEN;
+void  cg_os_yield(void) CG_HIDDEN;                   /* sched_yield */
+
+/* Files, with raw system calls: no malloc, no stdio, errno untouched.
+ * cg_os_write_file writes len bytes to the file at path (created 0644 if
+ * need be), appended to or truncated first; true when all was written.
+ * cg_os_readlink puts the link's target in buf (at most cap - 1 bytes,
+ * then a NUL) and returns its length, 0 when unknown. */
+bool  cg_os_write_file(const char *path, const char *buf, size_t len, bool append) CG_HIDDEN;
+size_t cg_os_readlink(const char *path, char *buf, size_t cap) CG_HIDDEN;
+/* A file to map for reading (the symbolizer's ELF images): its identity,
+ * so that a cache can tell a rebuilt file from the one it mapped. */
+typedef struct cg_os_file_id {
+    uint64_t dev, ino;
+    size_t size;                /* bytes, > 0                               */
+    int64_t mtime_sec, mtime_nsec;
+} cg_os_file_id_t;
+/* A descriptor of the regular, non-empty file at path, opened read-only,
+ * with its identity in *id; -1 for anything else.  cg_os_map_fd maps len
+ * bytes of it read-only (NULL on failure); the descriptor can be closed
+ * at once after. */
+int   cg_os_open_file(const char *path, cg_os_file_id_t *id) CG_HIDDEN;
+const void *cg_os_map_fd(int fd, size_t len) CG_HIDDEN;
+void  cg_os_close(int fd) CG_HIDDEN;
+
+/* stdio, the program's: flush every stream (before a report ends the
+ * process, so that its output is not lost), and write to a stream the
+ * program gave us (malloc_info).  These may allocate (stdio's buffers):
+ * never under a chunkguard lock. */
+struct _IO_FILE;
+void  cg_os_flush_stdio(void) CG_HIDDEN;
+void  cg_os_fwrite(struct _IO_FILE *fp, const char *buf, size_t len) CG_HIDDEN;
+
+/* Is the byte at addr readable?  (process_vm_readv on our own pid, which
+ * fails with EFAULT for an unmapped or unreadable address.) */
+bool  cg_os_readable(const void *addr) CG_HIDDEN;
+/* mprotect: true when done. */
+bool  cg_os_protect(void *p, size_t len, int prot) CG_HIDDEN;
+
+/* Signals: sigaction, 0 or -1 (errno kept). */
+struct sigaction;
+int   cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CG_HIDDEN;
+
+/* The dynamic loader: dlopen(name, RTLD_NOW | RTLD_LOCAL), dlsym, and
+ * dl_iterate_phdr over the loaded modules. */
+struct dl_phdr_info;
+void *cg_os_dlopen(const char *name) CG_HIDDEN;
+void *cg_os_dlsym(void *handle, const char *name) CG_HIDDEN;
+int   cg_os_each_module(int (*cb)(struct dl_phdr_info *info, size_t size, void *arg), void *arg)
+    CG_HIDDEN;
+
+/* libc's own read, write and syscall, with libc's contract (-1 and errno):
+ * for the shims debug/stack.c installs in libunwind's imports. */
+ssize_t cg_os_libc_read(int fd, void *buf, size_t n) CG_HIDDEN;
+ssize_t cg_os_libc_write(int fd, const void *buf, size_t n) CG_HIDDEN;
+long  cg_os_libc_syscall(long nr, long a, long b, long c, long d, long e, long f) CG_HIDDEN;
 
 /* Counters shared between threads: an atomic add only when the operation
  * runs multi-threaded, so the single-threaded path stays free of locked

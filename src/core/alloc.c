@@ -54,9 +54,7 @@ void cg_report_bad_next(cg_chunk_t *c)
 
 /* A pointer into one of our heaps that is not a chunk start: say what it
  * points into, as precisely as the start bitmap allows. */
-static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
-    CG_COLD __attribute__((noreturn));
-static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
+void cg_report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
 {
     char msg[256];
     cg_heap_t *h = cg_heap_base(mem);
@@ -90,16 +88,9 @@ static void report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
     }
 }
 
-cg_chunk_t *cg_owned_chunk(void *mem, cg_error_t kind, const char *glibc, bool mt, bool *big)
+cg_chunk_t *cg_owned_big(void *mem, cg_error_t kind, const char *glibc, bool mt, bool *big)
 {
     cg_chunk_t *c = cg_mem2chunk(mem);
-    if (cg_in_heap(mem)) {
-        if (CG_SWITCH(CG_CHECK_OWNERSHIP) && CG_UNLIKELY(!cg_heap_owns(mem)))
-            report_not_a_block(mem, kind, glibc);
-        cg_check_heap_size(c, kind);
-        *big = false;
-        return c;
-    }
     bool header_ok = true;
     if (cg_aligned_ok(mem) && cg_big_owns(c, mt, &header_ok)) {
         if (CG_SWITCH(CG_CHECK_FREE_SIZE) && CG_UNLIKELY(!header_ok))
@@ -127,14 +118,6 @@ void cg_report_not_in_use(cg_chunk_t *c)
     cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
               "the chunk after this block says the block is already free",
               "double free or corruption (!prev)");
-}
-
-void cg_release(cg_chunk_t *c, bool big, bool mt, cg_tcache_t *tc)
-{
-    if (big)
-        cg_big_free(c, mt);
-    else
-        cg_release_heap(c, mt, tc);
 }
 
 cg_chunk_t *cg_aligned_chunk(size_t nb, size_t align, bool mt)

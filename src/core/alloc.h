@@ -206,16 +206,41 @@ CG_INLINE void *cg_calloc_mem_inline(size_t bytes, bool mt, cg_tcache_t *tc)
     return cg_chunk2mem(c);
 }
 
+/* A pointer into one of our heaps that is no chunk start: reported as
+ * kind, saying what it points into (alloc.c). */
+void cg_report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
+    CG_COLD CG_HIDDEN __attribute__((noreturn));
+/* cg_owned_chunk's part for a pointer outside every heap (alloc.c). */
+cg_chunk_t *cg_owned_big(void *mem, cg_error_t kind, const char *glibc, bool mt, bool *big)
+    CG_HIDDEN;
+
 /* Validate a pointer the program hands back, before reading anything at it:
  * it must be a chunk start in one of our heaps, or a registered big block.
  * Reports `kind` (glibc's message: glibc) when it is not ours,
  * heap-corruption when its header is impossible.  *big tells which kind of
  * chunk it is. */
-cg_chunk_t *cg_owned_chunk(void *mem, cg_error_t kind, const char *glibc, bool mt, bool *big)
-    CG_HIDDEN;
+CG_INLINE cg_chunk_t *cg_owned_chunk(void *mem, cg_error_t kind, const char *glibc, bool mt,
+                                     bool *big)
+{
+    cg_chunk_t *c = cg_mem2chunk(mem);
+    if (CG_LIKELY(cg_in_heap(mem))) {
+        if (CG_SWITCH(CG_CHECK_OWNERSHIP) && CG_UNLIKELY(!cg_heap_owns(mem)))
+            cg_report_not_a_block(mem, kind, glibc);
+        cg_check_heap_size(c, kind);
+        *big = false;
+        return c;
+    }
+    return cg_owned_big(mem, kind, glibc, mt, big);
+}
 
 /* Give a validated chunk back (a big block is unmapped). */
-void cg_release(cg_chunk_t *c, bool big, bool mt, cg_tcache_t *tc) CG_HIDDEN;
+CG_INLINE void cg_release(cg_chunk_t *c, bool big, bool mt, cg_tcache_t *tc)
+{
+    if (big)
+        cg_big_free(c, mt);
+    else
+        cg_release_heap(c, mt, tc);
+}
 
 /* A chunk of at least nb bytes whose memory is aligned to align (a power
  * of two above 16), from a big block or an arena; NULL when out of memory. */

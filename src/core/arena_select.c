@@ -56,7 +56,7 @@ static cg_arena_t *arena_create(void)
     if (CG_UNLIKELY(cg_opt.verbosity >= 2)) {
         char buf[128];
         size_t n = cg_fmt(buf, sizeof buf, "==%d==chunkguard: new arena %d in heap %p\n",
-                          (int)getpid(), av->index, (void *)h);
+                          (int)cg_os_getpid(), av->index, (void *)h);
         cg_log_write(buf, n);
     }
     return av;

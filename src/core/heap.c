@@ -55,7 +55,7 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     if (CG_UNLIKELY(cg_opt.verbosity >= 2)) {
         char buf[160];
         size_t n = cg_fmt(buf, sizeof buf, "==%d==chunkguard: new heap at %p (%zu MiB of "
-                          "address space)\n", (int)getpid(), (void *)base,
+                          "address space)\n", (int)cg_os_getpid(), (void *)base,
                           (size_t)(CG_HEAP_MAX >> 20));
         cg_log_write(buf, n);
     }

@@ -122,17 +122,24 @@ void cg_malloc_stats_impl(void)
     say("max mmap bytes   = %zu\n", CG_LOAD(cg_mp.max_mmapped_mem));
 }
 
+/* One formatted piece of malloc_info's XML to the program's stream. */
+static void say_to(FILE *fp, const char *buf, size_t n)
+{
+    cg_os_fwrite(fp, buf, n);
+}
+
 int cg_malloc_info_impl(int options, FILE *fp)
 {
     if (options != 0)
         return EINVAL;            /* glibc 2.36 returns the code, errno untouched */
     bool mt = !CG_SINGLE_THREAD_P;
     size_t tf = 0, tfb = 0, tr = 0, trb = 0, sys = 0, maxsys = 0;
-    fputs("<malloc version=\"1\">\n", fp);
+    char buf[512];
+    say_to(fp, buf, cg_fmt(buf, sizeof buf, "<malloc version=\"1\">\n"));
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         arena_info_t ai;
         gather(av, &ai, mt);     /* lock released before any stdio call */
-        fprintf(fp, "<heap nr=\"%d\">\n"
+        say_to(fp, buf, cg_fmt(buf, sizeof buf, "<heap nr=\"%d\">\n"
                     "<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n"
                     "<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n"
                     "<system type=\"current\" size=\"%zu\"/>\n"
@@ -140,7 +147,7 @@ int cg_malloc_info_impl(int options, FILE *fp)
                     "<aspace type=\"total\" size=\"%zu\"/>\n"
                     "</heap>\n",
                 av->index, ai.fast_count, ai.fast_bytes, ai.free_count + 1,
-                ai.free_bytes + ai.top, ai.system, ai.max_system, ai.heaps * CG_HEAP_MAX);
+                ai.free_bytes + ai.top, ai.system, ai.max_system, ai.heaps * CG_HEAP_MAX));
         tf += ai.fast_count;
         tfb += ai.fast_bytes;
         tr += ai.free_count + 1;
@@ -148,13 +155,13 @@ int cg_malloc_info_impl(int options, FILE *fp)
         sys += ai.system;
         maxsys += ai.max_system;
     }
-    fprintf(fp, "<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n"
+    say_to(fp, buf, cg_fmt(buf, sizeof buf, "<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n"
                 "<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n"
                 "<total type=\"mmap\" count=\"%zu\" size=\"%zu\"/>\n"
                 "<system type=\"current\" size=\"%zu\"/>\n"
                 "<system type=\"max\" size=\"%zu\"/>\n"
                 "</malloc>\n",
-            tf, tfb, tr, trb, CG_LOAD(cg_mp.n_mmaps), CG_LOAD(cg_mp.mmapped_mem), sys, maxsys);
+            tf, tfb, tr, trb, (size_t)CG_LOAD(cg_mp.n_mmaps), (size_t)CG_LOAD(cg_mp.mmapped_mem), sys, maxsys));
     return 0;
 }
 

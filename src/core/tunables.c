@@ -109,10 +109,10 @@ static bool apply_entry(const char *s, size_t len, unsigned long *mask)
 
 void cg_tunables_init(void)
 {
-    if (getauxval(AT_SECURE) != 0)
+    if (cg_os_getauxval(AT_SECURE) != 0)
         return;
     unsigned long set = 0;            /* tunables GLIBC_TUNABLES gave */
-    const char *s = getenv("GLIBC_TUNABLES");
+    const char *s = cg_os_getenv("GLIBC_TUNABLES");
     while (s != NULL && *s) {
         const char *end = strchr(s, ':');
         size_t len = end ? (size_t)(end - s) : strlen(s);
@@ -123,7 +123,7 @@ void cg_tunables_init(void)
     }
     for (size_t i = 0; i < NTUNABLES; i++) {
         const char *v;
-        if (tunables[i].alias == NULL || (set >> i) & 1 || (v = getenv(tunables[i].alias)) == NULL)
+        if (tunables[i].alias == NULL || (set >> i) & 1 || (v = cg_os_getenv(tunables[i].alias)) == NULL)
             continue;
         apply(&tunables[i], v, strlen(v));
     }

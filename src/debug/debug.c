@@ -42,7 +42,7 @@ static uintptr_t ldso_lo, ldso_hi;   /* the dynamic loader's code */
 /* The dynamic loader's executable segment, from its program headers. */
 static void find_loader(void)
 {
-    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_BASE);
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)cg_os_getauxval(AT_BASE);
     if (eh == NULL)
         return;
     const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
@@ -362,7 +362,7 @@ static void checks_at_exit(void)
     /* A report now ends the process before exit() would flush the
      * program's stdio buffers: flush them first, so that its output
      * is not lost (exit flushes them anyway; nothing allocates). */
-    fflush(NULL);
+    cg_os_flush_stdio();
     cg_quarantine_each(check_at_exit);
     if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
         cg_shadow_each(check_live_at_exit, NULL);

@@ -64,7 +64,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
         struct sigaction dfl;
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
-        sigaction(sig, &dfl, NULL);
+        cg_os_sigaction(sig, &dfl, NULL);
     } else {
         old->sa_handler(sig);
     }
@@ -109,7 +109,7 @@ extern const ElfW(Ehdr) __ehdr_start CG_HIDDEN;
 static void find_code(void)
 {
     const ElfW(Ehdr) *eh = &__ehdr_start;
-    uintptr_t exe_phdr = getauxval(AT_PHDR);
+    uintptr_t exe_phdr = cg_os_getauxval(AT_PHDR);
     const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
     if ((uintptr_t)ph == exe_phdr)
         return;                                 /* we are the program */
@@ -151,6 +151,6 @@ CG_STARTUP void cg_fault_install(void)
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGSEGV, &sa, &old_segv);
-    sigaction(SIGBUS, &sa, &old_bus);
+    cg_os_sigaction(SIGSEGV, &sa, &old_segv);
+    cg_os_sigaction(SIGBUS, &sa, &old_bus);
 }

@@ -152,7 +152,7 @@ static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
 
 static void scan_modules(scan_t *s)
 {
-    dl_iterate_phdr(scan_module, s);
+    cg_os_each_module(scan_module, s);
 }
 
 static __attribute__((noinline)) void scan_stack(scan_t *s)
@@ -195,7 +195,7 @@ static void print_report(scan_t *s)
         s->groups[j] = g;
     }
     size_t n = cg_fmt(lbuf, sizeof lbuf, "==%d==ERROR: chunkguard: detected memory leaks\n",
-                      (int)getpid());
+                      (int)cg_os_getpid());
     cg_log_write(lbuf, n);
     for (size_t i = 0; i < s->ngroups; i++) {
         const uintptr_t *pcs = NULL;
@@ -280,8 +280,8 @@ void cg_leak_check_at_exit(void)
         return;
     /* stdio is flushed after the destructors run: do it now, or the
      * program's last output is lost with the exit status we change */
-    fflush(NULL);
+    cg_os_flush_stdio();
     if (CG_OPT_GIVEN(abort_on_error) && cg_opt.abort_on_error)
-        abort();
-    _exit(CG_OPT_GIVEN(exitcode) ? cg_opt.exitcode : 23);
+        cg_os_abort();
+    cg_os_exit(CG_OPT_GIVEN(exitcode) ? cg_opt.exitcode : 23);
 }

@@ -316,7 +316,7 @@ static void lock_report_hook(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t s
                    msg, holder, held_site, held_title);
 }
 
-void cg_lockdep_init(bool debug)
+CG_STARTUP void cg_lockdep_init(bool debug)
 {
     cg_lock_hooks = (cg_lock_hooks_t){ .debug_lock = lock_debug,
                                        .debug_acquired = cg_lockdep_acquire,

@@ -105,19 +105,19 @@ static int (*p_get_save_loc)(unw_cursor_t *, int, unw_save_loc_t *);
 
 static bool load_libunwind(void)
 {
-    void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+    void *h = cg_os_dlopen("libunwind.so.8");
     if (h == NULL)
         return false;
     p_set_caching_policy = (int (*)(unw_addr_space_t, unw_caching_policy_t))
-        dlsym(h, CG_STR(unw_set_caching_policy));
-    p_local_as = (unw_addr_space_t *)dlsym(h, CG_STR(unw_local_addr_space));
-    p_backtrace = (int (*)(void **, int))dlsym(h, CG_STR(unw_backtrace));
-    p_getcontext = (int (*)(unw_context_t *))dlsym(h, CG_STR(unw_tdep_getcontext));
-    p_init_local = (int (*)(unw_cursor_t *, unw_context_t *))dlsym(h, CG_STR(unw_init_local));
-    p_step = (int (*)(unw_cursor_t *))dlsym(h, CG_STR(unw_step));
-    p_get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))dlsym(h, CG_STR(unw_get_reg));
+        cg_os_dlsym(h, CG_STR(unw_set_caching_policy));
+    p_local_as = (unw_addr_space_t *)cg_os_dlsym(h, CG_STR(unw_local_addr_space));
+    p_backtrace = (int (*)(void **, int))cg_os_dlsym(h, CG_STR(unw_backtrace));
+    p_getcontext = (int (*)(unw_context_t *))cg_os_dlsym(h, CG_STR(unw_tdep_getcontext));
+    p_init_local = (int (*)(unw_cursor_t *, unw_context_t *))cg_os_dlsym(h, CG_STR(unw_init_local));
+    p_step = (int (*)(unw_cursor_t *))cg_os_dlsym(h, CG_STR(unw_step));
+    p_get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))cg_os_dlsym(h, CG_STR(unw_get_reg));
     p_get_save_loc = (int (*)(unw_cursor_t *, int, unw_save_loc_t *))
-        dlsym(h, CG_STR(unw_get_save_loc));
+        cg_os_dlsym(h, CG_STR(unw_get_save_loc));
     return p_backtrace != NULL && p_set_caching_policy != NULL && p_local_as != NULL;
 }
 
@@ -162,19 +162,6 @@ cg_stack_mode_t cg_stack_mode(void)
 #define GUARD_FD_READ  (-0x43470)
 #define GUARD_FD_WRITE (-0x43471)
 
-/* Is the byte at addr readable?  process_vm_readv on our own pid needs no
- * descriptor and no ptrace permission (same thread group), and fails with
- * EFAULT for an unmapped or unreadable address.  The pid is asked each
- * time: a forked child must not read its parent. */
-static bool byte_readable(const void *addr)
-{
-    unsigned char tmp;
-    struct iovec local = {&tmp, 1};
-    struct iovec remote = {(void *)addr, 1};
-    long r = syscall(SYS_process_vm_readv, (long)getpid(), &local, 1L, &remote, 1L, 0L);
-    return r == 1;
-}
-
 static int guard_pipe2(int fds[2], int flags)
 {
     (void)flags;
@@ -194,14 +181,14 @@ static ssize_t guard_read(int fd, void *buf, size_t n)
         errno = EAGAIN;           /* "nothing to drain": keep the "pipe" */
         return -1;
     }
-    return read(fd, buf, n);
+    return cg_os_libc_read(fd, buf, n);
 }
 
 /* The validating write: 1 (one byte "written") if readable, else EFAULT.
  * errno is always set, since libunwind loops while errno == EINTR. */
 static long validate_write(const void *addr, size_t n)
 {
-    if (n == 0 || byte_readable(addr)) {
+    if (n == 0 || cg_os_readable(addr)) {
         errno = 0;
         return (long)(n ? 1 : 0);
     }
@@ -213,7 +200,7 @@ static ssize_t guard_write(int fd, const void *buf, size_t n)
 {
     if (fd == GUARD_FD_WRITE)
         return validate_write(buf, n);
-    return write(fd, buf, n);
+    return cg_os_libc_write(fd, buf, n);
 }
 
 /* syscall(2) is variadic; six argument registers cover every system call,
@@ -222,7 +209,7 @@ static long guard_syscall(long nr, long a, long b, long c, long d, long e, long 
 {
     if (nr == SYS_write && (int)a == GUARD_FD_WRITE)
         return validate_write((const void *)b, (size_t)c);
-    return syscall(nr, a, b, c, d, e, f);
+    return cg_os_libc_syscall(nr, a, b, c, d, e, f);
 }
 
 typedef struct import_patch {
@@ -288,11 +275,11 @@ static void patch_slot(const unw_module_t *m, uintptr_t slot, void *fn)
             relro = true;
     }
     uintptr_t page = slot & ~(uintptr_t)(cg_pagesize - 1);
-    if (relro && mprotect((void *)page, cg_pagesize, PROT_READ | PROT_WRITE) != 0)
+    if (relro && !cg_os_protect((void *)page, cg_pagesize, PROT_READ | PROT_WRITE))
         return;
     __atomic_store_n((void **)slot, fn, __ATOMIC_RELEASE);
     if (relro)
-        mprotect((void *)page, cg_pagesize, PROT_READ);
+        cg_os_protect((void *)page, cg_pagesize, PROT_READ);
 }
 
 /* Walk one relocation table and patch the slots of the imports we want. */
@@ -336,7 +323,7 @@ static void patch_relocs(const unw_module_t *m, uintptr_t rela, size_t bytes,
 static bool guard_libunwind(void)
 {
     unw_module_t m = {.target = (uintptr_t)p_backtrace, .self = (uintptr_t)&cg_stack_capture};
-    dl_iterate_phdr(find_module_cb, &m);
+    cg_os_each_module(find_module_cb, &m);
     if (!m.found || m.has_self || m.name == NULL || strstr(m.name, "libunwind") == NULL)
         return false;
     const ElfW(Dyn) *dyn = NULL;

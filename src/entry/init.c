@@ -31,6 +31,7 @@
 #include "symbolize.h"
 #include "options.h"
 #include "report.h"
+#include "maps.h"
 #include "mode.h"
 #include "reentry.h"
 #include "tcache.h"
@@ -128,12 +129,12 @@ static void say_hello(void)
     char buf[512];
     if (!cg_debug && (cg_opt.detect_leaks || CG_OPT_GIVEN(halt_on_error))) {
         size_t w = cg_fmt(buf, sizeof buf, "==%d==WARNING: chunkguard: detect_leaks and "
-                          "halt_on_error act in debug mode only (mode=debug)\n", (int)getpid());
+                          "halt_on_error act in debug mode only (mode=debug)\n", (int)cg_os_getpid());
         cg_log_write(buf, w);
     }
     if (cg_opt.verbosity < 1)
         return;
-    size_t n = cg_fmt(buf, sizeof buf, "==%d==chunkguard: %s mode; ", (int)getpid(),
+    size_t n = cg_fmt(buf, sizeof buf, "==%d==chunkguard: %s mode; ", (int)cg_os_getpid(),
                       cg_debug ? "debug" : "fast");
     if (cg_debug)
         n += cg_fmt(buf + n, sizeof buf - n, "redzone %d B, quarantine %d MiB, stack_depth %d, "
@@ -151,7 +152,7 @@ static void say_hello(void)
 
 static void init_core(void)
 {
-    unsigned long ps = getauxval(AT_PAGESZ);
+    unsigned long ps = cg_os_getauxval(AT_PAGESZ);
     if (ps >= 4096 && (ps & (ps - 1)) == 0)
         cg_pagesize = ps;
     cg_tcache_key = (uintptr_t)cg_os_random64();
@@ -196,7 +197,7 @@ void cg_init_slow(void)
     /* A call from inside the registrations above (same thread): the core is
      * ready.  Another thread racing the very first call waits. */
     while (!__atomic_load_n(&core_ready, __ATOMIC_ACQUIRE))
-        sched_yield();
+        cg_os_yield();
 }
 
 __attribute__((constructor)) static void cg_constructor(void)
@@ -213,21 +214,14 @@ __attribute__((constructor)) static void cg_constructor(void)
 
 static bool maps_have_brk_heap(void)
 {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    static const char needle[] = "[heap]";
-    char buf[4096 + sizeof needle];
-    size_t keep = 0;
+    cg_maps_reader_t rd;
+    cg_mapping_t m;
     bool found = false;
-    ssize_t n;
-    while (!found && (n = read(fd, buf + keep, 4096)) > 0) {
-        size_t len = keep + (size_t)n;
-        found = memmem(buf, len, needle, sizeof needle - 1) != NULL;
-        keep = len < sizeof needle ? len : sizeof needle - 1;
-        memmove(buf, buf + len - keep, keep);
-    }
-    close(fd);
+    if (!cg_maps_open(&rd))
+        return false;
+    while (!found && cg_maps_next(&rd, &m))
+        found = strcmp(m.path, "[heap]") == 0;
+    cg_maps_close(&rd);
     return found;
 }
 
@@ -237,22 +231,17 @@ static void write_stats_file(void)
         return;
     char path[CG_OPT_STRING_MAX + 32], exe[256], line[1024];
     cg_expand_path(path, sizeof path, cg_opt.stats_path);
-    ssize_t el = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[el > 0 ? el : 0] = 0;
+    cg_os_readlink("/proc/self/exe", exe, sizeof exe);
     cg_stats_t st;
     cg_get_stats_impl(&st);
     size_t n = cg_fmt(line, sizeof line,
                       "pid=%d exe=%s mallocs=%zu frees=%zu callocs=%zu reallocs=%zu "
                       "memaligns=%zu mmapped_chunks=%zu arenas=%zu heaps=%zu brk_heap=%d\n",
-                      (int)getpid(), exe, (size_t)st.mallocs, (size_t)st.frees,
+                      (int)cg_os_getpid(), exe, (size_t)st.mallocs, (size_t)st.frees,
                       (size_t)st.callocs, (size_t)st.reallocs, (size_t)st.memaligns,
                       (size_t)st.mmapped_chunks, (size_t)st.arenas, (size_t)st.heaps,
                       maps_have_brk_heap() ? 1 : 0);
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    cg_os_write_all(fd, line, n);
-    close(fd);
+    cg_os_write_file(path, line, n, false);
 }
 
 /* The library's destructor: the mode's checks at exit, then the stats

@@ -39,7 +39,7 @@ static size_t put_frames(char *b, size_t cap, const cg_rstack_t *s)
 static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
 {
     const char *token = cg_error_token(d->kind);
-    size_t n = cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p", (int)getpid(),
+    size_t n = cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p", cg_os_getpid(),
                       token, d->addr);
     if (d->tid >= 0)
         n += cg_fmt(b + n, cap - n, " [thread T%d]", d->tid);
@@ -172,7 +172,7 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
     else
         jfmt_hex(&w, (uintptr_t)d->addr);
     jraw(&w, ",\"pid\":");
-    jnum(&w, getpid());
+    jnum(&w, cg_os_getpid());
     jraw(&w, ",\"thread\":");
     if (d->tid >= 0)
         jnum(&w, d->tid);
@@ -250,11 +250,7 @@ static void append_json(const char *b, size_t n)
 {
     char path[CG_OPT_STRING_MAX + 32];
     cg_expand_path(path, sizeof path, cg_opt.report_path);
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return;
-    cg_os_write_all(fd, b, n);
-    close(fd);
+    cg_os_write_file(path, b, n, true);
 }
 
 /* JSON to report_path and the callback; true when a callback ran.
@@ -271,7 +267,7 @@ static bool publish(const cg_rdata_t *d, const char *text, bool recoverable)
         return false;
     cg_report_t pub = {
         .kind = cg_error_token(d->kind), .address = d->addr, .text = text,
-        .json = jbuf, .pid = (int)getpid(), .thread = d->tid,
+        .json = jbuf, .pid = cg_os_getpid(), .thread = d->tid,
         .recoverable = recoverable,
     };
     cb(&pub, __atomic_load_n(&callback_arg, __ATOMIC_RELAXED));

@@ -35,8 +35,8 @@ void cg_report_exit(void)
     bool do_abort = CG_OPT_GIVEN(abort_on_error) ? cg_opt.abort_on_error
                                                  : !CG_OPT_GIVEN(exitcode);
     if (do_abort)
-        abort();
-    _exit(cg_opt.exitcode);
+        cg_os_abort();
+    cg_os_exit(cg_opt.exitcode);
 }
 
 const char *cg_error_token(cg_error_t kind)
@@ -49,7 +49,7 @@ void cg_report_enter(void)
     if (cg_self.in_report) {
         static const char nested[] = "==chunkguard: error while reporting an error; aborting\n";
         cg_os_write_all(2, nested, sizeof nested - 1);
-        abort();
+        cg_os_abort();
     }
     cg_self.in_report = 1;
     cg_lock(&report_lock);

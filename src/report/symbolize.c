@@ -132,10 +132,7 @@ static bool elf_function(const elf_img_t *e, const Elf64_Ehdr *h, uint64_t va, c
 #define CACHE_SLOTS 4
 
 typedef struct cached_elf {
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime;
+    cg_os_file_id_t id;         /* the file mapped, as it was then */
     const unsigned char *img;   /* NULL: empty slot */
 } cached_elf_t;
 
@@ -159,37 +156,33 @@ void cg_symbolize_unlock_all(bool child)
     cg_lock_after_fork(&cache_lock, child);
 }
 
-static bool same_file(const cached_elf_t *c, const struct stat *sb)
+static bool same_file(const cached_elf_t *c, const cg_os_file_id_t *id)
 {
-    return c->img != NULL && c->dev == sb->st_dev && c->ino == sb->st_ino &&
-           c->size == sb->st_size && c->mtime.tv_sec == sb->st_mtim.tv_sec &&
-           c->mtime.tv_nsec == sb->st_mtim.tv_nsec;
+    return c->img != NULL && c->id.dev == id->dev && c->id.ino == id->ino &&
+           c->id.size == id->size && c->id.mtime_sec == id->mtime_sec &&
+           c->id.mtime_nsec == id->mtime_nsec;
 }
 
 static bool elf_acquire(const char *path, elf_ref_t *ref)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    cg_os_file_id_t id;
+    int fd = cg_os_open_file(path, &id);
     if (fd < 0)
         return false;
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_size <= 0) {
-        close(fd);
-        return false;
-    }
-    ref->img.size = (size_t)sb.st_size;
+    ref->img.size = id.size;
     ref->cached = cg_trylock(&cache_lock);
     if (ref->cached) {
         for (unsigned i = 0; i < CACHE_SLOTS; i++) {
-            if (same_file(&cache[i], &sb)) {
+            if (same_file(&cache[i], &id)) {
                 ref->img.p = cache[i].img;
-                close(fd);
+                cg_os_close(fd);
                 return true;
             }
         }
     }
-    void *p = mmap(NULL, ref->img.size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED) {
+    const void *p = cg_os_map_fd(fd, ref->img.size);
+    cg_os_close(fd);
+    if (p == NULL) {
         if (ref->cached)
             cg_unlock(&cache_lock);
         return false;
@@ -198,11 +191,8 @@ static bool elf_acquire(const char *path, elf_ref_t *ref)
     if (ref->cached) {
         cached_elf_t *c = &cache[cache_victim++ % CACHE_SLOTS];
         if (c->img != NULL)
-            munmap((void *)c->img, (size_t)c->size);
-        c->dev = sb.st_dev;
-        c->ino = sb.st_ino;
-        c->size = sb.st_size;
-        c->mtime = sb.st_mtim;
+            cg_os_unmap((void *)c->img, c->id.size);
+        c->id = id;
         c->img = p;
     }
     return true;
@@ -213,7 +203,7 @@ static void elf_release(elf_ref_t *ref)
     if (ref->cached)
         cg_unlock(&cache_lock);
     else
-        munmap((void *)ref->img.p, ref->img.size);
+        cg_os_unmap((void *)ref->img.p, ref->img.size);
 }
 
 /* ---- the API -------------------------------------------------------------- */

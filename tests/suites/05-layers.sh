@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# 05-layers.sh — the shape of src/ (docs/design.md, "Layers"):
+#   layers-one-way          no #include and no symbol reference between the
+#                           folders of src/ runs upward against src/LAYERS
+#   layers-seeded-include   the check fails on an upward include seeded into
+#                           a copy of the tree (base/fmt.c including debug.h)
+#   layers-seeded-call      ... and on an upward call: an object of base/
+#                           that calls debug mode's allocator
+#   os-access-base-only     no object outside src/base calls the OS (system
+#                           calls, files, getenv, the loader, stdio)
+#   os-access-seeded        the check fails on a seeded getenv in core/
+set -u
+R=$CG_ROOT; B=$CG_BUILD/layers; OBJ=$CG_BUILD/obj
+rm -rf "$B"; mkdir -p "$B"
+make -s -C "$R" lib >/dev/null || { echo "FAIL layers-build: make lib"; exit 1; }
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+if out=$(python3 "$R/tools/check-layers.py" --src "$R/src" --objs "$OBJ" 2>&1); then
+  pass layers-one-way
+else
+  fail layers-one-way "$(printf '%s' "$out" | head -20 | tr '\n' ';')"
+fi
+
+# A copy of the tree with one upward include; the real objects.
+cp -r "$R/src" "$B/src"
+sed -i '0,/#include "fmt.h"/s//#include "fmt.h"\n#include "debug.h"/' "$B/src/base/fmt.c"
+out=$(python3 "$R/tools/check-layers.py" --src "$B/src" --objs "$OBJ" 2>&1); rc=$?
+if [ $rc -eq 1 ] && grep -q 'upward include: .*base/fmt.c:[0-9]* includes .*debug/debug.h (base -> debug)' <<<"$out"; then
+  pass layers-seeded-include
+else
+  fail layers-seeded-include "status $rc: $(printf '%s' "$out" | tail -3 | tr '\n' ';')"
+fi
+
+# A clean copy of the tree plus one base object that calls upward.
+rm -rf "$B/src" "$B/obj"; cp -r "$R/src" "$B/src"; cp -r "$OBJ" "$B/obj"
+cat > "$B/src/base/zz_seed.c" <<'EOF'
+#include <stddef.h>
+void *cg_dbg_alloc(size_t n, size_t align, int kind, int zero, unsigned long caller, const char *op);
+void *zz_seed(size_t n);
+void *zz_seed(size_t n) { return cg_dbg_alloc(n, 0, 0, 0, 0, "seed"); }
+EOF
+gcc -c -O1 -o "$B/obj/zz_seed.o" "$B/src/base/zz_seed.c" || fail layers-seeded-call "gcc"
+out=$(python3 "$R/tools/check-layers.py" --src "$B/src" --objs "$B/obj" 2>&1); rc=$?
+if [ $rc -eq 1 ] && grep -q 'upward call: .*base/zz_seed.c uses cg_dbg_alloc of .*debug/debug.c (base -> debug)' <<<"$out"; then
+  pass layers-seeded-call
+else
+  fail layers-seeded-call "status $rc: $(printf '%s' "$out" | tail -3 | tr '\n' ';')"
+fi
+
+if out=$(python3 "$R/tools/check-os-access.py" --src "$R/src" --objs "$OBJ" 2>&1); then
+  pass os-access-base-only
+else
+  fail os-access-base-only "$(printf '%s' "$out" | head -20 | tr '\n' ';')"
+fi
+
+rm -f "$B/src/base/zz_seed.c" "$B/obj/zz_seed.o"
+cat > "$B/src/core/zz_seed.c" <<'EOF'
+#include <stdlib.h>
+const char *zz_seed(void);
+const char *zz_seed(void) { return getenv("ZZ_SEED"); }
+EOF
+gcc -c -O1 -o "$B/obj/zz_seed.o" "$B/src/core/zz_seed.c" || fail os-access-seeded "gcc"
+out=$(python3 "$R/tools/check-os-access.py" --src "$B/src" --objs "$B/obj" 2>&1); rc=$?
+if [ $rc -eq 1 ] && grep -q 'os access: .*core/zz_seed.c calls getenv' <<<"$out"; then
+  pass os-access-seeded
+else
+  fail os-access-seeded "status $rc: $(printf '%s' "$out" | tail -3 | tr '\n' ';')"
+fi
+rm -rf "$B"
