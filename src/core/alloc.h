@@ -16,8 +16,26 @@
 #include "arena.h"
 #include "bigblock.h"
 #include "fastbin.h"
+#include "fastpath.h"
 #include "report.h"
 #include "tcache.h"
+
+/* Pop the head of bin idx (known non-empty).  Its next link is demangled and
+ * checked (cg_tcache_link_ok) before it becomes the new head, so a
+ * corrupted link is reported, never followed; and the bin's count must
+ * say it holds a chunk, which bounds any loop the links were bent into. */
+CG_INLINE void *cg_tcache_get(cg_tcache_t *tc, size_t idx)
+{
+    cg_tentry_t *e = tc->entries[idx];
+    cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
+    if (CG_SWITCH(CG_CHECK_SAFE_LINK)) {
+        if (CG_UNLIKELY(tc->counts[idx] == 0))
+            cg_tcache_report_count(e);
+        if (CG_UNLIKELY(!cg_tcache_link_ok(e, n)))
+            cg_tcache_report_bad_link(e, n);
+    }
+    return cg_tcache_pop(tc, idx, e, n);
+}
 
 static inline size_t cg_usable_of(cg_chunk_t *c)
 {
@@ -159,39 +177,6 @@ CG_INLINE void *cg_malloc_mem_inline(size_t n, bool mt, cg_tcache_t *tc)
     return cg_chunk2mem(c);
 }
 void *cg_malloc_mem(size_t n, bool mt, cg_tcache_t *tc) CG_HIDDEN;
-
-/*
- * Zero n bytes at a 16-byte aligned p, n >= 24 (the smallest usable size).
- * Up to 128 bytes: a few unconditional 16-byte stores that may overlap,
- * chosen by two predictable compares, instead of a size-indexed loop or a
- * call; above that, memset.  The split point and the method were measured
- * with fixed and random sizes (docs/performance.md, "calloc"); the idea is
- * from the 2024 glibc calloc discussion (background.md).
- */
-typedef char cg_v16 __attribute__((vector_size(16), aligned(1)));
-CG_INLINE void cg_clear(void *p, size_t n)
-{
-    char *b = p;
-    const cg_v16 z = {0};
-    if (!CG_SWITCH(CG_CLEAR_SMALL_INLINE)) {
-        memset(p, 0, n);
-    } else if (n <= 32) {
-        *(cg_v16 *)b = z;
-        *(cg_v16 *)(b + n - 16) = z;
-    } else if (n <= 64) {
-        *(cg_v16 *)b = z;
-        *(cg_v16 *)(b + 16) = z;
-        *(cg_v16 *)(b + n - 32) = z;
-        *(cg_v16 *)(b + n - 16) = z;
-    } else if (n <= 128) {
-        for (int i = 0; i < 4; i++) {
-            *(cg_v16 *)(b + 16 * i) = z;
-            *(cg_v16 *)(b + n - 16 * (i + 1)) = z;
-        }
-    } else {
-        memset(p, 0, n);
-    }
-}
 
 /* calloc's: bytes (at most CG_MAX_REQUEST) zeroed.  Memory fresh from the
  * OS (a new mmap, or top beyond anything ever written) is already zero. */

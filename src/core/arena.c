@@ -19,6 +19,7 @@
 
 #include "report.h"
 #include "fastbin.h"
+#include "fastpath.h"
 #include "tcache.h"
 #include "testhooks.h"
 

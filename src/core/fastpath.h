@@ -1,14 +1,17 @@
 /*
  * fastpath.h — the inline tcache hits of malloc, calloc and free, which
  * entry/interpose.c inlines into the exported functions: no call, no lock,
- * no atomic.  Everything they do is here, apart from the chunk layout
- * (chunk.h) and the tcache's pop and push (tcache.h):
+ * no atomic.  Everything they do is here, top to bottom, apart from the
+ * chunk and heap layout (chunk.h, heap.h) and the tcache's fields
+ * (tcache.h):
  *
- *   malloc/calloc  tc = cg_self.tcache (NULL: a slow path)
- *                  -> CG_FAST_ENTER, cg_tcache_hit -> a block, mark ended;
- *                     or NULL, mark still set, for the hand-off
- *   free           cg_heap_owns(mem) (heap.h: the heap map and the
- *                  chunk-start bitmap), CG_FAST_ENTER, cg_free_fast
+ *   malloc/calloc  tc = cg_self.tcache (NULL: a slow path), a tcache size
+ *                  -> CG_FAST_ENTER, cg_tcache_hit (cg_tcache_try_get, the
+ *                     pop) -> a block, mark ended; or NULL, mark still
+ *                     set, for the hand-off
+ *   free           tc, cg_heap_owns(mem) (the heap map and the chunk-start
+ *                  bitmap), CG_FAST_ENTER, cg_free_fast (cg_tcache_put,
+ *                  the push) -> done, mark ended; or the hand-off
  *
  * The hand-offs and slow paths are entry/api.c's.
  *
@@ -21,7 +24,8 @@
 #ifndef CG_FASTPATH_H
 #define CG_FASTPATH_H
 
-#include "alloc.h"
+#include <string.h>
+
 #include "heap.h"
 #include "tcache.h"
 #include "thread.h"
@@ -41,6 +45,105 @@
             cg_self.tcache = (tc);                                       \
         }                                                                \
     } while (0)
+
+/* Unlink the head e of bin idx, whose demangled next link n was checked. */
+CG_INLINE void *cg_tcache_pop(cg_tcache_t *tc, size_t idx, cg_tentry_t *e, cg_tentry_t *n)
+{
+    tc->entries[idx] = n;
+    tc->counts[idx]--;
+    e->key = 0;
+    return e;
+}
+
+/* The inline paths' pop: the head of bin idx, or NULL when the bin is empty
+ * or anything needs a closer look.  The head e is a chunk of ours (it
+ * passed free's checks, or cg_tcache_link_ok when it was a link), so a
+ * link that is NULL, or aligned, in e's own heap (one XOR and one mask
+ * test) and not e itself, is taken.  Any other link (another heap's chunk,
+ * or corruption), and a bin whose count is 0 (glibc tests it too), are
+ * left to the slow path, whose cg_tcache_get tests them in full and
+ * reports what is bad: so the hit path makes no call at all.  A link the
+ * quick test takes that the full one would not (into the heap's metadata)
+ * is reported one pop later, when its own link fails: the heap region is
+ * readable everywhere (heap.c), and it is never handed out unless its
+ * link decodes to a good one, which needs the secret. */
+CG_INLINE void *cg_tcache_try_get(cg_tcache_t *tc, size_t idx)
+{
+    cg_tentry_t *e = tc->entries[idx];
+    if (e == NULL)
+        return NULL;
+    cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
+    if (CG_SWITCH(CG_CHECK_SAFE_LINK)) {
+        const uintptr_t not_same_heap_aligned = ~(uintptr_t)(CG_HEAP_MAX - 1) | CG_ALIGN_MASK;
+        uintptr_t d = (uintptr_t)n ^ (uintptr_t)e;
+        if (n != NULL && CG_UNLIKELY((d & not_same_heap_aligned) != 0 || d == 0))
+            return NULL;
+        /* Tested last, when the link's temporaries are dead: tested first,
+         * the count took one register more than the caller-saved ones and
+         * every call saved and restored a callee-saved register. */
+        if (CG_UNLIKELY(tc->counts[idx] == 0))
+            return NULL;
+    }
+    return cg_tcache_pop(tc, idx, e, n);
+}
+
+CG_INLINE void cg_tcache_put(cg_tcache_t *tc, size_t idx, void *mem)
+{
+    cg_tentry_t *e = (cg_tentry_t *)mem;
+    e->key = cg_tcache_key;
+    e->next = (cg_tentry_t *)cg_protect(&e->next, tc->entries[idx]);
+    tc->entries[idx] = e;
+    tc->counts[idx]++;
+}
+
+/*
+ * Is mem the user pointer of a chunk in one of our heaps?  16-byte aligned,
+ * in a mapped heap, and marked in the chunk-start map (bits are set only at
+ * chunk starts, never in the metadata pages nor beyond the top).  The top
+ * chunk passes too: callers reject it by its size.  Reads only our own
+ * metadata.  Does not say whether the chunk is in use.
+ */
+CG_INLINE bool cg_heap_owns(const void *mem)
+{
+    /* No offset test needed: the bitmap's bits for the header, bitmap and
+     * guard pages are never set. */
+    if (!cg_aligned_ok(mem) || !cg_in_heap(mem))
+        return false;
+    return cg_start_test(cg_heap_base(mem), (const char *)mem - CG_HDR_SZ);
+}
+
+/*
+ * Zero n bytes at a 16-byte aligned p, n >= 24 (the smallest usable size).
+ * Up to 128 bytes: a few unconditional 16-byte stores that may overlap,
+ * chosen by two predictable compares, instead of a size-indexed loop or a
+ * call; above that, memset.  The split point and the method were measured
+ * with fixed and random sizes (docs/performance.md, "calloc"); the idea is
+ * from the 2024 glibc calloc discussion (background.md).
+ */
+typedef char cg_v16 __attribute__((vector_size(16), aligned(1)));
+CG_INLINE void cg_clear(void *p, size_t n)
+{
+    char *b = p;
+    const cg_v16 z = {0};
+    if (!CG_SWITCH(CG_CLEAR_SMALL_INLINE)) {
+        memset(p, 0, n);
+    } else if (n <= 32) {
+        *(cg_v16 *)b = z;
+        *(cg_v16 *)(b + n - 16) = z;
+    } else if (n <= 64) {
+        *(cg_v16 *)b = z;
+        *(cg_v16 *)(b + 16) = z;
+        *(cg_v16 *)(b + n - 32) = z;
+        *(cg_v16 *)(b + n - 16) = z;
+    } else if (n <= 128) {
+        for (int i = 0; i < 4; i++) {
+            *(cg_v16 *)(b + 16 * i) = z;
+            *(cg_v16 *)(b + n - 16 * (i + 1)) = z;
+        }
+    } else {
+        memset(p, 0, n);
+    }
+}
 
 /* The inline paths' tcache hit, called with the mark set (CG_FAST_ENTER):
  * a chunk of bin idx, counted in *count, with the mark ended; or NULL when

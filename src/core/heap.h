@@ -134,22 +134,6 @@ CG_INLINE bool cg_heap_readable(const void *x, size_t len)
            cg_heap_offset(x) - CG_HEAP_DATA_OFF <= CG_HEAP_MAX - CG_HEAP_DATA_OFF - len;
 }
 
-/*
- * Is mem the user pointer of a chunk in one of our heaps?  16-byte aligned,
- * in a mapped heap, and marked in the chunk-start map (bits are set only at
- * chunk starts, never in the metadata pages nor beyond the top).  The top
- * chunk passes too: callers reject it by its size.  Reads only our own
- * metadata.  Does not say whether the chunk is in use.
- */
-CG_INLINE bool cg_heap_owns(const void *mem)
-{
-    /* No offset test needed: the bitmap's bits for the header, bitmap and
-     * guard pages are never set. */
-    if (!cg_aligned_ok(mem) || !cg_in_heap(mem))
-        return false;
-    return cg_start_test(cg_heap_base(mem), (const char *)mem - CG_HDR_SZ);
-}
-
 /* The in-use end; read without the lock on free paths (relaxed). */
 CG_INLINE char *cg_heap_end(const cg_heap_t *h) { return (char *)h + CG_LOAD(h->size); }
 

@@ -2,6 +2,7 @@
  * tcache.c — creating and retiring thread caches, and the rare checks
  * behind the inline get/put of tcache.h.
  */
+#include "alloc.h"
 #include "fastbin.h"
 #include "tcache.h"
 

@@ -2,8 +2,9 @@
  * tcache.h — the per-thread cache: 64 bins of singly linked, safe-linked
  * chunks, one size each (32..1040-byte chunks, requests up to 1032), at most
  * cg_mp.tcache_count (7) entries a bin.  No locks, no atomics: only the
- * owning thread touches its tcache.  get and put are always inlined so a
- * tcache hit in malloc or free makes no function call.
+ * owning thread touches its tcache.  Its pop and push, which the inline
+ * paths use, are in fastpath.h; the checked pop of the slow paths is
+ * cg_tcache_get (alloc.h).
  *
  * A freed entry's second word holds cg_tcache_key, a random per-process
  * value; finding it in a block being freed means "probably already in a
@@ -45,15 +46,6 @@ CG_INLINE size_t cg_csize2tidx(size_t csz) { return (csz - CG_MINSIZE) / CG_ALIG
 
 void cg_tcache_report_bad_link(const void *entry, const void *link) CG_COLD CG_HIDDEN __attribute__((noreturn));
 
-/* Unlink the head e of bin idx, whose demangled next link n was checked. */
-CG_INLINE void *cg_tcache_pop(cg_tcache_t *tc, size_t idx, cg_tentry_t *e, cg_tentry_t *n)
-{
-    tc->entries[idx] = n;
-    tc->counts[idx]--;
-    e->key = 0;
-    return e;
-}
-
 /* The full test of n, the demangled next link of entry e: NULL, or the
  * user pointer of a chunk of ours — aligned, in a heap's chunk area (not
  * its metadata or guard page), a chunk start — other than e itself. */
@@ -69,64 +61,6 @@ CG_INLINE bool cg_tcache_link_ok(const cg_tentry_t *e, const cg_tentry_t *n)
 /* A bin whose count says empty while its head is a chunk: a link that
  * should have ended the list was overwritten (or loops back). */
 void cg_tcache_report_count(const void *entry) CG_COLD CG_HIDDEN __attribute__((noreturn));
-
-/* Pop the head of bin idx (known non-empty).  Its next link is demangled and
- * checked (cg_tcache_link_ok) before it becomes the new head, so a
- * corrupted link is reported, never followed; and the bin's count must
- * say it holds a chunk, which bounds any loop the links were bent into. */
-CG_INLINE void *cg_tcache_get(cg_tcache_t *tc, size_t idx)
-{
-    cg_tentry_t *e = tc->entries[idx];
-    cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
-    if (CG_SWITCH(CG_CHECK_SAFE_LINK)) {
-        if (CG_UNLIKELY(tc->counts[idx] == 0))
-            cg_tcache_report_count(e);
-        if (CG_UNLIKELY(!cg_tcache_link_ok(e, n)))
-            cg_tcache_report_bad_link(e, n);
-    }
-    return cg_tcache_pop(tc, idx, e, n);
-}
-
-/* The inline paths' pop: the head of bin idx, or NULL when the bin is empty
- * or anything needs a closer look.  The head e is a chunk of ours (it
- * passed free's checks, or cg_tcache_link_ok when it was a link), so a
- * link that is NULL, or aligned, in e's own heap (one XOR and one mask
- * test) and not e itself, is taken.  Any other link (another heap's chunk,
- * or corruption), and a bin whose count is 0 (glibc tests it too), are
- * left to the slow path, whose cg_tcache_get tests them in full and
- * reports what is bad: so the hit path makes no call at all.  A link the
- * quick test takes that the full one would not (into the heap's metadata)
- * is reported one pop later, when its own link fails: the heap region is
- * readable everywhere (heap.c), and it is never handed out unless its
- * link decodes to a good one, which needs the secret. */
-CG_INLINE void *cg_tcache_try_get(cg_tcache_t *tc, size_t idx)
-{
-    cg_tentry_t *e = tc->entries[idx];
-    if (e == NULL)
-        return NULL;
-    cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
-    if (CG_SWITCH(CG_CHECK_SAFE_LINK)) {
-        const uintptr_t not_same_heap_aligned = ~(uintptr_t)(CG_HEAP_MAX - 1) | CG_ALIGN_MASK;
-        uintptr_t d = (uintptr_t)n ^ (uintptr_t)e;
-        if (n != NULL && CG_UNLIKELY((d & not_same_heap_aligned) != 0 || d == 0))
-            return NULL;
-        /* Tested last, when the link's temporaries are dead: tested first,
-         * the count took one register more than the caller-saved ones and
-         * every call saved and restored a callee-saved register. */
-        if (CG_UNLIKELY(tc->counts[idx] == 0))
-            return NULL;
-    }
-    return cg_tcache_pop(tc, idx, e, n);
-}
-
-CG_INLINE void cg_tcache_put(cg_tcache_t *tc, size_t idx, void *mem)
-{
-    cg_tentry_t *e = (cg_tentry_t *)mem;
-    e->key = cg_tcache_key;
-    e->next = (cg_tentry_t *)cg_protect(&e->next, tc->entries[idx]);
-    tc->entries[idx] = e;
-    tc->counts[idx]++;
-}
 
 /* The exact check behind the key hint: is e already in bin idx?  Reports a
  * double free if so; returns normally if the key was a coincidence. */

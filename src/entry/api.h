@@ -5,6 +5,7 @@
 #ifndef CG_API_H
 #define CG_API_H
 
+#include "alloc.h"
 #include "fastpath.h"
 
 /* Slow paths; `caller` is the program's return address, for reports.
