@@ -99,6 +99,7 @@ static size_t fast_usable(void *mem, const cg_call_t *call)
 const cg_mode_t cg_mode_fast = {
     .name = "fast",
     .tcache = true,
+    .instrumented = false,
     .malloc = fast_malloc,
     .calloc = fast_calloc,
     .memalign = fast_memalign,

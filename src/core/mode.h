@@ -7,8 +7,10 @@
  * (entry/interpose.c, entry/api.c) do what every mode shares — the
  * re-entry mark, initialisation, the C contract's argument checks, the
  * operation count — and then call the table.  Nothing else asks which mode
- * is on.  Fast mode's table is core/fast.c, debug mode's debug/debug.c;
- * a new mode is one more table and one more name in the mode option.
+ * is on: code below entry/ that must differ reads the table's flags.
+ * Fast mode's table is core/fast.c, debug mode's debug/debug.c; a new
+ * mode is one more table and one more name in the mode option
+ * (docs/design.md, "Modes").
  *
  * Every operation is called inside (entry/reentry.h), with the core
  * initialised, and gets the call's context:
@@ -32,8 +34,14 @@ typedef struct cg_call {
 typedef struct cg_mode {
     const char *name;           /* the mode option's value                  */
     /* Threads get a tcache, whose hits the inline paths serve
-     * (entry/fastpath.h) without calling the table. */
+     * (core/fastpath.h) without calling the table. */
     bool tcache;
+    /* Blocks carry shadow records and stacks (debug/shadow.h): describe,
+     * the heap check, the leak check and fault reports read them; lock
+     * acquisitions are stacked and ordered (debug/lockdep.c); re-entrant
+     * calls are reported; redzone, quarantine, detect_leaks and
+     * halt_on_error act. */
+    bool instrumented;
     /* n bytes (n <= CG_MAX_REQUEST already checked for calloc: bytes is
      * nmemb * size without overflow).  NULL with errno ENOMEM. */
     void  *(*malloc)(size_t n, const cg_call_t *c);
@@ -55,7 +63,8 @@ typedef struct cg_mode {
     void   (*at_exit)(void);
 } cg_mode_t;
 
-/* The mode in force: a copy of its table, written once at init. */
+/* The mode in force: a copy of its table, written once at init while
+ * single-threaded, read without a lock after (mode.c). */
 extern cg_mode_t cg_mode CG_HIDDEN;
 
 /* The tables. */

@@ -32,7 +32,6 @@
 #include "stackmemo.h"
 #include "symbolize.h"
 
-bool cg_debug;
 
 static uint32_t next_tid;
 
@@ -59,7 +58,6 @@ CG_STARTUP void cg_debug_init(void)
 {
     if (cg_opt.mode != CG_MODE_DEBUG)
         return;
-    cg_debug = true;
     find_loader();
     cg_pattern_init();
     /* No fastbins: a chunk the quarantine gives back is then free to the
@@ -415,6 +413,7 @@ static size_t dbg_usable(void *mem, const cg_call_t *c)
 const cg_mode_t cg_mode_debug = {
     .name = "debug",
     .tcache = false,
+    .instrumented = true,
     .malloc = dbg_malloc,
     .calloc = dbg_calloc,
     .memalign = dbg_memalign,

@@ -45,9 +45,6 @@ CG_INLINE size_t cg_dbg_poison_len(size_t req)
                ? req : (size_t)cg_opt.poison_bytes;
 }
 
-/* True in debug mode; set once at initialisation, read-only after. */
-extern bool cg_debug CG_HIDDEN;
-
 /* Debug mode's table (core/mode.h).  Its start loads and primes the
  * unwinder once the process is fully started: the first malloc may come
  * from inside the dynamic loader, where loading libunwind (dlopen) is not
@@ -56,8 +53,9 @@ extern bool cg_debug CG_HIDDEN;
  * quarantined blocks and, when one thread is left, the live ones. */
 extern const cg_mode_t cg_mode_debug CG_HIDDEN;
 
-/* Called by init after the options are parsed: turns debug mode on when
- * mode=debug (and then fastbins off, and the stack unwinder primed). */
+/* Called by init after the options are parsed: with mode=debug, debug
+ * mode's set-up (fastbins off, the loader's code found for the unwinder)
+ * before its table is chosen. */
 void cg_debug_init(void) CG_HIDDEN;
 
 /*

@@ -77,7 +77,7 @@ size_t cg_describe_impl(const void *addr, char *buf, size_t cap)
         return 0;
     buf[0] = 0;
     const char *a = addr;
-    if (cg_debug) {
+    if (cg_mode.instrumented) {
         cg_shadow_t *r = cg_shadow_find(a, !CG_SINGLE_THREAD_P);
         if (r != NULL)
             return describe_record(buf, cap, a, r);

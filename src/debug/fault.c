@@ -95,7 +95,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     cg_self.caller = pc;
     cg_self.op = "a memory access";
     /* In debug mode the shadow may know the block at a. */
-    if (cg_debug && cg_in_heap((void *)a))
+    if (cg_mode.instrumented && cg_in_heap((void *)a))
         cg_dbg_report_fault((void *)a, msg);
     cg_report(CG_E_SEGV, (void *)a, msg, NULL);
 }

@@ -382,7 +382,7 @@ static void check_prev(hc_t *x, walk_t *w, const cg_chunk_t *c, bool at_top)
         if (x->set != NULL && s == NULL)
             NOTE(x, HC_NOT_BINNED, cg_chunk2mem(p), "the %zu-byte free chunk at %p is in no "
                  "bin", cg_csize(p), (void *)p);
-    } else if (cg_debug && x->single && s == NULL && cg_shadow_of(p, false, false) == NULL) {
+    } else if (cg_mode.instrumented && x->single && s == NULL && cg_shadow_of(p, false, false) == NULL) {
         NOTE(x, HC_NO_RECORD, cg_chunk2mem(p), "the in-use chunk at %p (%zu bytes) has no "
              "shadow record", (void *)p, cg_csize(p));
     }
@@ -713,7 +713,7 @@ static void verify_locked(hc_t *x)
         for (size_t i = 0; i < CG_TCACHE_BINS; i++)
             check_tcache_bin(x, tc, i);
     cg_big_each_locked(check_big, x);
-    if (cg_debug) {
+    if (cg_mode.instrumented) {
         cg_quarantine_each_locked(check_quarantined, x);
         cg_shadow_each(check_record, x);
     }
@@ -724,7 +724,7 @@ static void verify_locked(hc_t *x)
  * report returns; otherwise the first ends the process. */
 static void report_all(hc_t *x)
 {
-    bool recoverable = cg_debug || cg_report_has_callback();
+    bool recoverable = cg_mode.instrumented || cg_report_has_callback();
     uintptr_t pc = cg_self.caller;
     const char *op = cg_self.op ? cg_self.op : "cg_verify_heap";
     for (size_t i = 0; i <= x->nrec; i++) {

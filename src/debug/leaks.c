@@ -232,7 +232,7 @@ static int scanning;
 
 static size_t leak_check(const char *op)
 {
-    if (!cg_debug || __atomic_exchange_n(&scanning, 1, __ATOMIC_ACQUIRE))
+    if (!cg_mode.instrumented || __atomic_exchange_n(&scanning, 1, __ATOMIC_ACQUIRE))
         return 0;
     scan_t *s = &the_scan;
     *s = (scan_t){0};

@@ -20,8 +20,6 @@
 
 enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
 
-cg_mode_t cg_mode;
-
 /* A thread's first slow path in a mode with a tcache: create the tcache
  * and arrange for it to be flushed when the thread exits.  With
  * verify_interval no thread gets one, so every operation falls through the

@@ -109,7 +109,7 @@ static void fork_child(void)
     if (cg_init_state != 2)
         return;
     fork_unlock_all(true);
-    if (forked_mt && cg_debug)      /* only debug mode unwinds */
+    if (forked_mt && cg_mode.instrumented)      /* only instrumented modes unwind */
         cg_stack_after_fork_child();
     cg_tcache_after_fork_child();
 }
@@ -127,7 +127,7 @@ static void apply_options(void)
 static void say_hello(void)
 {
     char buf[512];
-    if (!cg_debug && (cg_opt.detect_leaks || CG_OPT_GIVEN(halt_on_error))) {
+    if (!cg_mode.instrumented && (cg_opt.detect_leaks || CG_OPT_GIVEN(halt_on_error))) {
         size_t w = cg_fmt(buf, sizeof buf, "==%d==WARNING: chunkguard: detect_leaks and "
                           "halt_on_error act in debug mode only (mode=debug)\n", (int)cg_os_getpid());
         cg_log_write(buf, w);
@@ -135,8 +135,8 @@ static void say_hello(void)
     if (cg_opt.verbosity < 1)
         return;
     size_t n = cg_fmt(buf, sizeof buf, "==%d==chunkguard: %s mode; ", (int)cg_os_getpid(),
-                      cg_debug ? "debug" : "fast");
-    if (cg_debug)
+                      cg_mode.name);
+    if (cg_mode.instrumented)
         n += cg_fmt(buf + n, sizeof buf - n, "redzone %d B, quarantine %d MiB, stack_depth %d, "
                     "detect_leaks %d, halt_on_error %d, ", cg_opt.redzone, cg_opt.quarantine_mb,
                     cg_opt.stack_depth, (int)cg_opt.detect_leaks, (int)cg_opt.halt_on_error);
@@ -162,7 +162,7 @@ static void init_core(void)
     apply_options();
     cg_debug_init();
     cg_mode = cg_opt.mode == CG_MODE_DEBUG ? cg_mode_debug : cg_mode_fast;
-    cg_lockdep_init(cg_debug);
+    cg_lockdep_init(cg_mode.instrumented);
     cg_fault_install();
     cg_ncpus = cg_os_ncpus();
     cg_arena_init(&cg_main_arena, 0);

@@ -81,7 +81,7 @@ static bool first_report_of(uintptr_t caller)
 static void seen(const char *op, uintptr_t caller)
 {
     __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
-    if (cg_debug && first_report_of(caller))
+    if (cg_mode.instrumented && first_report_of(caller))
         report(op, caller, "with halt_on_error=0 such a call is served from pages of its "
                "own, away from the interrupted call (reported once per call site)", false);
 }
@@ -185,7 +185,7 @@ static size_t size_of(void *mem)
     size_t n;
     if (cg_reentry_owns(mem, &n))
         return n;
-    if (cg_debug) {
+    if (cg_mode.instrumented) {
         /* A debug block starts after its leading redzone: its size is in
          * its shadow record, found without a lock for heap blocks (big
          * blocks' table needs the shadow lock, which may be held). */
