@@ -161,8 +161,9 @@ CG_INLINE void cg_release_heap(cg_chunk_t *c, bool mt, cg_tcache_t *tc)
 
 /* malloc's contract for every entry that serves an unaligned request:
  * ENOMEM above PTRDIFF_MAX, M_PERTURB fill.  Inlined into malloc's slow
- * paths (a tcache miss runs it: one frame less saved 14 instructions a
- * miss); the others call the out-of-line copy, cg_malloc_mem. */
+ * paths, which every tcache miss runs (no frame of its own: see
+ * docs/performance.md, "Winning back the fast paths' instructions"); the
+ * others call the out-of-line copy, cg_malloc_mem. */
 CG_INLINE void *cg_malloc_mem_inline(size_t n, bool mt, cg_tcache_t *tc)
 {
     if (CG_UNLIKELY(n > CG_MAX_REQUEST)) {

@@ -10,12 +10,12 @@
  * four; stack.c says how and why.  Capture before taking any chunkguard
  * lock: a capture may take the loader's lock (dl_iterate_phdr).
  *
- * Cost (measured on the development machine, 2 cores, glibc 2.36,
- * libunwind 1.6.2, -O2): a 16-frame capture through return addresses the
- * thread has unwound before takes about 0.25 µs (roughly 15 ns a frame);
- * depth 1 costs nothing.  A return address a thread has not unwound before
- * is looked up and its unwind info parsed once per thread, about 15 µs a
- * frame: a new thread's first 16-frame capture takes about 0.24 ms.
+ * Cost: depth 1 walks nothing; a capture through return addresses the
+ * thread has unwound before costs a few nanoseconds a frame, and a return
+ * address a thread has not unwound before is looked up and its unwind
+ * info parsed once per thread, which makes a new thread's first deep
+ * capture the expensive one (figures: docs/performance.md, "Stack
+ * captures").
  */
 #ifndef CG_STACK_H
 #define CG_STACK_H

@@ -4,9 +4,10 @@
  * unwinder reads it gives the stack id recorded the first time, without
  * walking the stack again.
  *
- * Why: unw_backtrace costs some 60-90 instructions a frame even when its
- * frame cache knows every return address, and a program that allocates in
- * a loop captures the same few stacks millions of times.  libunwind stays
+ * Why: unw_backtrace costs tens of instructions a frame even when its
+ * frame cache knows every return address (docs/performance.md, "Stack
+ * captures"), and a program that allocates in a loop captures the same
+ * few stacks millions of times.  libunwind stays
  * the unwinder: every memoised stack is one it walked, and a memo is used
  * only while every stack word its walk read — each frame's return-address
  * slot, and each frame-pointer save slot it restored %rbp from, as

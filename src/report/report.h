@@ -1,8 +1,9 @@
 /*
  * report.h — fatal error reports.
  *
- * A report is formatted into a buffer on the stack (no malloc, no stdio),
- * written to the log (fd 2, or log_path) with write(2), then the process
+ * A report is formatted into fixed buffers in .lbss, used under the report
+ * lock (render.c; no malloc, no stdio), written to the log (fd 2, or
+ * log_path) with write(2), then the process
  * ends: SIGABRT by default, as glibc does (options abort_on_error and
  * exitcode).  First line, stable for tools to match:
  *     ==PID==ERROR: chunkguard: <token> on address 0x...

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # 25-stacks.sh — stack capture through libunwind, the stack depot and the
-# symbolizer (src/stack.c, stackdepot.c, symbolize.c; tests/unit/stk_*.c):
+# symbolizer (src/debug/stack.c, stackdepot.c, symbolize.c; tests/unit/stk_*.c):
 #   stacks/<suite>::<test>       the Criterion tests, against libchunkguard-cg.a
 #   mutant-<m>-caught-by-<test>  stack.c built without one safeguard fails the
 #                                test of that safeguard (and passes without it)

@@ -6,7 +6,7 @@
 #                           byte-by-byte reference at every length, alignment
 #                           and offset; a build that skips the bytes after the
 #                           last whole stride must fail it
-#   debug-stack-memo-stale  a stack memo (src/stackmemo.c) made for one caller
+#   debug-stack-memo-stale  a stack memo (src/debug/stackmemo.c) made for one caller
 #                           is not used for another that reaches the same frame
 #                           address (tests/debug/memo_test.c); a library built
 #                           without the memo's stack-word check must fail it
