@@ -122,10 +122,13 @@ void cg_malloc_stats_impl(void)
     say("max mmap bytes   = %zu\n", CG_LOAD(cg_mp.max_mmapped_mem));
 }
 
-/* One formatted piece of malloc_info's XML to the program's stream. */
+/* One formatted piece of malloc_info's XML to the program's stream, with
+ * no lock held: stdio may allocate its buffer, a callout (thread.h). */
 static void say_to(FILE *fp, const char *buf, size_t n)
 {
+    cg_callout_t co = cg_callout_begin();
     cg_os_fwrite(fp, buf, n);
+    cg_callout_end(co);
 }
 
 int cg_malloc_info_impl(int options, FILE *fp)

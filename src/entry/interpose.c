@@ -212,23 +212,36 @@ __typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("
  * as glibc 2.36 does. */
 CG_PUBLIC int CG_API(mallopt)(int param, int value)
 {
+    uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(0, cg_param_set(param, value, !CG_SINGLE_THREAD_P));
+    CG_GUARDED((cg_reentry_query("mallopt", ra), 0), cg_param_set(param, value, !CG_SINGLE_THREAD_P));
 }
+
+/* The introspection calls below walk the arenas under their locks, so a
+ * call from inside chunkguard (a signal handler that interrupted it, or a
+ * report callback) cannot be served: it is counted (cg_get_stats'
+ * reentrant_calls; reported in an instrumented mode) and gets zeros, or
+ * writes nothing. */
 
 /* mallinfo2 - heap statistics summed over all arenas (bytes). */
 CG_PUBLIC struct mallinfo2 CG_API(mallinfo2)(void)
 {
+    uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    return cg_mallinfo2_impl();
+    CG_GUARDED((cg_reentry_query("mallinfo2", ra), (struct mallinfo2){ 0 }), cg_mallinfo2_impl());
+}
+
+static struct mallinfo2 mallinfo_guarded(uintptr_t ra)
+{
+    cg_ensure_init();
+    CG_GUARDED((cg_reentry_query("mallinfo", ra), (struct mallinfo2){ 0 }), cg_mallinfo2_impl());
 }
 
 /* mallinfo - the deprecated int-sized form of mallinfo2 (values wrap, as
  * in glibc). */
 CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
 {
-    cg_ensure_init();
-    struct mallinfo2 m2 = cg_mallinfo2_impl();
+    struct mallinfo2 m2 = mallinfo_guarded(CG_RET_ADDR);
     struct mallinfo m = {
         .arena = (int)m2.arena, .ordblks = (int)m2.ordblks, .smblks = (int)m2.smblks,
         .hblks = (int)m2.hblks, .hblkhd = (int)m2.hblkhd, .usmblks = (int)m2.usmblks,
@@ -243,31 +256,37 @@ CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
  * Returns 1 if any memory was released. */
 CG_PUBLIC int CG_API(malloc_trim)(size_t pad)
 {
+    uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(0, cg_malloc_trim_impl(pad, CG_RET_ADDR));
+    CG_GUARDED((cg_reentry_query("malloc_trim", ra), 0), cg_malloc_trim_impl(pad, ra));
 }
 
 /* malloc_stats - per-arena and total bytes to stderr (glibc's layout);
  * written with write(2), never allocating. */
 CG_PUBLIC void CG_API(malloc_stats)(void)
 {
+    uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    cg_malloc_stats_impl();
+    CG_GUARDED_VOID(cg_reentry_query("malloc_stats", ra), cg_malloc_stats_impl());
 }
 
 /* malloc_info - the heap as XML on fp.  Returns 0, or EINVAL (the value,
  * errno untouched, as glibc 2.36 does) when options is not 0. */
 CG_PUBLIC int CG_API(malloc_info)(int options, FILE *fp)
 {
+    uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    return cg_malloc_info_impl(options, fp);
+    CG_GUARDED((cg_reentry_query("malloc_info", ra), 0), cg_malloc_info_impl(options, fp));
 }
 
 /* cg_get_stats - see chunkguard.h. */
 CG_PUBLIC void cg_get_stats(cg_stats_t *out)
 {
-    cg_get_stats_impl(out);
-    out->reentrant_calls = cg_reentry_count();
+    uintptr_t ra = CG_RET_ADDR;
+    cg_ensure_init();
+    CG_GUARDED_VOID((cg_reentry_query("cg_get_stats", ra), *out = (cg_stats_t){ 0 },
+                     out->reentrant_calls = cg_reentry_count()),
+                    (cg_get_stats_impl(out), out->reentrant_calls = cg_reentry_count()));
 }
 
 /* cg_set_report_callback - see chunkguard.h. */
@@ -276,7 +295,8 @@ CG_PUBLIC void cg_set_report_callback(cg_report_callback_t cb, void *arg)
     cg_set_report_callback_impl(cb, arg);
 }
 
-/* cg_describe - see chunkguard.h. */
+/* cg_describe - see chunkguard.h.  Served inside too (a report callback
+ * may describe the block it is told about): it takes no arena lock. */
 CG_PUBLIC size_t cg_describe(const void *addr, char *buf, size_t cap)
 {
     cg_ensure_init();
@@ -286,15 +306,16 @@ CG_PUBLIC size_t cg_describe(const void *addr, char *buf, size_t cap)
 /* cg_leak_check - see chunkguard.h. */
 CG_PUBLIC size_t cg_leak_check(void)
 {
+    uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    return cg_leak_check_impl();
+    CG_GUARDED((cg_reentry_query("cg_leak_check", ra), 0), cg_leak_check_impl());
 }
 
 /* cg_verify_heap - see chunkguard.h. */
 CG_PUBLIC size_t cg_verify_heap(void)
 {
+    uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    cg_self.caller = CG_RET_ADDR;
-    cg_self.op = "cg_verify_heap";
-    return cg_verify_heap_impl();
+    CG_GUARDED((cg_reentry_query("cg_verify_heap", ra), SIZE_MAX),
+               (cg_self.caller = ra, cg_self.op = "cg_verify_heap", cg_verify_heap_impl()));
 }

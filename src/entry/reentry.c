@@ -86,6 +86,16 @@ static void seen(const char *op, uintptr_t caller)
                "own, away from the interrupted call (reported once per call site)", false);
 }
 
+void cg_reentry_query(const char *op, uintptr_t caller)
+{
+    /* From a report callback (the report lock is this thread's): counted
+     * only, since a report cannot begin inside another. */
+    if (cg_self.in_report)
+        __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
+    else
+        seen(op, caller);
+}
+
 void *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op)
 {
     seen(op, caller);

@@ -110,6 +110,12 @@ void   cg_reentry_free(void *mem, uintptr_t caller, const char *op) CG_HIDDEN;
 void  *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
 size_t cg_reentry_usable(void *mem, uintptr_t caller) CG_HIDDEN;
 void  *cg_reentry_memalign(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
+/* An introspection call (mallinfo2, malloc_stats, cg_verify_heap, ...)
+ * made while the thread is inside: counted, and reported in an
+ * instrumented mode (once per call site; never from inside a report, a
+ * report callback's call is only counted), as the other re-entrant calls;
+ * the caller then returns its empty answer. */
+void   cg_reentry_query(const char *op, uintptr_t caller) CG_HIDDEN;
 /* Outside: a block served to a handler is given back (unmapped) and true
  * returned; false for any other pointer.  *usable, when not NULL, gets its
  * size instead and nothing is freed. */

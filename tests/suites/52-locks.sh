@@ -134,6 +134,29 @@ if gcc -O0 -g -o "$SR" "$CG_ROOT/tests/locks/sig_realloc.c"; then
 else
   fail locks-signal-realloc "cannot build tests/locks/sig_realloc.c"
 fi
+# A signal handler's mallinfo2 and malloc_trim, interrupting chunkguard while
+# a second thread makes every arena access lock: an empty answer, counted,
+# never a deadlock report or a hang (the old library reported its own arena
+# lock as a deadlock, or hung); in debug mode reported once per call site.
+SQ=$L/sig_query
+if gcc -O1 -g -pthread -o "$SQ" "$CG_ROOT/tests/locks/sig_query.c" -ldl; then
+  for mode in fast debug; do
+    json=$LOG/sig-query-$mode.json; rm -f "$json"
+    out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=$mode:halt_on_error=0:stack_depth=1:report_path=$json" \
+          timeout -k 5 120 "$SQ" 2000 2>&1); rc=$?
+    [ -f "$json" ] || : >"$json"
+    nrep=$(grep -c . "$json")
+    n=$(printf '%s\n' "$out" | sed -n 's/^ok query \([0-9]*\)$/\1/p')
+    if [ $rc -eq 0 ] && [ "${n:-0}" -gt 0 ] &&
+       { { [ $mode = fast ] && [ "$nrep" -eq 0 ]; } ||
+         { [ $mode = debug ] && [ "$nrep" -ge 1 ] && [ "$nrep" -le 2 ] &&
+           jcheck "$json" 'all(x["kind"] == "reentrant-call" for x in r)'; }; }; then
+      pass locks-signal-query-$mode
+    else show; fail locks-signal-query-$mode "exit $rc (124: hang), ${n:-no} re-entrant calls, $nrep reports"; fi
+  done
+else
+  fail locks-signal-query "cannot build tests/locks/sig_query.c"
+fi
 # Contention is no deadlock: 8 threads on one arena's lock, a 10 ms limit.
 # The lock changes hands all the time, so no wait on one holder is long.
 CT=$L/contention
