@@ -50,8 +50,10 @@ typedef struct cg_stats {
  * @out: filled in; must not be NULL.
  * Thread-safe; the counts of threads still running are read without
  * stopping them, so they may lag by the operations in flight.
- * Never allocates; async-signal-safe except that it may race with a
- * thread starting or exiting (it then misses that thread's counts).
+ * Never allocates.  Called from inside chunkguard (a signal handler that
+ * interrupted a malloc-family call, or a report callback) it fills in only
+ * reentrant_calls and leaves the rest 0: the counts are read under
+ * chunkguard's own locks, which the interrupted call may hold.
  */
 void cg_get_stats(cg_stats_t *out);
 
@@ -70,7 +72,9 @@ void cg_get_stats(cg_stats_t *out);
  * Each group also goes to report_path (JSON) and to the report callback,
  * kind "memory-leak" (docs/reports.md).
  * With CHUNKGUARD_OPTIONS=detect_leaks=1 the check runs at exit, and leaks
- * make the exit status 23 (or exitcode).
+ * make the exit status 23 (or exitcode).  Called from inside chunkguard (a
+ * signal handler that interrupted it, a report callback) it scans nothing
+ * and returns 0; the call is counted in cg_get_stats' reentrant_calls.
  */
 size_t cg_leak_check(void);
 
@@ -132,8 +136,11 @@ size_t cg_describe(const void *addr, char *buf, size_t cap);
  * them all for the walk, so other threads' allocations wait (O(heap) time).
  * Never crashes on a corrupted heap: every link is checked before it is
  * followed, every walk is bounded.  Never allocates through malloc.  Not
- * async-signal-safe.  CHUNKGUARD_OPTIONS=verify_interval=N runs it every N
- * allocator operations.
+ * async-signal-safe: called from inside chunkguard (a signal handler that
+ * interrupted it, a report callback) it checks nothing and returns
+ * SIZE_MAX, counted in cg_get_stats' reentrant_calls.
+ * CHUNKGUARD_OPTIONS=verify_interval=N runs it every N allocator
+ * operations.
  */
 size_t cg_verify_heap(void);
 
