@@ -32,21 +32,24 @@ else
   fail layers-seeded-include "status $rc: $(printf '%s' "$out" | tail -3 | tr '\n' ';')"
 fi
 
-# A clean copy of the tree plus one base object that calls upward.
-rm -rf "$B/src" "$B/obj"; cp -r "$R/src" "$B/src"; cp -r "$OBJ" "$B/obj"
-cat > "$B/src/base/zz_seed.c" <<'EOF'
-#include <stddef.h>
+# seeded NAME FILE CODE CHECKER PATTERN — a clean copy of the tree and
+# its objects plus one seeded object FILE (a path under src/) compiled from
+# CODE: CHECKER must exit 1 and print a line matching PATTERN.
+seeded() {
+  local name=$1 file=$2 code=$3 checker=$4 pattern=$5 out rc
+  rm -rf "$B/src" "$B/obj"; cp -r "$R/src" "$B/src"; cp -r "$OBJ" "$B/obj"
+  printf '%s\n' "$code" > "$B/$file"
+  gcc -c -O1 -o "$B/obj/zz_seed.o" "$B/$file" || { fail "$name" gcc; return; }
+  out=$(python3 "$R/tools/$checker" --src "$B/src" --objs "$B/obj" 2>&1); rc=$?
+  if [ $rc -eq 1 ] && grep -q -- "$pattern" <<<"$out"; then pass "$name"
+  else fail "$name" "status $rc: $(printf '%s' "$out" | tail -3 | tr '\n' ';')"; fi
+}
+
+seeded layers-seeded-call src/base/zz_seed.c '#include <stddef.h>
 void *cg_dbg_alloc(size_t n, size_t align, int kind, int zero, unsigned long caller, const char *op);
 void *zz_seed(size_t n);
-void *zz_seed(size_t n) { return cg_dbg_alloc(n, 0, 0, 0, 0, "seed"); }
-EOF
-gcc -c -O1 -o "$B/obj/zz_seed.o" "$B/src/base/zz_seed.c" || fail layers-seeded-call "gcc"
-out=$(python3 "$R/tools/check-layers.py" --src "$B/src" --objs "$B/obj" 2>&1); rc=$?
-if [ $rc -eq 1 ] && grep -q 'upward call: .*base/zz_seed.c uses cg_dbg_alloc of .*debug/debug.c (base -> debug)' <<<"$out"; then
-  pass layers-seeded-call
-else
-  fail layers-seeded-call "status $rc: $(printf '%s' "$out" | tail -3 | tr '\n' ';')"
-fi
+void *zz_seed(size_t n) { return cg_dbg_alloc(n, 0, 0, 0, 0, "seed"); }' check-layers.py \
+  'upward call: .*base/zz_seed.c uses cg_dbg_alloc of .*debug/debug.c (base -> debug)'
 
 if out=$(python3 "$R/tools/check-os-access.py" --src "$R/src" --objs "$OBJ" 2>&1); then
   pass os-access-base-only
@@ -54,17 +57,8 @@ else
   fail os-access-base-only "$(printf '%s' "$out" | head -20 | tr '\n' ';')"
 fi
 
-rm -f "$B/src/base/zz_seed.c" "$B/obj/zz_seed.o"
-cat > "$B/src/core/zz_seed.c" <<'EOF'
-#include <stdlib.h>
+seeded os-access-seeded src/core/zz_seed.c '#include <stdlib.h>
 const char *zz_seed(void);
-const char *zz_seed(void) { return getenv("ZZ_SEED"); }
-EOF
-gcc -c -O1 -o "$B/obj/zz_seed.o" "$B/src/core/zz_seed.c" || fail os-access-seeded "gcc"
-out=$(python3 "$R/tools/check-os-access.py" --src "$B/src" --objs "$B/obj" 2>&1); rc=$?
-if [ $rc -eq 1 ] && grep -q 'os access: .*core/zz_seed.c calls getenv' <<<"$out"; then
-  pass os-access-seeded
-else
-  fail os-access-seeded "status $rc: $(printf '%s' "$out" | tail -3 | tr '\n' ';')"
-fi
+const char *zz_seed(void) { return getenv("ZZ_SEED"); }' check-os-access.py \
+  'os access: .*core/zz_seed.c calls getenv'
 rm -rf "$B"
