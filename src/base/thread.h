@@ -15,24 +15,36 @@
 struct cg_tcache;
 struct cg_arena;
 
-enum { CG_TC_NONE = 0, CG_TC_ACTIVE = 1, CG_TC_SHUTDOWN = 2 };
+/*
+ * A thread's state is two things, each explicit:
+ *   state   its tcache's life: CG_T_NEW (none yet: its next slow path makes
+ *           one, in a mode with tcaches), CG_T_CACHED (cache is it),
+ *           CG_T_UNCACHED (none ever again: a mode without tcaches, or the
+ *           thread is exiting).  Written only on slow paths.
+ *   inside  a slow path of this thread runs (entry/reentry.h).
+ * cg_self.tcache is derived from them, for the inline hits' one load: it is
+ * cache while the thread is outside chunkguard, and NULL while a slow path
+ * runs or an inline hit itself runs (core/fastpath.h, CG_FAST_ENTER).  So a
+ * call that finds inside set, or state CACHED with tcache NULL, was made
+ * from a signal handler (or code chunkguard called) while its thread was
+ * in the middle of one (cg_reentered).
+ */
+enum { CG_T_NEW = 0, CG_T_CACHED = 1, CG_T_UNCACHED = 2 };
 
 typedef struct cg_thread {
-    struct cg_tcache *tcache;   /* NULL until the first slow-path call, after
-                                 * thread shutdown, and in instrumented modes;
-                                 * NULL too while an operation uses it
-                                 * (reentry.h)                              */
+    struct cg_tcache *tcache;   /* the tcache the inline hits may use now:
+                                 * cache outside chunkguard, else NULL     */
     struct cg_arena *arena;     /* the arena this thread allocates from      */
     uintptr_t caller;           /* program's call site of the current slow op */
     const char *op;             /* name of the API function being served     */
-    struct cg_tcache *held_tc;  /* the tcache while a slow path runs
-                                 * (reentry.h)                              */
+    struct cg_tcache *cache;    /* the thread's tcache: non-NULL exactly when
+                                 * state is CG_T_CACHED                     */
     uint64_t lk_held;           /* debug mode: the lock-order nodes whose lock
                                  * this thread holds (lockdep.c)            */
     uint32_t tid;               /* debug mode: thread number + 1 (0: none yet) */
     uint32_t ktid;              /* kernel thread id, 0 until first asked
                                  * (lock.h, cg_lock_me; reset in a fork child) */
-    uint8_t tc_state;           /* CG_TC_*                                    */
+    uint8_t state;              /* CG_T_*                                     */
     uint8_t in_report;          /* writing a report (a nested one aborts)   */
     uint8_t inside;             /* a slow path is running (reentry.h)       */
     uint8_t in_capture;         /* inside the unwinder (stack.c)            */
@@ -52,16 +64,15 @@ extern __thread cg_thread_t cg_self
  * consistent.  Such calls are served normally, not as re-entrant ones.
  */
 typedef struct cg_callout {
-    uint8_t inside;
-    struct cg_tcache *tc;
+    uint8_t inside;             /* the thread was inside: it is again after */
 } cg_callout_t;
 
 CG_INLINE cg_callout_t cg_callout_begin(void)
 {
-    cg_callout_t c = { cg_self.inside, cg_self.held_tc };
+    cg_callout_t c = { cg_self.inside };
     CG_SIGNAL_FENCE();
     if (c.inside) {
-        cg_self.tcache = c.tc;
+        cg_self.tcache = cg_self.cache;
         cg_self.inside = 0;
     }
     CG_SIGNAL_FENCE();
@@ -72,7 +83,6 @@ CG_INLINE void cg_callout_end(cg_callout_t c)
 {
     CG_SIGNAL_FENCE();
     if (c.inside) {
-        cg_self.held_tc = cg_self.tcache;   /* a callout may have created it */
         if (CG_SWITCH(CG_REENTRY_MARK))
             cg_self.tcache = NULL;
         cg_self.inside = c.inside;

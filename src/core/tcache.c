@@ -60,11 +60,11 @@ void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
 
 cg_tcache_t *cg_tcache_init(void)
 {
-    if (cg_self.tc_state != CG_TC_NONE)
-        return cg_self.held_tc;
+    if (cg_self.state != CG_T_NEW)
+        return cg_self.cache;
     /* Mark first: the allocation below and pthread_setspecific may call
      * back into malloc, which must not try to build a second tcache. */
-    cg_self.tc_state = CG_TC_SHUTDOWN;
+    cg_self.state = CG_T_UNCACHED;
     bool mt = !CG_SINGLE_THREAD_P;
     cg_arena_t *av = cg_arena_for_thread(mt);
     bool fresh;
@@ -72,7 +72,7 @@ cg_tcache_t *cg_tcache_init(void)
     cg_chunk_t *c = cg_arena_malloc(av, cg_request2size(sizeof(cg_tcache_t)), mt, &fresh, NULL);
     cg_unlock_if(&av->lock, av_tok);
     if (c == NULL) {
-        cg_self.tc_state = CG_TC_NONE;
+        cg_self.state = CG_T_NEW;
         return NULL;
     }
     cg_tcache_t *tc = cg_chunk2mem(c);
@@ -83,8 +83,8 @@ cg_tcache_t *cg_tcache_init(void)
         live_head->prev_live = tc;
     live_head = tc;
     cg_unlock_if(&cg_list_lock, list_tok);
-    cg_self.held_tc = tc;          /* inside a slow path (reentry.h) */
-    cg_self.tc_state = CG_TC_ACTIVE;
+    cg_self.cache = tc;            /* inside a slow path: tcache stays NULL */
+    cg_self.state = CG_T_CACHED;
     return tc;
 }
 
@@ -109,13 +109,13 @@ static void unlink_live(cg_tcache_t *tc)
 
 void cg_tcache_shutdown(void)
 {
-    cg_tcache_t *tc = cg_self.held_tc;
+    cg_tcache_t *tc = cg_self.cache;
     if (tc == NULL)
         return;
     bool mt = !CG_SINGLE_THREAD_P;
     /* From here on this thread's frees go straight to the arenas. */
-    cg_self.held_tc = NULL;
-    cg_self.tc_state = CG_TC_SHUTDOWN;
+    cg_self.cache = NULL;
+    cg_self.state = CG_T_UNCACHED;
     cg_tok_t list_tok = cg_lock_if(&cg_list_lock, mt);
     unlink_live(tc);
     fold_counts(tc);
@@ -137,7 +137,7 @@ void cg_tcache_after_fork_child(void)
     /* Only the forking thread survives; the other threads' caches stay
      * allocated (their chunks are lost to the child, as in glibc) but stop
      * being counted as live. */
-    cg_tcache_t *self = cg_self.tcache;
+    cg_tcache_t *self = cg_self.cache;
     for (cg_tcache_t *t = live_head, *n; t != NULL; t = n) {
         n = t->next_live;
         if (t != self) {

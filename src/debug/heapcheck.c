@@ -708,7 +708,7 @@ static void verify_locked(hc_t *x)
     }
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av))
         walk_heaps(x, av);
-    cg_tcache_t *tc = cg_self.tcache;
+    cg_tcache_t *tc = cg_self.cache;
     if (tc != NULL)
         for (size_t i = 0; i < CG_TCACHE_BINS; i++)
             check_tcache_bin(x, tc, i);

@@ -20,14 +20,18 @@
 
 enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
 
-/* A thread's first slow path in a mode with a tcache: create the tcache
- * and arrange for it to be flushed when the thread exits.  With
- * verify_interval no thread gets one, so every operation falls through the
+/* A thread's first slow path: in a mode with tcaches create its tcache and
+ * arrange for it to be flushed when the thread exits (base/thread.h has
+ * the states).  With verify_interval no thread gets one, so every operation falls through the
  * inline paths to a slow path and comes here, where the heap check is
  * counted; the paths of a process without verify_interval are untouched. */
 static cg_tcache_t *thread_start(bool mt) CG_NOINLINE;
 static cg_tcache_t *thread_start(bool mt)
 {
+    if (!cg_mode.tcache) {
+        cg_self.state = CG_T_UNCACHED;
+        return NULL;
+    }
     if (CG_UNLIKELY(cg_opt.verify_interval != 0)) {
         cg_verify_tick_slow(mt);
         return NULL;
@@ -49,8 +53,8 @@ CG_INLINE cg_call_t enter(uintptr_t caller, const char *op, int opidx)
     bool mt = !CG_SINGLE_THREAD_P;
     cg_self.caller = caller;
     cg_self.op = op;
-    cg_tcache_t *tc = cg_self.held_tc;       /* inside: see reentry.h */
-    if (tc == NULL && cg_self.tc_state == CG_TC_NONE && cg_mode.tcache)
+    cg_tcache_t *tc = cg_self.cache;
+    if (CG_UNLIKELY(cg_self.state == CG_T_NEW))
         tc = thread_start(mt);
     if (tc != NULL)
         CG_COUNT((&tc->n_malloc)[opidx]);
@@ -73,7 +77,7 @@ void *cg_malloc_slow(size_t n, uintptr_t caller)
  * that a slow path runs, and end the mark. */
 CG_INLINE void handoff_begin(cg_tcache_t *tc)
 {
-    cg_self.held_tc = tc;
+    (void)tc;                   /* it is cg_self.cache */
     cg_self.inside = 1;
     CG_SIGNAL_FENCE();
 }

@@ -12,8 +12,9 @@
  *     instructions they run, and put it back: two plain stores to an
  *     initial-exec TLS word, no load, no compare, no atomic.  A call from a
  *     handler then finds no tcache and takes the slow path;
- *   - the slow paths set cg_self.inside and move the tcache pointer aside
- *     into cg_self.held_tc for their whole run (cg_inside_begin/end).
+ *   - the slow paths set cg_self.inside and clear cg_self.tcache for their
+ *     whole run (cg_inside_begin/end); the thread's tcache stays in
+ *     cg_self.cache (base/thread.h has the state).
  *
  * A slow path that finds the thread inside (the byte set, or no tcache
  * while the thread has one) is a re-entrant call: it is counted, reported
@@ -33,7 +34,7 @@ CG_INLINE bool cg_reentered(void)
 {
     if (!CG_SWITCH(CG_REENTRY_MARK))
         return false;
-    return cg_self.inside || (cg_self.tcache == NULL && cg_self.tc_state == CG_TC_ACTIVE);
+    return cg_self.inside || (cg_self.tcache == NULL && cg_self.state == CG_T_CACHED);
 }
 
 extern size_t cg_reentry_pending CG_HIDDEN;   /* frees waiting (reentry.c) */
@@ -49,10 +50,9 @@ CG_INLINE void cg_reentry_drain_pending(void)
 }
 
 /* Start and end a slow path (the caller checked cg_reentered()).  While
- * inside, the thread's tcache is cg_self.held_tc. */
+ * inside, the thread's tcache is cg_self.cache only. */
 CG_INLINE void cg_inside_begin(void)
 {
-    cg_self.held_tc = cg_self.tcache;
     if (CG_SWITCH(CG_REENTRY_MARK)) {
         cg_self.inside = 1;
         cg_self.tcache = NULL;
@@ -64,7 +64,7 @@ CG_INLINE void cg_inside_begin(void)
 CG_INLINE void cg_inside_end(void)
 {
     CG_SIGNAL_FENCE();
-    cg_self.tcache = cg_self.held_tc;
+    cg_self.tcache = cg_self.cache;
     cg_self.inside = 0;
 }
 
