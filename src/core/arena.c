@@ -750,7 +750,7 @@ CG_INLINE void free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
         cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
                   "the chunk is the top chunk", "double free or corruption (top)");
     /* glibc's "double free or corruption (!prev)" check ran on the public
-     * path (alloc.c, check_in_use); internal callers free chunks they own. */
+     * path (alloc.h, cg_check_in_use); internal callers free chunks they own. */
     cg_check_next_size(c, size, false);
     cg_perturb_free(c, size);
     size_t merged = merge_and_bin(av, c, size);

@@ -73,7 +73,8 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip) CG_HIDDEN CG_NO
  * thread-safe (a concurrent second caller returns at once; its captures
  * give frame 0 only until priming is done).  Preserves errno.  Loading
  * libunwind allocates (dlopen): call it once the process is started, not
- * from inside the dynamic loader (debug.c primes from a constructor).
+ * from inside the dynamic loader (debug mode's start primes it, from the
+ * library's constructor: entry/init.c).
  */
 void cg_stack_prime(void) CG_HIDDEN;
 

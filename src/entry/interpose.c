@@ -5,8 +5,9 @@
  * ... and glibc's __libc_* aliases) for libchunkguard.so/.a, or with
  * CHUNKGUARD_PREFIXED as cg_malloc, cg_free, ... for the build that
  * interposes nothing.  Each function here is thin: the tcache hit paths of
- * malloc, free and calloc are inlined (no call), everything else is one
- * call into alloc.c.  Contracts are glibc 2.36's; see malloc(3) and
+ * malloc, free and calloc are inlined (core/fastpath.h; no call),
+ * everything else is one call into api.c or info.c under the re-entry
+ * mark (reentry.h).  Contracts are glibc 2.36's; see malloc(3) and
  * <malloc.h>.  All are thread-safe; none is async-signal-safe (as in glibc).
  */
 #include <errno.h>

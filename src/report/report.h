@@ -58,7 +58,7 @@ const char *cg_error_token(cg_error_t kind) CG_HIDDEN;
 void cg_report_enter(void) CG_HIDDEN;
 void cg_report_leave(void) CG_HIDDEN;
 /* Fork handlers: the report lock is taken last (a report may begin with
- * any other chunkguard lock held; see src/init.c). */
+ * any other chunkguard lock held; see entry/init.c). */
 void cg_report_lock_all(void) CG_HIDDEN;
 void cg_report_unlock_all(bool child) CG_HIDDEN;
 

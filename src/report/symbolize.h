@@ -74,7 +74,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n) CG
  */
 size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t cap) CG_HIDDEN;
 
-/* Fork handlers for the symbolizer's file cache (init.c). */
+/* Fork handlers for the symbolizer's file cache (entry/init.c). */
 void cg_symbolize_lock_all(void) CG_HIDDEN;
 void cg_symbolize_unlock_all(bool child) CG_HIDDEN;
 
