@@ -209,6 +209,13 @@ CG_INLINE void cg_lock_after_fork(cg_lock_t *l, bool child)
 /* Lock taken only when the operation decided it runs multi-threaded;
  * the token says whether it was. */
 #define cg_lock_if(l, mt) cg_lock_if_at((l), (mt), CG_RET_ADDR)
+/* The same, for a lock taken on behalf of the API call this thread
+ * serves (an arena's, from a slow path): its site is the program's call
+ * site of that call (cg_self.caller, set where the slow path began), so
+ * that a report about the lock (deadlock, lock-wait-timeout) names the
+ * program's frame rather than the chunkguard function that took it. */
+#define cg_lock_if_op(l, mt) \
+    cg_lock_if_at((l), (mt), (mt) && cg_self.caller ? cg_self.caller : CG_RET_ADDR)
 CG_INLINE cg_tok_t cg_lock_if_at(cg_lock_t *l, bool mt, uintptr_t site)
 {
     if (mt)

@@ -50,11 +50,11 @@ static inline void cg_perturb_alloc(cg_chunk_t *c)
 }
 
 /* nb bytes (aligned to align when it is not 0) from arena av, under its
- * lock when mt. */
+ * lock when mt (its site: the program's call site, cg_lock_if_op). */
 CG_INLINE cg_chunk_t *cg_from_arena(cg_arena_t *av, size_t nb, size_t align, bool mt,
                                     cg_tcache_t *tc, bool *fresh)
 {
-    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if_op(&av->lock, mt);
     cg_chunk_t *c = align ? cg_arena_memalign(av, align, nb, mt)
                           : cg_arena_malloc(av, nb, mt, fresh, tc);
     cg_unlock_if(&av->lock, av_tok);

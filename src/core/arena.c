@@ -769,7 +769,7 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
 
 void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt)
 {
-    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if_op(&av->lock, mt);
     CG_TEST_HOOK(CG_HOOK_ARENA_FREE_LOCKED, av);
     free_locked(av, c, mt);
     cg_unlock_if(&av->lock, av_tok);
@@ -780,7 +780,7 @@ void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt)
 bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
 {
     bool ok = true;
-    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if_op(&av->lock, mt);
     size_t size = cg_csize(c);
     cg_chunk_t *next = cg_at(c, size);
     /* glibc: "realloc(): invalid next size" — before next's size is used */

@@ -366,12 +366,13 @@ static void checks_at_exit(void)
         cg_shadow_each(check_live_at_exit, NULL);
 }
 
-/* At exit, the leak check first (detect_leaks=1; leaks end the process
- * there), then the blocks. */
+/* At exit, the blocks first (an overflow or a write after free ends the
+ * process with its report: the worse bug, and the program's output is
+ * flushed before it), then the leak check (detect_leaks=1). */
 static void debug_at_exit(void)
 {
-    cg_leak_check_at_exit();
     checks_at_exit();
+    cg_leak_check_at_exit();
 }
 
 /* ---- debug mode's table (core/mode.h) ---------------------------------- */

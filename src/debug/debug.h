@@ -49,8 +49,8 @@ CG_INLINE size_t cg_dbg_poison_len(size_t req)
  * unwinder once the process is fully started: the first malloc may come
  * from inside the dynamic loader, where loading libunwind (dlopen) is not
  * safe, and blocks allocated before it record their call site only.  Its
- * at_exit runs the leak check (detect_leaks=1), then checks the
- * quarantined blocks and, when one thread is left, the live ones. */
+ * at_exit checks the quarantined blocks and, when one thread is left,
+ * the live ones, then runs the leak check (detect_leaks=1). */
 extern const cg_mode_t cg_mode_debug CG_HIDDEN;
 
 /* Called by init after the options are parsed: with mode=debug, debug

@@ -155,6 +155,30 @@ if gcc -O1 -g -pthread -o "$SQ" "$CG_ROOT/tests/locks/sig_query.c" -ldl; then
 else
   fail locks-signal-query "cannot build tests/locks/sig_query.c"
 fi
+# A holder stopped for good inside chunkguard: the report names where the
+# program made the call that took the lock (worker_loop), not the slow path
+# inside chunkguard that took it (the mode table's call made that the site).
+HS=$L/holder_site
+if gcc -O1 -g -pthread -o "$HS" "$CG_ROOT/tests/locks/holder_site.c"; then
+  hs_ok=0
+  for try in 1 2 3 4 5; do
+    out=$(MALLOC_ARENA_MAX=1 LD_PRELOAD=$SO CHUNKGUARD_OPTIONS=deadlock_timeout_ms=300 \
+          timeout -k 5 30 "$HS" 2>&1); rc=$?
+    [ $rc -eq 0 ] && [[ "$out" == *"no landing"* ]] && continue
+    site=$(printf '%s\n' "$out" | sed -n '/The holder took the lock/{n;p}')
+    if [ $rc -eq 134 ] && [[ "$out" == *"lock-wait-timeout"* ]] && [[ "$site" == *" in worker_loop "* ]]; then
+      hs_ok=1
+    else
+      hs_ok=2
+    fi
+    break
+  done
+  if [ $hs_ok -eq 1 ]; then pass locks-timeout-names-holder-call-site
+  elif [ $hs_ok -eq 0 ]; then fail locks-timeout-names-holder-call-site "the signal never landed inside chunkguard in 5 runs"
+  else show; fail locks-timeout-names-holder-call-site "exit $rc, holder frame: ${site:-none}"; fi
+else
+  fail locks-timeout-names-holder-call-site "cannot build tests/locks/holder_site.c"
+fi
 # Contention is no deadlock: 8 threads on one arena's lock, a 10 ms limit.
 # The lock changes hands all the time, so no wait on one holder is long.
 CT=$L/contention
