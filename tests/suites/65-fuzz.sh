@@ -59,7 +59,7 @@ while IFS='|' read -r in want; do
     fi
 done <<<"$REPORTS"
 
-# harness/name:SWITCH — the CG_CHECK_<SWITCH> (src/base/config.h) that compiles
+# harness/name:SWITCH — the CG_CHECK_<SWITCH> (src/report/checks.def) that compiles
 # the input's fix out.  Without it the input must fail: it still reaches
 # the code it guards.  (The variant's objects are 15-checks-off's.)
 BLINDED="corrupt/trim-follows-bad-link:UNLINK corrupt/mallinfo-follows-bad-link:UNLINK"
