@@ -45,6 +45,7 @@ fi
 # harness/name|report line — the first report of the input's bug, run in
 # one process (FZ_NO_FORK=1) with the log on stderr: the fix's check is
 # what catches the damage, naming the call that met it.
+# covers checks.def: TRIM_NOT_BACK
 REPORTS="corrupt/trim-follows-bad-link|    malloc_trim(): malloc_trim: a free chunk's next one does not point back at it
 corrupt/mallinfo-follows-bad-link|    cg_verify_heap(): heap check: bin link points outside the heap: bin 1 "
 while IFS='|' read -r in want; do
