@@ -6,7 +6,8 @@
 #   make demo     the main job: buggy examples and a real program under chunkguard
 #   make bench    chunkguard against glibc, one interleaved run
 #
-# Compile-time switches (src/config.h) can be set from the command line,
+# Compile-time switches (src/base/config.h, and the checks' CG_CHECK_*
+# switches of src/report/checks.def) can be set from the command line,
 # e.g. make CG_DEFS=-DCG_CHECK_FASTTOP=0 BUILD=build/nofasttop
 
 CC      ?= gcc
@@ -71,7 +72,7 @@ COLD_SEGMENT ?= 1
 comma := ,
 LAYOUT_LDFLAGS := $(if $(filter 1,$(COLD_SEGMENT)),-Wl$(comma)-T$(comma)$(BUILD)/layout.ld)
 COLD_OBJS := debug pattern shadow quarantine leaks describe stack stackdepot stackmemo symbolize render maps \
-             report fmt info fault heapcheck lockdep reentry
+             report checks fmt info fault heapcheck lockdep reentry
 $(BUILD)/layout.ld: Makefile
 	@mkdir -p $(dir $@)
 	{ echo 'SECTIONS {'; \
@@ -121,3 +122,17 @@ docs/options.md: tools/gen-options-doc.c src/base/options.def
 	@mkdir -p $(BUILD)
 	$(CC) -O0 -Wall -o $(BUILD)/gen-options-doc tools/gen-options-doc.c
 	$(BUILD)/gen-options-doc > $@
+
+# The catalogue of checks (src/report/checks.def) gives the case tests
+# their expectation table and docs/reports.md its tables of checks
+# (tools/gen-checks.c; make check verifies the doc).
+CHECKS_DEFS := src/report/checks.def src/report/errors.def
+$(BUILD)/gen-checks: tools/gen-checks.c $(CHECKS_DEFS)
+	@mkdir -p $(BUILD)
+	$(CC) -O0 -Wall -Wextra -o $@ tools/gen-checks.c
+$(BUILD)/checks.tsv: $(BUILD)/gen-checks
+	$(BUILD)/gen-checks table > $@.tmp && mv $@.tmp $@
+# Always rewritten: the file is both its input and its output.
+.PHONY: docs/reports.md
+docs/reports.md: $(BUILD)/gen-checks
+	$(BUILD)/gen-checks doc < $@ > $(BUILD)/reports.md.tmp && mv $(BUILD)/reports.md.tmp $@

@@ -7,12 +7,19 @@
 # cgcases-off-variants     one library per check switch, with that check
 #                          compiled out: $(BUILD)/off-<NAME>/libchunkguard.so.
 #                          CGCASES_OFF="FASTTOP UNLINK" limits the set; the
-#                          default is every CG_CHECK_* in src/base/config.h.
+#                          default is every switch src/report/checks.def
+#                          names (CG_CHECK_ENTRY's third field,
+#                          CG_PER_USE's second).
+# $(BUILD)/checks.tsv      the expectation table tests/cases/lib.sh reads
+#                          (Makefile), made with the binaries.
 #                          Use make -j2: the variants build side by side.
 
 CGCASES_SRCS := $(wildcard tests/cases/*_*.c)
 CGCASES_BINS := $(patsubst tests/cases/%.c,$(BUILD)/cases/%,$(CGCASES_SRCS))
-CGCASES_OFF  ?= $(shell sed -n 's/^\#define CG_CHECK_\([A-Z_]*\) .*/\1/p' src/base/config.h)
+cgcases_lp := (
+CGCASES_OFF  ?= $(shell sed -n -e 's/^CG_CHECK_ENTRY$(cgcases_lp)[A-Z0-9_]*, *[A-Z_]*, *\([A-Z_]*\),.*/\1/p' \
+                    -e 's/^CG_PER_USE$(cgcases_lp)[A-Z0-9_]*, *\([A-Z_]*\),.*/\1/p' src/report/checks.def | \
+                    grep -vx NONE | sort -u)
 
 # -O0 and -fno-builtin keep each bug as written: at -O2 gcc may delete a
 # malloc/free pair or a store into freed memory.  The warnings about those
@@ -21,7 +28,7 @@ CGCASES_CFLAGS := -std=gnu11 -O0 -g -fno-builtin -Wall \
                   -Wno-free-nonheap-object -Wno-use-after-free -Wno-unused-but-set-variable
 
 .PHONY: cgcases-bins cgcases-off-variants
-cgcases-bins: $(CGCASES_BINS) $(BUILD)/cases/spawn
+cgcases-bins: $(CGCASES_BINS) $(BUILD)/cases/spawn $(BUILD)/checks.tsv
 
 $(BUILD)/cases/spawn: tests/cases/harness/spawn.c
 	@mkdir -p $(dir $@)

@@ -1,10 +1,11 @@
 /*
  * config.h — compile-time switches and constants.
  *
- * Every switch is always defined to 0 or 1 and used in plain `if` on the
- * constant (so both sides stay type-checked).  The CG_CHECK_* switches exist
- * so that each integrity check can be compiled out and its test shown to
- * fail without it (tests/suites/checks-off.sh); shipped builds keep all on.
+ * Every switch below is always defined to 0 or 1 and used in plain `if` on the
+ * constant (so both sides stay type-checked).  The CG_CHECK_* switches
+ * (src/report/checks.def) exist so that each integrity check can be
+ * compiled out and its test shown to fail without it
+ * (tests/suites/15-checks-off.sh); shipped builds keep all on.
  */
 #ifndef CG_CONFIG_H
 #define CG_CONFIG_H
@@ -15,69 +16,10 @@
 
 #define CG_SWITCH(name) (name + 0)
 
-/* tcache: freed entry carries the per-process key; a free that finds the key
- * walks the bin (glibc: "free(): double free detected in tcache 2"). */
-#ifndef CG_CHECK_TCACHE_DOUBLE_FREE
-#define CG_CHECK_TCACHE_DOUBLE_FREE 1
-#endif
-/* fastbin: the chunk being freed is already the bin's top entry
- * (glibc: "double free or corruption (fasttop)"). */
-#ifndef CG_CHECK_FASTTOP
-#define CG_CHECK_FASTTOP 1
-#endif
-/* fastbin: a chunk popped from bin i must have a size of class i
- * (glibc: "malloc(): memory corruption (fast)"). */
-#ifndef CG_CHECK_FASTBIN_INDEX
-#define CG_CHECK_FASTBIN_INDEX 1
-#endif
-/* free: the chunk size is a multiple of 16, at least MINSIZE, and the chunk
- * lies inside its heap (glibc: "free(): invalid size", "free(): invalid
- * pointer"). */
-#ifndef CG_CHECK_FREE_SIZE
-#define CG_CHECK_FREE_SIZE 1
-#endif
-/* free: the next chunk's size is sane (glibc: "free(): invalid next size
- * (fast)" / "(normal)"). */
-#ifndef CG_CHECK_NEXT_SIZE
-#define CG_CHECK_NEXT_SIZE 1
-#endif
-/* free of a non-fast chunk whose next chunk says it is already free
- * (glibc: "double free or corruption (!prev)"). */
-#ifndef CG_CHECK_NOT_INUSE
-#define CG_CHECK_NOT_INUSE 1
-#endif
-/* unlink: P->fd->bk == P and P->bk->fd == P, and the size/prev_size pair
- * agree (glibc: "corrupted double-linked list", "corrupted size vs.
- * prev_size"). */
-#ifndef CG_CHECK_UNLINK
-#define CG_CHECK_UNLINK 1
-#endif
-/* top chunk: its size cannot exceed the heap it lives in
- * (glibc: "malloc(): corrupted top size"). */
-#ifndef CG_CHECK_TOP_SIZE
-#define CG_CHECK_TOP_SIZE 1
-#endif
-/* safe-linking: tcache and fastbin next pointers are stored mangled and must
- * demangle to a 16-byte-aligned address inside our heaps before they are
- * followed (glibc: "malloc(): unaligned tcache chunk detected",
- * "malloc(): unaligned fastbin chunk detected"). */
-#ifndef CG_CHECK_SAFE_LINK
-#define CG_CHECK_SAFE_LINK 1
-#endif
-/* ownership: a pointer handed to free/realloc/malloc_usable_size must be the
- * start of one of our chunks, decided from the heap map and the chunk-start
- * map before any header is read (glibc has no equivalent; its nearest is
- * "free(): invalid pointer"). */
-#ifndef CG_CHECK_OWNERSHIP
-#define CG_CHECK_OWNERSHIP 1
-#endif
-
-/* free_sized / free_aligned_sized: the size given fits the block and the
- * block has the alignment given (C23 makes a mismatch undefined; glibc has
- * no check). */
-#ifndef CG_CHECK_SIZED_FREE
-#define CG_CHECK_SIZED_FREE 1
-#endif
+/* The integrity checks' switches, CG_CHECK_<NAME> (make
+ * CG_DEFS=-DCG_CHECK_FASTTOP=0 compiles one out), come from the catalogue
+ * of checks, src/report/checks.def, with the checks they cover; code tests
+ * them with CG_CHECK_ON(NAME) (src/report/checks.h). */
 
 /* calloc clears blocks of up to 128 bytes with a few overlapping 16-byte
  * stores (1) or always with memset (0).  A tuning switch, not a check:

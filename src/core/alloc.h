@@ -17,7 +17,7 @@
 #include "bigblock.h"
 #include "fastbin.h"
 #include "fastpath.h"
-#include "report.h"
+#include "checks.h"
 #include "tcache.h"
 
 /* Pop the head of bin idx (known non-empty).  Its next link is demangled and
@@ -28,9 +28,9 @@ CG_INLINE void *cg_tcache_get(cg_tcache_t *tc, size_t idx)
 {
     cg_tentry_t *e = tc->entries[idx];
     cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
-    if (CG_SWITCH(CG_CHECK_SAFE_LINK)) {
+    if (CG_CHECK_ON(SAFE_LINK)) {
         if (CG_UNLIKELY(tc->counts[idx] == 0))
-            cg_tcache_report_count(e);
+            cg_fail_TCACHE_COUNT(e);
         if (CG_UNLIKELY(!cg_tcache_link_ok(e, n)))
             cg_tcache_report_bad_link(e, n);
     }
@@ -99,29 +99,27 @@ CG_INLINE cg_chunk_t *cg_alloc_chunk(size_t nb, bool mt, cg_tcache_t *tc, bool *
     return c;
 }
 
-/* The reports of the checks below (alloc.c).  kind: the report for a
- * pointer that is no block (invalid-free, or invalid-pointer from
- * malloc_usable_size). */
-void cg_report_bad_size(cg_chunk_t *c, cg_error_t kind) CG_COLD CG_HIDDEN __attribute__((noreturn));
-void cg_report_bad_next(cg_chunk_t *c) CG_COLD CG_HIDDEN __attribute__((noreturn));
-void cg_report_not_in_use(cg_chunk_t *c) CG_COLD CG_HIDDEN __attribute__((noreturn));
+/* The report of the size check below (alloc.c).  use: how the program uses
+ * the pointer (the report for one that is no block: invalid-free, or
+ * invalid-pointer from malloc_usable_size). */
+void cg_report_bad_size(cg_chunk_t *c, cg_use_t use) CG_COLD CG_HIDDEN __attribute__((noreturn));
 
 /* A heap chunk's size must be sane before we walk to its neighbour, and the
  * neighbour must really start a chunk (or be the fencepost closing an old
  * heap): an overflow that rewrites a size field so that it leads into the
  * middle of a chunk is caught here (cg_release_heap adds the span scan). */
-static inline void cg_check_heap_size(cg_chunk_t *c, cg_error_t kind)
+static inline void cg_check_heap_size(cg_chunk_t *c, cg_use_t use)
 {
     cg_heap_t *h = cg_heap_base(c);
     size_t size = cg_csize(c);
-    if (!CG_SWITCH(CG_CHECK_FREE_SIZE))
+    if (!CG_CHECK_ON(FREE_SIZE))
         return;
     if (CG_UNLIKELY(cg_is_mmapped(c) || size < CG_MINSIZE || (size & CG_ALIGN_MASK) ||
                     size > (size_t)(cg_heap_end(h) - (char *)c) - 2 * CG_HDR_SZ))
-        cg_report_bad_size(c, kind);
+        cg_report_bad_size(c, use);
     cg_chunk_t *next = cg_at(c, size);
     if (CG_UNLIKELY(!cg_start_test(h, next) && next != CG_LOAD(h->fence)))
-        cg_report_bad_next(c);
+        cg_fail_BAD_NEXT(cg_chunk2mem(c));
 }
 
 /* A heap chunk being freed or resized must be in use: not in this thread's
@@ -129,11 +127,11 @@ static inline void cg_check_heap_size(cg_chunk_t *c, cg_error_t kind)
  * (the next chunk's PREV_INUSE bit). */
 static inline void cg_check_in_use(cg_chunk_t *c, size_t size, cg_tcache_t *tc)
 {
-    if (CG_SWITCH(CG_CHECK_TCACHE_DOUBLE_FREE) && tc != NULL && size <= cg_mp.tcache_max_csize &&
+    if (CG_CHECK_ON(TCACHE_DOUBLE_FREE) && tc != NULL && size <= cg_mp.tcache_max_csize &&
         CG_UNLIKELY(((cg_tentry_t *)cg_chunk2mem(c))->key == cg_tcache_key))
         cg_tcache_double_free_check(tc, cg_csize2tidx(size), cg_chunk2mem(c));
-    if (CG_SWITCH(CG_CHECK_NOT_INUSE) && CG_UNLIKELY(!cg_prev_inuse(cg_at(c, size))))
-        cg_report_not_in_use(c);
+    if (CG_CHECK_ON(NOT_INUSE) && CG_UNLIKELY(!cg_prev_inuse(cg_at(c, size))))
+        cg_fail_NOT_IN_USE(cg_chunk2mem(c));
 }
 
 /* Give a validated heap chunk back: tcache if its bin has room, else the
@@ -147,8 +145,8 @@ CG_INLINE void cg_release_heap(cg_chunk_t *c, bool mt, cg_tcache_t *tc)
      * out memory overlapping them.  O(size / 1 KiB) word reads, on the
      * checked paths only (not the inline tcache path, not realloc in place),
      * so it stays small next to the cost of having used the block. */
-    if (CG_SWITCH(CG_CHECK_FREE_SIZE) && CG_UNLIKELY(!cg_heap_span_clear(cg_heap_base(c), c, size)))
-        cg_report_bad_next(c);
+    if (CG_CHECK_ON(FREE_SIZE) && CG_UNLIKELY(!cg_heap_span_clear(cg_heap_base(c), c, size)))
+        cg_fail_BAD_NEXT(cg_chunk2mem(c));
     if (tc != NULL && size <= cg_mp.tcache_max_csize) {
         size_t idx = cg_csize2tidx(size);
         if (tc->counts[idx] < cg_mp.tcache_count) {
@@ -192,31 +190,30 @@ CG_INLINE void *cg_calloc_mem_inline(size_t bytes, bool mt, cg_tcache_t *tc)
     return cg_chunk2mem(c);
 }
 
-/* A pointer into one of our heaps that is no chunk start: reported as
- * kind, saying what it points into (alloc.c). */
-void cg_report_not_a_block(void *mem, cg_error_t kind, const char *glibc)
+/* A pointer into one of our heaps that is no chunk start: reported as the
+ * use's check, saying what it points into (alloc.c). */
+void cg_report_not_a_block(void *mem, cg_use_t use)
     CG_COLD CG_HIDDEN __attribute__((noreturn));
 /* cg_owned_chunk's part for a pointer outside every heap (alloc.c). */
-cg_chunk_t *cg_owned_big(void *mem, cg_error_t kind, const char *glibc, bool mt, bool *big)
+cg_chunk_t *cg_owned_big(void *mem, cg_use_t use, bool mt, bool *big)
     CG_HIDDEN;
 
 /* Validate a pointer the program hands back, before reading anything at it:
  * it must be a chunk start in one of our heaps, or a registered big block.
- * Reports `kind` (glibc's message: glibc) when it is not ours,
+ * Reports the use's ownership check (checks.def) when it is not ours,
  * heap-corruption when its header is impossible.  *big tells which kind of
  * chunk it is. */
-CG_INLINE cg_chunk_t *cg_owned_chunk(void *mem, cg_error_t kind, const char *glibc, bool mt,
-                                     bool *big)
+CG_INLINE cg_chunk_t *cg_owned_chunk(void *mem, cg_use_t use, bool mt, bool *big)
 {
     cg_chunk_t *c = cg_mem2chunk(mem);
     if (CG_LIKELY(cg_in_heap(mem))) {
-        if (CG_SWITCH(CG_CHECK_OWNERSHIP) && CG_UNLIKELY(!cg_heap_owns(mem)))
-            cg_report_not_a_block(mem, kind, glibc);
-        cg_check_heap_size(c, kind);
+        if (CG_CHECK_ON(OWNERSHIP) && CG_UNLIKELY(!cg_heap_owns(mem)))
+            cg_report_not_a_block(mem, use);
+        cg_check_heap_size(c, use);
         *big = false;
         return c;
     }
-    return cg_owned_big(mem, kind, glibc, mt, big);
+    return cg_owned_big(mem, use, mt, big);
 }
 
 /* Give a validated chunk back (a big block is unmapped). */

@@ -6,7 +6,8 @@
  * Lea): best-fit from size-segregated bins fed through an unsorted list,
  * boundary-tag coalescing, and a top chunk that grows and shrinks.  Each
  * integrity check sits where glibc has it and costs O(1); the glibc message
- * it corresponds to is quoted in the report.
+ * it corresponds to is quoted in the report (the catalogue of checks,
+ * src/report/checks.def).
  *
  * Every function here runs with the arena's lock held (or single-threaded);
  * the exported ones that take the lock themselves read no header before
@@ -17,7 +18,7 @@
 
 #include <string.h>
 
-#include "report.h"
+#include "checks.h"
 #include "fastbin.h"
 #include "fastpath.h"
 #include "tcache.h"
@@ -60,37 +61,29 @@ static inline bool link_ok(cg_arena_t *av, const void *x)
     return cg_heap_readable(x, sizeof(cg_chunk_t));
 }
 
-static void report_link(const void *x, const char *what, const char *glibc)
-    CG_COLD __attribute__((noreturn));
-static void report_link(const void *x, const char *what, const char *glibc)
+/* check: the report, which says where the link was met. */
+CG_INLINE void check_link(cg_arena_t *av, const cg_chunk_t *x, cg_check_t check)
 {
-    cg_report(CG_E_HEAP_CORRUPTION, x, what, glibc);
-}
-
-CG_INLINE void check_link(cg_arena_t *av, const cg_chunk_t *x, const char *what, const char *glibc)
-{
-    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(!link_ok(av, x)))
-        report_link(x, what, glibc);
+    if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(!link_ok(av, x)))
+        cg_fail_with(check, x, NULL);
 }
 
 /* A walk along a bin cannot take more steps than the arena has chunks:
  * more means its links form a cycle. */
 CG_INLINE void check_walk(cg_arena_t *av, size_t steps, const cg_chunk_t *at)
 {
-    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(steps > av->system_mem / CG_MINSIZE))
-        report_link(cg_chunk2mem((cg_chunk_t *)at), "a bin's links form a cycle",
-                    "corrupted double-linked list");
+    if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(steps > av->system_mem / CG_MINSIZE))
+        cg_fail_BIN_CYCLE(cg_chunk2mem((cg_chunk_t *)at));
 }
 
 /* A free chunk's size must be plausible, and lead to a header inside the
  * same heap region, before the chunk after it is read. */
-CG_INLINE void check_free_size(const cg_chunk_t *p, const char *glibc)
+CG_INLINE void check_free_size(const cg_chunk_t *p)
 {
     size_t sz = cg_csize(p);
-    if (CG_SWITCH(CG_CHECK_UNLINK) &&
+    if (CG_CHECK_ON(UNLINK) &&
         CG_UNLIKELY(sz < CG_MINSIZE || sz > CG_HEAP_MAX - CG_HDR_SZ - cg_heap_offset(p)))
-        report_link(cg_chunk2mem((cg_chunk_t *)p),
-                    "a free chunk's size is impossible (overwritten?)", glibc);
+        cg_fail_FREE_CHUNK_SIZE(cg_chunk2mem((cg_chunk_t *)p));
 }
 
 /* Take p, whose size and boundary tag the caller has checked, out of its
@@ -98,15 +91,11 @@ CG_INLINE void check_free_size(const cg_chunk_t *p, const char *glibc)
 CG_INLINE void unlink_sized(cg_arena_t *av, cg_chunk_t *p)
 {
     cg_chunk_t *fd = p->fd, *bk = p->bk;
-    if (CG_SWITCH(CG_CHECK_UNLINK)) {
-        check_link(av, fd, "unlink: a free chunk's forward link points outside the heap",
-                   "corrupted double-linked list");
-        check_link(av, bk, "unlink: a free chunk's back link points outside the heap",
-                   "corrupted double-linked list");
+    if (CG_CHECK_ON(UNLINK)) {
+        check_link(av, fd, CG_CK_UNLINK_FD);
+        check_link(av, bk, CG_CK_UNLINK_BK);
         if (CG_UNLIKELY(fd->bk != p || bk->fd != p))
-            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(p),
-                      "unlink: the neighbours of a free chunk do not point back at it",
-                      "corrupted double-linked list");
+            cg_fail_UNLINK_NOT_BACK(cg_chunk2mem(p));
     }
     fd->bk = bk;
     bk->fd = fd;
@@ -118,26 +107,24 @@ CG_INLINE void unlink_sized(cg_arena_t *av, cg_chunk_t *p)
  * and both neighbours first. */
 CG_INLINE void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
 {
-    if (CG_SWITCH(CG_CHECK_UNLINK)) {
-        check_free_size(p, "corrupted size vs. prev_size");
+    if (CG_CHECK_ON(UNLINK)) {
+        check_free_size(p);
         if (CG_UNLIKELY(cg_csize(p) != cg_next(p)->prev_size))
-            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(p),
-                      "unlink: a free chunk's size disagrees with the prev_size "
-                      "stored after it", "corrupted size vs. prev_size");
+            cg_fail_UNLINK_PREV_SIZE(cg_chunk2mem(p));
     }
     unlink_sized(av, p);
 }
 
 /* Put a free chunk (head and foot already set) at the front of the
- * unsorted bin. */
-CG_INLINE void unsorted_insert(cg_arena_t *av, cg_chunk_t *c, const char *glibc)
+ * unsorted bin.  from_free: free's insert (glibc names the two apart). */
+CG_INLINE void unsorted_insert(cg_arena_t *av, cg_chunk_t *c, bool from_free)
 {
     cg_chunk_t *b = cg_bin_at(av, CG_UNSORTED);
     cg_chunk_t *f = b->fd;
-    check_link(av, f, "unsorted bin: the first chunk's address is outside the heap", glibc);
-    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(f->bk != b))
-        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(f),
-                  "unsorted bin: the first chunk does not point back at the bin", glibc);
+    check_link(av, f, from_free ? CG_CK_UNSORTED_FIRST_FREE : CG_CK_UNSORTED_FIRST_MALLOC);
+    if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(f->bk != b))
+        cg_fail_with(from_free ? CG_CK_UNSORTED_BACK_FREE : CG_CK_UNSORTED_BACK_MALLOC,
+                     cg_chunk2mem(f), NULL);
     c->fd = f;
     c->bk = b;
     b->fd = c;
@@ -158,45 +145,9 @@ static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, 
     cg_set_head(r, rsize | CG_PREV_INUSE);
     cg_set_foot(r, rsize);
     cg_start_set(r);
-    unsorted_insert(av, r, "malloc(): corrupted unsorted chunks");
+    unsorted_insert(av, r, false);
     if (small_req)
         av->last_remainder = r;
-}
-
-/* ---- fastbins: cold reports (the inline helpers are in fastbin.h) --- */
-
-void cg_fastbin_report_fasttop(cg_chunk_t *c)
-{
-    cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
-              "the chunk is already the top entry of its fastbin",
-              "double free or corruption (fasttop)");
-}
-
-void cg_fastbin_report_link(const void *v, const char *glibc)
-{
-    cg_report(CG_E_HEAP_CORRUPTION, v,
-              "fastbin: a next pointer demangles to an address that is not a "
-              "chunk in our heaps", glibc);
-}
-
-void cg_fastbin_report_self_link(const cg_chunk_t *v)
-{
-    /* glibc has no check here: its pop would hand out v again and again. */
-    cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem((cg_chunk_t *)v),
-              "fastbin: this chunk's next pointer demangles to the chunk itself", NULL);
-}
-
-void cg_fastbin_report_index(const cg_chunk_t *v, const char *glibc)
-{
-    cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem((cg_chunk_t *)v),
-              "fastbin: a chunk's size does not belong to the fastbin it was in", glibc);
-}
-
-void cg_report_next_size(cg_chunk_t *c, bool fast)
-{
-    cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
-              "the size of the chunk after this one is impossible",
-              fast ? "free(): invalid next size (fast)" : "free(): invalid next size (normal)");
 }
 
 /* ---- coalescing ------------------------------------------------------- */
@@ -214,13 +165,11 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
         cg_chunk_t *p = (cg_chunk_t *)((char *)c - ps);
         /* p must lie between the heap's first chunk and c, and be a chunk
          * (its start bit) before its header is read. */
-        if (CG_SWITCH(CG_CHECK_UNLINK) &&
+        if (CG_CHECK_ON(UNLINK) &&
             CG_UNLIKELY(ps < CG_MINSIZE || (ps & CG_ALIGN_MASK) ||
                         ps > (size_t)((char *)c - heap_of(c)->data) ||
                         !cg_start_test(heap_of(c), p) || cg_csize(p) != ps))
-            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(c),
-                      "the previous chunk's size disagrees with this chunk's "
-                      "prev_size", "corrupted size vs. prev_size while consolidating");
+            cg_fail_CONSOLIDATE_PREV_SIZE(cg_chunk2mem(c));
         unlink_sized(av, p);     /* its size is c's prev_size: checked just above */
         cg_start_clear(c);
         c = p;
@@ -236,7 +185,7 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
         }
         cg_set_head(c, size | CG_PREV_INUSE);
         cg_set_foot(c, size);
-        unsorted_insert(av, c, "free(): corrupted unsorted chunks");
+        unsorted_insert(av, c, true);
     } else {
         size += nsize;
         cg_set_head(c, size | CG_PREV_INUSE);
@@ -262,14 +211,12 @@ void cg_arena_consolidate(cg_arena_t *av, bool mt)
             av->fastbins[i] = NULL;
         }
         while (p != NULL) {
-            cg_fastbin_check_link(p, "malloc_consolidate(): unaligned fastbin chunk detected");
-            cg_fastbin_check_index(p, i, "malloc_consolidate(): invalid chunk size");
+            cg_fastbin_check_link(p, CG_CK_FASTBIN_LINK_CONSOLIDATE);
+            cg_fastbin_check_index(p, i, CG_CK_FASTBIN_INDEX_CONSOLIDATE);
             /* A fastbin chunk is in use to the rest of the heap; one that is
              * not was merged already: its bin has a cycle or a duplicate. */
-            if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(!cg_inuse(p)))
-                report_link(cg_chunk2mem(p), "fastbin: a chunk appears twice in its "
-                            "fastbin (a cycle or a double free)",
-                            "malloc_consolidate(): invalid chunk size");
+            if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(!cg_inuse(p)))
+                cg_fail_FASTBIN_TWICE(cg_chunk2mem(p));
             cg_chunk_t *n = cg_reveal(&p->fd, p->fd);
             merge_and_bin(av, p, cg_csize(p));
             p = n;
@@ -298,7 +245,7 @@ static void close_heap(cg_arena_t *av, cg_heap_t *h)
         cg_set_head(top, rsz | prevbit);   /* top keeps its start bit: a chunk now */
         CG_STORE(h->fence, f1);
         av->top = NULL;
-        unsorted_insert(av, top, "malloc(): corrupted unsorted chunks");
+        unsorted_insert(av, top, false);
     } else {
         cg_set_head(top, (tsz - CG_HDR_SZ) | prevbit);
         cg_set_head(cg_at(top, tsz - CG_HDR_SZ), 0 | CG_PREV_INUSE);
@@ -364,12 +311,10 @@ static cg_chunk_t *take_from_top(cg_arena_t *av, size_t nb, bool *fresh)
 static void check_top(cg_arena_t *av)
 {
     cg_chunk_t *t = av->top;
-    if (CG_SWITCH(CG_CHECK_TOP_SIZE) &&
+    if (CG_CHECK_ON(TOP_SIZE) &&
         CG_UNLIKELY((char *)t + cg_csize(t) != cg_heap_end(av->heap) ||
                     cg_csize(t) < CG_MINSIZE))
-        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(t),
-                  "the top chunk's size does not reach exactly to the end "
-                  "of its heap", "malloc(): corrupted top size");
+        cg_fail_TOP_SIZE(cg_chunk2mem(t));
 }
 
 /* If the arena's newest heap is entirely free, unmap it and make the end of
@@ -425,13 +370,11 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free)
             for (cg_chunk_t *c = b->fd; c != b; c = c->fd) {
                 /* the links and sizes were overwritten if the heap was:
                  * check before following or releasing (found by fuzzing) */
-                check_link(av, c, "malloc_trim: a bin's link points outside the heap",
-                           "corrupted double-linked list");
+                check_link(av, c, CG_CK_TRIM_LINK);
                 check_walk(av, ++steps, c);
-                check_free_size(c, "corrupted size vs. prev_size");
-                if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(c->fd->bk != c))
-                    report_link(cg_chunk2mem(c), "malloc_trim: a free chunk's next one "
-                                "does not point back at it", "corrupted double-linked list");
+                check_free_size(c);
+                if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(c->fd->bk != c))
+                    cg_fail_TRIM_NOT_BACK(cg_chunk2mem(c));
                 size_t sz = cg_csize(c);
                 if (sz >= 2 * cg_pagesize) {
                     cg_heap_release_pages((char *)c + sizeof(cg_chunk_t), (char *)c + sz);
@@ -447,30 +390,20 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free)
 
 static void check_unsorted_victim(cg_arena_t *av, cg_chunk_t *v, cg_chunk_t *ub)
 {
-    check_link(av, v, "the unsorted bin holds an address outside the heap",
-               "malloc(): unsorted double linked list corrupted");
+    check_link(av, v, CG_CK_UNSORTED_LINK);
     size_t size = cg_csize(v);
     cg_heap_t *h = heap_of(v);
-    if (CG_SWITCH(CG_CHECK_UNLINK)) {
+    if (CG_CHECK_ON(UNLINK)) {
         if (CG_UNLIKELY(size < CG_MINSIZE || (char *)v + size + CG_HDR_SZ > cg_heap_end(h)))
-            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
-                      "a chunk in the unsorted bin has an impossible size",
-                      "malloc(): invalid size (unsorted)");
+            cg_fail_UNSORTED_SIZE(cg_chunk2mem(v));
         cg_chunk_t *next = cg_at(v, size);
         if (CG_UNLIKELY(next->prev_size != size))
-            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
-                      "the prev_size after an unsorted chunk disagrees with it",
-                      "malloc(): mismatching next->prev_size (unsorted)");
-        check_link(av, v->bk, "an unsorted chunk's back link is outside the heap",
-                   "malloc(): unsorted double linked list corrupted");
+            cg_fail_UNSORTED_NEXT_PREV_SIZE(cg_chunk2mem(v));
+        check_link(av, v->bk, CG_CK_UNSORTED_BK);
         if (CG_UNLIKELY(v->bk->fd != v || v->fd != ub))
-            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
-                      "the unsorted bin's links are inconsistent",
-                      "malloc(): unsorted double linked list corrupted");
+            cg_fail_UNSORTED_LINKS(cg_chunk2mem(v));
         if (CG_UNLIKELY(cg_prev_inuse(next)))
-            cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
-                      "a chunk in the unsorted bin is marked in use",
-                      "malloc(): invalid next->prev_inuse (unsorted)");
+            cg_fail_UNSORTED_IN_USE(cg_chunk2mem(v));
     }
 }
 
@@ -492,19 +425,15 @@ static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size)
         fwd = bin->fd;
         size_t steps = 0;
         while (cg_csize(fwd) > size) {
-            check_link(av, fwd->fd, "a large bin link points outside the heap",
-                       "malloc(): largebin double linked list corrupted (nextsize)");
+            check_link(av, fwd->fd, CG_CK_LARGEBIN_NEXTSIZE);
             check_walk(av, ++steps, fwd);
             fwd = fwd->fd;
         }
         bck = fwd->bk;
-        check_link(av, bck, "a large bin link points outside the heap",
-                   "malloc(): largebin double linked list corrupted (bk)");
+        check_link(av, bck, CG_CK_LARGEBIN_BK);
     }
-    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(bck->fd != fwd || fwd->bk != bck))
-        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
-                  "the bin a chunk is filed into has inconsistent links",
-                  "malloc(): largebin double linked list corrupted (bk)");
+    if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(bck->fd != fwd || fwd->bk != bck))
+        cg_fail_LARGEBIN_PLACE(cg_chunk2mem(v));
     mark_bin(av, idx);
     v->bk = bck;
     v->fd = fwd;
@@ -518,23 +447,16 @@ static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb)
     cg_chunk_t *v = bin->bk;
     if (v == bin)
         return NULL;
-    check_link(av, v, "a small bin link points outside the heap",
-               "malloc(): smallbin double linked list corrupted");
-    check_link(av, v->bk, "a small bin link points outside the heap",
-               "malloc(): smallbin double linked list corrupted");
+    check_link(av, v, CG_CK_SMALLBIN_LINK);
+    check_link(av, v->bk, CG_CK_SMALLBIN_LINK);
     cg_chunk_t *bck = v->bk;
-    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(bck->fd != v))
-        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
-                  "a small bin's last chunk is not linked back",
-                  "malloc(): smallbin double linked list corrupted");
+    if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(bck->fd != v))
+        cg_fail_SMALLBIN_NOT_BACK(cg_chunk2mem(v));
     /* Its size must be the bin's before it is handed out and its next
      * chunk's header written (an overflow into a free chunk's size field
      * would otherwise send the caller past the heap). */
-    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(cg_csize(v) != nb))
-        cg_report(CG_E_HEAP_CORRUPTION, cg_chunk2mem(v),
-                  "a chunk in a small bin has a size that is not the bin's (its size "
-                  "field was overwritten, e.g. by an overflow of the block before it)",
-                  "malloc(): memory corruption (smallbin size)");
+    if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(cg_csize(v) != nb))
+        cg_fail_SMALLBIN_SIZE(cg_chunk2mem(v));
     cg_set_inuse_at(v, nb);
     bin->bk = bck;
     bck->fd = bin;
@@ -545,21 +467,12 @@ static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb)
  * handed out (v), or already in a tcache (its key), was freed twice into
  * the fastbin with another free between ("fastbin dup", which the fasttop
  * check cannot see; glibc hands it out twice). */
-static void report_stash_dup(cg_chunk_t *x) CG_COLD __attribute__((noreturn));
-static void report_stash_dup(cg_chunk_t *x)
-{
-    cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(x),
-              "the chunk is in its fastbin twice: it was freed twice, with another "
-              "free between (the tcache double free check, as the fastbin refilled "
-              "the tcache)", NULL);
-}
-
 CG_INLINE void check_stash_dup(cg_tcache_t *tc, size_t ti, const cg_chunk_t *v, cg_chunk_t *x)
 {
-    if (!CG_SWITCH(CG_CHECK_TCACHE_DOUBLE_FREE))
+    if (!CG_CHECK_ON(TCACHE_DOUBLE_FREE))
         return;
     if (CG_UNLIKELY(x == v))
-        report_stash_dup(x);
+        cg_fail_FASTBIN_DUP(cg_chunk2mem(x));
     cg_tentry_t *e = (cg_tentry_t *)cg_chunk2mem(x);
     if (CG_UNLIKELY(e->key == cg_tcache_key)) {
         cg_tcache_double_free_check(tc, ti, e);   /* reports if in this bin */
@@ -648,12 +561,9 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
                 while (cg_csize(v) < nb) {
                     check_walk(av, ++steps, v);
                     v = v->bk;
-                    check_link(av, v, "a large bin link points outside the heap",
-                               "corrupted double-linked list");
-                    if (CG_SWITCH(CG_CHECK_UNLINK) && CG_UNLIKELY(v == bin))
-                        report_link(cg_chunk2mem(bin->fd), "a large bin's links do not reach "
-                                    "a chunk its largest size promised",
-                                    "corrupted double-linked list");
+                    check_link(av, v, CG_CK_LARGEBIN_TAKE);
+                    if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(v == bin))
+                        cg_fail_LARGEBIN_SHORT(cg_chunk2mem(bin->fd));
                 }
                 size_t size = cg_csize(v);
                 unlink_chunk(av, v);
@@ -747,8 +657,7 @@ CG_INLINE void free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
         return;
     }
     if (CG_UNLIKELY(c == av->top))
-        cg_report(CG_E_DOUBLE_FREE, cg_chunk2mem(c),
-                  "the chunk is the top chunk", "double free or corruption (top)");
+        cg_fail_FREE_OF_TOP(cg_chunk2mem(c));
     /* glibc's "double free or corruption (!prev)" check ran on the public
      * path (alloc.h, cg_check_in_use); internal callers free chunks they own. */
     cg_check_next_size(c, size, false);

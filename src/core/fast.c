@@ -36,7 +36,7 @@ static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
     cg_tcache_t *tc = call->tc;
     if (mem == NULL)
         return cg_malloc_mem(n, mt, tc);
-    cg_chunk_t *c = cg_owned_chunk(mem, CG_E_INVALID_FREE, "realloc(): invalid pointer", mt, &big);
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_REALLOC, mt, &big);
     if (!big)
         cg_check_in_use(c, cg_csize(c), tc);
     if (n == 0) {                    /* glibc 2.36: free and return NULL */
@@ -70,19 +70,15 @@ static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
 static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *call)
 {
     bool mt = call->mt, big;
-    cg_chunk_t *c = cg_owned_chunk(mem, CG_E_INVALID_FREE, "free(): invalid pointer", mt, &big);
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_FREE, mt, &big);
     if (sized != SIZE_MAX || salign != 0) {
         if (!big)
             cg_check_in_use(c, cg_csize(c), call->tc);
-        if (CG_SWITCH(CG_CHECK_SIZED_FREE) && CG_UNLIKELY(sized != SIZE_MAX && sized > cg_usable_of(c)))
-            cg_report(CG_E_FREE_SIZE_MISMATCH, mem,
-                      "sized free: the size given is larger than the block (C23 requires the "
-                      "size that was requested)", NULL);
-        if (CG_SWITCH(CG_CHECK_SIZED_FREE) &&
+        if (CG_CHECK_ON(SIZED_FREE) && CG_UNLIKELY(sized != SIZE_MAX && sized > cg_usable_of(c)))
+            cg_fail_SIZED_FREE_SIZE(mem);
+        if (CG_CHECK_ON(SIZED_FREE) &&
             CG_UNLIKELY(salign != 0 && ((uintptr_t)mem & (salign - 1)) != 0))
-            cg_report(CG_E_FREE_SIZE_MISMATCH, mem,
-                      "sized free: the block is not aligned to the alignment given (C23 "
-                      "requires the alignment it was allocated with)", NULL);
+            cg_fail_SIZED_FREE_ALIGN(mem);
     }
     cg_release(c, big, mt, call->tc);
 }
@@ -90,7 +86,7 @@ static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *c
 static size_t fast_usable(void *mem, const cg_call_t *call)
 {
     bool big;
-    cg_chunk_t *c = cg_owned_chunk(mem, CG_E_INVALID_POINTER, NULL, call->mt, &big);
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_USABLE, call->mt, &big);
     if (big)
         return cg_big_usable(c);
     return cg_inuse(c) ? cg_heap_usable(c) : 0;

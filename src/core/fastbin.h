@@ -17,23 +17,17 @@
 #define CG_FASTBIN_H
 
 #include "arena.h"
-#include "report.h"
-
-void cg_fastbin_report_fasttop(cg_chunk_t *c) CG_COLD CG_HIDDEN __attribute__((noreturn));
-void cg_fastbin_report_link(const void *v, const char *glibc) CG_COLD CG_HIDDEN __attribute__((noreturn));
-void cg_fastbin_report_index(const cg_chunk_t *v, const char *glibc) CG_COLD CG_HIDDEN __attribute__((noreturn));
-void cg_fastbin_report_self_link(const cg_chunk_t *v) CG_COLD CG_HIDDEN __attribute__((noreturn));
-void cg_report_next_size(cg_chunk_t *c, bool fast) CG_COLD CG_HIDDEN __attribute__((noreturn));
+#include "checks.h"
 
 /* free: the chunk after c must have a plausible size, inside the heap
  * (glibc: "free(): invalid next size").  Needs c's own size checked. */
 CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast)
 {
     cg_chunk_t *next = cg_at(c, size);
-    if (CG_SWITCH(CG_CHECK_NEXT_SIZE) &&
+    if (CG_CHECK_ON(NEXT_SIZE) &&
         CG_UNLIKELY(cg_head(next) <= CG_HDR_SZ ||
                     (char *)next + cg_csize(next) > cg_heap_end(cg_heap_base(c))))
-        cg_report_next_size(c, fast);
+        cg_fail_with(fast ? CG_CK_NEXT_SIZE_FAST : CG_CK_NEXT_SIZE_NORMAL, cg_chunk2mem(c), NULL);
 }
 
 CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, bool mt)
@@ -41,8 +35,8 @@ CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, bool 
     cg_chunk_t **fb = &av->fastbins[cg_fastbin_index(size)];
     cg_chunk_t *old = mt ? __atomic_load_n(fb, __ATOMIC_RELAXED) : *fb;
     for (;;) {
-        if (CG_SWITCH(CG_CHECK_FASTTOP) && CG_UNLIKELY(old == c))
-            cg_fastbin_report_fasttop(c);
+        if (CG_CHECK_ON(FASTTOP) && CG_UNLIKELY(old == c))
+            cg_fail_FASTTOP(cg_chunk2mem(c));
         c->fd = cg_protect(&c->fd, old);
         if (!mt) {
             *fb = c;
@@ -59,18 +53,20 @@ CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, bool 
     }
 }
 
-/* A link read from a fastbin must be a chunk of ours before we follow it. */
-CG_INLINE void cg_fastbin_check_link(const cg_chunk_t *v, const char *glibc)
+/* A link read from a fastbin must be a chunk of ours before we follow it;
+ * check: the report (malloc's or malloc_consolidate's). */
+CG_INLINE void cg_fastbin_check_link(const cg_chunk_t *v, cg_check_t check)
 {
-    if (CG_SWITCH(CG_CHECK_SAFE_LINK) && CG_UNLIKELY(!cg_heap_contains(v)))
-        cg_fastbin_report_link(v, glibc);
+    if (CG_CHECK_ON(SAFE_LINK) && CG_UNLIKELY(!cg_heap_contains(v)))
+        cg_fail_with(check, v, NULL);
 }
 
-CG_INLINE void cg_fastbin_check_index(const cg_chunk_t *v, size_t idx, const char *glibc)
+/* A chunk taken from fastbin idx must have that bin's size class. */
+CG_INLINE void cg_fastbin_check_index(const cg_chunk_t *v, size_t idx, cg_check_t check)
 {
-    if (CG_SWITCH(CG_CHECK_FASTBIN_INDEX) &&
+    if (CG_CHECK_ON(FASTBIN_INDEX) &&
         CG_UNLIKELY(cg_csize(v) < CG_MINSIZE || cg_fastbin_index(cg_csize(v)) != idx))
-        cg_fastbin_report_index(v, glibc);
+        cg_fail_with(check, cg_chunk2mem((cg_chunk_t *)v), NULL);
 }
 
 /* Pop under the arena lock (mt) or single-threaded; NULL when empty. */
@@ -82,10 +78,10 @@ CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
     for (;;) {
         if (v == NULL)
             return NULL;
-        cg_fastbin_check_link(v, "malloc(): unaligned fastbin chunk detected");
+        cg_fastbin_check_link(v, CG_CK_FASTBIN_LINK);
         cg_chunk_t *n = cg_reveal(&v->fd, v->fd);
-        if (CG_SWITCH(CG_CHECK_SAFE_LINK) && CG_UNLIKELY(n == v))
-            cg_fastbin_report_self_link(v);
+        if (CG_CHECK_ON(SAFE_LINK) && CG_UNLIKELY(n == v))
+            cg_fail_FASTBIN_SELF_LINK(cg_chunk2mem((cg_chunk_t *)v));
         if (!mt) {
             *fb = n;
             break;
@@ -93,7 +89,7 @@ CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
         if (__atomic_compare_exchange_n(fb, &v, n, true, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
             break;
     }
-    cg_fastbin_check_index(v, idx, "malloc(): memory corruption (fast)");
+    cg_fastbin_check_index(v, idx, CG_CK_FASTBIN_INDEX);
     return v;
 }
 

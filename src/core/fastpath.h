@@ -26,6 +26,7 @@
 
 #include <string.h>
 
+#include "checks.h"
 #include "heap.h"
 #include "tcache.h"
 #include "thread.h"
@@ -73,7 +74,7 @@ CG_INLINE void *cg_tcache_try_get(cg_tcache_t *tc, size_t idx)
     if (e == NULL)
         return NULL;
     cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
-    if (CG_SWITCH(CG_CHECK_SAFE_LINK)) {
+    if (CG_CHECK_ON(SAFE_LINK)) {
         const uintptr_t not_same_heap_aligned = ~(uintptr_t)(CG_HEAP_MAX - 1) | CG_ALIGN_MASK;
         uintptr_t d = (uintptr_t)n ^ (uintptr_t)e;
         if (n != NULL && CG_UNLIKELY((d & not_same_heap_aligned) != 0 || d == 0))

@@ -14,7 +14,7 @@
 #include "arena.h"
 #include "bigblock.h"
 #include "info.h"
-#include "report.h"
+#include "checks.h"
 #include "tcache.h"
 
 typedef struct arena_info {
@@ -43,7 +43,7 @@ static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
             /* statistics never fault: an overwritten link ends the walk
              * (found by fuzzing; with the bin-link checks compiled out,
              * fuzz/regress/corrupt/mallinfo-follows-bad-link faults here) */
-            if (CG_SWITCH(CG_CHECK_UNLINK) &&
+            if (CG_CHECK_ON(UNLINK) &&
                 (!cg_aligned_ok(c) || !cg_heap_readable(c, sizeof *c)))
                 break;
             ai->free_count++;

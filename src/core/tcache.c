@@ -22,23 +22,11 @@ void cg_tcache_report_bad_link(const void *entry, const void *link)
 {
     /* The address is the cached block whose link was overwritten (a write
      * after free, most likely), not the garbage it decodes to. */
-    char msg[200];
+    char detail[64];
     if (link == entry)
-        cg_fmt(msg, sizeof msg, "the next pointer of this block in the tcache leads back to "
-               "the block itself: it was freed twice, its key (second word) overwritten "
-               "in between, or the link was");
-    else
-        cg_fmt(msg, sizeof msg, "the next pointer of this block in the tcache demangles to %p, "
-               "which is not a chunk in our heaps", link);
-    cg_report(CG_E_HEAP_CORRUPTION, entry, msg, "malloc(): unaligned tcache chunk detected");
-}
-
-void cg_tcache_report_count(const void *entry)
-{
-    cg_report(CG_E_HEAP_CORRUPTION, entry,
-              "this block heads a tcache bin whose count says it is empty: a next "
-              "pointer that ended the bin was overwritten, or the bin's links loop "
-              "(safe-link check: the count bounds the links)", NULL);
+        cg_fail_TCACHE_SELF_LINK(entry);
+    cg_fmt(detail, sizeof detail, "it demangles to %p", link);
+    cg_fail_with(CG_CK_TCACHE_LINK, entry, detail);
 }
 
 void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
@@ -48,11 +36,9 @@ void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
     size_t n = 0;
     for (cg_tentry_t *t = tc->entries[idx]; t != NULL && n <= cg_mp.tcache_count; n++) {
         if (t == e)
-            cg_report(CG_E_DOUBLE_FREE, e,
-                      "the chunk is already in this thread's tcache",
-                      "free(): double free detected in tcache 2");
+            cg_fail_TCACHE_DOUBLE_FREE(e);
         cg_tentry_t *nx = cg_reveal(&t->next, t->next);
-        if (CG_SWITCH(CG_CHECK_SAFE_LINK) && !cg_tcache_link_ok(t, nx))
+        if (CG_CHECK_ON(SAFE_LINK) && !cg_tcache_link_ok(t, nx))
             cg_tcache_report_bad_link(t, nx);
         t = nx;
     }

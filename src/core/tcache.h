@@ -15,7 +15,7 @@
 #define CG_TCACHE_H
 
 #include "arena.h"
-#include "report.h"
+#include "checks.h"
 #include "thread.h"
 
 typedef struct cg_tentry {
@@ -44,6 +44,8 @@ extern uint64_t cg_exited_counts[5] CG_HIDDEN;
 
 CG_INLINE size_t cg_csize2tidx(size_t csz) { return (csz - CG_MINSIZE) / CG_ALIGN; }
 
+/* The report of a tcache link n that failed cg_tcache_link_ok: entry's
+ * next pointer leads back to entry, or to no chunk of ours (tcache.c). */
 void cg_tcache_report_bad_link(const void *entry, const void *link) CG_COLD CG_HIDDEN __attribute__((noreturn));
 
 /* The full test of n, the demangled next link of entry e: NULL, or the
@@ -57,10 +59,6 @@ CG_INLINE bool cg_tcache_link_ok(const cg_tentry_t *e, const cg_tentry_t *n)
         return false;
     return cg_start_test(cg_heap_base(n), (const char *)n - CG_HDR_SZ);
 }
-
-/* A bin whose count says empty while its head is a chunk: a link that
- * should have ended the list was overwritten (or loops back). */
-void cg_tcache_report_count(const void *entry) CG_COLD CG_HIDDEN __attribute__((noreturn));
 
 /* The exact check behind the key hint: is e already in bin idx?  Reports a
  * double free if so; returns normally if the key was a coincidence. */

@@ -33,7 +33,7 @@
 #include "debug.h"
 #include "heap.h"
 #include "options.h"
-#include "report.h"
+#include "checks.h"
 #include "shadow.h"
 #include "symbolize.h"
 #include "thread.h"
@@ -78,26 +78,26 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         chain(sig, si, uc);
         return;
     }
-    char msg[768], where[300];
+    char detail[400], where[300];
     cg_symbolize(pc, where, sizeof where);
     const char *sname = sig == SIGBUS ? "SIGBUS" : "SIGSEGV";
-    if (in_code)
-        cg_fmt(msg, sizeof msg, "%s inside chunkguard at %p (%s), touching %p: chunkguard's "
-               "own metadata was overwritten (a wild write by the program) in a way its "
-               "checks could not see", sname, (void *)pc, where, (void *)a);
-    else if (cg_heap_offset((void *)a) < CG_HEAP_DATA_OFF)
-        cg_fmt(msg, sizeof msg, "%s: the program touched %p, in the guard page before the "
-               "first block of a chunkguard heap (an underflow of that block), at %p (%s)",
-               sname, (void *)a, (void *)pc, where);
-    else
-        cg_fmt(msg, sizeof msg, "%s: the program touched %p, inside a chunkguard heap "
-               "region, at %p (%s)", sname, (void *)a, (void *)pc, where);
+    cg_check_t check;
+    if (in_code) {
+        check = CG_CK_FAULT_INSIDE;
+        cg_fmt(detail, sizeof detail, "%s inside chunkguard at %p (%s), touching %p", sname,
+               (void *)pc, where, (void *)a);
+    } else {
+        check = cg_heap_offset((void *)a) < CG_HEAP_DATA_OFF ? CG_CK_FAULT_GUARD : CG_CK_FAULT_HEAP;
+        cg_fmt(detail, sizeof detail, "%s on %p, at %p (%s)", sname, (void *)a, (void *)pc, where);
+    }
     cg_self.caller = pc;
     cg_self.op = "a memory access";
     /* In debug mode the shadow may know the block at a. */
-    if (cg_mode.instrumented && cg_in_heap((void *)a))
-        cg_dbg_report_fault((void *)a, msg);
-    cg_report(CG_E_SEGV, (void *)a, msg, NULL);
+    if (cg_mode.instrumented && cg_in_heap((void *)a)) {
+        char msg[768];
+        cg_dbg_report_fault((void *)a, cg_check_message(check, detail, msg, sizeof msg));
+    }
+    cg_fail_with(check, (void *)a, detail);
 }
 
 /* Our executable segment, from our own ELF program headers (no file or

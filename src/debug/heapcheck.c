@@ -36,14 +36,14 @@
 #include "tcache.h"
 
 static const char *const kind_names[HC_KIND_COUNT] = {
-#define HC_KIND(id, error, name) [HC_##id] = name,
-#include "heapcheck.def"
-#undef HC_KIND
+#define CG_CHECK_ENTRY(id, token, sw, glibc, sentence)
+#define CG_VERIFY_ENTRY(id, token, name, what) [HC_##id] = name,
+#include "checks.def"
 };
 static const cg_error_t kind_errors[HC_KIND_COUNT] = {
-#define HC_KIND(id, error, name) [HC_##id] = CG_E_##error,
-#include "heapcheck.def"
-#undef HC_KIND
+#define CG_CHECK_ENTRY(id, token, sw, glibc, sentence)
+#define CG_VERIFY_ENTRY(id, token, name, what) [HC_##id] = CG_E_##token,
+#include "checks.def"
 };
 static_assert(HC_KIND_COUNT <= 64, "the test mask has 64 bits");
 

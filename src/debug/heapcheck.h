@@ -7,11 +7,12 @@
 
 #include "options.h"
 
-/* The kinds of inconsistency, HC_<id> (heapcheck.def). */
+/* The kinds of inconsistency, HC_<id>: the CG_VERIFY_ENTRY lines of the
+ * catalogue of checks (src/report/checks.def). */
 enum {
-#define HC_KIND(id, error, name) HC_##id,
-#include "heapcheck.def"
-#undef HC_KIND
+#define CG_CHECK_ENTRY(id, token, sw, glibc, sentence)
+#define CG_VERIFY_ENTRY(id, token, name, what) HC_##id,
+#include "checks.def"
     HC_KIND_COUNT
 };
 

@@ -142,7 +142,7 @@ void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
     handoff_begin(tc);
     cg_chunk_t *c = free_enter(mem, tc, caller);
-    cg_check_heap_size(c, CG_E_INVALID_FREE);
+    cg_check_heap_size(c, CG_USE_FREE);
     cg_release_heap(c, !CG_SINGLE_THREAD_P, tc);
     cg_inside_end();
 }

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=double-free check=CG_CHECK_TCACHE_DOUBLE_FREE */
+/* expect: signal=SIGABRT token=double-free check=CG_CHECK_TCACHE_DOUBLE_FREE id=FASTBIN_DUP */
 /* glibc: none */
 /*
  * The classic "fastbin dup": with the tcache bin full, free(a), free(b),

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=double-free check=CG_CHECK_FASTTOP addr=printed */
+/* expect: signal=SIGABRT token=double-free check=CG_CHECK_FASTTOP id=FASTTOP addr=printed */
 /* glibc: double free or corruption (fasttop) */
 /*
  * With the 32-byte tcache bin full, a free of a 24-byte block goes to the

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=double-free check=CG_CHECK_NOT_INUSE addr=printed */
+/* expect: signal=SIGABRT token=double-free check=CG_CHECK_NOT_INUSE id=NOT_IN_USE addr=printed */
 /* glibc: double free or corruption (!prev) */
 /*
  * A 2000-byte block is beyond the tcache (requests up to 1032) and the

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=double-free check=CG_CHECK_TCACHE_DOUBLE_FREE addr=printed */
+/* expect: signal=SIGABRT token=double-free check=CG_CHECK_TCACHE_DOUBLE_FREE id=TCACHE_DOUBLE_FREE addr=printed */
 /* glibc: free(): double free detected in tcache 2 */
 /*
  * The simplest double free: a 24-byte block goes to the tcache on its first

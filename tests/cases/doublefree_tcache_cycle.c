@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK id=TCACHE_COUNT */
 /* glibc: none */
 /*
  * As doublefree_tcache_keycleared.c, with one block between: free(a),

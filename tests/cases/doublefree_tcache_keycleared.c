@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK id=TCACHE_SELF_LINK */
 /* glibc: none */
 /*
  * A double free that hides from the tcache's key test: after free(a) a

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FASTBIN_INDEX */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FASTBIN_INDEX id=FASTBIN_INDEX */
 /* glibc: malloc(): memory corruption (fast) */
 /*
  * A 32-byte chunk waits in its fastbin; a use-after-free write changes its

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FREE_SIZE */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FREE_SIZE id=BAD_SIZE */
 /* glibc: free(): invalid pointer */
 /*
  * The size word of a live block becomes a huge value (aligned, PREV_INUSE

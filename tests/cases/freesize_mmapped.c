@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FREE_SIZE */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FREE_SIZE id=BIG_HEADER */
 /* glibc: munmap_chunk(): invalid pointer */
 /*
  * A 256 KiB block is above the mmap threshold, so it is a big block with

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FREE_SIZE */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FREE_SIZE id=BAD_SIZE */
 /* glibc: free(): invalid size */
 /*
  * An underflow overwrites a live block's own size word with 16 (below the

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FREE_SIZE */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_FREE_SIZE id=BAD_SIZE */
 /* glibc: free(): invalid size */
 /*
  * The size word of a live 48-byte chunk is overwritten with 40: large

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP addr=printed */
+/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP id=NOT_OURS_FREE addr=printed */
 /* glibc: SIGSEGV */
 /*
  * free() of a garbage pointer into unmapped memory.  glibc reads the

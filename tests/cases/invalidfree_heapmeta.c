@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP addr=printed */
+/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP id=NO_BLOCK_FREE addr=printed */
 /* glibc: none */
 /*
  * free() of a 16-byte aligned pointer into chunkguard's own heap metadata

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP addr=printed */
+/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP id=INTERIOR_FREE addr=printed */
 /* glibc: free(): invalid pointer */
 /*
  * free() of a pointer 16 bytes into a live 64-byte block.  The block's data

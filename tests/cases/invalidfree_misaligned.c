@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP addr=printed */
+/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP id=INTERIOR_FREE addr=printed */
 /* glibc: free(): invalid pointer */
 /*
  * free() of p+1 for a live block p: not 16-byte aligned, so it cannot be

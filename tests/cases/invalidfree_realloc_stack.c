@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP addr=printed */
+/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP id=NOT_OURS_REALLOC addr=printed */
 /* glibc: realloc(): invalid pointer */
 /*
  * realloc() of a stack array: realloc frees its argument, so it must apply

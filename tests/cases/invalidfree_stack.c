@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP addr=printed */
+/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP id=NOT_OURS_FREE addr=printed */
 /* glibc: free(): invalid pointer */
 /*
  * free() of a stack array.  The words in front of it are whatever the

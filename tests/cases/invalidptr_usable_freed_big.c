@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=invalid-pointer check=CG_CHECK_OWNERSHIP */
+/* expect: signal=SIGABRT token=invalid-pointer check=CG_CHECK_OWNERSHIP id=BIG_FREED_USABLE */
 /* glibc: SIGSEGV */
 /*
  * malloc_usable_size of a big (mmap'd) block that was freed: the block is

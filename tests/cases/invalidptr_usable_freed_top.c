@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=invalid-pointer check=CG_CHECK_FREE_SIZE */
+/* expect: signal=SIGABRT token=invalid-pointer check=CG_CHECK_FREE_SIZE id=TOP_START_USABLE */
 /* glibc: none */
 /*
  * malloc_usable_size of a block that was freed and merged into the top

@@ -1,13 +1,23 @@
-# lib.sh — shared by tests/suites/10-cases.sh and 15-checks-off.sh: read a
-# case's expectations from its header and judge one run of it.
+# lib.sh — shared by tests/suites/10-cases.sh, 12-checks.sh and
+# 15-checks-off.sh: read a case's expectations from its header and the
+# catalogue of checks, and judge one run of it.
 # Source it; it defines functions only (prefix cgcase_) and sets no options.
 #
 # A case file tests/cases/<kind>_<variant>.c starts with two comments:
-#   /* expect: signal=SIG<NAME> token=<token> check=CG_CHECK_<NAME>|none [addr=printed] */
+#   /* expect: signal=SIG<NAME> token=<token> check=CG_CHECK_<NAME>|none id=<ID> [addr=printed] */
 #   /* glibc: <glibc's message> | SIGSEGV | none */
-# check=none: the check has no compile-time switch (the report's second
-# line must still be there).  addr=printed: the case writes "cg-expect-addr=0x<hex>" to stdout before
-# the bug, and the report must name that address.
+# id=<ID>: the entry of src/report/checks.def whose report the case gets;
+# its token and switch must be the header's token= and check= (none: the
+# check has no compile-time switch), and the report's second line must be
+# "<function>(): <its sentence>", quoting its glibc message as
+# (glibc: "<message>") exactly when it has one.  addr=printed: the case
+# writes "cg-expect-addr=0x<hex>" to stdout before the bug, and the report
+# must name that address.
+#
+# The catalogue is read from its expectation table, $CGCASE_TABLE
+# (default $CG_BUILD/checks.tsv, made by `make $CG_BUILD/checks.tsv`:
+# tools/gen-checks.c table), one check a line, tab-separated:
+#   check|verify  ID  token  CG_CHECK_<NAME>|none|-  glibc-or-empty  sentence
 
 # cgcase_field FILE KEY — print the value of KEY from FILE's expect line
 # (empty when absent).  Exit status 0.
@@ -29,50 +39,15 @@ cgcase_hexnorm() {
   printf '0x%s\n' "${h:-0}"
 }
 
-# cgcase_glibc_msgs CHECK — print, one a line, the glibc messages of the
-# glibc checks that switch CHECK (e.g. CG_CHECK_FASTTOP) corresponds to, as
-# listed in src/base/config.h; chunkguard's check line quotes one of them.
-# Exit status 0 (nothing printed for an unknown switch).
-cgcase_glibc_msgs() {
-  case "${1#CG_CHECK_}" in
-    TCACHE_DOUBLE_FREE) echo 'free(): double free detected in tcache 2' ;;
-    FASTTOP)       echo 'double free or corruption (fasttop)' ;;
-    FASTBIN_INDEX) echo 'malloc(): memory corruption (fast)' ;;
-    FREE_SIZE)     printf '%s\n' 'free(): invalid size' 'free(): invalid pointer' \
-                     'munmap_chunk(): invalid pointer' ;;
-    NEXT_SIZE)     printf '%s\n' 'free(): invalid next size (fast)' \
-                     'free(): invalid next size (normal)' ;;
-    NOT_INUSE)     echo 'double free or corruption (!prev)' ;;
-    UNLINK)        printf '%s\n' 'corrupted double-linked list' 'corrupted size vs. prev_size' ;;
-    TOP_SIZE)      echo 'malloc(): corrupted top size' ;;
-    SAFE_LINK)     printf '%s\n' 'malloc(): unaligned tcache chunk detected' \
-                     'malloc(): unaligned fastbin chunk detected' \
-                     'malloc(): unaligned fastbin chunk detected 2' \
-                     'malloc(): unaligned fastbin chunk detected 3' ;;
-    OWNERSHIP)     printf '%s\n' 'free(): invalid pointer' 'realloc(): invalid pointer' ;;
-  esac
+# cgcase_table — print the path of the expectation table.  Exit status 0.
+cgcase_table() {
+  printf '%s\n' "${CGCASE_TABLE:-$CG_BUILD/checks.tsv}"
 }
 
-# cgcase_names_check LINE CHECK — succeed if the report's check LINE names
-# switch CHECK: it contains the switch name (CG_CHECK_FASTTOP), its short
-# name in any case with "_" written as "_", "-" or " " ("fasttop", "tcache
-# double free"), or quotes one of the switch's glibc messages as
-# (glibc: "<message>").  CHECK "none" (a check no switch can turn off)
-# only needs an indented, non-empty line.
-cgcase_names_check() {
-  local line=$1 sw=$2 short re msg
-  if [ "$sw" = none ]; then
-    printf '%s\n' "$line" | grep -Eq '^[[:space:]]+[^[:space:]]'; return
-  fi
-  short=${sw#CG_CHECK_}
-  re=$(printf '%s' "$short" | sed 's/_/[-_ ]/g')
-  printf '%s\n' "$line" | grep -q -e "$sw" && return 0
-  printf '%s\n' "$line" | grep -qi -e "$re" && return 0
-  while IFS= read -r msg; do
-    [ -n "$msg" ] || continue
-    printf '%s\n' "$line" | grep -qF -e "(glibc: \"$msg\")" && return 0
-  done < <(cgcase_glibc_msgs "$sw")
-  return 1
+# cgcase_entry ID N — print field N (1-6, as above) of check ID's line in
+# the expectation table; nothing for an unknown ID.  Exit status 0.
+cgcase_entry() {
+  awk -F'\t' -v id="$1" -v n="$2" '$2 == id { print $n; exit }' "$(cgcase_table)"
 }
 
 # cgcase_run SPAWN BIN SO OUTDIR — run case binary BIN once, preloading
@@ -96,11 +71,20 @@ cgcase_run() {
 # against SRC's expect line.  Prints nothing and succeeds on a match;
 # otherwise prints the first mismatch (one line) and fails.
 cgcase_judge() {
-  local src=$1 dir=$2 sig token check addr l1 l2 want got
+  local src=$1 dir=$2 sig token check id addr l1 l2 want got eglibc etext
   sig=$(cgcase_field "$src" signal); token=$(cgcase_field "$src" token)
   check=$(cgcase_field "$src" check); addr=$(cgcase_field "$src" addr)
-  if [ -z "$sig" ] || [ -z "$token" ] || [ -z "$check" ]; then
-    echo "header lacks signal=, token= or check="; return 1
+  id=$(cgcase_field "$src" id)
+  if [ -z "$sig" ] || [ -z "$token" ] || [ -z "$check" ] || [ -z "$id" ]; then
+    echo "header lacks signal=, token=, check= or id="; return 1
+  fi
+  if [ "$(cgcase_entry "$id" 1)" != check ]; then
+    echo "id=$id is no check of src/report/checks.def ($(cgcase_table))"; return 1
+  fi
+  if [ "$(cgcase_entry "$id" 3)" != "$token" ] || [ "$(cgcase_entry "$id" 4)" != "$check" ]; then
+    echo "header says token=$token check=$check, the catalogue's $id has" \
+      "$(cgcase_entry "$id" 3) and $(cgcase_entry "$id" 4)"
+    return 1
   fi
   if [ "$CGCASE_END" != "signal=$sig" ]; then
     echo "ended with $CGCASE_END, expected signal=$sig; stderr: $(head -c 300 "$dir/err" | tr '\n' '|')"
@@ -120,8 +104,15 @@ cgcase_judge() {
       echo "report names address $got, the bad pointer was $want"; return 1
     fi
   fi
-  if ! cgcase_names_check "$l2" "$check"; then
-    echo "second stderr line '$l2' does not name $check"; return 1
+  etext=$(cgcase_entry "$id" 6); eglibc=$(cgcase_entry "$id" 5)
+  if ! printf '%s\n' "$l2" | grep -qF -e "(): $etext"; then
+    echo "second stderr line '$l2' does not say $id's sentence '$etext'"; return 1
+  fi
+  if [ -n "$eglibc" ] && ! printf '%s\n' "$l2" | grep -qF -e "(glibc: \"$eglibc\")"; then
+    echo "second stderr line '$l2' does not quote $id's glibc message '$eglibc'"; return 1
+  fi
+  if [ -z "$eglibc" ] && printf '%s\n' "$l2" | grep -qF -e "(glibc: "; then
+    echo "second stderr line '$l2' quotes glibc, $id has no glibc message"; return 1
   fi
   if ! sed -n '3,$p' "$dir/err" |
       grep -Eq '^[[:space:]]+#0 0x[0-9a-fA-F]+ .*\(.+\+0x[0-9a-fA-F]+\)$'; then

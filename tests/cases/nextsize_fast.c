@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_NEXT_SIZE */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_NEXT_SIZE id=NEXT_SIZE_FAST */
 /* glibc: free(): invalid next size (fast) */
 /*
  * As nextsize_normal, but the block is a 24-byte one freed while its tcache

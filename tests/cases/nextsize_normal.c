@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_NEXT_SIZE */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_NEXT_SIZE id=NEXT_SIZE_NORMAL */
 /* glibc: free(): invalid next size (normal) */
 /*
  * A one-word overflow past a 2000-byte block sets the next chunk's size to

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK id=FASTBIN_LINK */
 /* glibc: malloc(): unaligned fastbin chunk detected 3 */
 /*
  * With the 32-byte tcache bin full, a and b go to the fastbin (b -> a); a

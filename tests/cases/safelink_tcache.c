@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK id=TCACHE_LINK */
 /* glibc: malloc(): unaligned tcache chunk detected */
 /*
  * Two 24-byte blocks are freed into the tcache (bin: b -> a); a

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_SAFE_LINK id=TCACHE_LINK */
 /* glibc: none */
 /*
  * A tcache link rewritten to point into the heap's guard page (its

@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=free-size-mismatch check=CG_CHECK_SIZED_FREE addr=printed */
+/* expect: signal=SIGABRT token=free-size-mismatch check=CG_CHECK_SIZED_FREE id=SIZED_FREE_SIZE addr=printed */
 /* glibc: none */
 /*
  * C23 free_sized() with a size larger than the block was allocated with

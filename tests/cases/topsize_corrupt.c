@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_TOP_SIZE */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_TOP_SIZE id=TOP_SIZE */
 /* glibc: malloc(): corrupted top size */
 /*
  * An overflow of the last block (the one just below the top chunk) writes

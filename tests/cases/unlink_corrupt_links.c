@@ -1,4 +1,4 @@
-/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_UNLINK */
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_UNLINK id=UNLINK_FD */
 /* glibc: corrupted double-linked list */
 /*
  * A freed 2000-byte chunk sits in the unsorted bin; a use-after-free write

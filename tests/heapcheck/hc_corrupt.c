@@ -1,6 +1,6 @@
 /*
  * hc_corrupt.c — one test per kind of inconsistency cg_verify_heap() names
- * (src/heapcheck.def): each case builds a small heap, writes one field
+ * (the CG_VERIFY_ENTRY lines of src/report/checks.def): each case builds a small heap, writes one field
  * through the chunk.h / arena.h helpers (the test hook: this program links
  * the cg_-named core statically, so it sees chunkguard's internals), and
  * asserts that the verifier names that kind — and, run again with that

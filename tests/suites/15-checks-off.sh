@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # 15-checks-off.sh — no check is dead code.
 #
-# For every CG_CHECK_<NAME> switch in src/base/config.h, a library is built with
+# For every CG_CHECK_<NAME> switch the catalogue of checks names
+# (src/report/checks.def, read from its table $CG_BUILD/checks.tsv), a library is built with
 # that check compiled out ($CG_BUILD/off-<NAME>/libchunkguard.so, all built
 # with make -j2).  The cases tagged check=CG_CHECK_<NAME> that pass against
 # $CG_SO (all checks on) are its witnesses.  Test checks-off/<NAME> passes
@@ -14,12 +15,11 @@
 set -uo pipefail
 . "$CG_ROOT/tests/cases/lib.sh"
 
-switches=$(sed -n 's/^#define CG_CHECK_\([A-Z_]*\) .*/\1/p' "$CG_ROOT/src/base/config.h")
-[ -n "$switches" ] || { echo "FAIL checks-off-switches: no CG_CHECK_* in src/base/config.h"; exit 1; }
-
 if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" lib cgcases-bins >/dev/null; then
   echo "FAIL checks-off-build: make lib cgcases-bins failed"; exit 1
 fi
+switches=$(awk -F'\t' '$4 ~ /^CG_CHECK_/ { print substr($4, 10) }' "$(cgcase_table)" | sort -u)
+[ -n "$switches" ] || { echo "FAIL checks-off-switches: no CG_CHECK_* in $(cgcase_table)"; exit 1; }
 # One make run builds every variant, two at a time; -k so that one variant
 # that does not build does not stop the others.  The old .so files go
 # first: a failed build must not leave a stale variant to be tested.

@@ -164,6 +164,7 @@ else fail debug-leaks-off-by-default "rc=$rc err=$(head -c 300 <<<"$err")"; fi
 
 # faults (both modes): inside chunkguard's code, on its guard page, and a
 # fault that is not ours, which must die exactly as without chunkguard
+# covers checks.def: FAULT_INSIDE FAULT_GUARD
 for mode in fast debug; do
     OPTS="mode=$mode:quarantine_mb=0"
     run wild-meta

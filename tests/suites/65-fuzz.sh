@@ -45,6 +45,7 @@ fi
 # harness/name|report line — the first report of the input's bug, run in
 # one process (FZ_NO_FORK=1) with the log on stderr: the fix's check is
 # what catches the damage, naming the call that met it.
+# covers checks.def: TRIM_NOT_BACK
 REPORTS="corrupt/trim-follows-bad-link|    malloc_trim(): malloc_trim: a free chunk's next one does not point back at it
 corrupt/mallinfo-follows-bad-link|    cg_verify_heap(): heap check: bin link points outside the heap: bin 1 "
 while IFS='|' read -r in want; do
@@ -59,7 +60,7 @@ while IFS='|' read -r in want; do
     fi
 done <<<"$REPORTS"
 
-# harness/name:SWITCH — the CG_CHECK_<SWITCH> (src/base/config.h) that compiles
+# harness/name:SWITCH — the CG_CHECK_<SWITCH> (src/report/checks.def) that compiles
 # the input's fix out.  Without it the input must fail: it still reaches
 # the code it guards.  (The variant's objects are 15-checks-off's.)
 BLINDED="corrupt/trim-follows-bad-link:UNLINK corrupt/mallinfo-follows-bad-link:UNLINK"

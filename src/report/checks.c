@@ -1,0 +1,40 @@
+/*
+ * checks.c — the reporters of the catalogue's checks (checks.h): each
+ * cg_fail_<id> hands its entry's token, sentence and glibc message to
+ * cg_report.
+ */
+#include "checks.h"
+
+typedef struct check_text {
+    cg_error_t kind;
+    const char *glibc;            /* NULL: glibc has no such check */
+    const char *sentence;
+} check_text_t;
+
+static const check_text_t checks[CG_CK_COUNT] = {
+#define CG_CHECK_ENTRY(id, token, sw, glibc_msg, sentence_text) \
+    [CG_CK_##id] = { CG_E_##token, glibc_msg, sentence_text },
+#define CG_VERIFY_ENTRY(id, token, name, what)
+#include "checks.def"
+};
+
+const char *cg_check_message(cg_check_t id, const char *detail, char *buf, size_t cap)
+{
+    if (detail == NULL)
+        cg_fmt(buf, cap, "%s", checks[id].sentence);
+    else
+        cg_fmt(buf, cap, "%s: %s", checks[id].sentence, detail);
+    return buf;
+}
+
+void cg_fail_with(cg_check_t id, const void *addr, const char *detail)
+{
+    char msg[768];
+    const char *text = detail ? cg_check_message(id, detail, msg, sizeof msg) : checks[id].sentence;
+    cg_report(checks[id].kind, addr, text, checks[id].glibc);
+}
+
+#define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) \
+    void cg_fail_##id(const void *addr) { cg_fail_with(CG_CK_##id, addr, NULL); }
+#define CG_VERIFY_ENTRY(id, token, name, what)
+#include "checks.def"

@@ -1,0 +1,77 @@
+/*
+ * checks.h — the catalogue of checks (checks.def) as C: the ids, the
+ * compile-time switches, and one cold, non-returning reporter per check.
+ *
+ * A check's inline test stays where it is (core code, in a plain if on
+ * CG_CHECK_ON(<switch>)); when it fails it calls the check's reporter,
+ * which knows the token, glibc's message and our sentence from the
+ * catalogue, so a call site carries no text:
+ *     if (CG_CHECK_ON(FASTTOP) && CG_UNLIKELY(old == c))
+ *         cg_fail_FASTTOP(cg_chunk2mem(c));
+ */
+#ifndef CG_CHECKS_H
+#define CG_CHECKS_H
+
+#include "report.h"
+
+/* CG_CK_<id>, one per CG_CHECK_ENTRY (the heap verifier's kinds are HC_<id>,
+ * heapcheck.h). */
+typedef enum cg_check {
+#define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) CG_CK_##id,
+#define CG_VERIFY_ENTRY(id, token, name, what)
+#include "checks.def"
+    CG_CK_COUNT
+} cg_check_t;
+
+/*
+ * CG_CHECK_ON(sw) - the compile-time switch CG_CHECK_<sw>: 1 (the check is
+ * compiled in) unless the build defines CG_CHECK_<sw> to 0, e.g.
+ * `make CG_DEFS=-DCG_CHECK_FASTTOP=0`; a constant, used in plain if
+ * statements so both sides stay type-checked.  sw must be a switch some
+ * catalogue entry names (cg_switch_<sw> exists only then), so a misspelt
+ * switch does not compile.  The test: CG_CHECK_<sw> expands to 0 only when
+ * so defined; pasted after CG_SW_OFF_, only "0" makes a macro, which
+ * inserts an argument and so moves the 0 into the picked place.
+ */
+#define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) typedef char cg_switch_##sw;
+#define CG_VERIFY_ENTRY(id, token, name, what)
+#include "checks.def"
+#define CG_SW_OFF_0 ~, 0
+#define CG_SW_PICK(a, b, ...) b
+#define CG_SW_PICK_(...) CG_SW_PICK(__VA_ARGS__)
+#define CG_SW_VALUE__(x) CG_SW_PICK_(CG_SW_OFF_##x, 1, ~)
+#define CG_SW_VALUE_(x) CG_SW_VALUE__(x)
+#define CG_CHECK_ON(sw) (CG_SW_VALUE_(CG_CHECK_##sw) + 0 * (int)sizeof(cg_switch_##sw))
+
+/* How a pointer the program hands back is used: the three entries of a
+ * CG_PER_USE check follow its _FREE id in this order. */
+typedef enum cg_use {
+    CG_USE_FREE,          /* free, free_sized, free_aligned_sized */
+    CG_USE_REALLOC,
+    CG_USE_USABLE,        /* malloc_usable_size: reports invalid-pointer */
+} cg_use_t;
+#define CG_CK_FOR_USE(family, use) ((cg_check_t)(CG_CK_##family##_FREE + (use)))
+
+/* cg_fail_<id> - report check <id> about addr (a user pointer, or the
+ * corrupted structure) and end the process (cg_report).  Never returns. */
+#define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) \
+    _Noreturn void cg_fail_##id(const void *addr) CG_COLD CG_HIDDEN;
+#define CG_VERIFY_ENTRY(id, token, name, what)
+#include "checks.def"
+
+/*
+ * cg_fail_with - report check id about addr, its sentence followed by
+ * ": detail" (numbers: offsets, sizes, addresses), or alone when detail is
+ * NULL; then end the process.  For a check whose id is chosen at run time
+ * (CG_CK_FOR_USE) or whose report carries values.  Never returns.
+ */
+_Noreturn void cg_fail_with(cg_check_t id, const void *addr, const char *detail)
+    CG_COLD CG_HIDDEN;
+
+/* cg_check_message - the report text of check id with detail (as
+ * cg_fail_with writes it) in buf, for a report written another way (debug
+ * mode's fault report).  Returns buf. */
+const char *cg_check_message(cg_check_t id, const char *detail, char *buf, size_t cap)
+    CG_COLD CG_HIDDEN;
+
+#endif /* CG_CHECKS_H */
