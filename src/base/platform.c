@@ -59,10 +59,34 @@ static long sys6(long nr, long a, long b, long c, long d, long e, long f)
     return ret;
 }
 #else
+/* The sanitizers follow mappings through libc's functions: TSan resets the
+ * state it keeps for a range in its munmap interceptor, which a bare
+ * syscall() bypasses — an address unmapped by one thread and mapped again
+ * by another then looks like a race between the two threads' accesses. */
 static long sys6(long nr, long a, long b, long c, long d, long e, long f)
 {
-    long r = syscall(nr, a, b, c, d, e, f);
-    return r == -1 ? -errno : r;
+    int saved = errno;
+    long r;
+    void *p;
+    switch (nr) {
+    case SYS_mmap:
+        p = mmap((void *)a, (size_t)b, (int)c, (int)d, (int)e, (off_t)f);
+        r = p == MAP_FAILED ? -1 : (long)p;
+        break;
+    case SYS_munmap:
+        r = munmap((void *)a, (size_t)b);
+        break;
+    case SYS_mremap:
+        p = mremap((void *)a, (size_t)b, (size_t)c, (int)d);
+        r = p == MAP_FAILED ? -1 : (long)p;
+        break;
+    default:
+        r = syscall(nr, a, b, c, d, e, f);
+    }
+    if (r == -1)
+        r = -errno;
+    errno = saved;
+    return r;
 }
 #endif
 #define SYS(nr, a, b, c, d, e, f) \

@@ -29,7 +29,8 @@ static cg_tcache_t *thread_start(bool mt) CG_NOINLINE;
 static cg_tcache_t *thread_start(bool mt)
 {
     if (!cg_mode.tcache) {
-        cg_self.state = CG_T_UNCACHED;
+        if (cg_mode.name != NULL)          /* not before init has chosen */
+            cg_self.state = CG_T_UNCACHED;
         return NULL;
     }
     if (CG_UNLIKELY(cg_opt.verify_interval != 0)) {
