@@ -62,7 +62,7 @@ static void report_deadlock(cg_lock_t *l, uintptr_t site)
     cg_fmt(msg, sizeof msg, "this thread (tid %d) takes the %s, which it already holds: "
            "waiting would never end", (int)cg_lock_me(), name);
     lock_report(CG_LOCK_EV_DEADLOCK, l, site, msg, cg_lock_me(), CG_LOAD(l->site),
-                   "The lock was first taken by this thread");
+                "The lock was first taken by this thread");
 }
 
 /* holder and held_at: what the waiter saw for the whole wait (re-read
@@ -80,7 +80,7 @@ static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uin
            (int)cg_lock_me(), (size_t)(waited_ns / 1000000), name, (int)holder,
            cg_opt.deadlock_timeout_ms);
     lock_report(CG_LOCK_EV_TIMEOUT, l, site, msg, holder, held_at,
-                   "The holder took the lock");
+                "The holder took the lock");
 }
 
 /* Is thread tid of this process making progress: running or runnable

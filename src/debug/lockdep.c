@@ -1,6 +1,9 @@
 /*
  * lockdep.c — the lock-order graph over chunkguard's own lock instances
- * (debug mode).
+ * (debug mode), and the reports about chunkguard's locks in every mode
+ * (deadlock, lock-wait-timeout, lock-order-inversion): cg_lockdep_init
+ * installs them as the lock's hooks (base/lock.h, cg_lock_hooks), since
+ * the lock itself cannot reach the report and stack layers above it.
  *
  * Each lock instance is a node (lock.h, CG_LK_*).  When a thread takes lock
  * B while holding lock A, the edge A -> B is recorded once, with where each

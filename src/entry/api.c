@@ -22,9 +22,10 @@ enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
 
 /* A thread's first slow path: in a mode with tcaches create its tcache and
  * arrange for it to be flushed when the thread exits (base/thread.h has
- * the states).  With verify_interval no thread gets one, so every operation falls through the
- * inline paths to a slow path and comes here, where the heap check is
- * counted; the paths of a process without verify_interval are untouched. */
+ * the states).  With verify_interval no thread gets one, so every
+ * operation falls through the inline paths to a slow path and comes here,
+ * where the heap check is counted; the paths of a process without
+ * verify_interval are untouched. */
 static cg_tcache_t *thread_start(bool mt) CG_NOINLINE;
 static cg_tcache_t *thread_start(bool mt)
 {
