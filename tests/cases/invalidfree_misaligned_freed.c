@@ -1,0 +1,22 @@
+/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP id=MISALIGNED_FREE_MEMORY_FREE addr=printed */
+/* glibc: free(): invalid pointer */
+/*
+ * free() of p+8 for a 2000-byte block p that was freed already (into the
+ * unsorted bin: beyond the tcache and the fastbins, a guard keeps it from
+ * the top chunk).  The pointer is not 16-byte aligned and lies in free
+ * memory: no chunk can start there, and nothing at it may be read as a
+ * header.
+ */
+#include "case.h"
+
+int main(void)
+{
+    char *p = malloc(2000);
+    char *guard = malloc(2000);
+    free(p);
+    void *volatile q = p + 8;
+    case_print_addr(q);
+    free(q);
+    (void)guard;
+    return 0;
+}

@@ -1,0 +1,22 @@
+/* expect: signal=SIGABRT token=invalid-free check=CG_CHECK_OWNERSHIP id=INTERIOR_REALLOC addr=printed */
+/* glibc: realloc(): invalid pointer */
+/*
+ * realloc() of a pointer 16 bytes into a live 64-byte block.  The block's
+ * data is zero, so the words glibc takes for a header say size 0 and it
+ * rejects the pointer; chunkguard must see from its chunk-start map that
+ * no chunk begins there.
+ */
+#include "case.h"
+
+int main(void)
+{
+    char *p = malloc(64);
+    char *guard = malloc(64);
+    memset(p, 0, 64);
+    void *volatile q = p + 16;
+    case_print_addr(q);
+    void *r = realloc(q, 200);
+    (void)r;
+    (void)guard;
+    return 0;
+}

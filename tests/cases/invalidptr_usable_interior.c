@@ -1,0 +1,19 @@
+/* expect: signal=SIGABRT token=invalid-pointer check=CG_CHECK_OWNERSHIP id=INTERIOR_USABLE addr=printed */
+/* glibc: none */
+/*
+ * malloc_usable_size() of a pointer 16 bytes into a live 64-byte block:
+ * no chunk begins there, so the size words before it are the block's own
+ * data.  (glibc reads them as a header and returns a number.)
+ */
+#include "case.h"
+
+int main(void)
+{
+    char *p = malloc(64);
+    char *guard = malloc(64);
+    memset(p, 0, 64);
+    void *volatile q = p + 16;
+    case_print_addr(q);
+    (void)guard;
+    return (int)malloc_usable_size(q);
+}

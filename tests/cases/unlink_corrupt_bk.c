@@ -1,0 +1,24 @@
+/* expect: signal=SIGABRT token=heap-corruption check=CG_CHECK_UNLINK id=UNLINK_BK */
+/* glibc: corrupted double-linked list */
+/*
+ * A freed 2000-byte chunk sits in the unsorted bin; a use-after-free write
+ * replaces its bk (only) with a fake, readable list node outside the heap.
+ * Freeing the next block coalesces backwards, which unlinks the corrupted
+ * chunk: its fd is still good, its bk points outside the heap.  The fake
+ * node is a zeroed global, so the check's own loads cannot fault.
+ */
+#include "case.h"
+
+static size_t fake_node[8];   /* fd/bk of a chunk are words 2 and 3 */
+
+int main(void)
+{
+    char *a = malloc(2000);
+    char *b = malloc(2000);
+    char *guard = malloc(2000);
+    free(a);
+    ((size_t **)a)[1] = fake_node;   /* bk */
+    free(b);
+    (void)guard;
+    return 0;
+}
