@@ -22,7 +22,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import layers as L  # noqa: E402
 
 # System calls and the libc functions that reach the process's
-# environment, files, signals or the loader.
+# environment, files, signals, the loader or the thread runtime's
+# callbacks (thread-exit keys, fork handlers).
 OS_FUNCTIONS = set("""
 open open64 openat openat64 creat close read pread pread64 write pwrite pwrite64
 readv writev readlink readlinkat fstat fstat64 stat stat64 lstat lstat64 statx
@@ -38,6 +39,7 @@ dlopen dlmopen dlsym dlvsym dlclose dladdr dlinfo dl_iterate_phdr
 fopen fdopen freopen fclose fwrite fputs fputc putc fprintf vfprintf printf
 vprintf puts fflush
 process_vm_readv process_vm_writev getrandom
+pthread_atfork pthread_key_create pthread_key_delete pthread_setspecific
 """.split())
 
 ASM_SYSCALL = re.compile(r'(__asm__|\basm\b)[^;]*"[^"]*\bsyscall\b')

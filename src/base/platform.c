@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -415,4 +416,25 @@ ssize_t cg_os_libc_write(int fd, const void *buf, size_t n)
 long cg_os_libc_syscall(long nr, long a, long b, long c, long d, long e, long f)
 {
     return syscall(nr, a, b, c, d, e, f);
+}
+
+_Static_assert(sizeof(pthread_key_t) == sizeof(unsigned), "cg_os_thread_key's key is a pthread_key_t");
+
+bool cg_os_thread_key(unsigned *key, void (*destructor)(void *value))
+{
+    pthread_key_t k;
+    if (pthread_key_create(&k, destructor) != 0)
+        return false;
+    *key = (unsigned)k;
+    return true;
+}
+
+void cg_os_thread_key_set(unsigned key, void *value)
+{
+    pthread_setspecific((pthread_key_t)key, value);
+}
+
+void cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+    pthread_atfork(prepare, parent, child);
 }

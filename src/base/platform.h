@@ -116,6 +116,14 @@ bool  cg_os_readable(const void *addr) CG_HIDDEN;
 /* mprotect: true when done. */
 bool  cg_os_protect(void *p, size_t len, int prot) CG_HIDDEN;
 
+/* libc's thread runtime: a TLS key whose destructor runs when a thread
+ * exits (cg_os_thread_key: false when none can be made; the key's value
+ * is the thread's, set with cg_os_thread_key_set), and pthread_atfork.
+ * These may allocate: call them where a callout is allowed (thread.h). */
+bool  cg_os_thread_key(unsigned *key, void (*destructor)(void *value)) CG_HIDDEN;
+void  cg_os_thread_key_set(unsigned key, void *value) CG_HIDDEN;
+void  cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) CG_HIDDEN;
+
 /* Signals: sigaction, 0 or -1 (errno kept). */
 struct sigaction;
 int   cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CG_HIDDEN;

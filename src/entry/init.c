@@ -11,7 +11,6 @@
 #include "init.h"
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <sched.h>
 #include <sys/auxv.h>
 #include <string.h>
@@ -38,7 +37,7 @@
 
 int cg_init_state;            /* 0 not started, 1 in progress, 2 ready */
 static int core_ready;
-static pthread_key_t exit_key;
+static unsigned exit_key;
 static bool exit_key_ok;
 
 static void thread_exit(void *arg)
@@ -50,7 +49,7 @@ static void thread_exit(void *arg)
 void cg_thread_register_exit(struct cg_tcache *tc)
 {
     if (exit_key_ok)
-        pthread_setspecific(exit_key, tc);
+        cg_os_thread_key_set(exit_key, tc);
 }
 
 /*
@@ -189,8 +188,8 @@ void cg_init_slow(void)
     if (won) {
         init_core();
         __atomic_store_n(&core_ready, 1, __ATOMIC_RELEASE);
-        exit_key_ok = pthread_key_create(&exit_key, thread_exit) == 0;
-        pthread_atfork(fork_prepare, fork_parent, fork_child);
+        exit_key_ok = cg_os_thread_key(&exit_key, thread_exit);
+        cg_os_atfork(fork_prepare, fork_parent, fork_child);
         __atomic_store_n(&cg_init_state, 2, __ATOMIC_RELEASE);
         return;
     }
