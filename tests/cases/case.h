@@ -82,4 +82,237 @@ static inline size_t *case_next_size_field(void *p)
     return (size_t *)((char *)p + malloc_usable_size(p));
 }
 
+/*
+ * The set-ups below arrange the heap state a case's bug needs; the case
+ * then corrupts one field and makes the call that must catch it.  Every
+ * helper makes its mallocs and frees in the order its comment gives, and
+ * leaks the blocks a case never names (guards stay live on purpose).
+ */
+
+/* A request beyond the tcache (up to 1032 bytes) and the fastbins: its
+ * free goes to the unsorted bin, or merges into the top chunk. */
+#define CASE_BIG 2000
+
+/* A request of the 32-byte chunk size class: a tcache and fastbin size. */
+#define CASE_FAST 24
+
+/* Three adjacent blocks, in address order. */
+struct case_three {
+    char *a;
+    char *b;
+    char *guard;    /* keeps a and b from the top chunk */
+};
+
+/*
+ * case_three_live - three adjacent live CASE_BIG blocks a, b, guard.
+ * Leaves all three in use; the guard keeps b (and a) from the top chunk.
+ */
+static inline struct case_three case_three_live(void)
+{
+    struct case_three t;
+    t.a = malloc(CASE_BIG);
+    t.b = malloc(CASE_BIG);
+    t.guard = malloc(CASE_BIG);
+    return t;
+}
+
+/*
+ * case_unsorted_first - case_three_live, then free(a).
+ * Leaves a alone in the unsorted bin (fd and bk point at the bin); b, live,
+ * has PREV_INUSE clear and a's chunk size as its prev_size, so freeing b
+ * coalesces backwards and unlinks a.
+ */
+static inline struct case_three case_unsorted_first(void)
+{
+    struct case_three t = case_three_live();
+    free(t.a);
+    return t;
+}
+
+/*
+ * case_unsorted_middle - case_three_live, then free(b).
+ * Leaves b alone in the unsorted bin between live a and guard: the guard
+ * has PREV_INUSE clear and b's chunk size as its prev_size.  Freeing a
+ * coalesces forwards into b; the next request no bin can serve sorts b.
+ */
+static inline struct case_three case_unsorted_middle(void)
+{
+    struct case_three t = case_three_live();
+    free(t.b);
+    return t;
+}
+
+/*
+ * case_freed_in_bin - case_unsorted_first, then free(b).
+ * b merges backwards into a, so the free chunk in the unsorted bin starts
+ * at a and b lies inside it (b's stale header is still there).  The guard
+ * stays live.  Returns b.
+ */
+static inline char *case_freed_in_bin(void)
+{
+    struct case_three t = case_unsorted_first();
+    free(t.b);
+    return t.b;
+}
+
+/*
+ * case_freed_in_top - two adjacent CASE_BIG blocks a, b that are the last
+ * before the top chunk; free(b), then free(a).
+ * b merges into top, then a merges with top: the top chunk starts at a and
+ * b lies inside it (b's stale header holds the old top's size).  Returns b.
+ */
+static inline char *case_freed_in_top(void)
+{
+    char *a = malloc(CASE_BIG);
+    char *b = malloc(CASE_BIG);
+    free(b);
+    free(a);
+    return b;
+}
+
+/*
+ * case_freed_guarded - one CASE_BIG block p and a live CASE_BIG guard after
+ * it; free(p).
+ * Leaves p alone in the unsorted bin (its first words are now free-list
+ * links) and the guard's PREV_INUSE clear.  Returns p.
+ */
+static inline char *case_freed_guarded(void)
+{
+    char *p = malloc(CASE_BIG);
+    char *guard = malloc(CASE_BIG);
+    (void)guard;
+    free(p);
+    return p;
+}
+
+/*
+ * case_live_zeroed - a live 64-byte block p, zeroed, with a live 64-byte
+ * guard after it.
+ * Every word inside p is 0, so a pointer into p finds zeros where a header
+ * would be.  Returns p.
+ */
+static inline char *case_live_zeroed(void)
+{
+    char *p = malloc(64);
+    char *guard = malloc(64);
+    (void)guard;
+    memset(p, 0, 64);
+    return p;
+}
+
+/*
+ * case_fastbin_one - a CASE_FAST block a and a live guard after it; the
+ * tcache bin of their class filled; free(a).
+ * Leaves a alone in the 32-byte fastbin (the tcache bin full), so the next
+ * malloc_consolidate or fastbin pop (after case_drain_tcache) meets it.
+ * Returns a.
+ */
+static inline char *case_fastbin_one(void)
+{
+    char *a = malloc(CASE_FAST);
+    char *guard = malloc(CASE_FAST);
+    (void)guard;
+    case_fill_tcache(CASE_FAST);
+    free(a);
+    return a;
+}
+
+/* Two blocks freed into one fastbin. */
+struct case_fast_pair {
+    char *a;
+    char *b;
+};
+
+/*
+ * case_fastbin_pair - CASE_FAST blocks a, [x,] b and a live guard; the
+ * tcache bin of their class filled; free(a), free(b).
+ * @apart: nonzero allocates a live block x between a and b, so that
+ * malloc_consolidate cannot merge a and b with each other.
+ * Leaves the 32-byte fastbin b -> a (the tcache bin full).
+ */
+static inline struct case_fast_pair case_fastbin_pair(int apart)
+{
+    struct case_fast_pair f;
+    f.a = malloc(CASE_FAST);
+    if (apart) {
+        char *x = malloc(CASE_FAST);
+        (void)x;
+    }
+    f.b = malloc(CASE_FAST);
+    char *guard = malloc(CASE_FAST);
+    (void)guard;
+    case_fill_tcache(CASE_FAST);
+    free(f.a);
+    free(f.b);
+    return f;
+}
+
+/*
+ * case_fastbin_dup - case_fastbin_pair(@apart), then free(a) again.
+ * a is not the fastbin's top, so the fasttop check lets it in: the fastbin
+ * is a -> b -> a, the "fastbin dup".  Returns a.
+ */
+static inline char *case_fastbin_dup(int apart)
+{
+    struct case_fast_pair f = case_fastbin_pair(apart);
+    free(f.a);
+    return f.a;
+}
+
+/* Blocks whose chunks are all in one large bin's range (1088..1151 bytes),
+ * beyond the tcache. */
+struct case_largebin {
+    char *a;    /* chunk 1136, the largest; NULL from case_largebin_two */
+    char *a_guard;  /* the live 24-byte block after a; NULL from _two */
+    char *b;    /* chunk 1120 */
+    char *c;    /* chunk 1088, the smallest */
+    char *v;    /* chunk 1104, live, to be filed in; NULL from _two */
+};
+
+/*
+ * case_largebin_three - chunks of 1136 (a), 1120 (b), 1088 (c) and 1104
+ * (v) bytes, each followed by a live 24-byte guard; free(a), free(b),
+ * free(c), then malloc(CASE_BIG).
+ * The request sorts a, b, c off the unsorted bin into their large bin,
+ * largest first (a -> b -> c, c the last); v stays live.  A later free(v)
+ * and malloc(CASE_BIG) file v into that bin, just before c.
+ */
+static inline struct case_largebin case_largebin_three(void)
+{
+    struct case_largebin l;
+    l.a = malloc(1128);
+    l.a_guard = malloc(24);
+    l.b = malloc(1112);
+    (void)malloc(24);
+    l.c = malloc(1080);
+    (void)malloc(24);
+    l.v = malloc(1096);
+    (void)malloc(24);
+    free(l.a);
+    free(l.b);
+    free(l.c);
+    (void)malloc(CASE_BIG);
+    return l;
+}
+
+/*
+ * case_largebin_two - chunks of 1120 (b) and 1088 (c) bytes, each followed
+ * by a live 24-byte guard; free(b), free(c), then malloc(CASE_BIG).
+ * The request sorts b, c into their large bin, largest first (b -> c, c
+ * the last, its fd the bin).  A later malloc(1096) (chunk 1104) is served
+ * from that bin, searching up from c along the bk links.
+ */
+static inline struct case_largebin case_largebin_two(void)
+{
+    struct case_largebin l = { NULL, NULL, NULL, NULL, NULL };
+    l.b = malloc(1112);
+    (void)malloc(24);
+    l.c = malloc(1080);
+    (void)malloc(24);
+    free(l.b);
+    free(l.c);
+    (void)malloc(CASE_BIG);
+    return l;
+}
+
 #endif /* CG_CASE_H */

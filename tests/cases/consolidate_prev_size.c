@@ -11,13 +11,9 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(a);
-    *(size_t *)(b - 16) = 256;        /* b's prev_size, a's last word */
-    case_print_addr(b);
-    free(b);
-    (void)guard;
+    struct case_three t = case_unsorted_first();
+    *(size_t *)(t.b - 16) = 256;      /* b's prev_size, a's last word */
+    case_print_addr(t.b);
+    free(t.b);
     return 0;
 }

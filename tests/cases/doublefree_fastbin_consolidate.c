@@ -14,18 +14,9 @@
 
 int main(void)
 {
-    char *a = malloc(24);
-    char *x = malloc(24);
-    char *b = malloc(24);
-    char *guard = malloc(24);
-    case_fill_tcache(24);
-    free(a);
-    free(b);
-    free(a);
+    char *a = case_fastbin_dup(1);
     case_print_addr(a);
     char *big = malloc(2000);               /* malloc_consolidate */
-    (void)x;
     (void)big;
-    (void)guard;
     return 0;
 }

@@ -11,19 +11,12 @@
 
 int main(void)
 {
-    char *a = malloc(24);
-    char *b = malloc(24);
-    char *guard = malloc(24);
-    case_fill_tcache(24);
-    free(a);
-    free(b);
-    free(a);
+    char *a = case_fastbin_dup(0);
     case_print_addr(a);
     case_drain_tcache(24);
     char *p[3];
     for (int i = 0; i < 3; i++)
         p[i] = malloc(24);
     (void)p;
-    (void)guard;
     return 0;
 }

@@ -12,13 +12,8 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(a);
-    free(b);
+    char *b = case_freed_in_bin();
     case_print_addr(b);
     free(b);
-    (void)guard;
     return 0;
 }

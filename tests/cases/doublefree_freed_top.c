@@ -12,10 +12,7 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    free(b);
-    free(a);
+    char *b = case_freed_in_top();
     case_print_addr(b);
     free(b);
     return 0;

@@ -11,11 +11,8 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *guard = malloc(2000);
-    free(a);
+    char *a = case_freed_guarded();
     case_print_addr(a);
     free(a);
-    (void)guard;
     return 0;
 }

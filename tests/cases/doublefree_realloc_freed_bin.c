@@ -13,14 +13,9 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(a);
-    free(b);
+    char *b = case_freed_in_bin();
     case_print_addr(b);
     void *r = realloc(b, 4000);
     (void)r;
-    (void)guard;
     return 0;
 }

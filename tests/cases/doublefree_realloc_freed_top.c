@@ -13,10 +13,7 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    free(b);
-    free(a);
+    char *b = case_freed_in_top();
     case_print_addr(b);
     void *r = realloc(b, 4000);
     (void)r;

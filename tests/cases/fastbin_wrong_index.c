@@ -10,14 +10,10 @@
 
 int main(void)
 {
-    char *a = malloc(24);
-    char *guard = malloc(24);
-    case_fill_tcache(24);
-    free(a);                                /* into the fastbin */
+    char *a = case_fastbin_one();           /* in the fastbin */
     ((size_t *)a)[-1] = 64 | 1;             /* size 64, PREV_INUSE */
     case_drain_tcache(24);
     char *b = malloc(24);                   /* pops a from the fastbin */
-    (void)guard;
     (void)b;
     return 0;
 }

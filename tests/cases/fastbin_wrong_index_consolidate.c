@@ -11,13 +11,9 @@
 
 int main(void)
 {
-    char *a = malloc(24);
-    char *guard = malloc(24);
-    case_fill_tcache(24);
-    free(a);                                /* into the fastbin */
+    char *a = case_fastbin_one();           /* in the fastbin */
     ((size_t *)a)[-1] = 64 | 1;             /* size 64, PREV_INUSE */
     char *big = malloc(2000);               /* malloc_consolidate */
-    (void)guard;
     (void)big;
     return 0;
 }

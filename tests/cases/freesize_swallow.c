@@ -12,13 +12,9 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    ((size_t *)a)[-1] = (2 * 2016) | 1;
-    case_print_addr(a);
-    free(a);
-    (void)b;
-    (void)guard;
+    struct case_three t = case_three_live();
+    ((size_t *)t.a)[-1] = (2 * 2016) | 1;
+    case_print_addr(t.a);
+    free(t.a);
     return 0;
 }

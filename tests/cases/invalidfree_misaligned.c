@@ -8,12 +8,9 @@
 
 int main(void)
 {
-    char *p = malloc(64);
-    char *guard = malloc(64);
-    memset(p, 0, 64);
+    char *p = case_live_zeroed();
     void *volatile q = p + 1;
     case_print_addr(q);
     free(q);
-    (void)guard;
     return 0;
 }

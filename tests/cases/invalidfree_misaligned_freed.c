@@ -11,12 +11,9 @@
 
 int main(void)
 {
-    char *p = malloc(2000);
-    char *guard = malloc(2000);
-    free(p);
+    char *p = case_freed_guarded();
     void *volatile q = p + 8;
     case_print_addr(q);
     free(q);
-    (void)guard;
     return 0;
 }

@@ -10,13 +10,10 @@
 
 int main(void)
 {
-    char *p = malloc(64);
-    char *guard = malloc(64);
-    memset(p, 0, 64);
+    char *p = case_live_zeroed();
     void *volatile q = p + 16;
     case_print_addr(q);
     void *r = realloc(q, 200);
     (void)r;
-    (void)guard;
     return 0;
 }

@@ -11,13 +11,10 @@
 
 int main(void)
 {
-    char *p = malloc(2000);
-    char *guard = malloc(2000);
-    free(p);
+    char *p = case_freed_guarded();
     void *volatile q = p + 8;
     case_print_addr(q);
     void *r = realloc(q, 4000);
     (void)r;
-    (void)guard;
     return 0;
 }

@@ -12,12 +12,7 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(a);
-    free(b);
+    char *b = case_freed_in_bin();
     case_print_addr(b);
-    (void)guard;
     return (int)malloc_usable_size(b);
 }

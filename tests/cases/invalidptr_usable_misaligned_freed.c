@@ -12,11 +12,8 @@
 
 int main(void)
 {
-    char *p = malloc(2000);
-    char *guard = malloc(2000);
-    free(p);
+    char *p = case_freed_guarded();
     void *volatile q = p + 8;
     case_print_addr(q);
-    (void)guard;
     return (int)malloc_usable_size(q);
 }

@@ -14,23 +14,12 @@
 
 int main(void)
 {
-    char *a = malloc(1128);           /* chunk 1136 */
-    char *g1 = malloc(24);
-    memset(g1, 0, 24);
-    char *b = malloc(1112);           /* chunk 1120 */
-    char *g2 = malloc(24);
-    char *c = malloc(1080);           /* chunk 1088 */
-    char *g3 = malloc(24);
-    char *v = malloc(1096);           /* chunk 1104 */
-    char *g4 = malloc(24);
-    free(a);
-    free(b);
-    free(c);
-    char *big1 = malloc(2000);        /* sorts a, b, c into the large bin */
-    ((char **)c)[1] = g1 - 16;        /* c's bk: g1's chunk */
-    case_print_addr(v);
-    free(v);
+    struct case_largebin l = case_largebin_three();
+    memset(l.a_guard, 0, 24);
+    ((char **)l.c)[1] = l.a_guard - 16;   /* c's bk: a's guard's chunk */
+    case_print_addr(l.v);
+    free(l.v);
     char *big2 = malloc(2000);        /* files v into the same bin */
-    (void)g1; (void)g2; (void)g3; (void)g4; (void)big1; (void)big2;
+    (void)big2;
     return 0;
 }

@@ -14,16 +14,10 @@
 
 int main(void)
 {
-    char *b = malloc(1112);           /* chunk 1120 */
-    char *g1 = malloc(24);
-    char *c = malloc(1080);           /* chunk 1088 */
-    char *g2 = malloc(24);
-    free(b);
-    free(c);
-    char *big = malloc(2000);         /* sorts b, c into the large bin */
-    ((size_t *)c)[1] = ((size_t *)c)[0];   /* c's bk = c's fd, the bin */
-    case_print_addr(b);
+    struct case_largebin l = case_largebin_two();
+    ((size_t *)l.c)[1] = ((size_t *)l.c)[0];   /* c's bk = c's fd, the bin */
+    case_print_addr(l.b);
     char *x = malloc(1096);           /* from the large bin */
-    (void)g1; (void)g2; (void)big; (void)x;
+    (void)x;
     return 0;
 }

@@ -15,15 +15,9 @@ static size_t fake_node[8];   /* fd/bk of a chunk are words 2 and 3 */
 
 int main(void)
 {
-    char *b = malloc(1112);           /* chunk 1120 */
-    char *g1 = malloc(24);
-    char *c = malloc(1080);           /* chunk 1088 */
-    char *g2 = malloc(24);
-    free(b);
-    free(c);
-    char *big = malloc(2000);         /* sorts b, c into the large bin */
-    ((size_t **)c)[1] = fake_node;    /* c's bk */
+    struct case_largebin l = case_largebin_two();
+    ((size_t **)l.c)[1] = fake_node;  /* c's bk */
     char *x = malloc(1096);           /* from the large bin */
-    (void)g1; (void)g2; (void)big; (void)x;
+    (void)x;
     return 0;
 }

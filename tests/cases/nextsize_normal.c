@@ -9,12 +9,8 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    *case_next_size_field(a) = 0 | 1;
-    free(a);
-    (void)b;
-    (void)guard;
+    struct case_three t = case_three_live();
+    *case_next_size_field(t.a) = 0 | 1;
+    free(t.a);
     return 0;
 }

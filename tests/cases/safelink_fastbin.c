@@ -13,18 +13,12 @@
 
 int main(void)
 {
-    char *a = malloc(24);
-    char *b = malloc(24);
-    char *guard = malloc(24);
-    case_fill_tcache(24);
-    free(a);
-    free(b);
-    ((size_t *)b)[0] = (size_t)0x4141414141414141ull;
+    struct case_fast_pair f = case_fastbin_pair(0);
+    ((size_t *)f.b)[0] = (size_t)0x4141414141414141ull;
     case_drain_tcache(24);
     char *x = malloc(24);   /* b */
     char *y = malloc(24);   /* the garbage, unless caught while refilling */
     (void)x;
     (void)y;
-    (void)guard;
     return 0;
 }

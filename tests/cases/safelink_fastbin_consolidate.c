@@ -11,17 +11,9 @@
 
 int main(void)
 {
-    char *a = malloc(24);
-    char *x = malloc(24);   /* keeps a and b apart */
-    char *b = malloc(24);
-    char *guard = malloc(24);
-    case_fill_tcache(24);
-    free(a);
-    free(b);
-    ((size_t *)b)[0] = (size_t)0x4141414141414141ull;
+    struct case_fast_pair f = case_fastbin_pair(1);
+    ((size_t *)f.b)[0] = (size_t)0x4141414141414141ull;
     char *big = malloc(2000);               /* malloc_consolidate */
-    (void)x;
     (void)big;
-    (void)guard;
     return 0;
 }

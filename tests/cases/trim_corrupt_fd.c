@@ -14,14 +14,9 @@ static size_t fake_node[8];   /* fd/bk of a chunk are words 2 and 3 */
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(b);
-    fake_node[3] = (size_t)(b - 16);  /* the fake node's bk: b's chunk */
-    ((size_t **)b)[0] = fake_node;    /* b's fd */
+    struct case_three t = case_unsorted_middle();
+    fake_node[3] = (size_t)(t.b - 16);  /* the fake node's bk: b's chunk */
+    ((size_t **)t.b)[0] = fake_node;    /* b's fd */
     malloc_trim(0);
-    (void)a;
-    (void)guard;
     return 0;
 }

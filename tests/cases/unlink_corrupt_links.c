@@ -13,13 +13,9 @@ static size_t fake_node[8];   /* fd/bk of a chunk are words 2 and 3 */
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(a);
-    ((size_t **)a)[0] = fake_node;   /* fd */
-    ((size_t **)a)[1] = fake_node;   /* bk */
-    free(b);
-    (void)guard;
+    struct case_three t = case_unsorted_first();
+    ((size_t **)t.a)[0] = fake_node;   /* fd */
+    ((size_t **)t.a)[1] = fake_node;   /* bk */
+    free(t.b);
     return 0;
 }

@@ -12,13 +12,9 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(b);
-    *case_next_size_field(a) = 16 | 1;
-    case_print_addr(b);
-    free(a);
-    (void)guard;
+    struct case_three t = case_unsorted_middle();
+    *case_next_size_field(t.a) = 16 | 1;
+    case_print_addr(t.b);
+    free(t.a);
     return 0;
 }

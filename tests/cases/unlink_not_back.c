@@ -10,13 +10,10 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    memset(guard, 0, 2000);
-    free(a);
-    ((char **)a)[0] = guard - 16;    /* fd: guard's chunk */
-    case_print_addr(a);
-    free(b);
+    struct case_three t = case_unsorted_first();
+    memset(t.guard, 0, 2000);
+    ((char **)t.a)[0] = t.guard - 16;    /* fd: guard's chunk */
+    case_print_addr(t.a);
+    free(t.b);
     return 0;
 }

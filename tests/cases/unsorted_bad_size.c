@@ -10,14 +10,10 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(b);
-    *case_next_size_field(a) = 16 | 1;
-    case_print_addr(b);
+    struct case_three t = case_unsorted_middle();
+    *case_next_size_field(t.a) = 16 | 1;
+    case_print_addr(t.b);
     char *c = malloc(3000);
     (void)c;
-    (void)guard;
     return 0;
 }

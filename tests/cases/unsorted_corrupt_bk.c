@@ -13,14 +13,9 @@ static size_t fake_node[8];   /* fd/bk of a chunk are words 2 and 3 */
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(b);
-    ((size_t **)b)[1] = fake_node;   /* bk */
+    struct case_three t = case_unsorted_middle();
+    ((size_t **)t.b)[1] = fake_node;   /* bk */
     char *c = malloc(3000);
-    (void)a;
     (void)c;
-    (void)guard;
     return 0;
 }

@@ -11,14 +11,10 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(b);
-    ((char **)b)[0] = guard - 16;    /* fd */
-    case_print_addr(b);
+    struct case_three t = case_unsorted_middle();
+    ((char **)t.b)[0] = t.guard - 16;    /* fd */
+    case_print_addr(t.b);
     char *c = malloc(3000);
-    (void)a;
     (void)c;
     return 0;
 }

@@ -10,14 +10,10 @@
 
 int main(void)
 {
-    char *a = malloc(2000);
-    char *b = malloc(2000);
-    char *guard = malloc(2000);
-    free(b);
-    *(size_t *)(guard - 16) = 0x1000;   /* guard's prev_size, b's last word */
-    case_print_addr(b);
+    struct case_three t = case_unsorted_middle();
+    *(size_t *)(t.guard - 16) = 0x1000;   /* guard's prev_size, b's last word */
+    case_print_addr(t.b);
     char *c = malloc(3000);
-    (void)a;
     (void)c;
     return 0;
 }
