@@ -166,17 +166,23 @@ void *cg_os_remap(void *p, size_t oldlen, size_t newlen)
 
 /* Write everything or give up quietly: a report must never block or loop
  * forever on a closed or broken descriptor. */
-void cg_os_write_all(int fd, const char *buf, size_t len)
+static size_t write_loop(int fd, const char *buf, size_t len)
 {
-    while (len > 0) {
-        long n = SYS(SYS_write, fd, buf, len, 0, 0, 0);
+    size_t done = 0;
+    while (done < len) {
+        long n = SYS(SYS_write, fd, buf + done, len - done, 0, 0, 0);
         if (n == -EINTR)
             continue;
         if (n <= 0)
-            return;
-        buf += n;
-        len -= (size_t)n;
+            break;
+        done += (size_t)n;
     }
+    return done;
+}
+
+void cg_os_write_all(int fd, const char *buf, size_t len)
+{
+    write_loop(fd, buf, len);
 }
 
 uint64_t cg_os_random64(void)
@@ -302,15 +308,7 @@ bool cg_os_write_file(const char *path, const char *buf, size_t len, bool append
                   O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644, 0, 0);
     if (sys_failed(fd))
         return false;
-    size_t done = 0;
-    while (done < len) {
-        long n = SYS(SYS_write, fd, buf + done, len - done, 0, 0, 0);
-        if (n == -EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += (size_t)n;
-    }
+    size_t done = write_loop((int)fd, buf, len);
     SYS(SYS_close, fd, 0, 0, 0, 0, 0);
     return done == len;
 }

@@ -77,24 +77,23 @@ void *cg_malloc_slow(size_t n, uintptr_t caller)
  * hidden, so the thread is known not to be inside already, and known to
  * have a tcache, so initialised and in a mode with one): they only note
  * that a slow path runs, and end the mark. */
-CG_INLINE void handoff_begin(cg_tcache_t *tc)
+CG_INLINE void handoff_begin(void)
 {
-    (void)tc;                   /* it is cg_self.cache */
-    cg_self.inside = 1;
+    cg_self.inside = 1;         /* the tcache is cg_self.cache already */
     CG_SIGNAL_FENCE();
 }
 
 /* The allocating hand-offs also free what signal handlers left pending
  * (the free ones need not: every slow allocation drains). */
-CG_INLINE void handoff_begin_alloc(cg_tcache_t *tc)
+CG_INLINE void handoff_begin_alloc(void)
 {
-    handoff_begin(tc);
+    handoff_begin();
     cg_reentry_drain_pending();
 }
 
-void *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc)
+void *cg_malloc_handoff(size_t n, uintptr_t caller)
 {
-    handoff_begin_alloc(tc);
+    handoff_begin_alloc();
     cg_call_t c = enter(caller, "malloc", OP_MALLOC);
     void *p = cg_malloc_mem_inline(n, c.mt, c.tc);
     cg_inside_end();
@@ -142,7 +141,7 @@ CG_INLINE cg_chunk_t *free_enter(void *mem, cg_tcache_t *tc, uintptr_t caller)
 
 void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
-    handoff_begin(tc);
+    handoff_begin();
     cg_chunk_t *c = free_enter(mem, tc, caller);
     cg_check_heap_size(c, CG_USE_FREE);
     cg_release_heap(c, !CG_SINGLE_THREAD_P, tc);
@@ -151,7 +150,7 @@ void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
 
 void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
-    handoff_begin(tc);
+    handoff_begin();
     cg_chunk_t *c = free_enter(mem, tc, caller);
     cg_arena_free(cg_arena_of(c), c, !CG_SINGLE_THREAD_P);
     cg_inside_end();
@@ -196,9 +195,9 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 }
 
 /* The inline path checked the size (at most a tcache request). */
-void *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller, cg_tcache_t *tc)
+void *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
 {
-    handoff_begin_alloc(tc);
+    handoff_begin_alloc();
     cg_call_t c = enter(caller, "calloc", OP_CALLOC);
     void *p = cg_calloc_mem_inline(nmemb * size, c.mt, c.tc);
     cg_inside_end();

@@ -11,14 +11,14 @@
 /* Slow paths; `caller` is the program's return address, for reports.
  * Contracts are those of the standard functions (glibc 2.36). */
 void  *cg_malloc_slow(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-/* malloc's slow path for a thread whose tcache (tc) missed: called with the
+/* malloc's slow path for a thread whose tcache missed: called with the
  * inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
-void  *cg_malloc_handoff(size_t n, uintptr_t caller, cg_tcache_t *tc) CG_HIDDEN CG_NOINLINE;
+void  *cg_malloc_handoff(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 void   cg_free_slow(void *mem, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
 void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-/* calloc's slow path for a thread whose tcache (tc) missed, entered like
+/* calloc's slow path for a thread whose tcache missed, entered like
  * cg_malloc_handoff. */
-void  *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller, cg_tcache_t *tc)
+void  *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
     CG_HIDDEN CG_NOINLINE;
 void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
 void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN;

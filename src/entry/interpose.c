@@ -52,7 +52,7 @@ CG_PUBLIC void *CG_API(malloc)(size_t n)
         void *mem = cg_tcache_hit(tc, idx, &tc->n_malloc);
         if (CG_LIKELY(mem != NULL))
             return mem;
-        return cg_malloc_handoff(n, CG_RET_ADDR, tc);   /* ends the mark */
+        return cg_malloc_handoff(n, CG_RET_ADDR);   /* ends the mark */
     }
     return cg_malloc_slow(n, CG_RET_ADDR);
 }
@@ -91,7 +91,7 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
             cg_clear(mem, csz - CG_SIZE_SZ);
             return mem;
         }
-        return cg_calloc_handoff(nmemb, size, CG_RET_ADDR, tc);   /* ends the mark */
+        return cg_calloc_handoff(nmemb, size, CG_RET_ADDR);   /* ends the mark */
     }
     return cg_calloc_slow(nmemb, size, CG_RET_ADDR);
 }
@@ -224,25 +224,23 @@ CG_PUBLIC int CG_API(mallopt)(int param, int value)
  * reentrant_calls; reported in an instrumented mode) and gets zeros, or
  * writes nothing. */
 
+static struct mallinfo2 mallinfo_guarded(const char *op, uintptr_t ra)
+{
+    cg_ensure_init();
+    CG_GUARDED((cg_reentry_query(op, ra), (struct mallinfo2){ 0 }), cg_mallinfo2_impl());
+}
+
 /* mallinfo2 - heap statistics summed over all arenas (bytes). */
 CG_PUBLIC struct mallinfo2 CG_API(mallinfo2)(void)
 {
-    uintptr_t ra = CG_RET_ADDR;
-    cg_ensure_init();
-    CG_GUARDED((cg_reentry_query("mallinfo2", ra), (struct mallinfo2){ 0 }), cg_mallinfo2_impl());
-}
-
-static struct mallinfo2 mallinfo_guarded(uintptr_t ra)
-{
-    cg_ensure_init();
-    CG_GUARDED((cg_reentry_query("mallinfo", ra), (struct mallinfo2){ 0 }), cg_mallinfo2_impl());
+    return mallinfo_guarded("mallinfo2", CG_RET_ADDR);
 }
 
 /* mallinfo - the deprecated int-sized form of mallinfo2 (values wrap, as
  * in glibc). */
 CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
 {
-    struct mallinfo2 m2 = mallinfo_guarded(CG_RET_ADDR);
+    struct mallinfo2 m2 = mallinfo_guarded("mallinfo", CG_RET_ADDR);
     struct mallinfo m = {
         .arena = (int)m2.arena, .ordblks = (int)m2.ordblks, .smblks = (int)m2.smblks,
         .hblks = (int)m2.hblks, .hblkhd = (int)m2.hblkhd, .usmblks = (int)m2.usmblks,
