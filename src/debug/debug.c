@@ -375,55 +375,6 @@ static void debug_at_exit(void)
     cg_leak_check_at_exit();
 }
 
-/* ---- debug mode's table (core/mode.h) ---------------------------------- */
-
-static void *dbg_malloc(size_t n, const cg_call_t *c)
-{
-    return cg_dbg_alloc(n, 0, CG_KIND_MALLOC, false, c->caller, c->op);
-}
-
-static void *dbg_calloc(size_t bytes, const cg_call_t *c)
-{
-    return cg_dbg_alloc(bytes, 0, CG_KIND_CALLOC, true, c->caller, c->op);
-}
-
-static void *dbg_memalign(size_t align, size_t n, const cg_call_t *c)
-{
-    return cg_dbg_alloc(n, align > CG_ALIGN ? align : 0, CG_KIND_MEMALIGN, false, c->caller, c->op);
-}
-
-static void *dbg_realloc(void *mem, size_t n, const cg_call_t *c)
-{
-    if (n > CG_MAX_REQUEST) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    return cg_dbg_realloc(mem, n, c->caller, c->op);
-}
-
-static void dbg_free(void *mem, size_t sized, size_t salign, const cg_call_t *c)
-{
-    cg_dbg_free(mem, sized, salign, c->caller, c->op);
-}
-
-static size_t dbg_usable(void *mem, const cg_call_t *c)
-{
-    return cg_dbg_usable(mem, c->caller);
-}
-
-const cg_mode_t cg_mode_debug = {
-    .name = "debug",
-    .tcache = false,
-    .instrumented = true,
-    .malloc = dbg_malloc,
-    .calloc = dbg_calloc,
-    .memalign = dbg_memalign,
-    .realloc = dbg_realloc,
-    .free = dbg_free,
-    .usable = dbg_usable,
-    .start = debug_start,
-    .at_exit = debug_at_exit,
-};
 
 /* ---- lookup ----------------------------------------------------------- */
 
@@ -493,7 +444,21 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
 
 /* The API's entries count the operation for verify_interval (realloc's
  * inner allocation does not count again). */
-void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller, const char *op)
+/*
+ * Debug mode's operations behind its table (cg_mode_debug, at the end of
+ * this file; contracts as the standard functions; the caller has
+ * initialised the core).  caller: the program's return address;
+ * op: the API function's name, for reports.
+ *   cg_dbg_alloc    n bytes aligned to align (a power of two; <= 16 means
+ *                   16), kind CG_KIND_*, zeroed when zero; NULL + ENOMEM
+ *   cg_dbg_free     sized: the size a C23 sized free gave, or SIZE_MAX;
+ *                   salign: its alignment, or 0
+ *   cg_dbg_realloc  always moves the block (so stale pointers to the old
+ *                   one hit the quarantine); realloc(p, 0) frees, as glibc
+ *   cg_dbg_usable   the requested size (so a program that uses all of its
+ *                   usable size never touches the redzone)
+ */
+static void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller, const char *op)
 {
     cg_verify_tick(!CG_SINGLE_THREAD_P);
     return alloc_block(n, align, kind, zero, caller, op);
@@ -623,7 +588,7 @@ static cg_shadow_t *block_to_release(void *p, bool mt)
     return r;
 }
 
-void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const char *op)
+static void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const char *op)
 {
     if (p == NULL)
         return;
@@ -637,7 +602,7 @@ void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const c
     finish_free(r, p, sized, salign, mt);
 }
 
-void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
+static void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
 {
     if (p == NULL)
         return cg_dbg_alloc(n, 0, CG_KIND_REALLOC, false, caller, op);
@@ -682,7 +647,7 @@ void cg_dbg_report_fault(const void *a, const char *what)
     dbg_report(CG_E_SEGV, a, msg, r);
 }
 
-size_t cg_dbg_usable(void *p, uintptr_t caller)
+static size_t cg_dbg_usable(void *p, uintptr_t caller)
 {
     if (p == NULL)
         return 0;
@@ -706,3 +671,53 @@ size_t cg_dbg_usable(void *p, uintptr_t caller)
     }
     return r->req;
 }
+
+/* ---- debug mode's table (core/mode.h) ---------------------------------- */
+
+static void *dbg_malloc(size_t n, const cg_call_t *c)
+{
+    return cg_dbg_alloc(n, 0, CG_KIND_MALLOC, false, c->caller, c->op);
+}
+
+static void *dbg_calloc(size_t bytes, const cg_call_t *c)
+{
+    return cg_dbg_alloc(bytes, 0, CG_KIND_CALLOC, true, c->caller, c->op);
+}
+
+static void *dbg_memalign(size_t align, size_t n, const cg_call_t *c)
+{
+    return cg_dbg_alloc(n, align > CG_ALIGN ? align : 0, CG_KIND_MEMALIGN, false, c->caller, c->op);
+}
+
+static void *dbg_realloc(void *mem, size_t n, const cg_call_t *c)
+{
+    if (n > CG_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    return cg_dbg_realloc(mem, n, c->caller, c->op);
+}
+
+static void dbg_free(void *mem, size_t sized, size_t salign, const cg_call_t *c)
+{
+    cg_dbg_free(mem, sized, salign, c->caller, c->op);
+}
+
+static size_t dbg_usable(void *mem, const cg_call_t *c)
+{
+    return cg_dbg_usable(mem, c->caller);
+}
+
+const cg_mode_t cg_mode_debug = {
+    .name = "debug",
+    .tcache = false,
+    .instrumented = true,
+    .malloc = dbg_malloc,
+    .calloc = dbg_calloc,
+    .memalign = dbg_memalign,
+    .realloc = dbg_realloc,
+    .free = dbg_free,
+    .usable = dbg_usable,
+    .start = debug_start,
+    .at_exit = debug_at_exit,
+};

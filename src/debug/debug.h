@@ -58,25 +58,6 @@ extern const cg_mode_t cg_mode_debug CG_HIDDEN;
  * before its table is chosen. */
 void cg_debug_init(void) CG_HIDDEN;
 
-/*
- * The debug versions of the API (contracts as the standard functions; the
- * caller has initialised the core).  caller: the program's return address;
- * op: the API function's name, for reports.
- *   cg_dbg_alloc    n bytes aligned to align (a power of two; <= 16 means
- *                   16), kind CG_KIND_*, zeroed when zero; NULL + ENOMEM
- *   cg_dbg_free     sized: the size a C23 sized free gave, or SIZE_MAX;
- *                   salign: its alignment, or 0
- *   cg_dbg_realloc  always moves the block (so stale pointers to the old
- *                   one hit the quarantine); realloc(p, 0) frees, as glibc
- *   cg_dbg_usable   the requested size (so a program that uses all of its
- *                   usable size never touches the redzone)
- */
-void  *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller,
-                    const char *op) CG_HIDDEN;
-void   cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller,
-                   const char *op) CG_HIDDEN;
-void  *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
-size_t cg_dbg_usable(void *p, uintptr_t caller) CG_HIDDEN;
 
 /* A fault on address a in one of our heaps: report with the block the
  * shadow says a is in, if any (returns when it knows nothing). */

@@ -5,7 +5,7 @@
 #   layers-seeded-include   the check fails on an upward include seeded into
 #                           a copy of the tree (base/fmt.c including debug.h)
 #   layers-seeded-call      ... and on an upward call: an object of base/
-#                           that calls debug mode's allocator
+#                           that calls debug mode's stack depot
 #   os-access-base-only     no object outside src/base calls the OS (system
 #                           calls, files, getenv, the loader, stdio)
 #   os-access-seeded        the check fails on a seeded getenv in core/
@@ -46,10 +46,11 @@ seeded() {
 }
 
 seeded layers-seeded-call src/base/zz_seed.c '#include <stddef.h>
-void *cg_dbg_alloc(size_t n, size_t align, int kind, int zero, unsigned long caller, const char *op);
-void *zz_seed(size_t n);
-void *zz_seed(size_t n) { return cg_dbg_alloc(n, 0, 0, 0, 0, "seed"); }' check-layers.py \
-  'upward call: .*base/zz_seed.c uses cg_dbg_alloc of .*debug/debug.c (base -> debug)'
+#include <stdint.h>
+uint32_t cg_stack_put(const uintptr_t *pcs, size_t n);
+uint32_t zz_seed(const uintptr_t *pcs);
+uint32_t zz_seed(const uintptr_t *pcs) { return cg_stack_put(pcs, 1); }' check-layers.py \
+  'upward call: .*base/zz_seed.c uses cg_stack_put of .*debug/stackdepot.c (base -> debug)'
 
 if out=$(python3 "$R/tools/check-os-access.py" --src "$R/src" --objs "$OBJ" 2>&1); then
   pass os-access-base-only
