@@ -143,6 +143,19 @@ void *cg_os_map_aligned(size_t len, size_t align)
     return (void *)start;
 }
 
+void *cg_os_reserve(size_t len)
+{
+    long r = SYS(SYS_mmap, 0, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return sys_failed(r) ? NULL : (void *)r;
+}
+
+bool cg_os_seal(void *p, size_t len)
+{
+    long r = SYS(SYS_mmap, p, len, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    return !sys_failed(r);
+}
+
 bool cg_os_guard(void *p, size_t len)
 {
     return SYS(SYS_mprotect, p, len, PROT_READ, 0, 0, 0) == 0;

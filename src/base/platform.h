@@ -52,6 +52,15 @@ void  cg_os_unmap(void *p, size_t len) CG_HIDDEN;
 bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make read-only: writes fault */
 void  cg_os_decommit(void *p, size_t len) CG_HIDDEN; /* give pages back, keep RW */
 void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, may move */
+/* Address space without memory: len bytes (a multiple of the page size)
+ * mapped inaccessible (PROT_NONE, MAP_NORESERVE: neither memory nor commit
+ * charge until a part is opened with cg_os_protect), or NULL. */
+void *cg_os_reserve(size_t len) CG_HIDDEN;
+/* Make [p, p + len) (pages) inaccessible and give its memory back, in one
+ * system call (a fixed PROT_NONE mapping over it: the old pages are
+ * dropped, the range reads as zeros once opened again); false on failure
+ * (the kernel's mapping count limit). */
+bool  cg_os_seal(void *p, size_t len) CG_HIDDEN;
 size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */
 /* A small file (/proc) read whole into buf (at most cap - 1 bytes, then a
  * NUL), raw system calls: no malloc, errno untouched.  Bytes read, 0 when

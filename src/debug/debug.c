@@ -3,6 +3,7 @@
  * quarantine, and the reports that name the block (see debug.h).
  */
 #include "debug.h"
+#include "debugblock.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -56,7 +57,7 @@ static bool priming;       /* blocks allocated now are chunkguard's own */
 
 CG_STARTUP void cg_debug_init(void)
 {
-    if (cg_opt.mode != CG_MODE_DEBUG)
+    if (cg_opt.mode == CG_OPT_MODE_FAST)
         return;
     find_loader();
     cg_pattern_init();
@@ -86,8 +87,7 @@ static inline __attribute__((always_inline)) size_t capture_pcs(uintptr_t *pcs, 
     return 1;
 }
 
-/* This thread's number, T0 for the first thread that allocates. */
-static uint32_t self_tid(bool mt)
+uint32_t cg_dbg_tid(bool mt)
 {
     if (cg_self.tid == 0)
         cg_self.tid = (uint32_t)CG_ADD_IF(&next_tid, 1, mt);
@@ -114,7 +114,7 @@ static size_t own_frames(const uintptr_t *pcs, size_t n)
  * into chunkguard) into the depot.  Called before any chunkguard lock.
  * Out of line, so that its frame and return address tell the stack memo
  * (stackmemo.h) which path through chunkguard led here. */
-static CG_NOINLINE uint32_t capture(void)
+CG_NOINLINE uint32_t cg_dbg_capture(void)
 {
     uintptr_t pcs[64 + 8];
     size_t depth = (size_t)cg_opt.stack_depth;
@@ -180,11 +180,24 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
         depth = 1;
         skip = 0;
     }
-    int tid = (int)self_tid(!CG_SINGLE_THREAD_P);
+    cg_dbg_report_at(kind, addr, detail, r, here + skip, depth - skip, NULL);
+}
+
+void cg_dbg_report(cg_error_t kind, const void *addr, const char *detail, const cg_shadow_t *r)
+{
+    dbg_report(kind, addr, detail, r);
+}
+
+void cg_dbg_report_at(cg_error_t kind, const void *addr, const char *detail,
+                      const cg_shadow_t *r, const uintptr_t *where, size_t nwhere,
+                      const cg_access_t *access)
+{
+    int tid = (int)cg_dbg_tid(!CG_SINGLE_THREAD_P);
     cg_rdata_t d = {
         .kind = kind, .addr = addr, .op = cg_self.op ? cg_self.op : "an allocator call",
         .message = detail, .tid = tid,
-        .stacks = { { NULL, tid, here + skip, depth - skip } }, .nstacks = 1,
+        .stacks = { { NULL, tid, where, nwhere } }, .nstacks = 1,
+        .access = access,
     };
     if (r != NULL) {
         const uintptr_t *pcs;
@@ -193,6 +206,8 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
         d.block_size = r->req;
         d.block_freed = !cg_shadow_seen_live(r->state);
         d.block_kind = cg_kind_name(r->kind);
+        d.block_guarded = r->guarded;
+        d.block_unguarded = !r->guarded && cg_opt.mode == CG_OPT_MODE_GUARD;
         if (d.block_freed) {
             size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
             d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n, NULL };
@@ -201,7 +216,7 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
         d.stacks[d.nstacks++] = (cg_rstack_t){ "previously allocated", (int)r->alloc_tid,
                                                n ? pcs : NULL, n, NULL };
     }
-    cg_report_emit(&d, kind != CG_E_SEGV);
+    cg_report_emit(&d, kind != CG_E_SEGV && access == NULL);
 }
 
 /* Up to 16 bytes found at p (len of them), as hex, after "found". */
@@ -346,7 +361,7 @@ static void check_at_exit(cg_shadow_t *r)
 static void check_live_at_exit(cg_shadow_t *r, void *arg)
 {
     (void)arg;
-    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CG_SH_LIVE)
+    if (!r->guarded && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CG_SH_LIVE)
         (void)check_block(r, "at exit");
 }
 
@@ -429,7 +444,7 @@ static CG_COLD void report_foreign(const void *p)
     dbg_report(CG_E_INVALID_FREE, p, msg, NULL);
 }
 
-static CG_COLD void report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *r)
+void cg_dbg_report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *r)
 {
     dbg_report(kind, p, cg_shadow_seen_live(r->state)
                             ? "the pointer is not the start of a block\n"
@@ -458,6 +473,11 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
  *   cg_dbg_usable   the requested size (so a program that uses all of its
  *                   usable size never touches the redzone)
  */
+uint8_t cg_dbg_block_mode(uintptr_t caller)
+{
+    return priming || (caller >= ldso_lo && caller < ldso_hi) ? CG_MODE_INTERNAL : CG_MODE_DEBUG;
+}
+
 static void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller, const char *op)
 {
     cg_verify_tick(!CG_SINGLE_THREAD_P);
@@ -470,7 +490,7 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
     bool mt = !CG_SINGLE_THREAD_P;
     cg_self.caller = caller;
     cg_self.op = op;
-    uint32_t stack = capture();
+    uint32_t stack = cg_dbg_capture();
     if (align < CG_ALIGN)
         align = CG_ALIGN;
     size_t lead = align > CG_DBG_LEAD ? align : CG_DBG_LEAD;
@@ -497,14 +517,13 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
     r->req = n;
     r->head = cg_head(c);
     r->alloc_stack = stack;
-    r->alloc_tid = self_tid(mt);
+    r->alloc_tid = cg_dbg_tid(mt);
     r->lead = (uint32_t)lead;
     r->kind = (uint8_t)kind;
     /* The loader's own blocks (link maps, thread TLS blocks and vectors)
      * are referenced from places no leak scan reads (a thread's control
      * block in its cached stack): they are the system's, never leaks. */
-    r->mode = priming || (caller >= ldso_lo && caller < ldso_hi) ? CG_MODE_INTERNAL
-                                                                  : CG_MODE_DEBUG;
+    r->mode = cg_dbg_block_mode(caller);
     unsigned char *u = cg_shadow_user(r);
     size_t lz = lead_checked(r);
     cg_pattern_fill_small(u - lz, lz, CG_DBG_REDZONE);
@@ -523,7 +542,7 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
  * False, after a double-free report, when the block was not live — or when
  * its record was reused for another block after we looked it up (the block
  * was freed and gone). */
-static bool claim(cg_shadow_t *r, const void *p, const char *what)
+bool cg_dbg_claim(cg_shadow_t *r, const void *p, const char *what)
 {
     uint8_t live = CG_SH_LIVE;
     if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_CLAIMED, false,
@@ -538,27 +557,31 @@ static bool claim(cg_shadow_t *r, const void *p, const char *what)
     return false;
 }
 
-/* The rest of a free, on a claimed block: checks, free stack, poison,
- * quarantine.  A block found bad stays marked freed but never reaches the
- * quarantine or the heap again (halt_on_error=0). */
-static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bool mt)
+bool cg_dbg_sized_ok(const cg_shadow_t *r, const void *p, size_t sized, size_t salign)
 {
-    bool ok = true;
     if (sized != SIZE_MAX && sized != r->req) {
         char msg[160];
         cg_fmt(msg, sizeof msg, "the size given, %zu, is not the size requested, %zu (C23 "
                "requires the same size)\n", sized, r->req);
         dbg_report(CG_E_FREE_SIZE_MISMATCH, p, msg, r);
-        ok = false;
-    } else if (salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
+        return false;
+    }
+    if (salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
         dbg_report(CG_E_FREE_SIZE_MISMATCH, p, "the block is not aligned to the alignment "
                    "given\n", r);
-        ok = false;
-    } else {
-        ok = check_block(r, "at free");
+        return false;
     }
-    r->free_stack = capture();
-    r->free_tid = self_tid(mt);
+    return true;
+}
+
+/* The rest of a free, on a claimed block: checks, free stack, poison,
+ * quarantine.  A block found bad stays marked freed but never reaches the
+ * quarantine or the heap again (halt_on_error=0). */
+static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bool mt)
+{
+    bool ok = cg_dbg_sized_ok(r, p, sized, salign) && check_block(r, "at free");
+    r->free_stack = cg_dbg_capture();
+    r->free_tid = cg_dbg_tid(mt);
     __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);
     if (!ok)
         return;
@@ -582,7 +605,7 @@ static cg_shadow_t *block_to_release(void *p, bool mt)
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        report_not_start(CG_E_INVALID_FREE, p, r);
+        cg_dbg_report_not_start(CG_E_INVALID_FREE, p, r);
         return NULL;
     }
     return r;
@@ -597,7 +620,7 @@ static void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, 
     cg_self.caller = caller;
     cg_self.op = op;
     cg_shadow_t *r = block_to_release(p, mt);
-    if (r == NULL || !claim(r, p, "the block was already freed (it is in the quarantine)\n"))
+    if (r == NULL || !cg_dbg_claim(r, p, "the block was already freed (it is in the quarantine)\n"))
         return;
     finish_free(r, p, sized, salign, mt);
 }
@@ -612,7 +635,7 @@ static void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
     cg_self.op = op;
     /* With halt_on_error=0 a bad realloc returns NULL. */
     cg_shadow_t *r = block_to_release(p, mt);
-    if (r == NULL || !claim(r, p, "realloc of a block that was already freed (it is in "
+    if (r == NULL || !cg_dbg_claim(r, p, "realloc of a block that was already freed (it is in "
                                   "the quarantine)\n"))
         return NULL;
     /* The block is ours now (claimed): no other thread frees or moves it
@@ -662,7 +685,7 @@ static size_t cg_dbg_usable(void *p, uintptr_t caller)
         return 0;
     }
     if (cg_shadow_user(r) != p) {
-        report_not_start(CG_E_INVALID_POINTER, p, r);
+        cg_dbg_report_not_start(CG_E_INVALID_POINTER, p, r);
         return 0;
     }
     if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "debug.h"
+#include "guard.h"
 #include "heap.h"
 #include "options.h"
 #include "checks.h"
@@ -70,10 +71,24 @@ static void chain(int sig, siginfo_t *si, void *uc)
     }
 }
 
+/* Did the faulting access write (1), read (0), or is it not known (-1)?
+ * x86_64: the page-fault error code's bit 1. */
+static int fault_write(void *uc)
+{
+#if defined(__x86_64__)
+    return (((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+    (void)uc;
+    return -1;
+#endif
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     uintptr_t pc = fault_pc(uc), a = (uintptr_t)si->si_addr;
     bool in_code = pc >= code_lo && pc < code_hi;
+    if (!in_code && cg_shadow_in_pages((void *)a))
+        cg_guard_fault((void *)a, pc, fault_write(uc), uc);      /* does not return */
     if (!in_code && !cg_in_heap((void *)a)) {
         chain(sig, si, uc);
         return;

@@ -62,7 +62,7 @@ static void prepare(cg_shadow_t *r, void *arg)
 {
     scan_t *s = arg;
     r->mark = 0;
-    if (cg_is_mmapped(r->chunk)) {
+    if (!r->guarded && cg_is_mmapped(r->chunk)) {
         uintptr_t lo = (uintptr_t)r->chunk, hi = lo + (r->head & ~(size_t)CG_FLAG_BITS);
         if (s->big_lo == 0 || lo < s->big_lo)
             s->big_lo = lo;

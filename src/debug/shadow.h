@@ -53,8 +53,12 @@ typedef struct cg_shadow {
     uint8_t  kind;            /* CG_KIND_*: how it was allocated                  */
     uint8_t  mode;            /* CG_MODE_*: the mode it was allocated in          */
     uint8_t  mark;            /* leak scan: reached from a root                   */
-    uint8_t  pad_[8];         /* to 64 bytes: a record is one cache line, so a
+    uint8_t  guarded;         /* a guarded block (guard mode, guardpool.h): pages
+                               * of its own; chunk is then user - CG_HDR_SZ, never
+                               * read, head the first page of its range          */
+    uint8_t  pad_[3];         /* to 64 bytes: a record is one cache line, so a
                                * lookup of a block long untouched is one miss   */
+    uint32_t pages;           /* a guarded block's range, guard page included     */
 } cg_shadow_t;
 _Static_assert(sizeof(cg_shadow_t) == 64, "one shadow record per cache line");
 
@@ -71,6 +75,32 @@ CG_INLINE void *cg_shadow_user(const cg_shadow_t *r)
  * record slabs cannot grow (out of memory).  Returns its id in *id. */
 cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *id) CG_HIDDEN;
 
+/*
+ * Guarded blocks (guardpool.h) are bound by page: a 32-bit record id per
+ * page of the guard region, so any address in a block's range — its data
+ * pages and its guard page — leads to its record.
+ *   cg_shadow_pages_init  the region [base, base + bytes): maps the page
+ *                         map (address space only, touched where used);
+ *                         false when it cannot be mapped.  Once, at init.
+ *   cg_shadow_new_pages   a new zeroed record for the block at user whose
+ *                         range is pages pages from lo, bound to every one
+ *                         of them; NULL when the record slabs cannot grow
+ *   cg_shadow_delete_pages unbind and free such a record
+ *   cg_shadow_of_page     the record bound to the page holding a (an
+ *                         address in the region), or NULL
+ *   cg_shadow_in_pages    is a in the guard region?
+ */
+bool cg_shadow_pages_init(const void *base, size_t bytes) CG_HIDDEN;
+cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, bool mt, uint32_t *id)
+    CG_HIDDEN;
+void cg_shadow_delete_pages(cg_shadow_t *r, bool mt) CG_HIDDEN;
+cg_shadow_t *cg_shadow_of_page(const void *a) CG_HIDDEN;
+extern uintptr_t cg_shadow_pages_lo CG_HIDDEN, cg_shadow_pages_hi CG_HIDDEN;
+CG_INLINE bool cg_shadow_in_pages(const void *a)
+{
+    return (uintptr_t)a - cg_shadow_pages_lo < cg_shadow_pages_hi - cg_shadow_pages_lo;
+}
+
 /* Unbind the record from its chunk and free it. */
 void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt) CG_HIDDEN;
 
@@ -84,7 +114,8 @@ cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, bool mt) CG_HIDDEN;
 
 /* The record of the block whose chunk contains address a, for reports:
  * heaps through the chunk-start bitmap, big blocks by a walk of their
- * table.  NULL when a is in no recorded block. */
+ * table, guarded blocks by their page (a's page is one of the block's range,
+ * guard page included).  NULL when a is in no recorded block. */
 cg_shadow_t *cg_shadow_find(const void *a, bool mt) CG_HIDDEN;
 
 /* Call fn(record, arg) for every record in use (live or quarantined), in

@@ -20,6 +20,8 @@
 #include "bigblock.h"
 #include "debug.h"
 #include "fault.h"
+#include "guard.h"
+#include "guardpool.h"
 #include "quarantine.h"
 #include "shadow.h"
 #include "stack.h"
@@ -55,8 +57,8 @@ void cg_thread_register_exit(struct cg_tcache *tc)
 /*
  * Fork: every chunkguard lock is taken in prepare, in one documented order
  * (docs/design.md, "Fork") — the arena list, the arenas by index (main
- * first), the big-block registry, debug mode's shadow records, quarantine
- * and stack depot, the report lock, the symbolizer's cache, and last the
+ * first), the big-block registry, debug mode's shadow records, quarantine,
+ * guard mode's ranges and stack depot, the report lock, the symbolizer's cache, and last the
  * lock-order graph's own lock — so that no lock is held mid-update by a
  * thread that does not exist in the child.  The order is the nesting order
  * of the running code (outer first; a report can start while any other
@@ -78,6 +80,7 @@ static void fork_prepare(void)
     cg_big_lock_all();
     cg_shadow_lock_all();
     cg_quarantine_lock_all();
+    cg_gpool_lock_all();
     cg_stackdepot_lock();
     cg_report_lock_all();
     cg_symbolize_lock_all();
@@ -90,6 +93,7 @@ static void fork_unlock_all(bool child)
     cg_symbolize_unlock_all(child);
     cg_report_unlock_all(child);
     cg_stackdepot_unlock(child);
+    cg_gpool_unlock_all(child);
     cg_quarantine_unlock_all(child);
     cg_shadow_unlock_all(child);
     cg_big_unlock_all(child);
@@ -160,7 +164,10 @@ static void init_core(void)
     cg_options_init();
     apply_options();
     cg_debug_init();
-    cg_mode = cg_opt.mode == CG_MODE_DEBUG ? cg_mode_debug : cg_mode_fast;
+    if (cg_opt.mode == CG_OPT_MODE_GUARD)
+        cg_guard_init();
+    cg_mode = cg_opt.mode == CG_OPT_MODE_GUARD ? cg_mode_guard
+              : cg_opt.mode == CG_OPT_MODE_DEBUG ? cg_mode_debug : cg_mode_fast;
     cg_lockdep_init(cg_mode.instrumented);
     cg_fault_install();
     cg_ncpus = cg_os_ncpus();

@@ -41,9 +41,21 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
     const char *token = cg_error_token(d->kind);
     size_t n = cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p", cg_os_getpid(),
                       token, d->addr);
-    if (d->tid >= 0)
-        n += cg_fmt(b + n, cap - n, " [thread T%d]", d->tid);
-    n += cg_fmt(b + n, cap - n, "\n    %s(): ", d->op);
+    if (d->access != NULL) {
+        /* ASan's second line: the access, then what was found */
+        n += cg_fmt(b + n, cap - n, " at pc %p\n%s", (void *)d->access->pc,
+                    d->access->kind ? d->access->kind : "ACCESS (read or write)");
+        if (d->access->size)
+            n += cg_fmt(b + n, cap - n, " of size %zu", d->access->size);
+        n += cg_fmt(b + n, cap - n, " at %p", d->addr);
+        if (d->tid >= 0)
+            n += cg_fmt(b + n, cap - n, " thread T%d", d->tid);
+        n += cg_fmt(b + n, cap - n, "\n    ");
+    } else {
+        if (d->tid >= 0)
+            n += cg_fmt(b + n, cap - n, " [thread T%d]", d->tid);
+        n += cg_fmt(b + n, cap - n, "\n    %s(): ", d->op);
+    }
     /* the message, its later lines indented like the first */
     for (const char *m = d->message; *m && n + 8 < cap; m++) {
         if (*m == '\n' && m[1] != 0)
@@ -69,8 +81,12 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
                         (size_t)(p - u - d->block_size));
         else
             n += cg_fmt(b + n, cap - n, "%p is %zu bytes inside ", d->addr, (size_t)(p - u));
-        n += cg_fmt(b + n, cap - n, "a %zu-byte %sregion [%p, %p) from %s()\n", d->block_size,
-                    d->block_freed ? "freed " : "", d->block, u + d->block_size, d->block_kind);
+        n += cg_fmt(b + n, cap - n, "a %zu-byte %sregion [%p, %p) from %s()%s\n", d->block_size,
+                    d->block_freed ? "freed " : "", d->block, u + d->block_size, d->block_kind,
+                    d->block_guarded     ? ", on guard pages of its own"
+                    : d->block_unguarded ? ", a debug-mode block (guard mode had no pages "
+                                           "left for it)"
+                                         : "");
     }
     for (size_t i = 1; i < d->nstacks; i++) {
         if (d->stacks[i].tid >= 0)
@@ -209,6 +225,28 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
         jstr(&w, d->block_freed ? "freed" : "live");
         jraw(&w, ",\"allocated_by\":");
         jstr(&w, d->block_kind);
+        jraw(&w, ",\"guarded\":");
+        jraw(&w, d->block_guarded ? "true" : "false");
+        jraw(&w, "}");
+    } else {
+        jraw(&w, "null");
+    }
+    jraw(&w, ",\"access\":");
+    if (d->access != NULL) {
+        jraw(&w, "{\"kind\":");
+        if (d->access->kind)
+            jstr(&w, d->access->kind);
+        else
+            jraw(&w, "null");
+        jraw(&w, ",\"size\":");
+        if (d->access->size)
+            jnum(&w, (long long)d->access->size);
+        else
+            jraw(&w, "null");
+        jraw(&w, ",\"address\":");
+        jfmt_hex(&w, (uintptr_t)d->addr);
+        jraw(&w, ",\"pc\":");
+        jfmt_hex(&w, d->access->pc);
         jraw(&w, "}");
     } else {
         jraw(&w, "null");

@@ -25,6 +25,13 @@ typedef struct cg_rstack {
                                  * NULL: "where", "freed" or "allocated"  */
 } cg_rstack_t;
 
+/* A memory access that faulted (guard pages, sealed freed blocks). */
+typedef struct cg_access {
+    const char *kind;           /* "READ", "WRITE", or NULL: not known     */
+    size_t size;                /* bytes accessed, 0: not known            */
+    uintptr_t pc;               /* the faulting instruction                */
+} cg_access_t;
+
 typedef struct cg_rdata {
     cg_error_t kind;
     const void *addr;           /* the address the report is about        */
@@ -40,6 +47,10 @@ typedef struct cg_rdata {
     size_t block_size;          /* requested bytes                        */
     bool block_freed;
     const char *block_kind;     /* "malloc", "calloc", ...                */
+    bool block_guarded;         /* on guard pages of its own (guard mode) */
+    bool block_unguarded;       /* a debug block in guard mode (no pages
+                                 * were left for it)                      */
+    const cg_access_t *access;  /* the faulting access, or NULL           */
     size_t objects;             /* memory-leak: blocks in the group (their
                                  * bytes are block_size, has_block false) */
     /* Lock reports (deadlock, lock-wait-timeout, lock-order-inversion). */

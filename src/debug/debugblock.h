@@ -1,0 +1,55 @@
+/*
+ * debugblock.h — what debug mode's blocks share with the other
+ * instrumented blocks (guard mode's, guard.c): the stack capture, thread
+ * numbers, the free-time protocol and the reports that name a block.
+ * Implemented in debug.c.  Each reads the call's context from cg_self
+ * (caller, op), set where the operation began.
+ */
+#ifndef CG_DEBUGBLOCK_H
+#define CG_DEBUGBLOCK_H
+
+#include "render.h"
+#include "shadow.h"
+
+/* The calling thread's stack (stack_depth frames, from the program's call
+ * into chunkguard) into the stack depot: its id, or 0 with stack_depth=0.
+ * Call before taking any chunkguard lock.  Out of line: its frame and
+ * return address key the stack memo (stackmemo.h). */
+uint32_t cg_dbg_capture(void) CG_HIDDEN CG_NOINLINE;
+
+/* This thread's number for reports: T0 is the first thread that allocated. */
+uint32_t cg_dbg_tid(bool mt) CG_HIDDEN;
+
+/* The record mode (CG_MODE_DEBUG, or CG_MODE_INTERNAL for the loader's and
+ * chunkguard's own blocks, never leaks) of a block allocated from caller. */
+uint8_t cg_dbg_block_mode(uintptr_t caller) CG_HIDDEN;
+
+/* Take the live block r (user pointer p) for freeing or moving: false,
+ * after a double-free report saying what, when it was not live. */
+bool cg_dbg_claim(cg_shadow_t *r, const void *p, const char *what) CG_HIDDEN;
+
+/* A C23 sized or aligned free's arguments (sized: SIZE_MAX when none;
+ * salign: 0 when none) match the block?  Reports free-size-mismatch and
+ * returns false when not. */
+bool cg_dbg_sized_ok(const cg_shadow_t *r, const void *p, size_t sized, size_t salign) CG_HIDDEN;
+
+/*
+ * cg_dbg_report - a report of kind about addr with detail (one or more
+ * newline-terminated lines) and, when r is not NULL, the block's region
+ * and its free and allocation stacks; "where" is the calling thread's
+ * stack from the program's call.  Returns only when the report is
+ * recoverable (halt_on_error=0, or a report callback returned).
+ * cg_dbg_report_at - the same with the "where" stack given (nwhere frames,
+ * innermost first) and, for a fault, the access that faulted; never
+ * returns then.
+ * cg_dbg_report_not_start - p is inside r's block but not its start.
+ */
+void cg_dbg_report(cg_error_t kind, const void *addr, const char *detail, const cg_shadow_t *r)
+    CG_COLD CG_HIDDEN;
+void cg_dbg_report_at(cg_error_t kind, const void *addr, const char *detail,
+                      const cg_shadow_t *r, const uintptr_t *where, size_t nwhere,
+                      const cg_access_t *access) CG_COLD CG_HIDDEN;
+void cg_dbg_report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *r)
+    CG_COLD CG_HIDDEN;
+
+#endif /* CG_DEBUGBLOCK_H */

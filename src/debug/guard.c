@@ -1,0 +1,381 @@
+/*
+ * guard.c — guard mode: guarded blocks, their table, and the reports of
+ * faults on their pages (see guard.h).
+ */
+#include "guard.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "debug.h"
+#include "fmt.h"
+#include "debugblock.h"
+#include "guardpool.h"
+#include "heapcheck.h"
+#include "log.h"
+#include "options.h"
+#include "pattern.h"
+#include "shadow.h"
+#include "stack.h"
+
+/* ---- layout ----------------------------------------------------------- */
+
+/* Where a block of n bytes, aligned to align, goes in a range: its pages
+ * (the guard page included), its data pages and its user pointer, as
+ * offsets from the range's start. */
+typedef struct layout {
+    uint32_t pages;
+    size_t data_off, data_len, user_off;
+} layout_t;
+
+/* The start alignment: memalign's when it asks for more than 16 bytes,
+ * else guard_align (a power of two, 1 to 16). */
+static size_t start_align(size_t align)
+{
+    if (align > CG_ALIGN)
+        return align;
+    size_t a = (size_t)cg_opt.guard_align;
+    while (a & (a - 1))
+        a &= a - 1;
+    return a;
+}
+
+static bool plan(size_t n, size_t align, layout_t *L)
+{
+    size_t P = cg_pagesize, a = start_align(align);
+    /* overflow side: the block's end at most a - 1 bytes before the guard
+     * page, so the data must hold n + a - 1; underflow side: the block
+     * starts at the first data page, or the first multiple of a > P in it */
+    size_t need = cg_opt.guard_underflow ? n + (a > P ? a - P : 0) : n + a - 1;
+    if (need < n || need > CG_MAX_REQUEST)
+        return false;
+    size_t data_pages = need == 0 ? 1 : (need + P - 1) / P;
+    if (data_pages >= UINT32_MAX / 2)
+        return false;
+    L->pages = (uint32_t)data_pages + 1;
+    L->data_len = data_pages * P;
+    if (cg_opt.guard_underflow) {
+        L->data_off = P;
+        L->user_off = P;    /* the range is page-aligned; a > P: aligned below */
+    } else {
+        L->data_off = 0;
+        L->user_off = L->data_len - n;
+    }
+    return true;
+}
+
+/* The slack on either side of the block, filled at allocation and checked
+ * at free: [data, user) and [user + req, data end). */
+static void slack(const cg_shadow_t *r, unsigned char **lo, size_t *front, unsigned char **hi,
+                  size_t *back)
+{
+    size_t P = cg_pagesize;
+    unsigned char *range = (unsigned char *)r->head;
+    unsigned char *data = range + (cg_opt.guard_underflow ? P : 0);
+    unsigned char *end = data + ((size_t)r->pages - 1) * P;
+    unsigned char *u = cg_shadow_user(r);
+    *lo = data;
+    *front = (size_t)(u - data);
+    *hi = u + r->req;
+    *back = (size_t)(end - (u + r->req));
+}
+
+/* ---- allocation ------------------------------------------------------- */
+
+/* A guarded block, or NULL when guard mode has no pages for it (the
+ * caller makes a debug block instead). */
+static void *guarded_alloc(size_t n, size_t align, int kind, const cg_call_t *c)
+{
+    layout_t L;
+    if (!plan(n, align, &L))
+        return NULL;
+    char *lo = cg_gpool_take(L.pages, c->mt);
+    if (lo == NULL)
+        return NULL;
+    if (!cg_gpool_open(lo + L.data_off, L.data_len)) {
+        cg_gpool_untake(lo, L.pages, c->mt);
+        return NULL;
+    }
+    size_t a = start_align(align);
+    uintptr_t u = (uintptr_t)lo + L.user_off;
+    u = cg_opt.guard_underflow ? (u + a - 1) & ~(uintptr_t)(a - 1) : u & ~(uintptr_t)(a - 1);
+    uint32_t stack = cg_dbg_capture();
+    uint32_t id;
+    cg_shadow_t *r = cg_shadow_new_pages((void *)u, lo, L.pages, c->mt, &id);
+    if (r == NULL) {
+        cg_gpool_untake(lo, L.pages, c->mt);
+        return NULL;
+    }
+    r->req = n;
+    r->alloc_stack = stack;
+    r->alloc_tid = cg_dbg_tid(c->mt);
+    r->kind = (uint8_t)kind;
+    r->mode = cg_dbg_block_mode(c->caller);
+    unsigned char *front_lo, *back_lo;
+    size_t front, back;
+    slack(r, &front_lo, &front, &back_lo, &back);
+    memset(front_lo, CG_DBG_REDZONE, front);
+    memset(back_lo, CG_DBG_REDZONE, back);
+    /* The pages are new or were sealed (dropped): they read zero, so
+     * calloc has nothing to clear. */
+    if (cg_opt.fill_alloc >= 0 && kind != CG_KIND_CALLOC)
+        memset((void *)u, cg_opt.fill_alloc, n);
+    __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);
+    cg_verify_tick(c->mt);
+    return (void *)u;
+}
+
+static void enter(const cg_call_t *c)
+{
+    cg_self.caller = c->caller;
+    cg_self.op = c->op;
+}
+
+static void *guard_malloc(size_t n, const cg_call_t *c)
+{
+    enter(c);
+    void *p = guarded_alloc(n, 0, CG_KIND_MALLOC, c);
+    return p != NULL ? p : cg_mode_debug.malloc(n, c);
+}
+
+static void *guard_calloc(size_t bytes, const cg_call_t *c)
+{
+    enter(c);
+    void *p = guarded_alloc(bytes, 0, CG_KIND_CALLOC, c);
+    return p != NULL ? p : cg_mode_debug.calloc(bytes, c);
+}
+
+static void *guard_memalign(size_t align, size_t n, const cg_call_t *c)
+{
+    enter(c);
+    void *p = guarded_alloc(n, align, CG_KIND_MEMALIGN, c);
+    return p != NULL ? p : cg_mode_debug.memalign(align, n, c);
+}
+
+/* ---- free ------------------------------------------------------------- */
+
+/* The slack of a guarded block intact?  Reports heap-buffer-overflow (an
+ * overflow within the slack, which the guard page could not see)
+ * otherwise and returns false.  when: "at free", ... */
+static bool check_slack(const cg_shadow_t *r, const char *when)
+{
+    unsigned char *front_lo, *back_lo;
+    size_t front, back;
+    slack(r, &front_lo, &front, &back_lo, &back);
+    const unsigned char *u = cg_shadow_user(r);
+    const unsigned char *bad = cg_pattern_find_not_any(back_lo, back, CG_DBG_REDZONE);
+    char msg[256];
+    if (bad != NULL) {
+        cg_fmt(msg, sizeof msg, "the bytes between a %zu-byte region and its guard page were "
+               "overwritten (found %s), from offset %zu\n", r->req, when, (size_t)(bad - u));
+        cg_dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, bad, msg, r);
+        return false;
+    }
+    /* the front slack: the last changed byte is the nearest to the block */
+    for (const unsigned char *q = front_lo + front; q-- > front_lo;)
+        if (*q != CG_DBG_REDZONE) {
+            cg_fmt(msg, sizeof msg, "the bytes before a %zu-byte region on its own pages were "
+                   "overwritten (found %s), %zu bytes before it\n", r->req, when, (size_t)(u - q));
+            cg_dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, q, msg, r);
+            return false;
+        }
+    return true;
+}
+
+/* The guarded block p is, or NULL after the right report. */
+static cg_shadow_t *block_to_release(void *p, cg_error_t kind)
+{
+    cg_shadow_t *r = cg_shadow_of_page(p);
+    if (r == NULL) {
+        cg_dbg_report(kind, p, "the pointer is in guard mode's pages but in no block: a "
+                      "block freed long ago (its pages were reused), or a wild pointer\n", NULL);
+        return NULL;
+    }
+    if (cg_shadow_user(r) != p) {
+        cg_dbg_report_not_start(kind, p, r);
+        return NULL;
+    }
+    return r;
+}
+
+/* The rest of a free, on a claimed guarded block: checks, free stack,
+ * sealed pages, the FIFO; the oldest sealed blocks' ranges go back. */
+static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bool mt)
+{
+    bool ok = cg_dbg_sized_ok(r, p, sized, salign) && check_slack(r, "at free");
+    r->free_stack = cg_dbg_capture();
+    r->free_tid = cg_dbg_tid(mt);
+    __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);
+    uint32_t out[CG_GPOOL_BATCH];
+    /* A bad block (halt_on_error=0) is sealed but never leaves: its
+     * budget is nothing, its range is never reused. */
+    size_t k = cg_gpool_retire(r, ok ? (size_t)cg_opt.guard_quarantine_mb << 20 : SIZE_MAX, mt, out);
+    for (size_t i = 0; i < k; i++) {
+        cg_shadow_t *old = cg_shadow_at(out[i]);
+        char *lo = (char *)old->head;
+        uint32_t pages = old->pages;
+        cg_shadow_delete_pages(old, mt);
+        cg_gpool_give(lo, pages, mt);
+    }
+}
+
+static void guard_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
+{
+    if (!cg_shadow_in_pages(p)) {
+        cg_mode_debug.free(p, sized, salign, c);
+        return;
+    }
+    enter(c);
+    cg_verify_tick(c->mt);
+    cg_shadow_t *r = block_to_release(p, CG_E_INVALID_FREE);
+    if (r == NULL || !cg_dbg_claim(r, p, "the block was already freed (its pages are sealed "
+                                         "in guard mode's quarantine)\n"))
+        return;
+    finish_free(r, p, sized, salign, c->mt);
+}
+
+static void *guard_realloc(void *p, size_t n, const cg_call_t *c)
+{
+    if (!cg_shadow_in_pages(p))
+        return cg_mode_debug.realloc(p, n, c);   /* a debug block stays one */
+    if (n > CG_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    enter(c);
+    cg_verify_tick(c->mt);
+    cg_shadow_t *r = block_to_release(p, CG_E_INVALID_FREE);
+    if (r == NULL || !cg_dbg_claim(r, p, "realloc of a block that was already freed (its "
+                                         "pages are sealed in guard mode's quarantine)\n"))
+        return NULL;
+    if (n == 0) {
+        finish_free(r, p, SIZE_MAX, 0, c->mt);
+        return NULL;
+    }
+    void *q = guarded_alloc(n, 0, CG_KIND_REALLOC, c);
+    if (q == NULL)
+        q = cg_mode_debug.malloc(n, c);
+    if (q == NULL) {
+        __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* unchanged */
+        return NULL;
+    }
+    memcpy(q, p, r->req < n ? r->req : n);
+    enter(c);
+    finish_free(r, p, SIZE_MAX, 0, c->mt);
+    return q;
+}
+
+static size_t guard_usable(void *p, const cg_call_t *c)
+{
+    if (!cg_shadow_in_pages(p))
+        return cg_mode_debug.usable(p, c);
+    cg_self.caller = c->caller;
+    cg_self.op = "malloc_usable_size";
+    cg_shadow_t *r = block_to_release(p, CG_E_INVALID_POINTER);
+    if (r == NULL)
+        return 0;
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
+        cg_dbg_report(CG_E_INVALID_POINTER, p, "the block was freed (its pages are sealed in "
+                      "guard mode's quarantine)\n", r);
+        return 0;
+    }
+    return r->req;
+}
+
+/* ---- exit ------------------------------------------------------------- */
+
+static void check_live(cg_shadow_t *r, void *arg)
+{
+    (void)arg;
+    if (r->guarded && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CG_SH_LIVE)
+        (void)check_slack(r, "at exit");
+}
+
+/* The live guarded blocks' slack (when one thread is left), then debug
+ * mode's checks of its own blocks and the leak check. */
+static void guard_at_exit(void)
+{
+    cg_self.op = "exit";
+    if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1) {
+        cg_os_flush_stdio();
+        cg_shadow_each(check_live, NULL);
+    }
+    cg_mode_debug.at_exit();
+}
+
+/* ---- faults ----------------------------------------------------------- */
+
+/* The guarded block nearest to a within 1 MiB (a's own range first, then
+ * the nearest range below — an overflow runs upward — or above). */
+static cg_shadow_t *nearest(const void *a)
+{
+    cg_shadow_t *r = cg_shadow_of_page(a);
+    for (size_t k = 1; r == NULL && k <= (1u << 20) / cg_pagesize; k++) {
+        const char *below = (const char *)a - k * cg_pagesize;
+        const char *above = (const char *)a + k * cg_pagesize;
+        if ((r = cg_shadow_of_page(below)) == NULL)
+            r = cg_shadow_of_page(above);
+    }
+    return r;
+}
+
+void cg_guard_fault(const void *a, uintptr_t pc, int write, void *uc)
+{
+    if (!cg_shadow_in_pages(a))
+        return;
+    cg_self.caller = pc;
+    cg_self.op = "a memory access";
+    cg_access_t acc = { write > 0 ? "WRITE" : write == 0 ? "READ" : NULL, 0, pc };
+    uintptr_t where[CG_STACK_MAX];
+    size_t depth = cg_opt.stack_depth > 0 ? (size_t)cg_opt.stack_depth : 1;
+    size_t n = cg_stack_capture_signal(uc, pc, where, depth);
+    cg_shadow_t *r = nearest(a);
+    const char *why;
+    cg_error_t kind = CG_E_HEAP_BUFFER_OVERFLOW;
+    if (r == NULL) {
+        kind = CG_E_SEGV;
+        why = "the address is in guard mode's pages but no block is within 1 MiB of it (a "
+              "wild pointer, or a block freed long ago whose pages were reused)\n";
+    } else if (!cg_shadow_seen_live(__atomic_load_n(&r->state, __ATOMIC_ACQUIRE))) {
+        kind = CG_E_HEAP_USE_AFTER_FREE;
+        why = "the block was freed: guard mode made its pages inaccessible\n";
+    } else if ((const char *)a < (const char *)cg_shadow_user(r)) {
+        why = "the access is before the block, on an inaccessible page\n";
+    } else {
+        why = "the access is past the end of the block, on its guard page\n";
+    }
+    cg_dbg_report_at(kind, a, why, r, where, n, &acc);
+}
+
+/* ---- the table -------------------------------------------------------- */
+
+/* Debug mode's start: the unwinder, once the process is started. */
+static void guard_start(void)
+{
+    cg_mode_debug.start();
+}
+
+void cg_guard_init(void)
+{
+    if (!cg_gpool_init()) {
+        char msg[160];
+        size_t n = cg_fmt(msg, sizeof msg, "==%d==chunkguard: guard mode could not reserve "
+                          "its address space: every block is a debug-mode block\n",
+                          cg_os_getpid());
+        cg_log_write(msg, n);
+    }
+}
+
+const cg_mode_t cg_mode_guard = {
+    .name = "guard",
+    .tcache = false,
+    .instrumented = true,
+    .malloc = guard_malloc,
+    .calloc = guard_calloc,
+    .memalign = guard_memalign,
+    .realloc = guard_realloc,
+    .free = guard_free,
+    .usable = guard_usable,
+    .start = guard_start,
+    .at_exit = guard_at_exit,
+};

@@ -1,0 +1,49 @@
+/*
+ * guard.h — guard mode (CHUNKGUARD_OPTIONS=mode=guard): debug mode with
+ * every block on pages of its own (guardpool.h), so that the bad access
+ * itself faults, at its instruction, and is reported with its stack.
+ *
+ * A guarded block, with the guard page after it (the default):
+ *
+ *   | front slack (filled) | user block (req bytes) | < guard_align | guard page |
+ *   ^ range start (page)   ^ user pointer                          ^ page
+ *
+ * The block ends at the guard page, up to guard_align - 1 bytes short of
+ * it (guard_align=1: exactly at it); the slack on both sides is filled
+ * with CG_DBG_REDZONE and checked at free and at exit.  With
+ * guard_underflow=1 the guard page comes first and the block starts right
+ * after it.  Either way the range before (or after) ends in a guard page
+ * or a sealed range, so an access on the other side faults too once it
+ * passes the slack.  A freed block's range is sealed at once (a read or
+ * write after free faults) and stays so within guard_quarantine_mb.
+ *
+ * Blocks guard mode cannot guard (the region full, or the live-block limit
+ * from vm.max_map_count reached: guardpool.h) are debug-mode blocks, which
+ * every report names as such; free, realloc and malloc_usable_size take
+ * either kind.  Stacks, threads, leak check and describe are debug mode's:
+ * a guarded block has a shadow record like any debug block.
+ */
+#ifndef CG_GUARD_H
+#define CG_GUARD_H
+
+#include "mode.h"
+
+/* Guard mode's table (core/mode.h). */
+extern const cg_mode_t cg_mode_guard CG_HIDDEN;
+
+/* With mode=guard, reserve the guard region (after cg_debug_init).  Once,
+ * at init, single-threaded.  Without a region every block is a debug
+ * block (a warning says so). */
+void cg_guard_init(void) CG_HIDDEN;
+
+/*
+ * cg_guard_fault - a SIGSEGV/SIGBUS on address a in the guard region, at
+ * the instruction pc, from the signal's ucontext; write (1), read (0) or
+ * not known (-1).  Reports heap-use-after-free (a sealed freed block),
+ * heap-buffer-overflow (a guard page beside a live block) or a wild
+ * access (no block near), with the faulting instruction's stack, and ends
+ * the process.  Returns only when a is not in the guard region.
+ */
+void cg_guard_fault(const void *a, uintptr_t pc, int write, void *ucontext) CG_HIDDEN;
+
+#endif /* CG_GUARD_H */
