@@ -391,6 +391,17 @@ bool cg_os_protect(void *p, size_t len, int prot)
     return !sys_failed(SYS(SYS_mprotect, p, len, prot, 0, 0, 0));
 }
 
+bool cg_os_altstack(void *sp, size_t size, void **old_sp)
+{
+    stack_t now, ss = { .ss_sp = sp, .ss_size = size, .ss_flags = sp ? 0 : SS_DISABLE };
+    if (sys_failed(SYS(SYS_sigaltstack, 0, &now, 0, 0, 0, 0)))
+        return false;
+    *old_sp = (now.ss_flags & SS_DISABLE) ? NULL : now.ss_sp;
+    if (sp == (void *)1)
+        return true;
+    return !sys_failed(SYS(SYS_sigaltstack, &ss, 0, 0, 0, 0, 0));
+}
+
 int cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int saved = errno;

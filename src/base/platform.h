@@ -136,6 +136,10 @@ void  cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 /* Signals: sigaction, 0 or -1 (errno kept). */
 struct sigaction;
 int   cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CG_HIDDEN;
+/* The calling thread's alternate signal stack (sigaltstack): *old_sp is
+ * the one in use (NULL: none); then it becomes [sp, sp + size), or none
+ * with sp NULL, or stays with sp (void *)1.  False on failure. */
+bool  cg_os_altstack(void *sp, size_t size, void **old_sp) CG_HIDDEN;
 
 /* The dynamic loader: dlopen(name, RTLD_NOW | RTLD_LOCAL), dlsym, and
  * dl_iterate_phdr over the loaded modules. */

@@ -61,6 +61,10 @@ typedef struct cg_mode {
      * at exit (its destructor, before the stats file); may be NULL. */
     void   (*start)(void);
     void   (*at_exit)(void);
+    /* A thread's first call into chunkguard, and its exit (not the main
+     * thread's: the process's exit is at_exit); may be NULL. */
+    void   (*thread_start)(void);
+    void   (*thread_exit)(void);
 } cg_mode_t;
 
 /* The mode in force: a copy of its table, written once at init while

@@ -210,11 +210,21 @@ void cg_dbg_report_at(cg_error_t kind, const void *addr, const char *detail,
         d.block_unguarded = !r->guarded && cg_opt.mode == CG_OPT_MODE_GUARD;
         if (d.block_freed) {
             size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
-            d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n, NULL };
+            d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n, NULL, false };
         }
         size_t n = r->alloc_stack ? cg_stack_get(r->alloc_stack, &pcs) : 0;
         d.stacks[d.nstacks++] = (cg_rstack_t){ "previously allocated", (int)r->alloc_tid,
-                                               n ? pcs : NULL, n, NULL };
+                                               n ? pcs : NULL, n, NULL, false };
+    }
+    /* A fault: its first lines out before the unwind, which reads the
+     * program's stack (a fault in it loses nothing already written). */
+    uintptr_t pcs[CG_STACK_MAX];
+    if (access != NULL && where == NULL) {
+        cg_report_emit_head(&d);
+        size_t depth = cg_opt.stack_depth > 0 ? (size_t)cg_opt.stack_depth : 1;
+        d.stacks[0].pcs = pcs;
+        d.stacks[0].n = cg_stack_capture_signal(access->ucontext, access->pc, pcs, depth);
+        d.stacks[0].exact0 = true;
     }
     cg_report_emit(&d, kind != CG_E_SEGV && access == NULL);
 }
@@ -743,4 +753,6 @@ const cg_mode_t cg_mode_debug = {
     .usable = dbg_usable,
     .start = debug_start,
     .at_exit = debug_at_exit,
+    .thread_start = cg_fault_thread_start,
+    .thread_exit = cg_fault_thread_exit,
 };

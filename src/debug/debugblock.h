@@ -41,7 +41,8 @@ bool cg_dbg_sized_ok(const cg_shadow_t *r, const void *p, size_t sized, size_t s
  * recoverable (halt_on_error=0, or a report callback returned).
  * cg_dbg_report_at - the same with the "where" stack given (nwhere frames,
  * innermost first) and, for a fault, the access that faulted; never
- * returns then.
+ * returns then.  A fault's report with where NULL writes its first lines,
+ * then unwinds the faulting stack from access->ucontext.
  * cg_dbg_report_not_start - p is inside r's block but not its start.
  */
 void cg_dbg_report(cg_error_t kind, const void *addr, const char *detail, const cg_shadow_t *r)

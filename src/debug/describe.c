@@ -16,7 +16,7 @@ static size_t stack_lines(char *b, size_t cap, const char *title, uint32_t tid, 
     size_t depth = id ? cg_stack_get(id, &pcs) : 0;
     if (depth == 0)
         return n + cg_fmt(b + n, cap - n, "    <no stack recorded>\n");
-    return n + cg_format_stack(b + n, cap - n, pcs, depth);
+    return n + cg_format_stack(b + n, cap - n, pcs, depth, false);
 }
 
 /* Debug mode: from the block's shadow record. */

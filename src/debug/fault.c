@@ -16,8 +16,9 @@
  * between a heap's metadata and its first block: an underflow).  In debug
  * mode the report also says what the shadow knows of the address.
  *
- * No alternate signal stack is set up: a stack overflow inside chunkguard
- * would not reach the handler.
+ * In the instrumented modes each thread gets its own alternate signal
+ * stack at its first call (unless the program set one), so the handler
+ * runs on a smashed or exhausted stack too.
  */
 #define _GNU_SOURCE
 #include "fault.h"
@@ -26,6 +27,7 @@
 #include <link.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/auxv.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -156,6 +158,39 @@ bool cg_in_own_code(uintptr_t pc)
     return pc >= code_lo && pc < code_hi;
 }
 
+/* Each thread's own signal stack, so that the handler runs with a smashed
+ * or exhausted program stack: CG_ALT_BYTES above an inaccessible page. */
+#define CG_ALT_BYTES (64 * 1024)
+static __thread char *alt_map;
+
+void cg_fault_thread_start(void)
+{
+    void *old;
+    if (!cg_opt.handle_segv || alt_map != NULL || !cg_os_altstack((void *)1, 0, &old) ||
+        old != NULL)
+        return;                  /* the program's own alternate stack stays */
+    char *m = cg_os_map(CG_ALT_BYTES + cg_pagesize);
+    if (m == NULL)
+        return;
+    cg_os_protect(m, cg_pagesize, PROT_NONE);
+    if (!cg_os_altstack(m + cg_pagesize, CG_ALT_BYTES, &old)) {
+        cg_os_unmap(m, CG_ALT_BYTES + cg_pagesize);
+        return;
+    }
+    alt_map = m;
+}
+
+void cg_fault_thread_exit(void)
+{
+    void *old;
+    if (alt_map == NULL || !cg_os_altstack((void *)1, 0, &old))
+        return;
+    if (old == alt_map + cg_pagesize)
+        cg_os_altstack(NULL, 0, &old);
+    cg_os_unmap(alt_map, CG_ALT_BYTES + cg_pagesize);
+    alt_map = NULL;
+}
+
 CG_STARTUP void cg_fault_install(void)
 {
     find_code();               /* stacks use it too, handler or not */
@@ -164,7 +199,7 @@ CG_STARTUP void cg_fault_install(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     cg_os_sigaction(SIGSEGV, &sa, &old_segv);
     cg_os_sigaction(SIGBUS, &sa, &old_bus);

@@ -10,6 +10,7 @@
 #include "debug.h"
 #include "fmt.h"
 #include "debugblock.h"
+#include "fault.h"
 #include "guardpool.h"
 #include "heapcheck.h"
 #include "log.h"
@@ -325,10 +326,7 @@ void cg_guard_fault(const void *a, uintptr_t pc, int write, void *uc)
         return;
     cg_self.caller = pc;
     cg_self.op = "a memory access";
-    cg_access_t acc = { write > 0 ? "WRITE" : write == 0 ? "READ" : NULL, 0, pc };
-    uintptr_t where[CG_STACK_MAX];
-    size_t depth = cg_opt.stack_depth > 0 ? (size_t)cg_opt.stack_depth : 1;
-    size_t n = cg_stack_capture_signal(uc, pc, where, depth);
+    cg_access_t acc = { write > 0 ? "WRITE" : write == 0 ? "READ" : NULL, 0, pc, uc };
     cg_shadow_t *r = nearest(a);
     const char *why;
     cg_error_t kind = CG_E_HEAP_BUFFER_OVERFLOW;
@@ -344,7 +342,7 @@ void cg_guard_fault(const void *a, uintptr_t pc, int write, void *uc)
     } else {
         why = "the access is past the end of the block, on its guard page\n";
     }
-    cg_dbg_report_at(kind, a, why, r, where, n, &acc);
+    cg_dbg_report_at(kind, a, why, r, NULL, 0, &acc);
 }
 
 /* ---- the table -------------------------------------------------------- */
@@ -378,4 +376,6 @@ const cg_mode_t cg_mode_guard = {
     .usable = guard_usable,
     .start = guard_start,
     .at_exit = guard_at_exit,
+    .thread_start = cg_fault_thread_start,
+    .thread_exit = cg_fault_thread_exit,
 };

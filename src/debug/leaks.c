@@ -203,7 +203,7 @@ static void print_report(scan_t *s)
         n = cg_fmt(lbuf, sizeof lbuf, "\nDirect leak of %zu byte(s) in %zu object(s) allocated from:\n",
                    s->groups[i].bytes, s->groups[i].blocks);
         if (depth > 0)
-            n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth);
+            n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth, false);
         else
             n += cg_fmt(lbuf + n, sizeof lbuf - n, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
         cg_log_write(lbuf, n);

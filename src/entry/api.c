@@ -30,8 +30,15 @@ static cg_tcache_t *thread_start(bool mt) CG_NOINLINE;
 static cg_tcache_t *thread_start(bool mt)
 {
     if (!cg_mode.tcache) {
-        if (cg_mode.name != NULL)          /* not before init has chosen */
-            cg_self.state = CG_T_UNCACHED;
+        if (cg_mode.name == NULL)          /* not before init has chosen */
+            return NULL;
+        cg_self.state = CG_T_UNCACHED;
+        if (cg_mode.thread_start != NULL) {
+            cg_mode.thread_start();
+            cg_callout_t co = cg_callout_begin();   /* may allocate its key block */
+            cg_thread_register_exit(NULL);
+            cg_callout_end(co);
+        }
         return NULL;
     }
     if (CG_UNLIKELY(cg_opt.verify_interval != 0)) {

@@ -46,12 +46,15 @@ static void thread_exit(void *arg)
 {
     (void)arg;
     CG_GUARDED_VOID((void)0, cg_tcache_shutdown());
+    if (cg_mode.thread_exit != NULL)
+        cg_mode.thread_exit();
 }
 
+/* The key's value only has to be non-NULL for its destructor to run. */
 void cg_thread_register_exit(struct cg_tcache *tc)
 {
     if (exit_key_ok)
-        cg_os_thread_key_set(exit_key, tc);
+        cg_os_thread_key_set(exit_key, tc != NULL ? (void *)tc : (void *)&exit_key);
 }
 
 /*

@@ -33,10 +33,12 @@ static size_t put_frames(char *b, size_t cap, const cg_rstack_t *s)
 {
     if (s->n == 0)
         return cg_fmt(b, cap, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
-    return cg_format_stack(b, cap, s->pcs, s->n);
+    return cg_format_stack(b, cap, s->pcs, s->n, s->exact0);
 }
 
-static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
+/* The text report into b; *head: the length of its first lines (up to the
+ * "where" stack). */
+static size_t render_text(char *b, size_t cap, const cg_rdata_t *d, size_t *head)
 {
     const char *token = cg_error_token(d->kind);
     size_t n = cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p", cg_os_getpid(),
@@ -67,6 +69,7 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
     if (d->glibc != NULL)
         n += cg_fmt(b + n, cap - n, " (glibc: \"%s\")", d->glibc);
     n += cg_fmt(b + n, cap - n, "\n");
+    *head = n;
     if (d->nstacks > 0)
         n += put_frames(b + n, cap - n, &d->stacks[0]);
     if (d->lock != NULL)
@@ -96,7 +99,14 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
             n += cg_fmt(b + n, cap - n, "%s here:\n", d->stacks[i].title);
         n += put_frames(b + n, cap - n, &d->stacks[i]);
     }
-    n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s()\n", token, d->op);
+    if (d->access != NULL && d->nstacks > 0 && d->stacks[0].n > 0) {
+        /* a fault: where it happened, the faulting instruction's function */
+        char where[CG_SYM_MODULE_MAX + CG_SYM_FUNC_MAX + 16];
+        cg_symbolize(d->stacks[0].pcs[0], where, sizeof where);
+        n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s\n", token, where);
+    } else {
+        n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s()\n", token, d->op);
+    }
     return n;
 }
 
@@ -160,7 +170,7 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
     jraw(w, "[");
     for (size_t i = 0; i < s->n && w->n + 2048 < w->cap; i++) {
         cg_frame_t f;
-        cg_symbolize_frame(s->pcs[i], true, &f);
+        cg_symbolize_frame(s->pcs[i], i > 0 || !s->exact0, &f);
         jraw(w, i ? ",{\"pc\":" : "{\"pc\":");
         jfmt_hex(w, s->pcs[i]);
         jraw(w, ",\"module\":");
@@ -319,11 +329,26 @@ void cg_report_publish(const cg_rdata_t *d, const char *text)
     cg_report_leave();
 }
 
-void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+static bool head_out;      /* cg_report_emit_head wrote the first lines */
+
+void cg_report_emit_head(const cg_rdata_t *d)
 {
     cg_report_enter();
-    size_t tn = render_text(tbuf, sizeof tbuf, d);
-    cg_log_write(tbuf, tn);
+    size_t head;
+    render_text(tbuf, sizeof tbuf, d, &head);
+    cg_log_write(tbuf, head);
+    head_out = true;
+}
+
+void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+{
+    if (!head_out)
+        cg_report_enter();
+    size_t head;
+    size_t tn = render_text(tbuf, sizeof tbuf, d, &head);
+    size_t skip = head_out ? head : 0;
+    head_out = false;
+    cg_log_write(tbuf + skip, tn - skip);
     bool go_on = recoverable && !cg_opt.halt_on_error;
     if (publish(d, tbuf, recoverable))
         go_on = recoverable;

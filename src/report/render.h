@@ -23,6 +23,8 @@ typedef struct cg_rstack {
     size_t n;
     const char *key;            /* its name in the JSON "stacks" object;
                                  * NULL: "where", "freed" or "allocated"  */
+    bool exact0;                /* pcs[0] is a faulting instruction, not a
+                                 * return address                         */
 } cg_rstack_t;
 
 /* A memory access that faulted (guard pages, sealed freed blocks). */
@@ -30,6 +32,7 @@ typedef struct cg_access {
     const char *kind;           /* "READ", "WRITE", or NULL: not known     */
     size_t size;                /* bytes accessed, 0: not known            */
     uintptr_t pc;               /* the faulting instruction                */
+    void *ucontext;             /* the signal's context, to unwind from    */
 } cg_access_t;
 
 typedef struct cg_rdata {
@@ -66,6 +69,16 @@ typedef struct cg_rdata {
  * (cg_report_enter) itself.
  */
 void cg_report_emit(const cg_rdata_t *d, bool recoverable) CG_COLD CG_HIDDEN;
+
+/*
+ * cg_report_emit_head - write the first lines of report d now (the ERROR
+ * line, the access, the message: what needs no unwinding), taking the
+ * report lock and keeping it; the cg_report_emit that must follow, with
+ * the same d and its stacks filled in, writes the rest and the JSON.  So
+ * a fault while the stacks are gathered (a smashed stack) still leaves
+ * the report's first lines in the log.
+ */
+void cg_report_emit_head(const cg_rdata_t *d) CG_COLD CG_HIDDEN;
 
 /* Is a report callback installed?  (A report it sees can be recoverable.) */
 bool cg_report_has_callback(void) CG_HIDDEN;
