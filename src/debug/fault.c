@@ -159,36 +159,39 @@ bool cg_in_own_code(uintptr_t pc)
 }
 
 /* Each thread's own signal stack, so that the handler runs with a smashed
- * or exhausted program stack: CG_ALT_BYTES above an inaccessible page. */
+ * or exhausted program stack: CG_ALT_BYTES above an inaccessible page.
+ * Ours is known at thread exit by a word at its lowest address (the last
+ * a handler's frames would reach) that names its own address: no TLS. */
 #define CG_ALT_BYTES (64 * 1024)
-static __thread char *alt_map;
+
+static uintptr_t alt_mark(const void *sp)
+{
+    return (uintptr_t)sp ^ cg_link_secret ^ 0x616c74737461636bull;
+}
 
 void cg_fault_thread_start(void)
 {
     void *old;
-    if (!cg_opt.handle_segv || alt_map != NULL || !cg_os_altstack((void *)1, 0, &old) ||
-        old != NULL)
+    if (!cg_opt.handle_segv || !cg_os_altstack((void *)1, 0, &old) || old != NULL)
         return;                  /* the program's own alternate stack stays */
     char *m = cg_os_map(CG_ALT_BYTES + cg_pagesize);
     if (m == NULL)
         return;
     cg_os_protect(m, cg_pagesize, PROT_NONE);
-    if (!cg_os_altstack(m + cg_pagesize, CG_ALT_BYTES, &old)) {
+    char *sp = m + cg_pagesize;
+    *(uintptr_t *)sp = alt_mark(sp);
+    if (!cg_os_altstack(sp, CG_ALT_BYTES, &old))
         cg_os_unmap(m, CG_ALT_BYTES + cg_pagesize);
-        return;
-    }
-    alt_map = m;
 }
 
 void cg_fault_thread_exit(void)
 {
-    void *old;
-    if (alt_map == NULL || !cg_os_altstack((void *)1, 0, &old))
+    void *sp;
+    if (!cg_os_altstack((void *)1, 0, &sp) || sp == NULL ||
+        *(const uintptr_t *)sp != alt_mark(sp))
         return;
-    if (old == alt_map + cg_pagesize)
-        cg_os_altstack(NULL, 0, &old);
-    cg_os_unmap(alt_map, CG_ALT_BYTES + cg_pagesize);
-    alt_map = NULL;
+    cg_os_altstack(NULL, 0, &sp);
+    cg_os_unmap((char *)sp - cg_pagesize, CG_ALT_BYTES + cg_pagesize);
 }
 
 CG_STARTUP void cg_fault_install(void)

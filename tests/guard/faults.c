@@ -40,6 +40,12 @@ static void *racer(void *a)
     return NULL;
 }
 
+static void *churn(void *a)
+{
+    free(malloc(100));
+    return a;
+}
+
 static void on_segv(int sig, siginfo_t *si, void *uc)
 {
     (void)sig, (void)uc;
@@ -152,6 +158,20 @@ int main(int argc, char **argv)
             pthread_create(&t[i], NULL, racer, p);
         for (int i = 0; i < n; i++)
             pthread_join(t[i], NULL);
+        return 0;
+    }
+    if (!strcmp(c, "thread-churn")) {            /* mappings after N threads */
+        for (int i = 0; i < (int)arg(argv, 2, 2000); i++) {
+            pthread_t t;
+            pthread_create(&t, NULL, churn, NULL);
+            pthread_join(t, NULL);
+        }
+        FILE *m = fopen("/proc/self/maps", "r");
+        int n = 0;
+        char line[512];
+        while (m && fgets(line, sizeof line, m))
+            n++;
+        printf("%d\n", n);
         return 0;
     }
     if (!strcmp(c, "own-handler")) {

@@ -126,6 +126,14 @@ assert r["block"]["guarded"] is True and r["block"]["state"] == "freed", r["bloc
 assert r["offset"] == 8, r["offset"]
 ' "$tmp/r.json" 2>"$tmp/py"; then pass guard-json-access
 else fail guard-json-access "$(cat "$tmp/py") $(head -c 400 "$tmp/r.json" 2>/dev/null)"; fi
+# every thread gets its own signal stack, and gives it back when it ends
+for m in debug guard; do
+    OPTS=mode=$m run thread-churn 2000
+    if [ $rc = 0 ] && [ -n "$out" ] && [ "$out" -lt 300 ] && [ -z "$err" ]; then
+        pass $m-thread-signal-stacks-given-back
+    else fail $m-thread-signal-stacks-given-back "rc=$rc mappings=$out $(head -c 300 <<<"$err")"; fi
+done
+OPTS=mode=guard
 # the program's own SIGSEGV handler gets its fault untouched
 run own-handler
 if [ $rc = 42 ] && ! grep -q chunkguard <<<"$err"; then pass guard-program-handler-untouched
