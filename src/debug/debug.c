@@ -226,7 +226,10 @@ void cg_dbg_report_at(cg_error_t kind, const void *addr, const char *detail,
         d.stacks[0].n = cg_stack_capture_signal(access->ucontext, access->pc, pcs, depth);
         d.stacks[0].exact0 = true;
     }
-    cg_report_emit(&d, kind != CG_E_SEGV && access == NULL);
+    if (access != NULL && access->passing)
+        cg_report_emit_passing(&d);
+    else
+        cg_report_emit(&d, kind != CG_E_SEGV && access == NULL);
 }
 
 /* Up to 16 bytes found at p (len of them), as hex, after "found". */
@@ -431,27 +434,31 @@ static CG_COLD void report_foreign(const void *p)
         return;
     }
     char msg[512];
+    cg_dbg_describe_address(p, "the pointer", msg, sizeof msg);
+    dbg_report(CG_E_INVALID_FREE, p, msg, NULL);
+}
+
+size_t cg_dbg_describe_address(const void *p, const char *subject, char *msg, size_t cap)
+{
     cg_mapping_t m;
     int local;
     cg_mapping_t here;
     if (!cg_find_mapping((uintptr_t)p, &m))
-        cg_fmt(msg, sizeof msg, "the pointer is not in any mapping of the process "
-               "(garbage, or memory already unmapped)\n");
-    else if (cg_find_mapping((uintptr_t)&local, &here) && here.lo == m.lo)
-        cg_fmt(msg, sizeof msg, "the pointer is on this thread's stack "
-               "(a local variable), not a heap block\n");
-    else if (strcmp(m.path, "[stack]") == 0)
-        cg_fmt(msg, sizeof msg, "the pointer is on the main thread's stack, not a heap block\n");
-    else if (m.path[0] == '/' && m.perms[1] == 'w')
-        cg_fmt(msg, sizeof msg, "the pointer is in the writable data of %s (a global or "
-               "static variable), not a heap block\n", m.path);
-    else if (m.path[0] != 0)
-        cg_fmt(msg, sizeof msg, "the pointer is in %s (%s), not a heap block\n", m.path, m.perms);
-    else
-        cg_fmt(msg, sizeof msg, "the pointer is in an anonymous mapping that is not "
-               "chunkguard's [%p, %p) (another allocator, a thread stack, or mmap)\n",
-               (void *)m.lo, (void *)m.hi);
-    dbg_report(CG_E_INVALID_FREE, p, msg, NULL);
+        return cg_fmt(msg, cap, "%s is not in any mapping of the process (garbage, a NULL "
+                      "or wild pointer, or memory already unmapped)\n", subject);
+    if (cg_find_mapping((uintptr_t)&local, &here) && here.lo == m.lo)
+        return cg_fmt(msg, cap, "%s is on this thread's stack (a local variable), not a heap "
+                      "block\n", subject);
+    if (strcmp(m.path, "[stack]") == 0)
+        return cg_fmt(msg, cap, "%s is on the main thread's stack, not a heap block\n", subject);
+    if (m.path[0] == '/' && m.perms[1] == 'w')
+        return cg_fmt(msg, cap, "%s is in the writable data of %s (a global or static "
+                      "variable), not a heap block\n", subject, m.path);
+    if (m.path[0] != 0)
+        return cg_fmt(msg, cap, "%s is in %s (%s), not a heap block\n", subject, m.path, m.perms);
+    return cg_fmt(msg, cap, "%s is in an anonymous mapping that is not chunkguard's [%p, %p) "
+                  "(another allocator, a thread stack, or mmap)\n", subject, (void *)m.lo,
+                  (void *)m.hi);
 }
 
 void cg_dbg_report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *r)
@@ -668,6 +675,16 @@ static void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
     cg_self.op = op;
     finish_free(r, p, SIZE_MAX, 0, mt);
     return q;
+}
+
+void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc)
+{
+    cg_self.caller = pc;
+    cg_self.op = "a memory access";
+    char msg[512];
+    cg_dbg_describe_address(a, "the address", msg, sizeof msg);
+    cg_access_t acc = cg_dbg_access(pc, write, uc, true);
+    cg_dbg_report_at(CG_E_SEGV, a, msg, NULL, NULL, 0, &acc);
 }
 
 void cg_dbg_report_fault(const void *a, const char *what)

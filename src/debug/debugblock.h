@@ -53,4 +53,17 @@ void cg_dbg_report_at(cg_error_t kind, const void *addr, const char *detail,
 void cg_dbg_report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *r)
     CG_COLD CG_HIDDEN;
 
+/* The access of a fault at pc (write: 1, 0, or -1 when not known; uc: the
+ * signal's context). */
+CG_INLINE cg_access_t cg_dbg_access(uintptr_t pc, int write, void *uc, bool passing)
+{
+    return (cg_access_t){ write > 0 ? "WRITE" : write == 0 ? "READ" : NULL, 0, pc, uc, passing };
+}
+
+/* What p points at, from /proc/self/maps, as a sentence about subject
+ * ("the pointer", "the address") ending in a newline, into msg.  Returns
+ * its length. */
+size_t cg_dbg_describe_address(const void *p, const char *subject, char *msg, size_t cap)
+    CG_COLD CG_HIDDEN;
+
 #endif /* CG_DEBUGBLOCK_H */

@@ -92,6 +92,13 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     if (!in_code && cg_shadow_in_pages((void *)a))
         cg_guard_fault((void *)a, pc, fault_write(uc), uc);      /* does not return */
     if (!in_code && !cg_in_heap((void *)a)) {
+        /* Not ours.  With no handler of the program's to take it, the
+         * instrumented modes say what the address is first (once: the
+         * default action follows). */
+        struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
+        if (cg_mode.instrumented && !(old->sa_flags & SA_SIGINFO) &&
+            old->sa_handler == SIG_DFL && (si->si_code > 0 || sig == SIGBUS))
+            cg_dbg_report_wild((void *)a, pc, fault_write(uc), uc);
         chain(sig, si, uc);
         return;
     }

@@ -326,7 +326,7 @@ void cg_guard_fault(const void *a, uintptr_t pc, int write, void *uc)
         return;
     cg_self.caller = pc;
     cg_self.op = "a memory access";
-    cg_access_t acc = { write > 0 ? "WRITE" : write == 0 ? "READ" : NULL, 0, pc, uc };
+    cg_access_t acc = cg_dbg_access(pc, write, uc, false);
     cg_shadow_t *r = nearest(a);
     const char *why;
     cg_error_t kind = CG_E_HEAP_BUFFER_OVERFLOW;

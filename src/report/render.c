@@ -340,7 +340,9 @@ void cg_report_emit_head(const cg_rdata_t *d)
     head_out = true;
 }
 
-void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+/* Write d; then end the process (see cg_report_emit), or return when
+ * passing. */
+static void emit(const cg_rdata_t *d, bool recoverable, bool passing)
 {
     if (!head_out)
         cg_report_enter();
@@ -349,12 +351,22 @@ void cg_report_emit(const cg_rdata_t *d, bool recoverable)
     size_t skip = head_out ? head : 0;
     head_out = false;
     cg_log_write(tbuf + skip, tn - skip);
-    bool go_on = recoverable && !cg_opt.halt_on_error;
+    bool go_on = passing || (recoverable && !cg_opt.halt_on_error);
     if (publish(d, tbuf, recoverable))
-        go_on = recoverable;
+        go_on = recoverable || passing;
     if (go_on) {
         cg_report_leave();
         return;
     }
     cg_report_exit();
+}
+
+void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+{
+    emit(d, recoverable, false);
+}
+
+void cg_report_emit_passing(const cg_rdata_t *d)
+{
+    emit(d, false, true);
 }

@@ -33,6 +33,8 @@ typedef struct cg_access {
     size_t size;                /* bytes accessed, 0: not known            */
     uintptr_t pc;               /* the faulting instruction                */
     void *ucontext;             /* the signal's context, to unwind from    */
+    bool passing;               /* not ours: after the report the signal's
+                                 * default action ends the process        */
 } cg_access_t;
 
 typedef struct cg_rdata {
@@ -79,6 +81,10 @@ void cg_report_emit(const cg_rdata_t *d, bool recoverable) CG_COLD CG_HIDDEN;
  * the report's first lines in the log.
  */
 void cg_report_emit_head(const cg_rdata_t *d) CG_COLD CG_HIDDEN;
+
+/* cg_report_emit, then return whatever the options say: for a fault
+ * that the signal's default action will end (a wild pointer's SIGSEGV). */
+void cg_report_emit_passing(const cg_rdata_t *d) CG_COLD CG_HIDDEN;
 
 /* Is a report callback installed?  (A report it sees can be recoverable.) */
 bool cg_report_has_callback(void) CG_HIDDEN;

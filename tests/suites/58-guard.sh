@@ -134,6 +134,23 @@ for m in debug guard; do
     else fail $m-thread-signal-stacks-given-back "rc=$rc mappings=$out $(head -c 300 <<<"$err")"; fi
 done
 OPTS=mode=guard
+# a wild pointer in the program's code: one segv report saying what the
+# address is, then the default action (SIGSEGV); not in fast mode, not with
+# handle_segv=0
+for m in debug guard; do
+    OPTS=mode=$m run null
+    if [ $rc = 139 ] && [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ] &&
+       grep -Eq '^==[0-9]+==ERROR: chunkguard: segv on address 0x10 at pc 0x' <<<"$err" &&
+       grep -q 'the address is not in any mapping' <<<"$err" && grep -q 'in read_here' <<<"$err" &&
+       grep -q '^SUMMARY: chunkguard: segv in read_here' <<<"$err"; then pass $m-wild-pointer-segv-report
+    else fail $m-wild-pointer-segv-report "rc=$rc $(head -c 500 <<<"$err")"; fi
+done
+for o in mode=fast mode=debug:handle_segv=0; do
+    OPTS=$o run null
+    if [ $rc = 139 ] && [ -z "$err" ]; then pass "wild-pointer-untouched-${o//[:=]/-}"
+    else fail "wild-pointer-untouched-${o//[:=]/-}" "rc=$rc $(head -c 300 <<<"$err")"; fi
+done
+OPTS=mode=guard
 # the program's own SIGSEGV handler gets its fault untouched
 run own-handler
 if [ $rc = 42 ] && ! grep -q chunkguard <<<"$err"; then pass guard-program-handler-untouched
