@@ -8,6 +8,7 @@
 #ifndef CG_DEBUGBLOCK_H
 #define CG_DEBUGBLOCK_H
 
+#include "insn.h"
 #include "render.h"
 #include "shadow.h"
 
@@ -57,7 +58,8 @@ void cg_dbg_report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *
  * signal's context). */
 CG_INLINE cg_access_t cg_dbg_access(uintptr_t pc, int write, void *uc, bool passing)
 {
-    return (cg_access_t){ write > 0 ? "WRITE" : write == 0 ? "READ" : NULL, 0, pc, uc, passing };
+    return (cg_access_t){ write > 0 ? "WRITE" : write == 0 ? "READ" : NULL,
+                          cg_insn_access_size((const unsigned char *)pc), pc, uc, passing };
 }
 
 /* What p points at, from /proc/self/maps, as a sentence about subject

@@ -10,6 +10,9 @@ make -s -C "$R" lib >/dev/null || { echo "FAIL guard-build: make lib"; exit 1; }
 gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -Wno-use-after-free \
     -Wno-array-bounds -Wno-stringop-overflow -o "$B/faults" "$R/tests/guard/faults.c" ||
     { echo "FAIL guard-build: faults"; exit 1; }
+gcc -O1 -g -Wall -I"$R/src/debug" -I"$R/src/base" -I"$R/include" -o "$B/insn_test" \
+    "$R/tests/guard/insn_test.c" "$R/src/debug/insn.c" -lcriterion ||
+    { echo "FAIL guard-build: insn_test"; exit 1; }
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
@@ -45,6 +48,10 @@ expect_free() {
     else fail "$name" "rc=$rc missing:$missing report: $(head -c 700 <<<"$err")"; fi
 }
 
+# the access sizes of the instruction forms reports decode
+if "$B/insn_test" >"$tmp/insn" 2>&1; then pass guard-access-size-decoder
+else fail guard-access-size-decoder "$(tail -c 600 "$tmp/insn")"; fi
+
 run ok
 if [ $rc = 0 ] && [ "$out" = ok ] && [ -z "$err" ]; then pass guard-clean
 else fail guard-clean "rc=$rc out=$out err=$(head -c 300 <<<"$err")"; fi
@@ -52,7 +59,7 @@ else fail guard-clean "rc=$rc out=$out err=$(head -c 300 <<<"$err")"; fi
 # reads after free: small, large, big
 for s in 40 5000 2097152; do
     run read-after-free $s 8
-    expect guard-read-after-free-$s heap-use-after-free READ "#0 0x[0-9a-f]+ in read_here" \
+    expect guard-read-after-free-$s heap-use-after-free "READ of size 1" "#0 0x[0-9a-f]+ in read_here" \
         "8 bytes inside a $s-byte freed region" 'on guard pages of its own' \
         'freed by thread T0 here' 'in free_here' 'previously allocated by thread T0' 'in alloc_here'
 done
@@ -98,7 +105,7 @@ expect guard-write-freed-big heap-use-after-free WRITE "in write_here" \
     '3145728 bytes inside a 4194304-byte freed region'
 # the standard library as the accessing function
 run memcpy-past
-expect guard-memcpy-past heap-buffer-overflow WRITE "in copy_here" \
+expect guard-memcpy-past heap-buffer-overflow "WRITE of size (16|32|64)" "in copy_here" \
     'past the end of a 40-byte region'
 run memset-freed
 expect guard-memset-freed heap-use-after-free WRITE "in set_here" '100-byte freed region'
