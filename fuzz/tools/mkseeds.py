@@ -184,6 +184,21 @@ def options_seeds():
         write('options', 'tun%02d' % i, bytes([64]) + b'verbosity=1\n' + t.encode())
 
 
+def faults_seeds():
+    # fuzz/faults.c: (15, slot, kind, sel, off: u16), one fault per input,
+    # in its order: read-after-free, write-after-free, read-past-64,
+    # write-past-64, write-past-1mib; over blocks of every size range
+    base = b''.join(malloc(i, n) for i, n in enumerate([40, 100, 3000, 200, 24, 70000, 0]))
+    base += free(4)
+    kinds = ['read-after-free', 'write-after-free', 'read-past-64', 'write-past-64',
+             'write-past-1mib']
+    for k, name in enumerate(kinds):
+        for sel in (0, 2, 5):
+            write('faults', '%s-%d' % (name, sel), base + inject(k, sel, 7 + sel, 0)
+                  + b''.join(free(i) for i in range(7)))
+    write('faults', 'clean', base + free(0))
+
+
 def main():
     rng = random.Random(5)
     ops_seeds('ops-fast', rng)
@@ -193,6 +208,10 @@ def main():
     options_seeds()
     tune_seeds()
     regress_inputs()
+    # added later: after the others, so their bytes stay as they were
+    ops_seeds('ops-guard', rng)
+    write('ops-guard', 'tune', b''.join(tune_ops(False)))
+    faults_seeds()
     return 0
 
 

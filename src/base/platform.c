@@ -402,10 +402,22 @@ bool cg_os_altstack(void *sp, size_t size, void **old_sp)
     return !sys_failed(SYS(SYS_sigaltstack, &ss, 0, 0, 0, 0, 0));
 }
 
+/* glibc's own entry point, not the `sigaction` a runtime may interpose: a
+ * libFuzzer build links sanitizer_common's interceptor, which silently
+ * drops the call when it cannot find the real function (the fault reports
+ * of a guard-mode fuzz harness then never happen).  Sanitizer builds keep
+ * the interceptor: ASan and TSan track handlers through it. */
+#ifndef CG_SANITIZER_BUILD
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+#define libc_sigaction __sigaction
+#else
+#define libc_sigaction sigaction
+#endif
+
 int cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int saved = errno;
-    int r = sigaction(sig, act, old);
+    int r = libc_sigaction(sig, act, old);
     errno = saved;
     return r;
 }

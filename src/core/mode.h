@@ -49,7 +49,8 @@ typedef struct cg_mode {
     /* align: a power of two (> 16: a real alignment), n within the
      * contract's bounds (entry/api.c checked both). */
     void  *(*memalign)(size_t align, size_t n, const cg_call_t *c);
-    /* mem != NULL.  n == 0 frees mem and returns NULL (glibc 2.36). */
+    /* mem NULL: as malloc.  n == 0 frees mem and returns NULL (glibc
+     * 2.36). */
     void  *(*realloc)(void *mem, size_t n, const cg_call_t *c);
     /* mem != NULL.  sized: the size a C23 sized free gave, or SIZE_MAX;
      * salign: its alignment, or 0.  A pointer that is no live block of

@@ -237,13 +237,17 @@ static void guard_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
 
 static void *guard_realloc(void *p, size_t n, const cg_call_t *c)
 {
-    if (!cg_shadow_in_pages(p))
-        return cg_mode_debug.realloc(p, n, c);   /* a debug block stays one */
     if (n > CG_MAX_REQUEST) {
         errno = ENOMEM;
         return NULL;
     }
     enter(c);
+    if (p == NULL) {
+        void *q = guarded_alloc(n, 0, CG_KIND_REALLOC, c);
+        return q != NULL ? q : cg_mode_debug.realloc(NULL, n, c);
+    }
+    if (!cg_shadow_in_pages(p))
+        return cg_mode_debug.realloc(p, n, c);   /* a debug block stays one */
     cg_verify_tick(c->mt);
     cg_shadow_t *r = block_to_release(p, CG_E_INVALID_FREE);
     if (r == NULL || !cg_dbg_claim(r, p, "realloc of a block that was already freed (its "

@@ -5,6 +5,7 @@
 
 #include <sys/mman.h>
 
+#include "bigblock.h"
 #include "lock.h"
 
 #define EXACT 256                 /* free ranges of 2..EXACT pages: one list each */
@@ -134,6 +135,8 @@ char *cg_gpool_take(uint32_t pages, bool mt)
     if (live < live_limit && (p = find(pages)) != NULL)
         live++;
     cg_unlock_if(&pool_lock, tok);
+    if (p != NULL)
+        cg_big_account((size_t)pages * cg_pagesize, 1, mt);
     return p;
 }
 
@@ -145,6 +148,7 @@ bool cg_gpool_open(char *p, size_t len)
 void cg_gpool_untake(char *lo, uint32_t pages, bool mt)
 {
     cg_os_seal(lo, (size_t)pages * cg_pagesize);
+    cg_big_account((size_t)pages * cg_pagesize, -1, mt);
     cg_tok_t tok = cg_lock_if(&pool_lock, mt);
     live--;
     put_free(lo, pages);
@@ -157,6 +161,7 @@ size_t cg_gpool_retire(cg_shadow_t *r, size_t budget, bool mt, uint32_t out[CG_G
     /* A range the kernel will not seal (its mapping limit) stays open: it
      * is kept out of reuse all the same, only its accesses go unseen. */
     cg_os_seal((void *)r->head, bytes);
+    cg_big_account(bytes, -1, mt);
     cg_tok_t tok = cg_lock_if(&pool_lock, mt);
     live--;
     r->next = 0;

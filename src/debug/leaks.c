@@ -94,7 +94,8 @@ static void scan_range(scan_t *s, uintptr_t lo, uintptr_t hi)
     lo = (lo + 7) & ~(uintptr_t)7;
     for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
         uintptr_t v = *(const uintptr_t *)p;
-        if (!cg_in_heap((void *)v) && (v < s->big_lo || v >= s->big_hi))
+        if (!cg_in_heap((void *)v) && (v < s->big_lo || v >= s->big_hi) &&
+            !cg_shadow_in_pages((void *)v))
             continue;
         cg_shadow_t *r = cg_shadow_find_near((void *)v, MAX_BACK);
         if (r == NULL || r->mark || r->state != CG_SH_LIVE)
