@@ -174,6 +174,15 @@ int main(int argc, char **argv)
         printf("%d\n", n);
         return 0;
     }
+    if (!strcmp(c, "many-live")) {               /* N live blocks, then 1 past the last */
+        size_t n = arg(argv, 2, 20000);
+        char **v = calloc(n, sizeof *v);
+        for (size_t i = 0; i < n; i++)
+            v[i] = alloc_here(40);
+        write_here(v[n - 1], 40);
+        free_here(v[n - 1]);
+        return 0;
+    }
     if (!strcmp(c, "own-handler")) {
         free(alloc_here(8));                     /* chunkguard is in charge */
         struct sigaction sa;

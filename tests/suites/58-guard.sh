@@ -120,6 +120,17 @@ expect guard-fault-in-signal-handler heap-use-after-free READ 'in read_here' 'in
 # threads faulting at once: one report, not interleaved
 run threads 4
 expect guard-threads-fault-at-once heap-use-after-free READ 'in read_here' 'in racer'
+# more live blocks than a quarter of vm.max_map_count: the last ones are
+# debug blocks (a redzone, found at free), and the report says so
+lim=$(cat /proc/sys/vm/max_map_count)
+EXTRA=guard_align=1 run many-live $((lim / 4 + 100))
+expect_free guard-fallback-to-debug-blocks heap-buffer-overflow '1 bytes past a 40-byte region' \
+    'a debug-mode block \(guard mode had no pages left for it\)' 'in free_here'
+# no address space for the region (RLIMIT_AS): a warning, and debug blocks
+out=$(prlimit --as=$((768 << 20)) env CHUNKGUARD_OPTIONS=mode=guard LD_PRELOAD="$SO" "$B/faults" ok 2>"$tmp/err"); rc=$?
+if [ $rc = 0 ] && [ "$out" = ok ] && grep -q 'guard mode could not reserve its address space' "$tmp/err"; then
+    pass guard-no-address-space-debug-blocks
+else fail guard-no-address-space-debug-blocks "rc=$rc out=$out $(head -c 300 "$tmp/err")"; fi
 # JSON: the access
 rm -f "$tmp/r.json"
 EXTRA="report_path=$tmp/r.json" run read-after-free 40 8
