@@ -174,6 +174,13 @@ int main(int argc, char **argv)
         printf("%d\n", n);
         return 0;
     }
+    if (!strcmp(c, "read-after-churn")) {        /* N frees after it, then a read */
+        char *p = alloc_here(40);
+        free_here(p);
+        for (size_t i = 0; i < arg(argv, 2, 10000); i++)
+            free(malloc(40));
+        return read_here(p, 0) == 0x7f;
+    }
     if (!strcmp(c, "many-live")) {               /* N live blocks, then 1 past the last */
         size_t n = arg(argv, 2, 20000);
         char **v = calloc(n, sizeof *v);
