@@ -14,6 +14,9 @@
  *                                      then it is not a fault (at most the
  *                                      other block's slack check at its
  *                                      free sees it), and only counted
+ *   wild-read                          a read of an unmapped low address
+ *                                      (a NULL pointer's field): one segv
+ *                                      report, then death by SIGSEGV
  * The child's report callback sends the report's kind and address, and
  * the access kind, through a pipe; then chunkguard ends the child with
  * SIGABRT.  The harness aborts (a crash for the fuzzer) when the child
@@ -45,9 +48,10 @@ const char *__ubsan_default_options(void)
     return "handle_segv=0:handle_sigbus=0:handle_abort=0";
 }
 
-enum { F_READ_FREED, F_WRITE_FREED, F_READ_PAST, F_WRITE_PAST, F_WRITE_FAR, F_COUNT };
+enum { F_READ_FREED, F_WRITE_FREED, F_READ_PAST, F_WRITE_PAST, F_WRITE_FAR, F_WILD, F_COUNT };
 static const char *const fault_name[F_COUNT] = {
     "read-after-free", "write-after-free", "read-past-64", "write-past-64", "write-past-1mib",
+    "wild-read",
 };
 static size_t injected[F_COUNT], detected[F_COUNT], unseeable[F_COUNT];
 
@@ -94,6 +98,15 @@ static bool accessible(const void *a)
 
 #ifdef FZ_COVERAGE
 void __gcov_dump(void);
+/* The child ends by chunkguard's abort() after its report: write the
+ * counters then (the report's code counts too), and die by SIGABRT all
+ * the same. */
+static void dump_on_abort(int sig)
+{
+    __gcov_dump();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
 #endif
 
 /* The access, in a child; the parent checks how the child ended. */
@@ -114,7 +127,7 @@ static void fault_in_child(int kind, volatile unsigned char *at, const char *wan
             signal(sigs[k], SIG_DFL);
         alarm(20);
 #ifdef FZ_COVERAGE
-        __gcov_dump();          /* abort() ends the child: write the counters first */
+        signal(SIGABRT, dump_on_abort);
 #endif
         if (access[0] == 'R')
             (void)*at;
@@ -144,7 +157,8 @@ static void fault_in_child(int kind, volatile unsigned char *at, const char *wan
     char got[32] = "", acc[8] = "", where[12] = "";
     void *addr = NULL;
     sscanf(msg, "report %31s %p %7s %11s", got, &addr, acc, where);
-    if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGABRT) {
+    int want_sig = kind == F_WILD ? SIGSEGV : SIGABRT;
+    if (!WIFSIGNALED(st) || WTERMSIG(st) != want_sig) {
         char what[512];
         cg_describe((const void *)at, what, sizeof what);
         fz_fail("an injected %s at %p: the child %s %d (%s); the address: %s", fault_name[kind],
@@ -193,6 +207,9 @@ static void inject(fz_model_t *m, fz_in_t *in)
     case F_READ_PAST: case F_WRITE_PAST:
         fault_in_child((int)kind, p + req + 64, "heap-buffer-overflow",
                        kind == F_READ_PAST ? "READ" : "WRITE");
+        break;
+    case F_WILD:
+        fault_in_child((int)kind, (unsigned char *)(uintptr_t)(16 + off % 4000), "segv", "READ");
         break;
     default: {
         unsigned char *at = p + req + (1u << 20);

@@ -187,11 +187,11 @@ def options_seeds():
 def faults_seeds():
     # fuzz/faults.c: (15, slot, kind, sel, off: u16), one fault per input,
     # in its order: read-after-free, write-after-free, read-past-64,
-    # write-past-64, write-past-1mib; over blocks of every size range
+    # write-past-64, write-past-1mib, wild-read; over blocks of every size range
     base = b''.join(malloc(i, n) for i, n in enumerate([40, 100, 3000, 200, 24, 70000, 0]))
     base += free(4)
     kinds = ['read-after-free', 'write-after-free', 'read-past-64', 'write-past-64',
-             'write-past-1mib']
+             'write-past-1mib', 'wild-read']
     for k, name in enumerate(kinds):
         for sel in (0, 2, 5):
             write('faults', '%s-%d' % (name, sel), base + inject(k, sel, 7 + sel, 0)

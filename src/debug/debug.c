@@ -183,6 +183,9 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
     cg_dbg_report_at(kind, addr, detail, r, here + skip, depth - skip, NULL);
 }
 
+_Static_assert((int)CG_RBLOCK_RANGE == (int)CG_GUARDED_RANGE && (int)CG_RBLOCK_SLOT == (int)CG_GUARDED_SLOT,
+               "a report's block kinds are the shadow record's");
+
 void cg_dbg_report(cg_error_t kind, const void *addr, const char *detail, const cg_shadow_t *r)
 {
     dbg_report(kind, addr, detail, r);

@@ -24,7 +24,8 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
 {
     const char *u = cg_shadow_user(r);
     bool live = cg_shadow_seen_live(r->state);
-    const char *state = live ? "live" : "freed (in the quarantine)";
+    const char *state = live ? "live" : r->guarded ? "freed (its pages sealed)"
+                                                   : "freed (in the quarantine)";
     size_t n;
     if (a < u)
         n = cg_fmt(b, cap, "%p is %zu bytes before", (const void *)a, (size_t)(u - a));
@@ -33,8 +34,10 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
                    (size_t)(a - u - r->req));
     else
         n = cg_fmt(b, cap, "%p is %zu bytes inside", (const void *)a, (size_t)(a - u));
-    n += cg_fmt(b + n, cap - n, " a %zu-byte region [%p, %p), %s, from %s()\n", r->req,
-                (const void *)u, (const void *)(u + r->req), state, cg_kind_name(r->kind));
+    n += cg_fmt(b + n, cap - n, " a %zu-byte region [%p, %p), %s, from %s()%s\n", r->req,
+                (const void *)u, (const void *)(u + r->req), state, cg_kind_name(r->kind),
+                r->guarded == CG_GUARDED_SLOT ? ", in a guard slot (sampled)"
+                : r->guarded ? ", on guard pages of its own" : "");
     if (!live)
         n += stack_lines(b + n, cap - n, "freed", r->free_tid, r->free_stack);
     return n + stack_lines(b + n, cap - n, "allocated", r->alloc_tid, r->alloc_stack);
@@ -77,7 +80,8 @@ size_t cg_describe_impl(const void *addr, char *buf, size_t cap)
         return 0;
     buf[0] = 0;
     const char *a = addr;
-    if (cg_mode.instrumented) {
+    /* sampled blocks have records in every mode */
+    if (cg_mode.instrumented || cg_shadow_in_pages(a)) {
         cg_shadow_t *r = cg_shadow_find(a, !CG_SINGLE_THREAD_P);
         if (r != NULL)
             return describe_record(buf, cap, a, r);

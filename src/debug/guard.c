@@ -66,7 +66,11 @@ static bool plan(size_t n, size_t align, layout_t *L)
 }
 
 /* The slack on either side of the block, filled at allocation and checked
- * at free: [data, user) and [user + req, data end). */
+ * at free: the 256 bytes (at most) before the user block — the nearest
+ * underflows; the rest of the page before them stays zero, unchecked, as
+ * debug mode checks at most 256 bytes of an alignment's lead — and
+ * [user + req, data end). */
+#define CG_FRONT_CHECKED 256
 static void slack(const cg_shadow_t *r, unsigned char **lo, size_t *front, unsigned char **hi,
                   size_t *back)
 {
@@ -75,38 +79,32 @@ static void slack(const cg_shadow_t *r, unsigned char **lo, size_t *front, unsig
     unsigned char *data = range + (cg_opt.guard_underflow ? P : 0);
     unsigned char *end = data + ((size_t)r->pages - 1) * P;
     unsigned char *u = cg_shadow_user(r);
-    *lo = data;
-    *front = (size_t)(u - data);
+    size_t f = (size_t)(u - data);
+    *front = f < CG_FRONT_CHECKED ? f : CG_FRONT_CHECKED;
+    *lo = u - *front;
     *hi = u + r->req;
     *back = (size_t)(end - (u + r->req));
 }
 
 /* ---- allocation ------------------------------------------------------- */
 
-/* A guarded block, or NULL when guard mode has no pages for it (the
- * caller makes a debug block instead). */
-static void *guarded_alloc(size_t n, size_t align, int kind, const cg_call_t *c)
+/* Open the data pages of the taken range lo (layout L) and make the
+ * block there: its record, slack, fill.  NULL (the range given back by
+ * the caller) when the kernel or the record slabs refuse. */
+static void *place(char *lo, const layout_t *L, size_t n, size_t align, int kind, uint8_t how,
+                   const cg_call_t *c)
 {
-    layout_t L;
-    if (!plan(n, align, &L))
+    if (!cg_gpool_open(lo + L->data_off, L->data_len))
         return NULL;
-    char *lo = cg_gpool_take(L.pages, c->mt);
-    if (lo == NULL)
-        return NULL;
-    if (!cg_gpool_open(lo + L.data_off, L.data_len)) {
-        cg_gpool_untake(lo, L.pages, c->mt);
-        return NULL;
-    }
     size_t a = start_align(align);
-    uintptr_t u = (uintptr_t)lo + L.user_off;
+    uintptr_t u = (uintptr_t)lo + L->user_off;
     u = cg_opt.guard_underflow ? (u + a - 1) & ~(uintptr_t)(a - 1) : u & ~(uintptr_t)(a - 1);
     uint32_t stack = cg_dbg_capture();
     uint32_t id;
-    cg_shadow_t *r = cg_shadow_new_pages((void *)u, lo, L.pages, c->mt, &id);
-    if (r == NULL) {
-        cg_gpool_untake(lo, L.pages, c->mt);
+    cg_shadow_t *r = cg_shadow_new_pages((void *)u, lo, L->pages, c->mt, &id);
+    if (r == NULL)
         return NULL;
-    }
+    r->guarded = how;
     r->req = n;
     r->alloc_stack = stack;
     r->alloc_tid = cg_dbg_tid(c->mt);
@@ -132,24 +130,55 @@ static void enter(const cg_call_t *c)
     cg_self.op = c->op;
 }
 
+void *cg_guarded_alloc(size_t n, size_t align, int kind, const cg_call_t *c)
+{
+    layout_t L;
+    if (!plan(n, align, &L))
+        return NULL;
+    char *lo = cg_gpool_take(L.pages, c->mt);
+    if (lo == NULL)
+        return NULL;
+    enter(c);
+    void *u = place(lo, &L, n, align, kind, CG_GUARDED_RANGE, c);
+    if (u == NULL)
+        cg_gpool_untake(lo, L.pages, c->mt);
+    return u;
+}
+
+void *cg_guarded_sample(size_t n, int kind, const cg_call_t *c)
+{
+    layout_t L;
+    if (!plan(n, 0, &L) || L.pages != 2)
+        return NULL;                        /* more than a slot's one page */
+    uint32_t old;
+    char *lo = cg_gpool_slot_take(c->mt, &old);
+    if (lo == NULL)
+        return NULL;
+    if (old != 0)          /* the block freed there last: its record goes now */
+        cg_shadow_delete_pages(cg_shadow_at(old), c->mt);
+    enter(c);
+    void *u = place(lo, &L, n, 0, kind, CG_GUARDED_SLOT, c);
+    if (u == NULL)
+        cg_gpool_slot_untake(lo, c->mt);
+    return u;
+}
+
+
 static void *guard_malloc(size_t n, const cg_call_t *c)
 {
-    enter(c);
-    void *p = guarded_alloc(n, 0, CG_KIND_MALLOC, c);
+    void *p = cg_guarded_alloc(n, 0, CG_KIND_MALLOC, c);
     return p != NULL ? p : cg_mode_debug.malloc(n, c);
 }
 
 static void *guard_calloc(size_t bytes, const cg_call_t *c)
 {
-    enter(c);
-    void *p = guarded_alloc(bytes, 0, CG_KIND_CALLOC, c);
+    void *p = cg_guarded_alloc(bytes, 0, CG_KIND_CALLOC, c);
     return p != NULL ? p : cg_mode_debug.calloc(bytes, c);
 }
 
 static void *guard_memalign(size_t align, size_t n, const cg_call_t *c)
 {
-    enter(c);
-    void *p = guarded_alloc(n, align, CG_KIND_MEMALIGN, c);
+    void *p = cg_guarded_alloc(n, align, CG_KIND_MEMALIGN, c);
     return p != NULL ? p : cg_mode_debug.memalign(align, n, c);
 }
 
@@ -172,7 +201,10 @@ static bool check_slack(const cg_shadow_t *r, const char *when)
         cg_dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, bad, msg, r);
         return false;
     }
-    /* the front slack: the last changed byte is the nearest to the block */
+    /* the front slack (a vector scan: it is most of a page); when it is
+     * damaged, the last changed byte, the nearest to the block, is named */
+    if (cg_pattern_find_not_any(front_lo, front, CG_DBG_REDZONE) == NULL)
+        return true;
     for (const unsigned char *q = front_lo + front; q-- > front_lo;)
         if (*q != CG_DBG_REDZONE) {
             cg_fmt(msg, sizeof msg, "the bytes before a %zu-byte region on its own pages were "
@@ -207,6 +239,11 @@ static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bo
     r->free_stack = cg_dbg_capture();
     r->free_tid = cg_dbg_tid(mt);
     __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);
+    if (r->guarded == CG_GUARDED_SLOT) {
+        /* sealed until its slot is needed again (never, when it is bad) */
+        cg_gpool_slot_retire(r, ok, mt);
+        return;
+    }
     uint32_t out[CG_GPOOL_BATCH];
     /* A bad block (halt_on_error=0) is sealed but never leaves: its
      * budget is nothing, its range is never reused. */
@@ -220,12 +257,8 @@ static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bo
     }
 }
 
-static void guard_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
+void cg_guarded_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
 {
-    if (!cg_shadow_in_pages(p)) {
-        cg_mode_debug.free(p, sized, salign, c);
-        return;
-    }
     enter(c);
     cg_verify_tick(c->mt);
     cg_shadow_t *r = block_to_release(p, CG_E_INVALID_FREE);
@@ -235,19 +268,10 @@ static void guard_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
     finish_free(r, p, sized, salign, c->mt);
 }
 
-static void *guard_realloc(void *p, size_t n, const cg_call_t *c)
+void *cg_guarded_realloc(void *p, size_t n, const cg_call_t *c,
+                         void *(*alloc)(size_t n, const cg_call_t *c))
 {
-    if (n > CG_MAX_REQUEST) {
-        errno = ENOMEM;
-        return NULL;
-    }
     enter(c);
-    if (p == NULL) {
-        void *q = guarded_alloc(n, 0, CG_KIND_REALLOC, c);
-        return q != NULL ? q : cg_mode_debug.realloc(NULL, n, c);
-    }
-    if (!cg_shadow_in_pages(p))
-        return cg_mode_debug.realloc(p, n, c);   /* a debug block stays one */
     cg_verify_tick(c->mt);
     cg_shadow_t *r = block_to_release(p, CG_E_INVALID_FREE);
     if (r == NULL || !cg_dbg_claim(r, p, "realloc of a block that was already freed (its "
@@ -257,9 +281,7 @@ static void *guard_realloc(void *p, size_t n, const cg_call_t *c)
         finish_free(r, p, SIZE_MAX, 0, c->mt);
         return NULL;
     }
-    void *q = guarded_alloc(n, 0, CG_KIND_REALLOC, c);
-    if (q == NULL)
-        q = cg_mode_debug.malloc(n, c);
+    void *q = alloc(n, c);
     if (q == NULL) {
         __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* unchanged */
         return NULL;
@@ -270,10 +292,8 @@ static void *guard_realloc(void *p, size_t n, const cg_call_t *c)
     return q;
 }
 
-static size_t guard_usable(void *p, const cg_call_t *c)
+size_t cg_guarded_usable(void *p, const cg_call_t *c)
 {
-    if (!cg_shadow_in_pages(p))
-        return cg_mode_debug.usable(p, c);
     cg_self.caller = c->caller;
     cg_self.op = "malloc_usable_size";
     cg_shadow_t *r = block_to_release(p, CG_E_INVALID_POINTER);
@@ -287,6 +307,41 @@ static size_t guard_usable(void *p, const cg_call_t *c)
     return r->req;
 }
 
+/* ---- guard mode's operations -------------------------------------------- */
+
+static void guard_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
+{
+    if (cg_shadow_in_pages(p))
+        cg_guarded_free(p, sized, salign, c);
+    else
+        cg_mode_debug.free(p, sized, salign, c);
+}
+
+/* realloc's new block: guarded, or a debug block when none can be. */
+static void *guard_new_block(size_t n, const cg_call_t *c)
+{
+    void *q = cg_guarded_alloc(n, 0, CG_KIND_REALLOC, c);
+    return q != NULL ? q : cg_mode_debug.malloc(n, c);
+}
+
+static void *guard_realloc(void *p, size_t n, const cg_call_t *c)
+{
+    if (n > CG_MAX_REQUEST) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    if (p == NULL)
+        return guard_new_block(n, c);
+    if (!cg_shadow_in_pages(p))
+        return cg_mode_debug.realloc(p, n, c);   /* a debug block stays one */
+    return cg_guarded_realloc(p, n, c, guard_new_block);
+}
+
+static size_t guard_usable(void *p, const cg_call_t *c)
+{
+    return cg_shadow_in_pages(p) ? cg_guarded_usable(p, c) : cg_mode_debug.usable(p, c);
+}
+
 /* ---- exit ------------------------------------------------------------- */
 
 static void check_live(cg_shadow_t *r, void *arg)
@@ -296,15 +351,20 @@ static void check_live(cg_shadow_t *r, void *arg)
         (void)check_slack(r, "at exit");
 }
 
-/* The live guarded blocks' slack (when one thread is left), then debug
- * mode's checks of its own blocks and the leak check. */
-static void guard_at_exit(void)
+void cg_guarded_check_live(void)
 {
     cg_self.op = "exit";
     if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1) {
         cg_os_flush_stdio();
         cg_shadow_each(check_live, NULL);
     }
+}
+
+/* The live guarded blocks' slack, then debug mode's checks of its own
+ * blocks and the leak check. */
+static void guard_at_exit(void)
+{
+    cg_guarded_check_live();
     cg_mode_debug.at_exit();
 }
 

@@ -41,6 +41,8 @@ static size_t max_map_count(void)
 
 bool cg_gpool_init(void)
 {
+    if (region_lo != NULL)
+        return true;
     /* As much address space as the system lets us reserve, up to 1 TiB: it
      * costs neither memory nor commit charge, and a larger region delays
      * the reuse of sealed ranges beyond the quarantine's budget. */
@@ -181,6 +183,77 @@ size_t cg_gpool_retire(cg_shadow_t *r, size_t budget, bool mt, uint32_t out[CG_G
     }
     cg_unlock_if(&pool_lock, tok);
     return n;
+}
+
+/* ---- guard slots ------------------------------------------------------ */
+
+static char *slots_lo;
+static uint32_t nslots, slots_used;   /* slots; how many were ever handed out */
+static uint32_t *ring;                /* freed slots, oldest first: indices   */
+static uint32_t ring_head, ring_n;
+
+bool cg_gpool_slots_init(uint32_t n)
+{
+    if (n == 0 || (size_t)n * 2 > UINT32_MAX)
+        return false;
+    ring = cg_os_map((size_t)n * sizeof *ring);
+    if (ring == NULL)
+        return false;
+    cg_tok_t tok = cg_lock_if(&pool_lock, false);
+    char *p = find(n * 2);
+    cg_unlock_if(&pool_lock, tok);
+    if (p == NULL)
+        return false;
+    slots_lo = p;
+    nslots = n;
+    return true;
+}
+
+char *cg_gpool_slot_take(bool mt, uint32_t *old)
+{
+    char *lo = NULL;
+    *old = 0;
+    cg_tok_t tok = cg_lock_if(&pool_lock, mt);
+    if (slots_used < nslots) {
+        lo = slots_lo + (size_t)slots_used++ * 2 * cg_pagesize;
+    } else if (ring_n > 0) {
+        lo = slots_lo + (size_t)ring[ring_head] * 2 * cg_pagesize;
+        ring_head = (ring_head + 1) % nslots;
+        ring_n--;
+        cg_shadow_t *r = cg_shadow_of_page(lo);
+        *old = r != NULL ? r->id : 0;
+    }
+    cg_unlock_if(&pool_lock, tok);
+    if (lo != NULL)
+        cg_big_account(2 * cg_pagesize, 1, mt);
+    return lo;
+}
+
+/* Caller holds the lock. */
+static void ring_put(const char *lo)
+{
+    ring[(ring_head + ring_n++) % nslots] = (uint32_t)((size_t)(lo - slots_lo) / (2 * cg_pagesize));
+}
+
+void cg_gpool_slot_untake(char *lo, bool mt)
+{
+    cg_os_seal(lo, 2 * cg_pagesize);
+    cg_big_account(2 * cg_pagesize, -1, mt);
+    cg_tok_t tok = cg_lock_if(&pool_lock, mt);
+    ring_put(lo);
+    cg_unlock_if(&pool_lock, tok);
+}
+
+void cg_gpool_slot_retire(cg_shadow_t *r, bool ok, bool mt)
+{
+    char *lo = (char *)r->head;
+    cg_os_seal(lo, 2 * cg_pagesize);
+    cg_big_account(2 * cg_pagesize, -1, mt);
+    if (!ok)
+        return;
+    cg_tok_t tok = cg_lock_if(&pool_lock, mt);
+    ring_put(lo);
+    cg_unlock_if(&pool_lock, tok);
 }
 
 void cg_gpool_give(char *lo, uint32_t pages, bool mt)

@@ -32,8 +32,8 @@
 
 #define CG_GPOOL_BATCH 16
 
-/* Reserve the region and its page map (shadow.h).  Once, at init, while
- * single-threaded.  False when no region could be reserved (a tight
+/* Reserve the region and its page map (shadow.h); again: nothing.  At
+ * init, while single-threaded.  False when no region could be reserved (a tight
  * RLIMIT_AS): then cg_gpool_take always says no. */
 bool cg_gpool_init(void) CG_HIDDEN;
 
@@ -66,6 +66,25 @@ size_t cg_gpool_retire(cg_shadow_t *r, size_t budget, bool mt, uint32_t out[CG_G
 
 /* A range a record left (sealed, no record bound) back for reuse. */
 void cg_gpool_give(char *lo, uint32_t pages, bool mt) CG_HIDDEN;
+
+/*
+ * Guard slots (the sampler, sample.h): a fixed pool of n ranges of two
+ * pages (a data page and its guard page), GWP-ASan's layout.
+ *   cg_gpool_slots_init  make n slots in the region; false when it cannot
+ *   cg_gpool_slot_take   a sealed slot: one never used, else the one freed
+ *                        longest ago; *old: the record still bound to it
+ *                        (its freed block: the caller deletes it), or 0;
+ *                        NULL when every slot is live
+ *   cg_gpool_slot_untake a taken slot that got no block: free again
+ *   cg_gpool_slot_retire seal the freed block r's slot and queue it for
+ *                        reuse (ok) or keep it sealed for good (!ok: a bad
+ *                        block, halt_on_error=0)
+ * Thread-safe (the pool's lock).
+ */
+bool cg_gpool_slots_init(uint32_t n) CG_HIDDEN;
+char *cg_gpool_slot_take(bool mt, uint32_t *old) CG_HIDDEN;
+void cg_gpool_slot_untake(char *lo, bool mt) CG_HIDDEN;
+void cg_gpool_slot_retire(cg_shadow_t *r, bool ok, bool mt) CG_HIDDEN;
 
 /* Call fn on every record in the FIFO, oldest first, under the lock. */
 void cg_gpool_each_retired(void (*fn)(cg_shadow_t *r)) CG_HIDDEN;

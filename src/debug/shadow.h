@@ -33,6 +33,11 @@ CG_INLINE bool cg_shadow_seen_live(uint8_t state)
     return state == CG_SH_LIVE || state == CG_SH_CLAIMED;
 }
 
+/* A record's guarded field: a debug block (a chunk), or a guarded block
+ * whose pages are its own — a range of guard mode's (guardpool.h) or a
+ * sampled guard slot. */
+enum { CG_GUARDED_NONE = 0, CG_GUARDED_RANGE = 1, CG_GUARDED_SLOT = 2 };
+
 enum { CG_KIND_MALLOC = 0, CG_KIND_CALLOC, CG_KIND_REALLOC, CG_KIND_MEMALIGN, CG_KIND_COUNT };
 enum { CG_MODE_FAST = 0, CG_MODE_DEBUG = 1,
        CG_MODE_INTERNAL = 2 };   /* allocated for chunkguard itself (the
@@ -53,9 +58,9 @@ typedef struct cg_shadow {
     uint8_t  kind;            /* CG_KIND_*: how it was allocated                  */
     uint8_t  mode;            /* CG_MODE_*: the mode it was allocated in          */
     uint8_t  mark;            /* leak scan: reached from a root                   */
-    uint8_t  guarded;         /* a guarded block (guard mode, guardpool.h): pages
-                               * of its own; chunk is then user - CG_HDR_SZ, never
-                               * read, head the first page of its range          */
+    uint8_t  guarded;         /* CG_GUARDED_*: a block on pages of its own
+                               * (guardpool.h): chunk is then user - CG_HDR_SZ,
+                               * never read, head the first page of its range   */
     uint8_t  pad_[3];         /* to 64 bytes: a record is one cache line, so a
                                * lookup of a block long untouched is one miss   */
     uint32_t pages;           /* a guarded block's range, guard page included     */

@@ -51,6 +51,8 @@ static cg_tcache_t *thread_start(bool mt)
         cg_thread_register_exit(tc);
         cg_callout_end(co);
     }
+    if (cg_mode.thread_start != NULL)
+        cg_mode.thread_start();
     return tc;
 }
 
@@ -103,6 +105,28 @@ void *cg_malloc_handoff(size_t n, uintptr_t caller)
     handoff_begin_alloc();
     cg_call_t c = enter(caller, "malloc", OP_MALLOC);
     void *p = cg_malloc_mem_inline(n, c.mt, c.tc);
+    cg_inside_end();
+    return p;
+}
+
+/* The inline paths' sampled hand-offs: the sampler's count-down reached 0
+ * (CG_SAMPLE_TURN), so the table serves the call — the sampler's, when
+ * sampling is on (debug/sample.h).  Entered with the mark set, as the
+ * other hand-offs. */
+void *cg_malloc_sampled(size_t n, uintptr_t caller)
+{
+    handoff_begin_alloc();
+    cg_call_t c = enter(caller, "malloc", OP_MALLOC);
+    void *p = cg_mode.malloc(n, &c);
+    cg_inside_end();
+    return p;
+}
+
+void *cg_calloc_sampled(size_t bytes, uintptr_t caller)
+{
+    handoff_begin_alloc();
+    cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    void *p = cg_mode.calloc(bytes, &c);
     cg_inside_end();
     return p;
 }

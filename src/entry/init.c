@@ -22,6 +22,7 @@
 #include "fault.h"
 #include "guard.h"
 #include "guardpool.h"
+#include "sample.h"
 #include "quarantine.h"
 #include "shadow.h"
 #include "stack.h"
@@ -171,6 +172,7 @@ static void init_core(void)
         cg_guard_init();
     cg_mode = cg_opt.mode == CG_OPT_MODE_GUARD ? cg_mode_guard
               : cg_opt.mode == CG_OPT_MODE_DEBUG ? cg_mode_debug : cg_mode_fast;
+    cg_sample_install(&cg_mode);
     cg_lockdep_init(cg_mode.instrumented);
     cg_fault_install();
     cg_ncpus = cg_os_ncpus();

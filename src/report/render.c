@@ -86,7 +86,8 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d, size_t *head
             n += cg_fmt(b + n, cap - n, "%p is %zu bytes inside ", d->addr, (size_t)(p - u));
         n += cg_fmt(b + n, cap - n, "a %zu-byte %sregion [%p, %p) from %s()%s\n", d->block_size,
                     d->block_freed ? "freed " : "", d->block, u + d->block_size, d->block_kind,
-                    d->block_guarded     ? ", on guard pages of its own"
+                    d->block_guarded == CG_RBLOCK_SLOT ? ", in a guard slot (sampled)"
+                    : d->block_guarded   ? ", on guard pages of its own"
                     : d->block_unguarded ? ", a debug-mode block (guard mode had no pages "
                                            "left for it)"
                                          : "");
@@ -237,6 +238,8 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
         jstr(&w, d->block_kind);
         jraw(&w, ",\"guarded\":");
         jraw(&w, d->block_guarded ? "true" : "false");
+        jraw(&w, ",\"sampled\":");
+        jraw(&w, d->block_guarded == CG_RBLOCK_SLOT ? "true" : "false");
         jraw(&w, "}");
     } else {
         jraw(&w, "null");

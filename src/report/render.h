@@ -37,6 +37,9 @@ typedef struct cg_access {
                                  * default action ends the process        */
 } cg_access_t;
 
+/* cg_rdata_t's block_guarded: the values of debug/shadow.h's CG_GUARDED_*. */
+enum { CG_RBLOCK_CHUNK = 0, CG_RBLOCK_RANGE = 1, CG_RBLOCK_SLOT = 2 };
+
 typedef struct cg_rdata {
     cg_error_t kind;
     const void *addr;           /* the address the report is about        */
@@ -52,7 +55,7 @@ typedef struct cg_rdata {
     size_t block_size;          /* requested bytes                        */
     bool block_freed;
     const char *block_kind;     /* "malloc", "calloc", ...                */
-    bool block_guarded;         /* on guard pages of its own (guard mode) */
+    uint8_t block_guarded;      /* on guard pages of its own: CG_RBLOCK_* */
     bool block_unguarded;       /* a debug block in guard mode (no pages
                                  * were left for it)                      */
     const cg_access_t *access;  /* the faulting access, or NULL           */

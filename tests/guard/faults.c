@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dlfcn.h>
+#include <stdint.h>
 
 #define NOINLINE __attribute__((noinline))
 
@@ -24,6 +26,19 @@ NOINLINE static int read_here(volatile char *p, long off) { return p[off]; }
 NOINLINE static void write_here(volatile char *p, long off) { p[off] = 'x'; }
 NOINLINE static void copy_here(char *dst, const char *src, size_t n) { memcpy(dst, src, n); }
 NOINLINE static void set_here(char *dst, size_t n) { memset(dst, 0, n); }
+
+/* chunkguard's cg_describe, from the preloaded library */
+static size_t describe(const void *a, char *buf, size_t cap)
+{
+    static size_t (*fn)(const void *, char *, size_t);
+    if (fn == NULL)
+        fn = (size_t (*)(const void *, char *, size_t))dlsym(RTLD_DEFAULT, "cg_describe");
+    if (fn == NULL) {
+        fprintf(stderr, "no cg_describe: not under chunkguard\n");
+        exit(4);
+    }
+    return fn(a, buf, cap);
+}
 
 static volatile char *victim;
 static void on_usr1(int sig)
@@ -180,6 +195,36 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < arg(argv, 2, 10000); i++)
             free(malloc(40));
         return read_here(p, 0) == 0x7f;
+    }
+    if (!strcmp(c, "sample-rate")) {             /* of N malloc/free pairs, how many sampled */
+        size_t n = arg(argv, 2, 200000), sampled = 0;
+        char what[512];
+        for (size_t i = 0; i < n; i++) {
+            char *p = malloc(64);
+            /* a sampled 64-byte block ends where its page does: ask only
+             * about those (describe symbolizes, which costs) */
+            if (((uintptr_t)p & 4095) == 4096 - 64) {
+                describe(p, what, sizeof what);
+                sampled += strstr(what, "in a guard slot") != NULL;
+            }
+            free(p);
+        }
+        printf("%zu\n", sampled);
+        return 0;
+    }
+    if (!strcmp(c, "sampled-uaf")) {             /* a sampled block read after free */
+        char what[512];
+        for (int i = 0; i < 1000000; i++) {
+            char *p = alloc_here(64);
+            if (((uintptr_t)p & 4095) == 4096 - 64 && describe(p, what, sizeof what) &&
+                strstr(what, "in a guard slot") != NULL) {
+                free_here(p);
+                return read_here(p, 8);
+            }
+            free(p);
+        }
+        fprintf(stderr, "no sampled block\n");
+        return 3;
     }
     if (!strcmp(c, "many-live")) {               /* N live blocks, then 1 past the last */
         size_t n = arg(argv, 2, 20000);
