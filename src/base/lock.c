@@ -39,17 +39,20 @@ size_t cg_lock_name(const cg_lock_t *l, char *buf, size_t cap)
     return cg_fmt(buf, cap, "%s", node < CG_LK_NODES ? node_names[node] : "a lock");
 }
 
-/* The report about a lock, through the hook once init has set it. */
-static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site, const char *msg,
+/* The report about a lock, through the hook once init has set it (its
+ * words are the catalogue's, src/report/checks.def: this layer gives the
+ * detail only). */
+static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site, const char *detail,
                         uint32_t holder, uintptr_t held_site, const char *held_title)
     CG_COLD __attribute__((noreturn));
-static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site, const char *msg,
+static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site, const char *detail,
                         uint32_t holder, uintptr_t held_site, const char *held_title)
 {
     if (cg_lock_hooks.report != NULL)
-        cg_lock_hooks.report(ev, l, site, msg, holder, held_site, held_title);
+        cg_lock_hooks.report(ev, l, site, detail, holder, held_site, held_title);
     char buf[512];
-    size_t n = cg_fmt(buf, sizeof buf, "==chunkguard: %s (before initialisation)\n", msg);
+    size_t n = cg_fmt(buf, sizeof buf, "==chunkguard: %s: %s (before initialisation)\n",
+                      ev == CG_LOCK_EV_DEADLOCK ? "deadlock" : "lock-wait-timeout", detail);
     cg_os_write_all(2, buf, n);
     cg_os_abort();
 }
@@ -57,10 +60,9 @@ static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site, 
 static void report_deadlock(cg_lock_t *l, uintptr_t site) CG_COLD __attribute__((noreturn));
 static void report_deadlock(cg_lock_t *l, uintptr_t site)
 {
-    char name[48], msg[256];
+    char name[48], msg[128];
     cg_lock_name(l, name, sizeof name);
-    cg_fmt(msg, sizeof msg, "this thread (tid %d) takes the %s, which it already holds: "
-           "waiting would never end", (int)cg_lock_me(), name);
+    cg_fmt(msg, sizeof msg, "it (tid %d) takes the %s again", (int)cg_lock_me(), name);
     lock_report(CG_LOCK_EV_DEADLOCK, l, site, msg, cg_lock_me(), CG_LOAD(l->site),
                 "The lock was first taken by this thread");
 }
@@ -72,13 +74,11 @@ static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uin
 static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uint32_t holder,
                            uintptr_t held_at)
 {
-    char name[48], msg[384];
+    char name[48], msg[256];
     cg_lock_name(l, name, sizeof name);
     cg_fmt(msg, sizeof msg, "this thread (tid %d) waited %zu ms for the %s, held all that "
-           "time by thread tid %d, which sleeps and waits for no thread that runs: a "
-           "deadlock, or a holder blocked outside chunkguard (deadlock_timeout_ms=%d)",
-           (int)cg_lock_me(), (size_t)(waited_ns / 1000000), name, (int)holder,
-           cg_opt.deadlock_timeout_ms);
+           "time by thread tid %d (deadlock_timeout_ms=%d)", (int)cg_lock_me(),
+           (size_t)(waited_ns / 1000000), name, (int)holder, cg_opt.deadlock_timeout_ms);
     lock_report(CG_LOCK_EV_TIMEOUT, l, site, msg, holder, held_at,
                 "The holder took the lock");
 }

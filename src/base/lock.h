@@ -113,16 +113,18 @@ typedef enum cg_lock_event {
  *                   lock, the lock-order graph; called only while
  *                   cg_lockdep_on, which is set after it
  *   debug_acquired  the graph's note of a lock cg_trylock took
- *   report          the fatal report about lock l, taken (or waited for)
- *                   at site by this thread; holder and held_site describe
- *                   the other acquisition, titled held_title.  NULL before
- *                   init: a plain message and abort (lock.c)
+ *   report          the fatal report ev about lock l, taken (or waited for)
+ *                   at site by this thread; detail: its numbers and names
+ *                   (the words are the catalogue's, report/checks.def);
+ *                   holder and held_site describe the other acquisition,
+ *                   titled held_title.  NULL before init: a plain message
+ *                   and abort (lock.c)
  */
 typedef struct cg_lock_hooks {
     void (*debug_lock)(struct cg_lock *l, uintptr_t site);
     void (*debug_acquired)(struct cg_lock *l);
     void (*report)(cg_lock_event_t ev, const struct cg_lock *l, uintptr_t site,
-                   const char *msg, uint32_t holder, uintptr_t held_site,
+                   const char *detail, uint32_t holder, uintptr_t held_site,
                    const char *held_title) __attribute__((noreturn));
 } cg_lock_hooks_t;
 extern cg_lock_hooks_t cg_lock_hooks CG_HIDDEN;

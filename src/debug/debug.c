@@ -163,14 +163,17 @@ static size_t lead_checked(const cg_shadow_t *r)
 
 /* ---- reports ---------------------------------------------------------- */
 
-/* Write a debug report.  detail: one or more lines (newline-terminated);
- * r: the block, or NULL.  Then the process ends — unless halt_on_error=0
- * or a report callback returned, when it returns and the caller leaves the
- * bad block out of reuse for good (a fault, CG_E_SEGV, always ends the
- * process). */
-static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *detail,
+/* Write the report of check id (checks.def) about addr: its token and
+ * sentence from the catalogue, then detail (the numbers: offsets, sizes,
+ * bytes found, and when; NULL for none; a later line starts with "\n"),
+ * and the block's stacks when r, its record, is known.  Then the process
+ * ends — unless halt_on_error=0 or a report callback returned, when it
+ * returns and the caller leaves the bad block out of reuse for good (a
+ * fault, whose token is segv, always ends the process). */
+static CG_COLD void dbg_report(cg_check_t id, const void *addr, const char *detail,
                                const cg_shadow_t *r)
 {
+    char msg[1024];
     uintptr_t here[64];
     size_t depth = cg_opt.stack_depth > 1 ? capture_pcs(here, (size_t)cg_opt.stack_depth, 1) : 0;
     /* "where" starts in the program: chunkguard's own frames go */
@@ -182,10 +185,10 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
     }
     int tid = (int)self_tid(!CG_SINGLE_THREAD_P);
     cg_rdata_t d = {
-        .kind = kind, .addr = addr, .op = cg_self.op ? cg_self.op : "an allocator call",
-        .message = detail, .tid = tid,
+        .addr = addr, .op = cg_self.op ? cg_self.op : "an allocator call", .tid = tid,
         .stacks = { { NULL, tid, here + skip, depth - skip } }, .nstacks = 1,
     };
+    cg_check_fill(&d, id, detail, msg, sizeof msg);
     if (r != NULL) {
         const uintptr_t *pcs;
         d.has_block = true;
@@ -201,7 +204,7 @@ static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *de
         d.stacks[d.nstacks++] = (cg_rstack_t){ "previously allocated", (int)r->alloc_tid,
                                                n ? pcs : NULL, n, NULL };
     }
-    cg_report_emit(&d, kind != CG_E_SEGV);
+    cg_report_emit(&d, d.kind != CG_E_SEGV);
 }
 
 /* Up to 16 bytes found at p (len of them), as hex, after "found". */
@@ -218,18 +221,16 @@ static size_t hex_bytes(char *out, size_t cap, const unsigned char *p, size_t le
 
 static CG_COLD void report_header(const cg_shadow_t *r, const cg_chunk_t *c)
 {
-    char msg[512];
+    char msg[384];
     size_t now = cg_head(c);
-    size_t n = cg_fmt(msg, sizeof msg, "the block's chunk header was overwritten (an underflow "
-                      "or a wild write): its size word was 0x%x, is now 0x%x\n"
+    size_t n = cg_fmt(msg, sizeof msg, "its size word was 0x%x, is now 0x%x\n"
                       "    bytes changed:", r->head, now);
     for (int i = 0; i < 8; i++) {
         unsigned o = (unsigned)(r->head >> (8 * i)) & 0xff, v = (unsigned)(now >> (8 * i)) & 0xff;
         if (o != v)
             n += cg_fmt(msg + n, sizeof msg - n, " [+%d] %x->%x", i + 8, (size_t)o, (size_t)v);
     }
-    cg_fmt(msg + n, sizeof msg - n, "\n");
-    dbg_report(CG_E_HEAP_CORRUPTION, (const char *)c + 8, msg, r);
+    dbg_report(CG_CK_DEBUG_HEADER, (const char *)c + 8, msg, r);
 }
 
 static bool check_block(const cg_shadow_t *r, const char *when);
@@ -265,12 +266,11 @@ static bool check_block(const cg_shadow_t *r, const char *when)
     const unsigned char *bad = cg_pattern_find_not(u - lz, lz, CG_DBG_REDZONE);
     char msg[384];
     if (bad != NULL) {
-        size_t n = cg_fmt(msg, sizeof msg, "the %zu bytes before a %zu-byte region were "
-                          "overwritten (found %s): %zu bytes before it, found",
-                          lz, r->req, when, (size_t)(u - bad));
+        size_t n = cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s, "
+                          "in the %zu checked); found", (size_t)(u - bad), r->req, when, lz);
         n += hex_bytes(msg + n, sizeof msg - n, bad, (size_t)(u - bad));
-        cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)CG_DBG_REDZONE);
-        dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, bad, msg, r);
+        cg_fmt(msg + n, sizeof msg - n, " (expected %x)", (size_t)CG_DBG_REDZONE);
+        dbg_report(CG_CK_DEBUG_REDZONE_BEFORE, bad, msg, r);
         return false;
     }
     size_t tail = usable_bytes(c) - r->lead - r->req;
@@ -285,14 +285,13 @@ static bool check_block(const cg_shadow_t *r, const char *when)
             }
         size_t span = (size_t)(last - bad) + 1;
         bool to_end = last == u + r->req + tail - 1;
-        size_t n = cg_fmt(msg, sizeof msg, "%zu bytes past a %zu-byte region were overwritten "
-                          "(found %s), from offset %zu%s; found",
-                          span, r->req, when, (size_t)(bad - u),
+        size_t n = cg_fmt(msg, sizeof msg, "%zu bytes past a %zu-byte region (found %s), "
+                          "from offset %zu%s; found", span, r->req, when, (size_t)(bad - u),
                           to_end ? " to the end of its redzone (the write may reach further)" : "");
         n += hex_bytes(msg + n, sizeof msg - n, bad, span);
-        cg_fmt(msg + n, sizeof msg - n, "%s (expected %x)\n", span > 16 ? " ..." : "",
+        cg_fmt(msg + n, sizeof msg - n, "%s (expected %x)", span > 16 ? " ..." : "",
                (size_t)CG_DBG_REDZONE);
-        dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, bad, msg, r);
+        dbg_report(CG_CK_DEBUG_REDZONE_AFTER, bad, msg, r);
         return false;
     }
     return true;
@@ -308,13 +307,12 @@ static bool check_poison(const cg_shadow_t *r, const char *when)
     if (bad == NULL)
         return true;
     char msg[256];
-    size_t n = cg_fmt(msg, sizeof msg, "a freed block was written to while in the "
-                      "quarantine (found %s): at offset %zu of a %zu-byte block, found",
-                      when, (size_t)(bad - u), r->req);
+    size_t n = cg_fmt(msg, sizeof msg, "at offset %zu of a %zu-byte block (found %s); found",
+                      (size_t)(bad - u), r->req, when);
     size_t left = (size_t)(u + len - bad);     /* poisoned bytes from the first bad one */
     n += hex_bytes(msg + n, sizeof msg - n, bad, left < 8 ? left : 8);
-    cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)cg_dbg_poison_byte());
-    dbg_report(CG_E_HEAP_USE_AFTER_FREE, bad, msg, r);
+    cg_fmt(msg + n, sizeof msg - n, " (expected %x)", (size_t)cg_dbg_poison_byte());
+    dbg_report(CG_CK_DEBUG_POISON, bad, msg, r);
     return false;
 }
 
@@ -401,8 +399,7 @@ static CG_COLD void report_foreign(const void *p)
 {
     const cg_chunk_t *c = (const cg_chunk_t *)((const char *)p - CG_HDR_SZ - CG_DBG_LEAD);
     if (cg_aligned_ok(p) && cg_big_recently_freed(c, !CG_SINGLE_THREAD_P)) {
-        dbg_report(CG_E_DOUBLE_FREE, p, "the block was an mmap'd block that has already "
-                   "been freed (it left the quarantine and was unmapped)\n", NULL);
+        dbg_report(CG_CK_DEBUG_BIG_FREED, p, NULL, NULL);
         return;
     }
     char msg[512];
@@ -410,31 +407,30 @@ static CG_COLD void report_foreign(const void *p)
     int local;
     cg_mapping_t here;
     if (!cg_find_mapping((uintptr_t)p, &m))
-        cg_fmt(msg, sizeof msg, "the pointer is not in any mapping of the process "
-               "(garbage, or memory already unmapped)\n");
+        cg_fmt(msg, sizeof msg, "it is not in any mapping of the process (garbage, or memory "
+               "already unmapped)");
     else if (cg_find_mapping((uintptr_t)&local, &here) && here.lo == m.lo)
-        cg_fmt(msg, sizeof msg, "the pointer is on this thread's stack "
-               "(a local variable), not a heap block\n");
+        cg_fmt(msg, sizeof msg, "it is on this thread's stack (a local variable)");
     else if (strcmp(m.path, "[stack]") == 0)
-        cg_fmt(msg, sizeof msg, "the pointer is on the main thread's stack, not a heap block\n");
+        cg_fmt(msg, sizeof msg, "it is on the main thread's stack");
     else if (m.path[0] == '/' && m.perms[1] == 'w')
-        cg_fmt(msg, sizeof msg, "the pointer is in the writable data of %s (a global or "
-               "static variable), not a heap block\n", m.path);
+        cg_fmt(msg, sizeof msg, "it is in the writable data of %s (a global or static "
+               "variable)", m.path);
     else if (m.path[0] != 0)
-        cg_fmt(msg, sizeof msg, "the pointer is in %s (%s), not a heap block\n", m.path, m.perms);
+        cg_fmt(msg, sizeof msg, "it is in %s (%s)", m.path, m.perms);
     else
-        cg_fmt(msg, sizeof msg, "the pointer is in an anonymous mapping that is not "
-               "chunkguard's [%p, %p) (another allocator, a thread stack, or mmap)\n",
-               (void *)m.lo, (void *)m.hi);
-    dbg_report(CG_E_INVALID_FREE, p, msg, NULL);
+        cg_fmt(msg, sizeof msg, "it is in an anonymous mapping that is not chunkguard's "
+               "[%p, %p) (another allocator, a thread stack, or mmap)", (void *)m.lo,
+               (void *)m.hi);
+    dbg_report(CG_CK_DEBUG_FOREIGN, p, msg, NULL);
 }
 
-static CG_COLD void report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *r)
+/* A pointer into a block that is not its start, handed to free or realloc
+ * (invalid-free) or to malloc_usable_size (invalid-pointer). */
+static CG_COLD void report_not_start(cg_use_t use, const void *p, const cg_shadow_t *r)
 {
-    dbg_report(kind, p, cg_shadow_seen_live(r->state)
-                            ? "the pointer is not the start of a block\n"
-                            : "the pointer is not the start of a block, and the block it points "
-                              "into was freed\n", r);
+    dbg_report(CG_CK_FOR_USE(DEBUG_INTERIOR, use), p,
+               cg_shadow_seen_live(r->state) ? NULL : "the block it points into was freed", r);
 }
 
 /* ---- the API ---------------------------------------------------------- */
@@ -520,10 +516,11 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
 /* Take a live block for freeing or moving: its state goes from live to
  * claimed atomically and stays so until the free is done, so of two threads
  * freeing (or reallocating) one block, one wins and the other reports.
- * False, after a double-free report, when the block was not live — or when
+ * False, after the report of check freed (a double free), when the block
+ * was not live — or when
  * its record was reused for another block after we looked it up (the block
  * was freed and gone). */
-static bool claim(cg_shadow_t *r, const void *p, const char *what)
+static bool claim(cg_shadow_t *r, const void *p, cg_check_t freed)
 {
     uint8_t live = CG_SH_LIVE;
     if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_CLAIMED, false,
@@ -531,10 +528,10 @@ static bool claim(cg_shadow_t *r, const void *p, const char *what)
         if (cg_shadow_user(r) == p)
             return true;
         __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* not p's: undo */
-        dbg_report(CG_E_DOUBLE_FREE, p, what, NULL);
+        dbg_report(freed, p, NULL, NULL);
         return false;
     }
-    dbg_report(CG_E_DOUBLE_FREE, p, what, r);
+    dbg_report(freed, p, NULL, r);
     return false;
 }
 
@@ -544,15 +541,14 @@ static bool claim(cg_shadow_t *r, const void *p, const char *what)
 static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bool mt)
 {
     bool ok = true;
-    if (sized != SIZE_MAX && sized != r->req) {
-        char msg[160];
-        cg_fmt(msg, sizeof msg, "the size given, %zu, is not the size requested, %zu (C23 "
-               "requires the same size)\n", sized, r->req);
-        dbg_report(CG_E_FREE_SIZE_MISMATCH, p, msg, r);
+    char msg[80];
+    if (CG_CHECK_ON(SIZED_FREE) && sized != SIZE_MAX && sized != r->req) {
+        cg_fmt(msg, sizeof msg, "%zu given, %zu requested", sized, r->req);
+        dbg_report(CG_CK_DEBUG_SIZED_FREE_SIZE, p, msg, r);
         ok = false;
-    } else if (salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
-        dbg_report(CG_E_FREE_SIZE_MISMATCH, p, "the block is not aligned to the alignment "
-                   "given\n", r);
+    } else if (CG_CHECK_ON(SIZED_FREE) && salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
+        cg_fmt(msg, sizeof msg, "the alignment given is %zu", salign);
+        dbg_report(CG_CK_SIZED_FREE_ALIGN, p, msg, r);
         ok = false;
     } else {
         ok = check_block(r, "at free");
@@ -571,7 +567,7 @@ static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bo
 
 /* The block p is, or NULL after the right report (foreign pointers are
  * reported here; stale heap pointers by the core's checks). */
-static cg_shadow_t *block_to_release(void *p, bool mt)
+static cg_shadow_t *block_to_release(void *p, cg_use_t use, bool mt)
 {
     cg_shadow_t *r = find_block(p, mt);
     if (r == NULL) {
@@ -582,7 +578,7 @@ static cg_shadow_t *block_to_release(void *p, bool mt)
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        report_not_start(CG_E_INVALID_FREE, p, r);
+        report_not_start(use, p, r);
         return NULL;
     }
     return r;
@@ -596,8 +592,8 @@ static void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, 
     cg_verify_tick(mt);
     cg_self.caller = caller;
     cg_self.op = op;
-    cg_shadow_t *r = block_to_release(p, mt);
-    if (r == NULL || !claim(r, p, "the block was already freed (it is in the quarantine)\n"))
+    cg_shadow_t *r = block_to_release(p, CG_USE_FREE, mt);
+    if (r == NULL || !claim(r, p, CG_CK_DEBUG_DOUBLE_FREE))
         return;
     finish_free(r, p, sized, salign, mt);
 }
@@ -611,9 +607,8 @@ static void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
     cg_self.caller = caller;
     cg_self.op = op;
     /* With halt_on_error=0 a bad realloc returns NULL. */
-    cg_shadow_t *r = block_to_release(p, mt);
-    if (r == NULL || !claim(r, p, "realloc of a block that was already freed (it is in "
-                                  "the quarantine)\n"))
+    cg_shadow_t *r = block_to_release(p, CG_USE_REALLOC, mt);
+    if (r == NULL || !claim(r, p, CG_CK_DEBUG_REALLOC_FREED))
         return NULL;
     /* The block is ours now (claimed): no other thread frees or moves it
      * under us, theirs is a double free. */
@@ -637,14 +632,11 @@ static void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
     return q;
 }
 
-void cg_dbg_report_fault(const void *a, const char *what)
+void cg_dbg_report_fault(cg_check_t id, const void *a, const char *detail)
 {
     cg_shadow_t *r = cg_shadow_find(a, false);
-    if (r == NULL)
-        return;
-    char msg[900];
-    cg_fmt(msg, sizeof msg, "%s\n", what);
-    dbg_report(CG_E_SEGV, a, msg, r);
+    if (r != NULL)
+        dbg_report(id, a, detail, r);
 }
 
 static size_t cg_dbg_usable(void *p, uintptr_t caller)
@@ -657,16 +649,15 @@ static size_t cg_dbg_usable(void *p, uintptr_t caller)
     cg_shadow_t *r = find_block(p, mt);
     /* With halt_on_error=0 a bad pointer's usable size is 0. */
     if (r == NULL) {
-        dbg_report(CG_E_INVALID_POINTER, p, "the pointer is not a block of ours (nor inside "
-                   "one)\n", NULL);
+        dbg_report(CG_CK_DEBUG_USABLE_NOT_OURS, p, NULL, NULL);
         return 0;
     }
     if (cg_shadow_user(r) != p) {
-        report_not_start(CG_E_INVALID_POINTER, p, r);
+        report_not_start(CG_USE_USABLE, p, r);
         return 0;
     }
     if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
-        dbg_report(CG_E_INVALID_POINTER, p, "the block was freed (it is in the quarantine)\n", r);
+        dbg_report(CG_CK_DEBUG_USABLE_FREED, p, NULL, r);
         return 0;
     }
     return r->req;

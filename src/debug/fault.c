@@ -93,10 +93,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     cg_self.caller = pc;
     cg_self.op = "a memory access";
     /* In debug mode the shadow may know the block at a. */
-    if (cg_mode.instrumented && cg_in_heap((void *)a)) {
-        char msg[768];
-        cg_dbg_report_fault((void *)a, cg_check_message(check, detail, msg, sizeof msg));
-    }
+    if (cg_mode.instrumented && cg_in_heap((void *)a))
+        cg_dbg_report_fault(check, (void *)a, detail);
     cg_fail_with(check, (void *)a, detail);
 }
 

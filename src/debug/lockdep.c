@@ -137,9 +137,10 @@ size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs
     return n;
 }
 
-void cg_lock_report(cg_error_t kind, const cg_lock_t *l, uintptr_t site, const char *msg,
+void cg_lock_report(cg_check_t id, const cg_lock_t *l, uintptr_t site, const char *detail,
                     uint32_t holder, uintptr_t held_site, const char *held_title)
 {
+    char msg[512];
     uintptr_t now1[2], held1[2];
     const uintptr_t *now_pcs, *held_pcs;
     size_t now_n = cg_lock_site_here(site, now1, &now_pcs);
@@ -147,12 +148,13 @@ void cg_lock_report(cg_error_t kind, const cg_lock_t *l, uintptr_t site, const c
     char name[48];
     cg_lock_name(l, name, sizeof name);
     cg_rdata_t d = {
-        .kind = kind, .addr = l, .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard",
-        .message = msg, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .addr = l, .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard",
+        .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, now_pcs, now_n, NULL },
                     { held_title, -1, held_pcs, held_n, "held" } },
         .nstacks = 2, .lock = name, .holder_tid = (long)holder,
     };
+    cg_check_fill(&d, id, detail, msg, sizeof msg);
     cg_report_emit(&d, false);
     cg_report_exit();
 }
@@ -162,20 +164,19 @@ static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_s
 static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_site,
                              bool direct, edge_t earlier)
 {
-    char an[48], bn[48], msg[512];
+    char an[48], bn[48], detail[384], msg[768];
     name_node(a, an, sizeof an);
     name_node(b, bn, sizeof bn);
-    size_t n = cg_fmt(msg, sizeof msg, "this thread (tid %d) takes the %s while it holds the "
-                      "%s, but ", (int)cg_lock_me(), bn, an);
+    size_t n = cg_fmt(detail, sizeof detail, "it (tid %d) takes the %s while it holds the %s, "
+                      "but ", (int)cg_lock_me(), bn, an);
     if (direct)
-        cg_fmt(msg + n, sizeof msg - n, "thread tid %d earlier took the %s while holding the "
-               "%s: two threads doing both at once would wait for each other forever",
-               (int)earlier.tid, an, bn);
+        cg_fmt(detail + n, sizeof detail - n, "thread tid %d earlier took the %s while holding "
+               "the %s", (int)earlier.tid, an, bn);
     else if (a >= CG_LK_ARENA0 && a < CG_LK_MAX && b >= CG_LK_ARENA0 && b < CG_LK_MAX)
-        cg_fmt(msg + n, sizeof msg - n, "arenas are taken in index order (the declared order "
-               "the fork handler follows): a thread doing so would wait for this one forever");
+        cg_fmt(detail + n, sizeof detail - n, "arenas are taken in index order (the declared "
+               "order the fork handler follows)");
     else
-        cg_fmt(msg + n, sizeof msg - n, "a chain of earlier acquisitions takes them the "
+        cg_fmt(detail + n, sizeof detail - n, "a chain of earlier acquisitions takes them the "
                "other way round (the stacks below are its first step)");
     uintptr_t one[3][2];
     const uintptr_t *pcs[3];
@@ -188,14 +189,14 @@ static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_s
     cg_fmt(t1, sizeof t1, "The %s was taken by this thread", an);
     cg_fmt(t2, sizeof t2, "Earlier the %s was taken while the %s was held", an, bn);
     cg_rdata_t d = {
-        .kind = CG_E_LOCK_ORDER_INVERSION, .addr = l,
-        .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard", .message = msg,
+        .addr = l, .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard",
         .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, pcs[0], cnt[0], NULL },
                     { t1, -1, pcs[1], cnt[1], "held" },
                     { t2, -1, pcs[2], cnt[2], "earlier" } },
         .nstacks = direct ? 3 : 2, .lock = bn, .holder_tid = (long)cg_lock_me(),
     };
+    cg_check_fill(&d, CG_CK_LOCK_ORDER, detail, msg, sizeof msg);
     cg_report_emit(&d, true);
 }
 
@@ -309,14 +310,14 @@ static void lock_debug(cg_lock_t *l, uintptr_t site)
 }
 
 static void lock_report_hook(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site,
-                             const char *msg, uint32_t holder, uintptr_t held_site,
+                             const char *detail, uint32_t holder, uintptr_t held_site,
                              const char *held_title) CG_COLD __attribute__((noreturn));
 static void lock_report_hook(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site,
-                             const char *msg, uint32_t holder, uintptr_t held_site,
+                             const char *detail, uint32_t holder, uintptr_t held_site,
                              const char *held_title)
 {
-    cg_lock_report(ev == CG_LOCK_EV_DEADLOCK ? CG_E_DEADLOCK : CG_E_LOCK_WAIT_TIMEOUT, l, site,
-                   msg, holder, held_site, held_title);
+    cg_lock_report(ev == CG_LOCK_EV_DEADLOCK ? CG_CK_LOCK_RELOCK : CG_CK_LOCK_TIMEOUT, l, site,
+                   detail, holder, held_site, held_title);
 }
 
 CG_STARTUP void cg_lockdep_init(bool debug)

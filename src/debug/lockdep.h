@@ -6,7 +6,7 @@
 #define CG_LOCKDEP_H
 
 #include "lock.h"
-#include "report.h"
+#include "checks.h"
 
 /* Install the lock's hooks (cg_lock_hooks: its reports, in every mode)
  * and, when debug, turn the lock-order graph and stack-id acquisition
@@ -27,11 +27,13 @@ void cg_lockdep_unlock_all(bool child) CG_HIDDEN;
 size_t cg_lock_site_stack(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs) CG_HIDDEN;
 size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs) CG_HIDDEN;
 
-/* A fatal report about lock l: taken (or waited for) at site by this
- * thread; holder and held_site describe the other acquisition, titled
- * held_title ("The lock was first taken by this thread"). */
-_Noreturn void cg_lock_report(cg_error_t kind, const cg_lock_t *l, uintptr_t site,
-                              const char *msg, uint32_t holder, uintptr_t held_site,
+/* A fatal report of check id (LOCK_RELOCK, LOCK_TIMEOUT) about lock l:
+ * taken (or waited for) at site by this thread; detail: the catalogue
+ * sentence's numbers and names; holder and held_site describe the other
+ * acquisition, titled held_title ("The lock was first taken by this
+ * thread"). */
+_Noreturn void cg_lock_report(cg_check_t id, const cg_lock_t *l, uintptr_t site,
+                              const char *detail, uint32_t holder, uintptr_t held_site,
                               const char *held_title) CG_COLD CG_HIDDEN;
 
 #endif /* CG_LOCKDEP_H */

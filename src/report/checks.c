@@ -1,9 +1,11 @@
 /*
  * checks.c — the reporters of the catalogue's checks (checks.h): each
  * cg_fail_<id> hands its entry's token, sentence and glibc message to
- * cg_report.
+ * cg_report; cg_check_fill gives them to a report written another way.
  */
 #include "checks.h"
+
+#include "render.h"
 
 typedef struct check_text {
     cg_error_t kind;
@@ -25,6 +27,13 @@ const char *cg_check_message(cg_check_t id, const char *detail, char *buf, size_
     else
         cg_fmt(buf, cap, "%s: %s", checks[id].sentence, detail);
     return buf;
+}
+
+void cg_check_fill(cg_rdata_t *d, cg_check_t id, const char *detail, char *buf, size_t cap)
+{
+    d->kind = checks[id].kind;
+    d->glibc = checks[id].glibc;
+    d->message = cg_check_message(id, detail, buf, cap);
 }
 
 void cg_fail_with(cg_check_t id, const void *addr, const char *detail)

@@ -69,9 +69,20 @@ _Noreturn void cg_fail_with(cg_check_t id, const void *addr, const char *detail)
     CG_COLD CG_HIDDEN;
 
 /* cg_check_message - the report text of check id with detail (as
- * cg_fail_with writes it) in buf, for a report written another way (debug
- * mode's fault report).  Returns buf. */
+ * cg_fail_with writes it) in buf.  Returns buf. */
 const char *cg_check_message(cg_check_t id, const char *detail, char *buf, size_t cap)
+    CG_COLD CG_HIDDEN;
+
+/*
+ * cg_check_fill - the catalogue's part of a report written another way
+ * (debug mode's recoverable reports with the block's stacks, the lock
+ * reports, the re-entrant-call reports): d's kind (check id's token), its
+ * glibc message, and its message, the text of check id with detail in buf
+ * (cg_check_message).  The caller fills the rest of d and emits it
+ * (render.h, cg_report_emit).
+ */
+struct cg_rdata;
+void cg_check_fill(struct cg_rdata *d, cg_check_t id, const char *detail, char *buf, size_t cap)
     CG_COLD CG_HIDDEN;
 
 #endif /* CG_CHECKS_H */
