@@ -199,7 +199,7 @@ static size_t size_of(void *mem)
          * blocks' table needs the shadow lock, which may be held). */
         if (!cg_in_heap(mem))
             return SIZE_MAX;
-        const cg_shadow_t *r = cg_shadow_find(mem, false);
+        const cg_shadow_t *r = cg_shadow_find(mem, NULL);
         return r != NULL && cg_shadow_user(r) == mem && cg_shadow_seen_live(r->state)
                    ? r->req : SIZE_MAX;
     }

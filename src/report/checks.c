@@ -36,14 +36,15 @@ void cg_check_fill(cg_rdata_t *d, cg_check_t id, const char *detail, char *buf, 
     d->message = cg_check_message(id, detail, buf, cap);
 }
 
-void cg_fail_with(cg_check_t id, const void *addr, const char *detail)
+void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail)
 {
     char msg[768];
     const char *text = detail ? cg_check_message(id, detail, msg, sizeof msg) : checks[id].sentence;
-    cg_report(checks[id].kind, addr, text, checks[id].glibc);
+    cg_report(call, checks[id].kind, addr, text, checks[id].glibc);
 }
 
 #define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) \
-    void cg_fail_##id(const void *addr) { cg_fail_with(CG_CK_##id, addr, NULL); }
+    void cg_fail_##id(const cg_call_t *call, const void *addr) \
+    { cg_fail_with(call, CG_CK_##id, addr, NULL); }
 #define CG_VERIFY_ENTRY(id, token, name, what)
 #include "checks.def"
