@@ -226,7 +226,8 @@ CG_INLINE void cg_lock_after_fork(cg_lock_t *l, bool child)
  * so that a report about the lock names the program's frame rather than
  * the chunkguard function that took it. */
 #define cg_lock_if_op(l, call) \
-    cg_lock_if_at((l), (call)->mt, (call)->caller ? (call)->caller : CG_RET_ADDR, (call))
+    cg_lock_if_at((l), (call)->mt, (call)->mt && (call)->caller ? (call)->caller : CG_RET_ADDR, \
+                  (call))
 CG_INLINE cg_tok_t cg_lock_if_at(cg_lock_t *l, bool mt, uintptr_t site, const cg_call_t *call)
 {
     if (mt)

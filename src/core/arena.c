@@ -162,8 +162,10 @@ static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, 
 static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size, const cg_call_t *call)
 {
     cg_chunk_t *next = cg_at(c, size);
-    size_t nsize = cg_csize(next);
-
+    /* next's size is read after the backward merge (which writes no size
+     * field of next): loaded up front, it held a register across that
+     * merge's checks and cost a callee-saved register's save and restore
+     * on every call (docs/performance.md, "The call as a value"). */
     if (!cg_prev_inuse(c)) {
         size_t ps = c->prev_size;
         cg_chunk_t *p = (cg_chunk_t *)((char *)c - ps);
@@ -179,6 +181,7 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size, const cg
         c = p;
         size += ps;
     }
+    size_t nsize = cg_csize(next);
     if (next != av->top) {
         if (!cg_inuse(next)) {
             unlink_chunk(av, next, call);
