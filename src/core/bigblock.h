@@ -10,6 +10,8 @@
  * Every big block is also entered in a registry (an open-addressing hash
  * table keyed by chunk address, in its own mapping) so that free can decide
  * "is this one of our big blocks?" without reading anything at the pointer.
+ * call: the call served (base/call.h); the registry's lock is taken for it
+ * when call->mt.
  */
 #ifndef CG_BIGBLOCK_H
 #define CG_BIGBLOCK_H
@@ -25,7 +27,7 @@ void cg_big_free(cg_chunk_t *c, const cg_call_t *call) CG_HIDDEN;
 /* Resize with mremap; NULL if it cannot (caller copies). */
 cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, const cg_call_t *call) CG_HIDDEN;
 CG_INLINE size_t cg_big_usable(const cg_chunk_t *c) { return cg_csize(c) - CG_HDR_SZ; }
-/* Was c one of the last 64 big blocks freed (and not reallocated since)?
+/* Was c one of the last 1024 big blocks freed (bigblock.c, RECENT)?
  * Only consulted when a pointer is about to be reported as not ours. */
 bool cg_big_recently_freed(const cg_chunk_t *c, const cg_call_t *call) CG_HIDDEN;
 /* Call fn(c, maplen, arg) for every registered big block (c: its chunk,
