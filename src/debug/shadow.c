@@ -125,9 +125,15 @@ static uint32_t record_alloc(void)
     return ++bump;
 }
 
-cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *idp)
+/* The shadow lock, taken for call when call->mt (never for NULL). */
+CG_INLINE cg_tok_t shadow_lock_for(const cg_call_t *call)
 {
-    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+    return call != NULL ? cg_lock_if_call(&shadow_lock, call) : (cg_tok_t){ false };
+}
+
+cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint32_t *idp)
+{
+    cg_tok_t shadow_tok = shadow_lock_for(call);
     uint32_t id = record_alloc();
     if (id != 0 && big && big_used * 2 >= big_cap && !big_grow()) {
         cg_shadow_at(id)->next = free_head;
@@ -154,9 +160,9 @@ cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *idp)
     return r;
 }
 
-void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt)
+void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call)
 {
-    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = shadow_lock_for(call);
     uint32_t id = 0;
     if (big) {
         big_slot_t *s = big_find(r->chunk);
@@ -178,11 +184,11 @@ void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt)
     cg_unlock_if(&shadow_lock, shadow_tok);
 }
 
-cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, bool mt)
+cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, const cg_call_t *call)
 {
     uint32_t id;
     if (big) {
-        cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+        cg_tok_t shadow_tok = shadow_lock_for(call);
         big_slot_t *s = big_find(c);
         id = s ? s->id : 0;
         cg_unlock_if(&shadow_lock, shadow_tok);
@@ -195,15 +201,15 @@ cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, bool mt)
     return r->chunk == c ? r : NULL;
 }
 
-cg_shadow_t *cg_shadow_find(const void *a, bool mt)
+cg_shadow_t *cg_shadow_find(const void *a, const cg_call_t *call)
 {
     if (cg_in_heap(a)) {
         cg_heap_t *h = cg_heap_base(a);
         cg_chunk_t *c = cg_heap_find_chunk(h, a);
-        return c != NULL ? cg_shadow_of(c, false, mt) : NULL;
+        return c != NULL ? cg_shadow_of(c, false, call) : NULL;
     }
     cg_shadow_t *found = NULL;
-    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = shadow_lock_for(call);
     for (size_t j = 0; j < big_cap && found == NULL; j++) {
         const cg_chunk_t *c = big_tab[j].chunk;
         if (c != NULL && (const char *)a >= (const char *)c &&
