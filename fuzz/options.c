@@ -152,9 +152,9 @@ static void record(call_t *log, size_t *n, int kind, int param, unsigned long v)
     (*n)++;
 }
 
-int fz_param_set(int param, long value, bool mt)
+int fz_param_set(int param, long value, const cg_call_t *call)
 {
-    if (mt)
+    if (call->mt)
         fz_fail("tunables: cg_param_set called with mt set at start-up");
     record(got, &ngot, 0, param, (unsigned long)value);
     return 1;

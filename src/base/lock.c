@@ -40,47 +40,51 @@ size_t cg_lock_name(const cg_lock_t *l, char *buf, size_t cap)
     return cg_fmt(buf, cap, "%s", node < CG_LK_NODES ? node_names[node] : "a lock");
 }
 
-/* The report about a lock, through the hook once init has set it. */
-static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site, const char *msg,
-                        uint32_t holder, uintptr_t held_site, const char *held_title)
+/* The report about a lock, through the hook once init has set it (its
+ * words are the catalogue's, src/report/checks.def: this layer gives the
+ * detail only). */
+static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site,
+                        const cg_call_t *call, const char *detail, uint32_t holder,
+                        uintptr_t held_site, const char *held_title)
     CG_COLD __attribute__((noreturn));
-static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site, const char *msg,
-                        uint32_t holder, uintptr_t held_site, const char *held_title)
+static void lock_report(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site,
+                        const cg_call_t *call, const char *detail, uint32_t holder,
+                        uintptr_t held_site, const char *held_title)
 {
     if (cg_lock_hooks.report != NULL)
-        cg_lock_hooks.report(ev, l, site, msg, holder, held_site, held_title);
+        cg_lock_hooks.report(ev, l, site, call, detail, holder, held_site, held_title);
     char buf[512];
-    size_t n = cg_fmt(buf, sizeof buf, "==chunkguard: %s (before initialisation)\n", msg);
+    size_t n = cg_fmt(buf, sizeof buf, "==chunkguard: %s: %s (before initialisation)\n",
+                      ev == CG_LOCK_EV_DEADLOCK ? "deadlock" : "lock-wait-timeout", detail);
     cg_os_write_all(2, buf, n);
     cg_os_abort();
 }
 
-static void report_deadlock(cg_lock_t *l, uintptr_t site) CG_COLD __attribute__((noreturn));
-static void report_deadlock(cg_lock_t *l, uintptr_t site)
+static void report_deadlock(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
+    CG_COLD __attribute__((noreturn));
+static void report_deadlock(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
 {
-    char name[48], msg[256];
+    char name[48], msg[128];
     cg_lock_name(l, name, sizeof name);
-    cg_fmt(msg, sizeof msg, "this thread (tid %d) takes the %s, which it already holds: "
-           "waiting would never end", (int)cg_lock_me(), name);
-    lock_report(CG_LOCK_EV_DEADLOCK, l, site, msg, cg_lock_me(), CG_LOAD(l->site),
+    cg_fmt(msg, sizeof msg, "it (tid %d) takes the %s again", (int)cg_lock_me(), name);
+    lock_report(CG_LOCK_EV_DEADLOCK, l, site, call, msg, cg_lock_me(), CG_LOAD(l->site),
                 "The lock was first taken by this thread");
 }
 
 /* holder and held_at: what the waiter saw for the whole wait (re-read
  * now, the lock might just have come free). */
-static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uint32_t holder,
-                           uintptr_t held_at) CG_COLD __attribute__((noreturn));
-static void report_timeout(cg_lock_t *l, uintptr_t site, uint64_t waited_ns, uint32_t holder,
-                           uintptr_t held_at)
+static void report_timeout(cg_lock_t *l, uintptr_t site, const cg_call_t *call,
+                           uint64_t waited_ns, uint32_t holder, uintptr_t held_at)
+    CG_COLD __attribute__((noreturn));
+static void report_timeout(cg_lock_t *l, uintptr_t site, const cg_call_t *call,
+                           uint64_t waited_ns, uint32_t holder, uintptr_t held_at)
 {
-    char name[48], msg[384];
+    char name[48], msg[256];
     cg_lock_name(l, name, sizeof name);
     cg_fmt(msg, sizeof msg, "this thread (tid %d) waited %zu ms for the %s, held all that "
-           "time by thread tid %d, which sleeps and waits for no thread that runs: a "
-           "deadlock, or a holder blocked outside chunkguard (deadlock_timeout_ms=%d)",
-           (int)cg_lock_me(), (size_t)(waited_ns / 1000000), name, (int)holder,
-           cg_opt.deadlock_timeout_ms);
-    lock_report(CG_LOCK_EV_TIMEOUT, l, site, msg, holder, held_at,
+           "time by thread tid %d (deadlock_timeout_ms=%d)", (int)cg_lock_me(),
+           (size_t)(waited_ns / 1000000), name, (int)holder, cg_opt.deadlock_timeout_ms);
+    lock_report(CG_LOCK_EV_TIMEOUT, l, site, call, msg, holder, held_at,
                 "The holder took the lock");
 }
 
@@ -174,10 +178,10 @@ static bool holder_will_let_go(uint32_t tid)
 /* Contended path of the three-state futex lock: spin a little, then mark
  * the lock contended and sleep until the holder's unlock wakes us — in
  * slices no longer than what is left of deadlock_timeout_ms. */
-void cg_lock_slow(cg_lock_t *l, uintptr_t site)
+void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
 {
     if (CG_UNLIKELY(CG_LOAD(l->owner) == cg_lock_me()))
-        report_deadlock(l, site);
+        report_deadlock(l, site, call);
     for (int spin = 0; spin < CG_LOCK_SPIN; spin++) {
         CG_CPU_RELAX();
         uint32_t zero = 0;
@@ -230,7 +234,7 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site)
             if (!same)
                 continue;                        /* let go or changed hands just now */
             if (!moving)
-                report_timeout(l, site, (uint64_t)waited, held_by, held_at);
+                report_timeout(l, site, call, (uint64_t)waited, held_by, held_at);
             start = now;
             waited = 0;
         }

@@ -25,6 +25,7 @@
 #ifndef CG_LOCK_H
 #define CG_LOCK_H
 
+#include "call.h"
 #include "config.h"
 #include "thread.h"
 #include "platform.h"
@@ -112,23 +113,28 @@ typedef enum cg_lock_event {
  * process is single-threaded, read without a lock afterwards.
  *   debug_lock      debug mode's cg_lock_at: a stack for the site, the
  *                   lock, the lock-order graph; called only while
- *                   cg_lockdep_on, which is set after it
+ *                   cg_lockdep_on, which is set after it; call: the call
+ *                   the lock is taken for, or NULL
  *   debug_acquired  the graph's note of a lock cg_trylock took
- *   report          the fatal report about lock l, taken (or waited for)
- *                   at site by this thread; holder and held_site describe
- *                   the other acquisition, titled held_title.  NULL before
- *                   init: a plain message and abort (lock.c)
+ *   report          the fatal report ev about lock l, taken (or waited for)
+ *                   at site by this thread for call (NULL: for none; else
+ *                   the report names its function and call site); detail:
+ *                   its numbers and names
+ *                   (the words are the catalogue's, report/checks.def);
+ *                   holder and held_site describe the other acquisition,
+ *                   titled held_title.  NULL before init: a plain message
+ *                   and abort (lock.c)
  */
 typedef struct cg_lock_hooks {
-    void (*debug_lock)(struct cg_lock *l, uintptr_t site);
+    void (*debug_lock)(struct cg_lock *l, uintptr_t site, const cg_call_t *call);
     void (*debug_acquired)(struct cg_lock *l);
     void (*report)(cg_lock_event_t ev, const struct cg_lock *l, uintptr_t site,
-                   const char *msg, uint32_t holder, uintptr_t held_site,
+                   const cg_call_t *call, const char *detail, uint32_t holder, uintptr_t held_site,
                    const char *held_title) __attribute__((noreturn));
 } cg_lock_hooks_t;
 extern cg_lock_hooks_t cg_lock_hooks CG_HIDDEN;
 
-void cg_lock_slow(cg_lock_t *l, uintptr_t site) CG_HIDDEN;
+void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call) CG_HIDDEN;
 void cg_unlock_wake(cg_lock_t *l) CG_HIDDEN;
 void cg_lock_assert_failed(const cg_lock_t *l, const char *what, const char *where)
     CG_COLD CG_HIDDEN __attribute__((noreturn));
@@ -143,24 +149,25 @@ CG_INLINE void cg_lock_taken(cg_lock_t *l, uintptr_t site)
     CG_STORE(l->gen, CG_LOAD(l->gen) + 1);
 }
 
-/* Take l (always; for locks every operation takes).  site: where.  Debug
- * mode's bookkeeping (a stack for the site, the lock-order graph) is out
- * of line, behind one predictable branch. */
-CG_INLINE void cg_lock_raw(cg_lock_t *l, uintptr_t site)
+/* Take l (always; for locks every operation takes).  site: where; call:
+ * the call it is taken for (a report about the lock names it), or NULL.
+ * Debug mode's bookkeeping (a stack for the site, the lock-order graph) is
+ * out of line, behind one predictable branch. */
+CG_INLINE void cg_lock_raw(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
 {
     uint32_t zero = 0;
     if (!__atomic_compare_exchange_n(&l->state, &zero, 1, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        cg_lock_slow(l, site);
+        cg_lock_slow(l, site, call);
     cg_lock_taken(l, site);
 }
 
-CG_INLINE void cg_lock_at(cg_lock_t *l, uintptr_t site)
+CG_INLINE void cg_lock_at(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
 {
     if (CG_UNLIKELY(cg_lockdep_on))
-        cg_lock_hooks.debug_lock(l, site);
+        cg_lock_hooks.debug_lock(l, site, call);
     else
-        cg_lock_raw(l, site);
+        cg_lock_raw(l, site, call);
 }
 
 CG_INLINE void cg_unlock(cg_lock_t *l)
@@ -174,7 +181,7 @@ CG_INLINE void cg_unlock(cg_lock_t *l)
         cg_unlock_wake(l);
 }
 
-#define cg_lock(l) cg_lock_at((l), CG_RET_ADDR)
+#define cg_lock(l) cg_lock_at((l), CG_RET_ADDR, NULL)
 
 /* Take l if it is free; never waits.  True when taken. */
 CG_INLINE bool cg_trylock(cg_lock_t *l)
@@ -208,19 +215,24 @@ CG_INLINE void cg_lock_after_fork(cg_lock_t *l, bool child)
 }
 
 /* Lock taken only when the operation decided it runs multi-threaded;
- * the token says whether it was. */
-#define cg_lock_if(l, mt) cg_lock_if_at((l), (mt), CG_RET_ADDR)
-/* The same, for a lock taken on behalf of the API call this thread
- * serves (an arena's, from a slow path): its site is the program's call
- * site of that call (cg_self.caller, set where the slow path began), so
- * that a report about the lock (deadlock, lock-wait-timeout) names the
- * program's frame rather than the chunkguard function that took it. */
-#define cg_lock_if_op(l, mt) \
-    cg_lock_if_at((l), (mt), (mt) && cg_self.caller ? cg_self.caller : CG_RET_ADDR)
-CG_INLINE cg_tok_t cg_lock_if_at(cg_lock_t *l, bool mt, uintptr_t site)
+ * the token says whether it was.  cg_lock_if: for no call in particular
+ * (a report about the lock names none). */
+#define cg_lock_if(l, mt) cg_lock_if_at((l), (mt), CG_RET_ADDR, NULL)
+/* For the API call *call (taken when call->mt): a report about the lock
+ * (deadlock, lock-wait-timeout, lock-order-inversion) names the call's
+ * function and adds its call site under the site of the lock. */
+#define cg_lock_if_call(l, call) cg_lock_if_at((l), (call)->mt, CG_RET_ADDR, (call))
+/* The same, for a lock whose holder is best described by the program's
+ * call (an arena's, from a slow path): its site is the call's call site,
+ * so that a report about the lock names the program's frame rather than
+ * the chunkguard function that took it. */
+#define cg_lock_if_op(l, call) \
+    cg_lock_if_at((l), (call)->mt, (call)->mt && (call)->caller ? (call)->caller : CG_RET_ADDR, \
+                  (call))
+CG_INLINE cg_tok_t cg_lock_if_at(cg_lock_t *l, bool mt, uintptr_t site, const cg_call_t *call)
 {
     if (mt)
-        cg_lock_at(l, site);
+        cg_lock_at(l, site, call);
     return (cg_tok_t){ mt };
 }
 

@@ -1,8 +1,10 @@
 /*
- * thread.h — per-thread state (initial-exec TLS, kept small: six words,
+ * thread.h — per-thread state (initial-exec TLS, kept small: four words,
  * two half-words and four bytes; tests/suites/45-lifecycle.sh holds the
  * library's whole TLS to 64 bytes), and the callout mark that layers
- * below entry/ set around code that may call malloc.
+ * below entry/ set around code that may call malloc.  Only what belongs
+ * to the thread lives here; what belongs to the call being served (its
+ * call site, the API function) travels as a value (call.h).
  */
 #ifndef CG_THREAD_H
 #define CG_THREAD_H
@@ -35,8 +37,6 @@ typedef struct cg_thread {
     struct cg_tcache *tcache;   /* the tcache the inline hits may use now:
                                  * cache outside chunkguard, else NULL     */
     struct cg_arena *arena;     /* the arena this thread allocates from      */
-    uintptr_t caller;           /* program's call site of the current slow op */
-    const char *op;             /* name of the API function being served     */
     struct cg_tcache *cache;    /* the thread's tcache: non-NULL exactly when
                                  * state is CG_T_CACHED                     */
     uint64_t lk_held;           /* debug mode: the lock-order nodes whose lock

@@ -7,30 +7,30 @@
 
 #include <stdint.h>
 
-cg_chunk_t *cg_from_other_arena(cg_arena_t *failed, size_t nb, size_t align, bool mt,
-                                cg_tcache_t *tc, bool *fresh)
+cg_chunk_t *cg_from_other_arena(cg_arena_t *failed, size_t nb, size_t align,
+                                const cg_call_t *call, cg_tcache_t *tc, bool *fresh)
 {
-    cg_arena_t *av = cg_arena_retry(failed, mt);
-    return av ? cg_from_arena(av, nb, align, mt, tc, fresh) : NULL;
+    cg_arena_t *av = cg_arena_retry(failed, call);
+    return av ? cg_from_arena(av, nb, align, call, tc, fresh) : NULL;
 }
 
-void *cg_malloc_mem(size_t n, bool mt, cg_tcache_t *tc)
+void *cg_malloc_mem(size_t n, const cg_call_t *call)
 {
-    return cg_malloc_mem_inline(n, mt, tc);
+    return cg_malloc_mem_inline(n, call);
 }
 
-void cg_report_bad_size(cg_chunk_t *c, cg_use_t use)
+void cg_report_bad_size(cg_chunk_t *c, cg_use_t use, const cg_call_t *call)
 {
     /* A "chunk" whose size reaches exactly the heap's end is the top chunk:
      * the free space a block turns into once freed and merged. */
     if ((char *)c + cg_csize(c) == cg_heap_end(cg_heap_base(c)))
-        cg_fail_with(CG_CK_FOR_USE(TOP_START, use), cg_chunk2mem(c), NULL);
-    cg_fail_BAD_SIZE(cg_chunk2mem(c));
+        cg_fail_with(call, CG_CK_FOR_USE(TOP_START, use), cg_chunk2mem(c), NULL);
+    cg_fail_BAD_SIZE(call, cg_chunk2mem(c));
 }
 
 /* A pointer into one of our heaps that is not a chunk start: say what it
  * points into, as precisely as the start bitmap allows. */
-void cg_report_not_a_block(void *mem, cg_use_t use)
+void cg_report_not_a_block(void *mem, cg_use_t use, const cg_call_t *call)
 {
     char detail[160];
     cg_heap_t *h = cg_heap_base(mem);
@@ -38,68 +38,69 @@ void cg_report_not_a_block(void *mem, cg_use_t use)
     size_t psize = p ? cg_csize(p) : 0;
     char *pend = p ? (char *)p + psize : NULL;
     if (p == NULL || (char *)mem >= pend || pend > cg_heap_end(h)) {
-        cg_fail_with(CG_CK_FOR_USE(NO_BLOCK, use), mem, NULL);
+        cg_fail_with(call, CG_CK_FOR_USE(NO_BLOCK, use), mem, NULL);
     } else if (pend == cg_heap_end(h) || !cg_prev_inuse((cg_chunk_t *)pend)) {
         /* free space: the top chunk, or a free chunk in a bin */
         if (cg_aligned_ok(mem))
-            cg_fail_with(pend == cg_heap_end(h) ? CG_CK_FOR_USE(FREED_TOP, use)
-                                                : CG_CK_FOR_USE(FREED_BIN, use), mem, NULL);
-        cg_fail_with(CG_CK_FOR_USE(MISALIGNED_FREE_MEMORY, use), mem, NULL);
+            cg_fail_with(call, pend == cg_heap_end(h) ? CG_CK_FOR_USE(FREED_TOP, use)
+                                                      : CG_CK_FOR_USE(FREED_BIN, use), mem, NULL);
+        cg_fail_with(call, CG_CK_FOR_USE(MISALIGNED_FREE_MEMORY, use), mem, NULL);
     } else {
         size_t off = (size_t)((char *)mem - (char *)cg_chunk2mem(p));
         size_t usable = psize - CG_SIZE_SZ;
         if ((char *)mem < (char *)cg_chunk2mem(p)) {
             cg_fmt(detail, sizeof detail, "it is %zu bytes before a %zu-byte block at %p",
                    (size_t)((char *)cg_chunk2mem(p) - (char *)mem), usable, cg_chunk2mem(p));
-            cg_fail_with(CG_CK_FOR_USE(IN_HEADER, use), mem, detail);
+            cg_fail_with(call, CG_CK_FOR_USE(IN_HEADER, use), mem, detail);
         }
         cg_fmt(detail, sizeof detail, "it is %zu bytes inside a %zu-byte block at %p%s",
                off, usable, cg_chunk2mem(p),
                cg_aligned_ok(mem) ? "" : " (and not 16-byte aligned)");
-        cg_fail_with(CG_CK_FOR_USE(INTERIOR, use), mem, detail);
+        cg_fail_with(call, CG_CK_FOR_USE(INTERIOR, use), mem, detail);
     }
 }
 
-cg_chunk_t *cg_owned_big(void *mem, cg_use_t use, bool mt, bool *big)
+cg_chunk_t *cg_owned_big(void *mem, cg_use_t use, const cg_call_t *call, bool *big)
 {
     cg_chunk_t *c = cg_mem2chunk(mem);
     bool header_ok = true;
-    if (cg_aligned_ok(mem) && cg_big_owns(c, mt, &header_ok)) {
+    if (cg_aligned_ok(mem) && cg_big_owns(c, call, &header_ok)) {
         if (CG_CHECK_ON(FREE_SIZE) && CG_UNLIKELY(!header_ok))
-            cg_fail_BIG_HEADER(mem);
+            cg_fail_BIG_HEADER(call, mem);
         *big = true;
         return c;
     }
-    if (CG_CHECK_ON(OWNERSHIP) && cg_aligned_ok(mem) && cg_big_recently_freed(c, mt))
-        cg_fail_with(CG_CK_FOR_USE(BIG_FREED, use), mem, NULL);
+    if (CG_CHECK_ON(OWNERSHIP) && cg_aligned_ok(mem) && cg_big_recently_freed(c, call))
+        cg_fail_with(call, CG_CK_FOR_USE(BIG_FREED, use), mem, NULL);
     if (CG_CHECK_ON(OWNERSHIP))
-        cg_fail_with(CG_CK_FOR_USE(NOT_OURS, use), mem, NULL);
+        cg_fail_with(call, CG_CK_FOR_USE(NOT_OURS, use), mem, NULL);
     *big = cg_is_mmapped(c);   /* check compiled out: trust the header, as glibc does */
     return c;
 }
 
-cg_chunk_t *cg_aligned_chunk(size_t nb, size_t align, bool mt)
+cg_chunk_t *cg_aligned_chunk(size_t nb, size_t align, const cg_call_t *call)
 {
     cg_chunk_t *c = NULL;
     if (nb + align >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max)
-        c = cg_big_alloc(nb, align, mt);
+        c = cg_big_alloc(nb, align, call);
     bool fresh;                       /* unused: memalign promises no zeroing */
     if (c == NULL)
-        c = cg_from_arenas(nb, align, mt, NULL, &fresh);
+        c = cg_from_arenas(nb, align, call, NULL, &fresh);
     if (c == NULL)
-        c = cg_big_alloc(nb, align, mt);
+        c = cg_big_alloc(nb, align, call);
     return c;
 }
 
-cg_chunk_t *cg_core_alloc(size_t nb, size_t align, bool mt)
+cg_chunk_t *cg_core_alloc(size_t nb, size_t align, const cg_call_t *call)
 {
     bool fresh;
-    return align <= CG_ALIGN ? cg_alloc_chunk(nb, mt, NULL, &fresh) : cg_aligned_chunk(nb, align, mt);
+    return align <= CG_ALIGN ? cg_alloc_chunk(nb, call, NULL, &fresh)
+                             : cg_aligned_chunk(nb, align, call);
 }
 
-void cg_core_free(void *mem, bool mt)
+void cg_core_free(void *mem, const cg_call_t *call)
 {
     bool big;
-    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_FREE, mt, &big);
-    cg_release(c, big, mt, NULL);
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_FREE, call, &big);
+    cg_release(c, big, call, NULL);
 }

@@ -62,40 +62,42 @@ static inline bool link_ok(cg_arena_t *av, const void *x)
 }
 
 /* check: the report, which says where the link was met. */
-CG_INLINE void check_link(cg_arena_t *av, const cg_chunk_t *x, cg_check_t check)
+CG_INLINE void check_link(cg_arena_t *av, const cg_chunk_t *x, cg_check_t check,
+                          const cg_call_t *call)
 {
     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(!link_ok(av, x)))
-        cg_fail_with(check, x, NULL);
+        cg_fail_with(call, check, x, NULL);
 }
 
 /* A walk along a bin cannot take more steps than the arena has chunks:
  * more means its links form a cycle. */
-CG_INLINE void check_walk(cg_arena_t *av, size_t steps, const cg_chunk_t *at)
+CG_INLINE void check_walk(cg_arena_t *av, size_t steps, const cg_chunk_t *at,
+                          const cg_call_t *call)
 {
     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(steps > av->system_mem / CG_MINSIZE))
-        cg_fail_BIN_CYCLE(cg_chunk2mem((cg_chunk_t *)at));
+        cg_fail_BIN_CYCLE(call, cg_chunk2mem((cg_chunk_t *)at));
 }
 
 /* A free chunk's size must be plausible, and lead to a header inside the
  * same heap region, before the chunk after it is read. */
-CG_INLINE void check_free_size(const cg_chunk_t *p)
+CG_INLINE void check_free_size(const cg_chunk_t *p, const cg_call_t *call)
 {
     size_t sz = cg_csize(p);
     if (CG_CHECK_ON(UNLINK) &&
         CG_UNLIKELY(sz < CG_MINSIZE || sz > CG_HEAP_MAX - CG_HDR_SZ - cg_heap_offset(p)))
-        cg_fail_FREE_CHUNK_SIZE(cg_chunk2mem((cg_chunk_t *)p));
+        cg_fail_FREE_CHUNK_SIZE(call, cg_chunk2mem((cg_chunk_t *)p));
 }
 
 /* Take p, whose size and boundary tag the caller has checked, out of its
  * doubly linked bin, checking both neighbours first. */
-CG_INLINE void unlink_sized(cg_arena_t *av, cg_chunk_t *p)
+CG_INLINE void unlink_sized(cg_arena_t *av, cg_chunk_t *p, const cg_call_t *call)
 {
     cg_chunk_t *fd = p->fd, *bk = p->bk;
     if (CG_CHECK_ON(UNLINK)) {
-        check_link(av, fd, CG_CK_UNLINK_FD);
-        check_link(av, bk, CG_CK_UNLINK_BK);
+        check_link(av, fd, CG_CK_UNLINK_FD, call);
+        check_link(av, bk, CG_CK_UNLINK_BK, call);
         if (CG_UNLIKELY(fd->bk != p || bk->fd != p))
-            cg_fail_UNLINK_NOT_BACK(cg_chunk2mem(p));
+            cg_fail_UNLINK_NOT_BACK(call, cg_chunk2mem(p));
     }
     fd->bk = bk;
     bk->fd = fd;
@@ -105,25 +107,26 @@ CG_INLINE void unlink_sized(cg_arena_t *av, cg_chunk_t *p)
 
 /* Take p out of its doubly linked bin, checking its size, its boundary tag
  * and both neighbours first. */
-CG_INLINE void unlink_chunk(cg_arena_t *av, cg_chunk_t *p)
+CG_INLINE void unlink_chunk(cg_arena_t *av, cg_chunk_t *p, const cg_call_t *call)
 {
     if (CG_CHECK_ON(UNLINK)) {
-        check_free_size(p);
+        check_free_size(p, call);
         if (CG_UNLIKELY(cg_csize(p) != cg_next(p)->prev_size))
-            cg_fail_UNLINK_PREV_SIZE(cg_chunk2mem(p));
+            cg_fail_UNLINK_PREV_SIZE(call, cg_chunk2mem(p));
     }
-    unlink_sized(av, p);
+    unlink_sized(av, p, call);
 }
 
 /* Put a free chunk (head and foot already set) at the front of the
  * unsorted bin.  from_free: free's insert (glibc names the two apart). */
-CG_INLINE void unsorted_insert(cg_arena_t *av, cg_chunk_t *c, bool from_free)
+CG_INLINE void unsorted_insert(cg_arena_t *av, cg_chunk_t *c, bool from_free,
+                               const cg_call_t *call)
 {
     cg_chunk_t *b = cg_bin_at(av, CG_UNSORTED);
     cg_chunk_t *f = b->fd;
-    check_link(av, f, from_free ? CG_CK_UNSORTED_FIRST_FREE : CG_CK_UNSORTED_FIRST_MALLOC);
+    check_link(av, f, from_free ? CG_CK_UNSORTED_FIRST_FREE : CG_CK_UNSORTED_FIRST_MALLOC, call);
     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(f->bk != b))
-        cg_fail_with(from_free ? CG_CK_UNSORTED_BACK_FREE : CG_CK_UNSORTED_BACK_MALLOC,
+        cg_fail_with(call, from_free ? CG_CK_UNSORTED_BACK_FREE : CG_CK_UNSORTED_BACK_MALLOC,
                      cg_chunk2mem(f), NULL);
     c->fd = f;
     c->bk = b;
@@ -133,7 +136,8 @@ CG_INLINE void unsorted_insert(cg_arena_t *av, cg_chunk_t *c, bool from_free)
 
 /* Split chunk c (in use from now on, size `size`) so that it keeps nb bytes;
  * a remainder of at least MINSIZE goes to the unsorted bin. */
-static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, bool small_req)
+static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, bool small_req,
+                         const cg_call_t *call)
 {
     size_t rsize = size - nb;
     if (rsize < CG_MINSIZE) {
@@ -145,7 +149,7 @@ static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, 
     cg_set_head(r, rsize | CG_PREV_INUSE);
     cg_set_foot(r, rsize);
     cg_start_set(r);
-    unsorted_insert(av, r, false);
+    unsorted_insert(av, r, false, call);
     if (small_req)
         av->last_remainder = r;
 }
@@ -155,11 +159,13 @@ static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, 
 /* Merge free chunk c of `size` with free neighbours and put the result in
  * the unsorted bin or into top.  Returns the merged size.  Caller has
  * validated c and its next chunk. */
-static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
+static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size, const cg_call_t *call)
 {
     cg_chunk_t *next = cg_at(c, size);
-    size_t nsize = cg_csize(next);
-
+    /* next's size is read after the backward merge (which writes no size
+     * field of next): loaded up front, it held a register across that
+     * merge's checks and cost a callee-saved register's save and restore
+     * on every call (docs/performance.md, "The call as a value"). */
     if (!cg_prev_inuse(c)) {
         size_t ps = c->prev_size;
         cg_chunk_t *p = (cg_chunk_t *)((char *)c - ps);
@@ -169,15 +175,16 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
             CG_UNLIKELY(ps < CG_MINSIZE || (ps & CG_ALIGN_MASK) ||
                         ps > (size_t)((char *)c - heap_of(c)->data) ||
                         !cg_start_test(heap_of(c), p) || cg_csize(p) != ps))
-            cg_fail_CONSOLIDATE_PREV_SIZE(cg_chunk2mem(c));
-        unlink_sized(av, p);     /* its size is c's prev_size: checked just above */
+            cg_fail_CONSOLIDATE_PREV_SIZE(call, cg_chunk2mem(c));
+        unlink_sized(av, p, call);   /* its size is c's prev_size: checked just above */
         cg_start_clear(c);
         c = p;
         size += ps;
     }
+    size_t nsize = cg_csize(next);
     if (next != av->top) {
         if (!cg_inuse(next)) {
-            unlink_chunk(av, next);
+            unlink_chunk(av, next, call);
             cg_start_clear(next);
             size += nsize;
         } else {
@@ -185,7 +192,7 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
         }
         cg_set_head(c, size | CG_PREV_INUSE);
         cg_set_foot(c, size);
-        unsorted_insert(av, c, true);
+        unsorted_insert(av, c, true, call);
     } else {
         size += nsize;
         cg_set_head(c, size | CG_PREV_INUSE);
@@ -195,8 +202,9 @@ static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size)
     return size;
 }
 
-void cg_arena_consolidate(cg_arena_t *av, bool mt)
+void cg_arena_consolidate(cg_arena_t *av, const cg_call_t *call)
 {
+    bool mt = call->mt;
     CG_HELD(&av->lock, mt);
     if (mt)
         __atomic_store_n(&av->have_fastchunks, 0, __ATOMIC_RELAXED);
@@ -211,14 +219,14 @@ void cg_arena_consolidate(cg_arena_t *av, bool mt)
             av->fastbins[i] = NULL;
         }
         while (p != NULL) {
-            cg_fastbin_check_link(p, CG_CK_FASTBIN_LINK_CONSOLIDATE);
-            cg_fastbin_check_index(p, i, CG_CK_FASTBIN_INDEX_CONSOLIDATE);
+            cg_fastbin_check_link(p, CG_CK_FASTBIN_LINK_CONSOLIDATE, call);
+            cg_fastbin_check_index(p, i, CG_CK_FASTBIN_INDEX_CONSOLIDATE, call);
             /* A fastbin chunk is in use to the rest of the heap; one that is
              * not was merged already: its bin has a cycle or a duplicate. */
             if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(!cg_inuse(p)))
-                cg_fail_FASTBIN_TWICE(cg_chunk2mem(p));
+                cg_fail_FASTBIN_TWICE(call, cg_chunk2mem(p));
             cg_chunk_t *n = cg_reveal(&p->fd, p->fd);
-            merge_and_bin(av, p, cg_csize(p));
+            merge_and_bin(av, p, cg_csize(p), call);
             p = n;
         }
     }
@@ -229,7 +237,7 @@ void cg_arena_consolidate(cg_arena_t *av, bool mt)
 /* The arena is moving its top to a new heap: close the old one with two
  * fenceposts (a 16-byte chunk marked in use and a zero-size end marker) and
  * bin what is left of the old top. */
-static void close_heap(cg_arena_t *av, cg_heap_t *h)
+static void close_heap(cg_arena_t *av, cg_heap_t *h, const cg_call_t *call)
 {
     cg_chunk_t *top = av->top;
     size_t tsz = cg_csize(top), prevbit = cg_head(top) & CG_PREV_INUSE;
@@ -245,7 +253,7 @@ static void close_heap(cg_arena_t *av, cg_heap_t *h)
         cg_set_head(top, rsz | prevbit);   /* top keeps its start bit: a chunk now */
         CG_STORE(h->fence, f1);
         av->top = NULL;
-        unsorted_insert(av, top, false);
+        unsorted_insert(av, top, false, call);
     } else {
         cg_set_head(top, (tsz - CG_HDR_SZ) | prevbit);
         cg_set_head(cg_at(top, tsz - CG_HDR_SZ), 0 | CG_PREV_INUSE);
@@ -264,7 +272,7 @@ static void account_grow(cg_arena_t *av, size_t n)
 
 /* Make top at least nb + MINSIZE: grow the current heap, else start a new
  * heap.  False when the OS gives no more memory. */
-static bool grow_top(cg_arena_t *av, size_t nb)
+static bool grow_top(cg_arena_t *av, size_t nb, const cg_call_t *call)
 {
     cg_heap_t *h = av->heap;
     size_t tsz = cg_csize(av->top);
@@ -281,7 +289,7 @@ static bool grow_top(cg_arena_t *av, size_t nb)
     if (nh == NULL && (nh = cg_heap_new(av, nb + CG_MINSIZE)) == NULL)
         return false;
     nh->prev = h;
-    close_heap(av, h);
+    close_heap(av, h, call);
     cg_arena_set_heap(av, nh);
     av->top = (cg_chunk_t *)nh->data;
     cg_set_head(av->top, (nh->size - CG_HEAP_DATA_OFF) | CG_PREV_INUSE);
@@ -308,18 +316,18 @@ static cg_chunk_t *take_from_top(cg_arena_t *av, size_t nb, bool *fresh)
     return v;
 }
 
-static void check_top(cg_arena_t *av)
+static void check_top(cg_arena_t *av, const cg_call_t *call)
 {
     cg_chunk_t *t = av->top;
     if (CG_CHECK_ON(TOP_SIZE) &&
         CG_UNLIKELY((char *)t + cg_csize(t) != cg_heap_end(av->heap) ||
                     cg_csize(t) < CG_MINSIZE))
-        cg_fail_TOP_SIZE(cg_chunk2mem(t));
+        cg_fail_TOP_SIZE(call, cg_chunk2mem(t));
 }
 
 /* If the arena's newest heap is entirely free, unmap it and make the end of
  * the previous heap the top again (glibc's heap_trim). */
-static bool drop_empty_heap(cg_arena_t *av)
+static bool drop_empty_heap(cg_arena_t *av, const cg_call_t *call)
 {
     cg_heap_t *h = av->heap;
     cg_chunk_t *top = av->top;
@@ -329,7 +337,7 @@ static bool drop_empty_heap(cg_arena_t *av)
     cg_chunk_t *f1 = ph->fence, *nt = f1;
     if (!cg_prev_inuse(f1)) {
         cg_chunk_t *r = (cg_chunk_t *)((char *)f1 - f1->prev_size);
-        unlink_chunk(av, r);
+        unlink_chunk(av, r, call);
         nt = r;                        /* keeps its start bit as the new top */
     }
     cg_start_set(nt);
@@ -343,12 +351,12 @@ static bool drop_empty_heap(cg_arena_t *av)
     return true;
 }
 
-int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free)
+int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t *call)
 {
     int released = 0;
     if (av->top == NULL)
         return 0;
-    while (cg_csize(av->top) >= CG_LOAD(cg_mp.trim_threshold) && drop_empty_heap(av))
+    while (cg_csize(av->top) >= CG_LOAD(cg_mp.trim_threshold) && drop_empty_heap(av, call))
         released = 1;
     cg_chunk_t *top = av->top;
     size_t tsz = cg_csize(top);
@@ -370,11 +378,11 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free)
             for (cg_chunk_t *c = b->fd; c != b; c = c->fd) {
                 /* the links and sizes were overwritten if the heap was:
                  * check before following or releasing (found by fuzzing) */
-                check_link(av, c, CG_CK_TRIM_LINK);
-                check_walk(av, ++steps, c);
-                check_free_size(c);
+                check_link(av, c, CG_CK_TRIM_LINK, call);
+                check_walk(av, ++steps, c, call);
+                check_free_size(c, call);
                 if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(c->fd->bk != c))
-                    cg_fail_TRIM_NOT_BACK(cg_chunk2mem(c));
+                    cg_fail_TRIM_NOT_BACK(call, cg_chunk2mem(c));
                 size_t sz = cg_csize(c);
                 if (sz >= 2 * cg_pagesize) {
                     cg_heap_release_pages((char *)c + sizeof(cg_chunk_t), (char *)c + sz);
@@ -388,28 +396,29 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free)
 
 /* ---- malloc ----------------------------------------------------------- */
 
-static void check_unsorted_victim(cg_arena_t *av, cg_chunk_t *v, cg_chunk_t *ub)
+static void check_unsorted_victim(cg_arena_t *av, cg_chunk_t *v, cg_chunk_t *ub,
+                                  const cg_call_t *call)
 {
-    check_link(av, v, CG_CK_UNSORTED_LINK);
+    check_link(av, v, CG_CK_UNSORTED_LINK, call);
     size_t size = cg_csize(v);
     cg_heap_t *h = heap_of(v);
     if (CG_CHECK_ON(UNLINK)) {
         if (CG_UNLIKELY(size < CG_MINSIZE || (char *)v + size + CG_HDR_SZ > cg_heap_end(h)))
-            cg_fail_UNSORTED_SIZE(cg_chunk2mem(v));
+            cg_fail_UNSORTED_SIZE(call, cg_chunk2mem(v));
         cg_chunk_t *next = cg_at(v, size);
         if (CG_UNLIKELY(next->prev_size != size))
-            cg_fail_UNSORTED_NEXT_PREV_SIZE(cg_chunk2mem(v));
-        check_link(av, v->bk, CG_CK_UNSORTED_BK);
+            cg_fail_UNSORTED_NEXT_PREV_SIZE(call, cg_chunk2mem(v));
+        check_link(av, v->bk, CG_CK_UNSORTED_BK, call);
         if (CG_UNLIKELY(v->bk->fd != v || v->fd != ub))
-            cg_fail_UNSORTED_LINKS(cg_chunk2mem(v));
+            cg_fail_UNSORTED_LINKS(call, cg_chunk2mem(v));
         if (CG_UNLIKELY(cg_prev_inuse(next)))
-            cg_fail_UNSORTED_IN_USE(cg_chunk2mem(v));
+            cg_fail_UNSORTED_IN_USE(call, cg_chunk2mem(v));
     }
 }
 
 /* File a chunk taken off the unsorted list into its small or large bin
  * (large bins sorted by size, largest first). */
-static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size)
+static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size, const cg_call_t *call)
 {
     size_t idx = cg_bin_index(size);
     cg_chunk_t *bin = cg_bin_at(av, idx), *fwd, *bck;
@@ -425,15 +434,15 @@ static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size)
         fwd = bin->fd;
         size_t steps = 0;
         while (cg_csize(fwd) > size) {
-            check_link(av, fwd->fd, CG_CK_LARGEBIN_NEXTSIZE);
-            check_walk(av, ++steps, fwd);
+            check_link(av, fwd->fd, CG_CK_LARGEBIN_NEXTSIZE, call);
+            check_walk(av, ++steps, fwd, call);
             fwd = fwd->fd;
         }
         bck = fwd->bk;
-        check_link(av, bck, CG_CK_LARGEBIN_BK);
+        check_link(av, bck, CG_CK_LARGEBIN_BK, call);
     }
     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(bck->fd != fwd || fwd->bk != bck))
-        cg_fail_LARGEBIN_PLACE(cg_chunk2mem(v));
+        cg_fail_LARGEBIN_PLACE(call, cg_chunk2mem(v));
     mark_bin(av, idx);
     v->bk = bck;
     v->fd = fwd;
@@ -442,21 +451,22 @@ static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size)
 }
 
 /* Take the last (oldest) chunk of a small bin, or NULL if it is empty. */
-static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb)
+static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb,
+                                 const cg_call_t *call)
 {
     cg_chunk_t *v = bin->bk;
     if (v == bin)
         return NULL;
-    check_link(av, v, CG_CK_SMALLBIN_LINK);
-    check_link(av, v->bk, CG_CK_SMALLBIN_LINK);
+    check_link(av, v, CG_CK_SMALLBIN_LINK, call);
+    check_link(av, v->bk, CG_CK_SMALLBIN_LINK, call);
     cg_chunk_t *bck = v->bk;
     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(bck->fd != v))
-        cg_fail_SMALLBIN_NOT_BACK(cg_chunk2mem(v));
+        cg_fail_SMALLBIN_NOT_BACK(call, cg_chunk2mem(v));
     /* Its size must be the bin's before it is handed out and its next
      * chunk's header written (an overflow into a free chunk's size field
      * would otherwise send the caller past the heap). */
     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(cg_csize(v) != nb))
-        cg_fail_SMALLBIN_SIZE(cg_chunk2mem(v));
+        cg_fail_SMALLBIN_SIZE(call, cg_chunk2mem(v));
     cg_set_inuse_at(v, nb);
     bin->bk = bck;
     bck->fd = bin;
@@ -467,21 +477,23 @@ static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb)
  * handed out (v), or already in a tcache (its key), was freed twice into
  * the fastbin with another free between ("fastbin dup", which the fasttop
  * check cannot see; glibc hands it out twice). */
-CG_INLINE void check_stash_dup(cg_tcache_t *tc, size_t ti, const cg_chunk_t *v, cg_chunk_t *x)
+CG_INLINE void check_stash_dup(cg_tcache_t *tc, size_t ti, const cg_chunk_t *v, cg_chunk_t *x,
+                               const cg_call_t *call)
 {
     if (!CG_CHECK_ON(TCACHE_DOUBLE_FREE))
         return;
     if (CG_UNLIKELY(x == v))
-        cg_fail_FASTBIN_DUP(cg_chunk2mem(x));
+        cg_fail_FASTBIN_DUP(call, cg_chunk2mem(x));
     cg_tentry_t *e = (cg_tentry_t *)cg_chunk2mem(x);
     if (CG_UNLIKELY(e->key == cg_tcache_key)) {
-        cg_tcache_double_free_check(tc, ti, e);   /* reports if in this bin */
+        cg_tcache_double_free_check(tc, ti, e, call);   /* reports if in this bin */
     }
 }
 
-cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_tcache_t *tc)
+cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call, bool *fresh,
+                            cg_tcache_t *tc)
 {
-    CG_HELD(&av->lock, mt);
+    CG_HELD(&av->lock, call->mt);
     cg_chunk_t *v;
     *fresh = false;
     if (CG_UNLIKELY(av->top == NULL)) {         /* the main arena's first heap failed */
@@ -492,13 +504,13 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
     }
     if (nb <= cg_mp.max_fast) {
         size_t idx = cg_fastbin_index(nb);
-        if (CG_LOAD(av->fastbins[idx]) != NULL && (v = cg_fastbin_pop(av, idx, mt)) != NULL) {
+        if (CG_LOAD(av->fastbins[idx]) != NULL && (v = cg_fastbin_pop(av, idx, call)) != NULL) {
             if (tc != NULL) {
                 size_t ti = cg_csize2tidx(nb);
                 cg_chunk_t *x;
                 while (tc->counts[ti] < cg_mp.tcache_count && CG_LOAD(av->fastbins[idx]) != NULL &&
-                       (x = cg_fastbin_pop(av, idx, mt)) != NULL) {
-                    check_stash_dup(tc, ti, v, x);
+                       (x = cg_fastbin_pop(av, idx, call)) != NULL) {
+                    check_stash_dup(tc, ti, v, x, call);
                     cg_tcache_put(tc, ti, cg_chunk2mem(x));
                 }
             }
@@ -508,24 +520,25 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
     bool small = cg_in_smallbin_range(nb);
     if (small) {
         cg_chunk_t *bin = cg_bin_at(av, cg_smallbin_index(nb));
-        if ((v = smallbin_take(av, bin, nb)) != NULL) {
+        if ((v = smallbin_take(av, bin, nb, call)) != NULL) {
             if (tc != NULL && nb <= cg_mp.tcache_max_csize) {
                 size_t ti = cg_csize2tidx(nb);
                 cg_chunk_t *x;
-                while (tc->counts[ti] < cg_mp.tcache_count && (x = smallbin_take(av, bin, nb)) != NULL)
+                while (tc->counts[ti] < cg_mp.tcache_count &&
+                       (x = smallbin_take(av, bin, nb, call)) != NULL)
                     cg_tcache_put(tc, ti, cg_chunk2mem(x));
             }
             return v;
         }
     } else if (CG_LOAD(av->have_fastchunks)) {
-        cg_arena_consolidate(av, mt);
+        cg_arena_consolidate(av, call);
     }
 
     for (;;) {
         cg_chunk_t *ub = cg_bin_at(av, CG_UNSORTED);
         int iters = 0;
         while ((v = ub->bk) != ub) {
-            check_unsorted_victim(av, v, ub);
+            check_unsorted_victim(av, v, ub, call);
             size_t size = cg_csize(v);
             cg_chunk_t *bck = v->bk;
             if (small && bck == ub && v == av->last_remainder && size > nb + CG_MINSIZE) {
@@ -548,7 +561,7 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
                 cg_set_inuse_at(v, size);
                 return v;
             }
-            place_in_bin(av, v, size);
+            place_in_bin(av, v, size, call);
             if (++iters >= 10000)
                 break;
         }
@@ -559,15 +572,15 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
                 v = bin->bk;
                 size_t steps = 0;
                 while (cg_csize(v) < nb) {
-                    check_walk(av, ++steps, v);
+                    check_walk(av, ++steps, v, call);
                     v = v->bk;
-                    check_link(av, v, CG_CK_LARGEBIN_TAKE);
+                    check_link(av, v, CG_CK_LARGEBIN_TAKE, call);
                     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(v == bin))
-                        cg_fail_LARGEBIN_SHORT(cg_chunk2mem(bin->fd));
+                        cg_fail_LARGEBIN_SHORT(call, cg_chunk2mem(bin->fd));
                 }
                 size_t size = cg_csize(v);
-                unlink_chunk(av, v);
-                split_in_use(av, v, size, nb, false);
+                unlink_chunk(av, v, call);
+                split_in_use(av, v, size, nb, false, call);
                 return v;
             }
         }
@@ -589,19 +602,19 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
                 continue;
             }
             size_t size = cg_csize(v);
-            unlink_chunk(av, v);
-            split_in_use(av, v, size, nb, small);
+            unlink_chunk(av, v, call);
+            split_in_use(av, v, size, nb, small, call);
             return v;
         }
 
-        check_top(av);
+        check_top(av, call);
         if (cg_csize(av->top) >= nb + CG_MINSIZE)
             return take_from_top(av, nb, fresh);
         if (CG_LOAD(av->have_fastchunks)) {
-            cg_arena_consolidate(av, mt);
+            cg_arena_consolidate(av, call);
             continue;
         }
-        if (!grow_top(av, nb))
+        if (!grow_top(av, nb, call))
             return NULL;
         return take_from_top(av, nb, fresh);
     }
@@ -609,14 +622,14 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh, cg_
 
 /* An aligned chunk: over-allocate, skip to the first aligned spot that
  * leaves a leading piece of at least MINSIZE, give both ends back. */
-cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
+cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, const cg_call_t *call)
 {
-    CG_HELD(&av->lock, mt);
+    CG_HELD(&av->lock, call->mt);
     bool fresh;
     size_t want = nb + align + CG_MINSIZE;
     if (want < nb)
         return NULL;
-    cg_chunk_t *c = cg_arena_malloc(av, want, mt, &fresh, NULL);
+    cg_chunk_t *c = cg_arena_malloc(av, want, call, &fresh, NULL);
     if (c == NULL)
         return NULL;
     uintptr_t mem = (uintptr_t)cg_chunk2mem(c);
@@ -630,7 +643,7 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
         cg_set_head(nc, rest | CG_PREV_INUSE);
         cg_start_set(nc);
         cg_set_head_size(c, lead);
-        cg_arena_free_locked(av, c, mt);
+        cg_arena_free_locked(av, c, call);
         c = nc;
     }
     size_t size = cg_csize(c);
@@ -639,7 +652,7 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
         cg_set_head_size(c, nb);
         cg_set_head(r, (size - nb) | CG_PREV_INUSE);
         cg_start_set(r);
-        cg_arena_free_locked(av, r, mt);
+        cg_arena_free_locked(av, r, call);
     }
     return c;
 }
@@ -648,52 +661,52 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt)
 
 /* Inlined into cg_arena_free_slow, free's way into the arena (one frame
  * less on every free that misses the tcache and the fastbins). */
-CG_INLINE void free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
+CG_INLINE void free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
-    CG_HELD(&av->lock, mt);
+    CG_HELD(&av->lock, call->mt);
     size_t size = cg_csize(c);
     if (size <= cg_mp.max_fast) {
-        cg_fast_free(av, c, size, mt);
+        cg_fast_free(av, c, size, call);
         return;
     }
     if (CG_UNLIKELY(c == av->top))
-        cg_fail_FREE_OF_TOP(cg_chunk2mem(c));
+        cg_fail_FREE_OF_TOP(call, cg_chunk2mem(c));
     /* glibc's "double free or corruption (!prev)" check ran on the public
      * path (alloc.h, cg_check_in_use); internal callers free chunks they own. */
-    cg_check_next_size(c, size, false);
+    cg_check_next_size(c, size, false, call);
     cg_perturb_free(c, size);
-    size_t merged = merge_and_bin(av, c, size);
+    size_t merged = merge_and_bin(av, c, size, call);
     if (merged >= CG_CONSOLIDATE_THRESHOLD) {
         if (CG_LOAD(av->have_fastchunks))
-            cg_arena_consolidate(av, mt);
+            cg_arena_consolidate(av, call);
         if (cg_csize(av->top) >= CG_LOAD(cg_mp.trim_threshold))
-            cg_arena_trim(av, cg_mp.top_pad, false);
+            cg_arena_trim(av, cg_mp.top_pad, false, call);
     }
 }
 
-void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt)
+void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
-    free_locked(av, c, mt);
+    free_locked(av, c, call);
 }
 
-void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt)
+void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
-    cg_tok_t av_tok = cg_lock_if_op(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if_op(&av->lock, call);
     CG_TEST_HOOK(CG_HOOK_ARENA_FREE_LOCKED, av);
-    free_locked(av, c, mt);
+    free_locked(av, c, call);
     cg_unlock_if(&av->lock, av_tok);
 }
 
 /* ---- realloc in place ------------------------------------------------- */
 
-bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
+bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, const cg_call_t *call)
 {
     bool ok = true;
-    cg_tok_t av_tok = cg_lock_if_op(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if_op(&av->lock, call);
     size_t size = cg_csize(c);
     cg_chunk_t *next = cg_at(c, size);
     /* glibc: "realloc(): invalid next size" — before next's size is used */
-    cg_check_next_size(c, size, false);
+    cg_check_next_size(c, size, false, call);
     if (size < nb) {
         if (next == av->top && cg_csize(next) + size >= nb + CG_MINSIZE) {
             size_t total = cg_csize(next) + size;
@@ -708,7 +721,7 @@ bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
                 h->clean_from = (char *)nt + CG_HDR_SZ;
             size = nb;
         } else if (next != av->top && !cg_inuse(next) && size + cg_csize(next) >= nb) {
-            unlink_chunk(av, next);
+            unlink_chunk(av, next, call);
             cg_start_clear(next);
             size += cg_csize(next);
             cg_set_head_size(c, size);
@@ -722,7 +735,7 @@ bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt)
         cg_set_head_size(c, nb);
         cg_set_head(r, (size - nb) | CG_PREV_INUSE);
         cg_start_set(r);
-        cg_arena_free_locked(av, r, mt);
+        cg_arena_free_locked(av, r, call);
     }
     cg_unlock_if(&av->lock, av_tok);
     return ok;

@@ -12,8 +12,9 @@
  * fastbin heads, which free pushes without the lock (compare-and-swap) and
  * malloc pops only under the lock — with a single popper there is no ABA
  * (glibc's scheme).  A single-threaded operation takes no lock and uses
- * plain loads and stores; `mt` below is that decision, made once per
- * operation at the top.
+ * plain loads and stores; `call->mt` below is that decision, made once per
+ * operation at the top (call: the call being served, base/call.h, which
+ * every function that may report or take an arena lock is given).
  */
 #ifndef CG_ARENA_H
 #define CG_ARENA_H
@@ -100,29 +101,33 @@ CG_INLINE cg_chunk_t *cg_bin_at(cg_arena_t *av, size_t i)
 }
 #define CG_UNSORTED 1
 
-/* Arena operations.  Unless noted, the caller holds av->lock when mt. */
+/* Arena operations.  Unless noted, the caller holds av->lock when
+ * call->mt. */
 void cg_arena_init(cg_arena_t *av, int index) CG_HIDDEN;
 /* A chunk of at least nb bytes (in use), or NULL when out of memory.  When
  * tc is given, further chunks of the same size found in a fastbin or small
  * bin are moved into it (glibc's tcache stashing), so the next mallocs of
  * that size are tcache hits.  *fresh: the memory is known to read zero. */
 struct cg_tcache;
-cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, bool mt, bool *fresh,
+cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call, bool *fresh,
                             struct cg_tcache *tc) CG_HIDDEN;
-cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, bool mt) CG_HIDDEN;
-/* Free a non-fast chunk, taking the arena lock when mt.  Out of line so
- * that the inline free paths (cg_arena_free in fastbin.h) stay small. */
-void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, bool mt) CG_HIDDEN CG_NOINLINE;
+cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, const cg_call_t *call)
+    CG_HIDDEN;
+/* Free a non-fast chunk, taking the arena lock when call->mt.  Out of line
+ * so that the inline free paths (cg_arena_free in fastbin.h) stay small. */
+void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
+    CG_HIDDEN CG_NOINLINE;
 /* Free with the lock already held (or single-threaded); any size. */
-void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, bool mt) CG_HIDDEN;
+void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call) CG_HIDDEN;
 /* Try to resize an in-use chunk in place to nb; true on success. */
-bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, bool mt) CG_HIDDEN;
-void cg_arena_consolidate(cg_arena_t *av, bool mt) CG_HIDDEN;
-int  cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free) CG_HIDDEN;
+bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, const cg_call_t *call) CG_HIDDEN;
+void cg_arena_consolidate(cg_arena_t *av, const cg_call_t *call) CG_HIDDEN;
+int  cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t *call)
+    CG_HIDDEN;
 
 /* Arena selection (arena_select.c). */
-cg_arena_t *cg_arena_pick(bool mt) CG_HIDDEN;
-cg_arena_t *cg_arena_retry(cg_arena_t *failed, bool mt) CG_HIDDEN;
+cg_arena_t *cg_arena_pick(const cg_call_t *call) CG_HIDDEN;
+cg_arena_t *cg_arena_retry(cg_arena_t *failed, const cg_call_t *call) CG_HIDDEN;
 void cg_arena_detach_thread(void) CG_HIDDEN;
 
 CG_INLINE cg_arena_t *cg_arena_of(const cg_chunk_t *c) { return cg_heap_base(c)->arena; }
@@ -146,10 +151,10 @@ CG_INLINE cg_arena_t *cg_arena_next(const cg_arena_t *av)
 
 /* The calling thread's arena; picks one on the thread's first use. */
 #include "thread.h"
-CG_INLINE cg_arena_t *cg_arena_for_thread(bool mt)
+CG_INLINE cg_arena_t *cg_arena_for_thread(const cg_call_t *call)
 {
     cg_arena_t *av = cg_self.arena;
-    return CG_LIKELY(av != NULL) ? av : cg_arena_pick(mt);
+    return CG_LIKELY(av != NULL) ? av : cg_arena_pick(call);
 }
 
 #endif /* CG_ARENA_H */

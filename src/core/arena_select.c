@@ -67,16 +67,16 @@ static size_t arena_limit(void)
     return cg_mp.arena_max ? cg_mp.arena_max : 8 * cg_ncpus;
 }
 
-cg_arena_t *cg_arena_pick(bool mt)
+cg_arena_t *cg_arena_pick(const cg_call_t *call)
 {
     cg_arena_t *av;
-    if (!mt) {
+    if (!call->mt) {
         av = &cg_main_arena;
         av->attached_threads++;
         cg_self.arena = av;
         return av;
     }
-    cg_lock(&cg_list_lock);
+    cg_lock_at(&cg_list_lock, CG_RET_ADDR, call);
     if (free_list != NULL) {
         av = free_list;
         free_list = av->next_free;
@@ -94,9 +94,9 @@ cg_arena_t *cg_arena_pick(bool mt)
     return av;
 }
 
-cg_arena_t *cg_arena_retry(cg_arena_t *failed, bool mt)
+cg_arena_t *cg_arena_retry(cg_arena_t *failed, const cg_call_t *call)
 {
-    if (!mt)
+    if (!call->mt)
         return NULL;
     if (failed != &cg_main_arena)
         return &cg_main_arena;

@@ -101,7 +101,7 @@ void cg_big_account(size_t len, int sign, bool mt)
     }
 }
 
-cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt)
+cg_chunk_t *cg_big_alloc(size_t nb, size_t align, const cg_call_t *call)
 {
     size_t extra = align > CG_ALIGN ? align : 0;
     size_t len = CG_PAGE_ROUND(nb + CG_SIZE_SZ + extra);
@@ -118,7 +118,7 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt)
     c->prev_size = off;
     cg_set_head(c, (len - off) | CG_IS_MMAPPED);
 
-    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
     bool ok = reg_reserve();
     if (ok) {
         reg_put(reg_tab, reg_cap, (uintptr_t)c, len);
@@ -129,15 +129,15 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt)
         cg_os_unmap(raw, len);
         return NULL;
     }
-    cg_big_account(len, 1, mt);
+    cg_big_account(len, 1, call->mt);
     return c;
 }
 
-bool cg_big_owns(const cg_chunk_t *c, bool mt, bool *header_ok)
+bool cg_big_owns(const cg_chunk_t *c, const cg_call_t *call, bool *header_ok)
 {
     if ((uintptr_t)c < 4096)      /* 0 marks an empty registry slot */
         return false;
-    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
     reg_entry_t *e = reg_find((uintptr_t)c);
     size_t maplen = e ? e->maplen : 0;
     cg_unlock_if(&reg_lock, reg_tok);
@@ -148,10 +148,10 @@ bool cg_big_owns(const cg_chunk_t *c, bool mt, bool *header_ok)
     return true;
 }
 
-void cg_big_free(cg_chunk_t *c, bool mt)
+void cg_big_free(cg_chunk_t *c, const cg_call_t *call)
 {
     size_t off = c->prev_size, len = off + cg_csize(c);
-    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
     reg_entry_t *e = reg_find((uintptr_t)c);
     if (e != NULL)
         reg_remove(e);
@@ -167,10 +167,10 @@ void cg_big_free(cg_chunk_t *c, bool mt)
         CG_STORE(cg_mp.trim_threshold, 2 * sz);
     }
     cg_os_unmap((char *)c - off, len);
-    cg_big_account(len, -1, mt);
+    cg_big_account(len, -1, call->mt);
 }
 
-cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
+cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, const cg_call_t *call)
 {
     size_t off = c->prev_size, oldlen = off + cg_csize(c);
     if (off != 0)               /* aligned blocks keep their alignment by copy */
@@ -180,7 +180,7 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
         return NULL;
     if (newlen == oldlen)
         return c;
-    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
     bool ok = reg_reserve();
     cg_chunk_t *nc = NULL;
     if (ok) {
@@ -197,16 +197,16 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt)
     }
     cg_unlock_if(&reg_lock, reg_tok);
     if (nc != NULL)
-        CG_ADD_IF(&cg_mp.mmapped_mem, newlen - oldlen, mt);
+        CG_ADD_IF(&cg_mp.mmapped_mem, newlen - oldlen, call->mt);
     return nc;
 }
 
-bool cg_big_recently_freed(const cg_chunk_t *c, bool mt)
+bool cg_big_recently_freed(const cg_chunk_t *c, const cg_call_t *call)
 {
     if ((uintptr_t)c < 4096)      /* the ring starts out as zeros */
         return false;
     bool found = false;
-    cg_tok_t reg_tok = cg_lock_if(&reg_lock, mt);
+    cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
     for (unsigned i = 0; i < RECENT && !found; i++)
         found = recent[i] == (uintptr_t)c;
     cg_unlock_if(&reg_lock, reg_tok);

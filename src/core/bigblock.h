@@ -10,23 +10,26 @@
  * Every big block is also entered in a registry (an open-addressing hash
  * table keyed by chunk address, in its own mapping) so that free can decide
  * "is this one of our big blocks?" without reading anything at the pointer.
+ * call: the call served (base/call.h); the registry's lock is taken for it
+ * when call->mt.
  */
 #ifndef CG_BIGBLOCK_H
 #define CG_BIGBLOCK_H
 
+#include "call.h"
 #include "chunk.h"
 
-cg_chunk_t *cg_big_alloc(size_t nb, size_t align, bool mt) CG_HIDDEN;
+cg_chunk_t *cg_big_alloc(size_t nb, size_t align, const cg_call_t *call) CG_HIDDEN;
 /* Is c the chunk of a live big block?  Also checks the header against the
  * registry; *header_ok is false when the header was overwritten. */
-bool cg_big_owns(const cg_chunk_t *c, bool mt, bool *header_ok) CG_HIDDEN;
-void cg_big_free(cg_chunk_t *c, bool mt) CG_HIDDEN;
+bool cg_big_owns(const cg_chunk_t *c, const cg_call_t *call, bool *header_ok) CG_HIDDEN;
+void cg_big_free(cg_chunk_t *c, const cg_call_t *call) CG_HIDDEN;
 /* Resize with mremap; NULL if it cannot (caller copies). */
-cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, bool mt) CG_HIDDEN;
+cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, const cg_call_t *call) CG_HIDDEN;
 CG_INLINE size_t cg_big_usable(const cg_chunk_t *c) { return cg_csize(c) - CG_HDR_SZ; }
-/* Was c one of the last 64 big blocks freed (and not reallocated since)?
+/* Was c one of the last 1024 big blocks freed (bigblock.c, RECENT)?
  * Only consulted when a pointer is about to be reported as not ours. */
-bool cg_big_recently_freed(const cg_chunk_t *c, bool mt) CG_HIDDEN;
+bool cg_big_recently_freed(const cg_chunk_t *c, const cg_call_t *call) CG_HIDDEN;
 /* Call fn(c, maplen, arg) for every registered big block (c: its chunk,
  * maplen: the length of its whole mapping).  The caller holds the registry
  * lock (cg_big_lock_all); fn must not allocate or free.  For the heap

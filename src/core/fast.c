@@ -7,21 +7,21 @@
 
 #include "alloc.h"
 
-static void *fast_malloc(size_t n, const cg_call_t *c)
+static void *fast_malloc(size_t n, const cg_call_t *call)
 {
-    return cg_malloc_mem_inline(n, c->mt, c->tc);
+    return cg_malloc_mem_inline(n, call);
 }
 
-static void *fast_calloc(size_t bytes, const cg_call_t *c)
+static void *fast_calloc(size_t bytes, const cg_call_t *call)
 {
-    return cg_calloc_mem_inline(bytes, c->mt, c->tc);
+    return cg_calloc_mem_inline(bytes, call);
 }
 
-static void *fast_memalign(size_t align, size_t n, const cg_call_t *c)
+static void *fast_memalign(size_t align, size_t n, const cg_call_t *call)
 {
     if (align <= CG_ALIGN)
-        return cg_malloc_mem(n, c->mt, c->tc);
-    cg_chunk_t *ch = cg_aligned_chunk(cg_request2size(n), align, c->mt);
+        return cg_malloc_mem(n, call);
+    cg_chunk_t *ch = cg_aligned_chunk(cg_request2size(n), align, call);
     if (ch == NULL) {
         errno = ENOMEM;
         return NULL;
@@ -32,15 +32,15 @@ static void *fast_memalign(size_t align, size_t n, const cg_call_t *c)
 
 static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
 {
-    bool mt = call->mt, big, fresh;
+    bool big, fresh;
     cg_tcache_t *tc = call->tc;
     if (mem == NULL)
-        return cg_malloc_mem(n, mt, tc);
-    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_REALLOC, mt, &big);
+        return cg_malloc_mem(n, call);
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_REALLOC, call, &big);
     if (!big)
-        cg_check_in_use(c, cg_csize(c), tc);
+        cg_check_in_use(c, cg_csize(c), tc, call);
     if (n == 0) {                    /* glibc 2.36: free and return NULL */
-        cg_release(c, big, mt, tc);
+        cg_release(c, big, call, tc);
         return NULL;
     }
     if (n > CG_MAX_REQUEST) {
@@ -49,44 +49,44 @@ static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
     }
     size_t nb = cg_request2size(n);
     if (big) {
-        cg_chunk_t *nc = cg_big_resize(c, nb, mt);
+        cg_chunk_t *nc = cg_big_resize(c, nb, call);
         if (nc != NULL)
             return cg_chunk2mem(nc);
-    } else if (cg_arena_resize(cg_arena_of(c), c, nb, mt)) {
+    } else if (cg_arena_resize(cg_arena_of(c), c, nb, call)) {
         return mem;
     }
     size_t old = cg_usable_of(c);
     /* Not from the tcache (as glibc's _int_realloc): a cached chunk sits
      * between live blocks and could not grow in place next time; the arena
      * prefers free space next to other free space and top. */
-    cg_chunk_t *nc = cg_alloc_chunk(nb, mt, NULL, &fresh);
+    cg_chunk_t *nc = cg_alloc_chunk(nb, call, NULL, &fresh);
     if (nc == NULL)
         return NULL;                 /* the old block stays as it was */
     memcpy(cg_chunk2mem(nc), mem, old < n ? old : n);
-    cg_release(c, big, mt, tc);
+    cg_release(c, big, call, tc);
     return cg_chunk2mem(nc);
 }
 
 static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *call)
 {
-    bool mt = call->mt, big;
-    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_FREE, mt, &big);
+    bool big;
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_FREE, call, &big);
     if (sized != SIZE_MAX || salign != 0) {
         if (!big)
-            cg_check_in_use(c, cg_csize(c), call->tc);
+            cg_check_in_use(c, cg_csize(c), call->tc, call);
         if (CG_CHECK_ON(SIZED_FREE) && CG_UNLIKELY(sized != SIZE_MAX && sized > cg_usable_of(c)))
-            cg_fail_SIZED_FREE_SIZE(mem);
+            cg_fail_SIZED_FREE_SIZE(call, mem);
         if (CG_CHECK_ON(SIZED_FREE) &&
             CG_UNLIKELY(salign != 0 && ((uintptr_t)mem & (salign - 1)) != 0))
-            cg_fail_SIZED_FREE_ALIGN(mem);
+            cg_fail_SIZED_FREE_ALIGN(call, mem);
     }
-    cg_release(c, big, mt, call->tc);
+    cg_release(c, big, call, call->tc);
 }
 
 static size_t fast_usable(void *mem, const cg_call_t *call)
 {
     bool big;
-    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_USABLE, call->mt, &big);
+    cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_USABLE, call, &big);
     if (big)
         return cg_big_usable(c);
     return cg_inuse(c) ? cg_heap_usable(c) : 0;

@@ -3,7 +3,7 @@
  * bytes) that stay "in use" to the rest of the heap until consolidated.
  *
  * One set of inline helpers serves the single-threaded and the
- * multi-threaded paths; the compiler specialises them on `mt`:
+ * multi-threaded paths; the compiler specialises them on `call->mt`:
  *   - push (free) is lock-free: a compare-and-swap loop when mt, a plain
  *     store otherwise; it never takes the arena lock;
  *   - pop (malloc) runs only under the arena lock when mt, so there is a
@@ -21,22 +21,24 @@
 
 /* free: the chunk after c must have a plausible size, inside the heap
  * (glibc: "free(): invalid next size").  Needs c's own size checked. */
-CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast)
+CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast, const cg_call_t *call)
 {
     cg_chunk_t *next = cg_at(c, size);
     if (CG_CHECK_ON(NEXT_SIZE) &&
         CG_UNLIKELY(cg_head(next) <= CG_HDR_SZ ||
                     (char *)next + cg_csize(next) > cg_heap_end(cg_heap_base(c))))
-        cg_fail_with(fast ? CG_CK_NEXT_SIZE_FAST : CG_CK_NEXT_SIZE_NORMAL, cg_chunk2mem(c), NULL);
+        cg_fail_with(call, fast ? CG_CK_NEXT_SIZE_FAST : CG_CK_NEXT_SIZE_NORMAL, cg_chunk2mem(c),
+                     NULL);
 }
 
-CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, bool mt)
+CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, const cg_call_t *call)
 {
+    bool mt = call->mt;
     cg_chunk_t **fb = &av->fastbins[cg_fastbin_index(size)];
     cg_chunk_t *old = mt ? __atomic_load_n(fb, __ATOMIC_RELAXED) : *fb;
     for (;;) {
         if (CG_CHECK_ON(FASTTOP) && CG_UNLIKELY(old == c))
-            cg_fail_FASTTOP(cg_chunk2mem(c));
+            cg_fail_FASTTOP(call, cg_chunk2mem(c));
         c->fd = cg_protect(&c->fd, old);
         if (!mt) {
             *fb = c;
@@ -55,33 +57,37 @@ CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, bool 
 
 /* A link read from a fastbin must be a chunk of ours before we follow it;
  * check: the report (malloc's or malloc_consolidate's). */
-CG_INLINE void cg_fastbin_check_link(const cg_chunk_t *v, cg_check_t check)
+CG_INLINE void cg_fastbin_check_link(const cg_chunk_t *v, cg_check_t check,
+                                     const cg_call_t *call)
 {
     if (CG_CHECK_ON(SAFE_LINK) && CG_UNLIKELY(!cg_heap_contains(v)))
-        cg_fail_with(check, v, NULL);
+        cg_fail_with(call, check, v, NULL);
 }
 
 /* A chunk taken from fastbin idx must have that bin's size class. */
-CG_INLINE void cg_fastbin_check_index(const cg_chunk_t *v, size_t idx, cg_check_t check)
+CG_INLINE void cg_fastbin_check_index(const cg_chunk_t *v, size_t idx, cg_check_t check,
+                                      const cg_call_t *call)
 {
     if (CG_CHECK_ON(FASTBIN_INDEX) &&
         CG_UNLIKELY(cg_csize(v) < CG_MINSIZE || cg_fastbin_index(cg_csize(v)) != idx))
-        cg_fail_with(check, cg_chunk2mem((cg_chunk_t *)v), NULL);
+        cg_fail_with(call, check, cg_chunk2mem((cg_chunk_t *)v), NULL);
 }
 
-/* Pop under the arena lock (mt) or single-threaded; NULL when empty. */
-CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
+/* Pop under the arena lock (call->mt) or single-threaded; NULL when
+ * empty. */
+CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, const cg_call_t *call)
 {
+    bool mt = call->mt;
     CG_HELD(&av->lock, mt);
     cg_chunk_t **fb = &av->fastbins[idx];
     cg_chunk_t *v = mt ? __atomic_load_n(fb, __ATOMIC_ACQUIRE) : *fb;
     for (;;) {
         if (v == NULL)
             return NULL;
-        cg_fastbin_check_link(v, CG_CK_FASTBIN_LINK);
+        cg_fastbin_check_link(v, CG_CK_FASTBIN_LINK, call);
         cg_chunk_t *n = cg_reveal(&v->fd, v->fd);
         if (CG_CHECK_ON(SAFE_LINK) && CG_UNLIKELY(n == v))
-            cg_fail_FASTBIN_SELF_LINK(cg_chunk2mem((cg_chunk_t *)v));
+            cg_fail_FASTBIN_SELF_LINK(call, cg_chunk2mem((cg_chunk_t *)v));
         if (!mt) {
             *fb = n;
             break;
@@ -89,7 +95,7 @@ CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, bool mt)
         if (__atomic_compare_exchange_n(fb, &v, n, true, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
             break;
     }
-    cg_fastbin_check_index(v, idx, CG_CK_FASTBIN_INDEX);
+    cg_fastbin_check_index(v, idx, CG_CK_FASTBIN_INDEX, call);
     return v;
 }
 
@@ -100,22 +106,22 @@ CG_INLINE void cg_perturb_free(cg_chunk_t *c, size_t size)
 }
 
 /* Free a chunk of a fastbin size: next-size check, M_PERTURB fill, push. */
-CG_INLINE void cg_fast_free(cg_arena_t *av, cg_chunk_t *c, size_t size, bool mt)
+CG_INLINE void cg_fast_free(cg_arena_t *av, cg_chunk_t *c, size_t size, const cg_call_t *call)
 {
-    cg_check_next_size(c, size, true);
+    cg_check_next_size(c, size, true, call);
     cg_perturb_free(c, size);
-    cg_fastbin_push(av, c, size, mt);
+    cg_fastbin_push(av, c, size, call);
 }
 
 /* Free a heap chunk that is not going to the tcache: fast sizes are pushed
- * without the lock; the rest takes the arena lock when mt. */
-CG_INLINE void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, bool mt)
+ * without the lock; the rest takes the arena lock when call->mt. */
+CG_INLINE void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
     size_t size = cg_csize(c);
     if (size <= cg_mp.max_fast)
-        cg_fast_free(av, c, size, mt);
+        cg_fast_free(av, c, size, call);
     else
-        cg_arena_free_slow(av, c, mt);
+        cg_arena_free_slow(av, c, call);
 }
 
 #endif /* CG_FASTBIN_H */

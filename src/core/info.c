@@ -21,10 +21,10 @@ typedef struct arena_info {
     size_t system, fast_count, fast_bytes, free_count, free_bytes, top, heaps, max_system;
 } arena_info_t;
 
-static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
+static void gather(cg_arena_t *av, arena_info_t *ai, const cg_call_t *call)
 {
     *ai = (arena_info_t){0};
-    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
+    cg_tok_t av_tok = cg_lock_if_call(&av->lock, call);
     for (size_t i = 0; i < CG_NFASTBINS; i++) {
         size_t guard = 0;
         for (cg_chunk_t *p = __atomic_load_n(&av->fastbins[i], __ATOMIC_ACQUIRE);
@@ -58,13 +58,12 @@ static void gather(cg_arena_t *av, arena_info_t *ai, bool mt)
     cg_unlock_if(&av->lock, av_tok);
 }
 
-struct mallinfo2 cg_mallinfo2_impl(void)
+struct mallinfo2 cg_mallinfo2_impl(const cg_call_t *call)
 {
-    bool mt = !CG_SINGLE_THREAD_P;
     struct mallinfo2 m = {0};
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         arena_info_t ai;
-        gather(av, &ai, mt);
+        gather(av, &ai, call);
         size_t avail = ai.top + ai.fast_bytes + ai.free_bytes;
         m.arena += ai.system;
         m.ordblks += ai.free_count + 1;
@@ -80,16 +79,13 @@ struct mallinfo2 cg_mallinfo2_impl(void)
     return m;
 }
 
-int cg_malloc_trim_impl(size_t pad, uintptr_t caller)
+int cg_malloc_trim_impl(size_t pad, const cg_call_t *call)
 {
-    cg_self.caller = caller;
-    cg_self.op = "malloc_trim";
-    bool mt = !CG_SINGLE_THREAD_P;
     int released = 0;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
-        cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
-        cg_arena_consolidate(av, mt);
-        released |= cg_arena_trim(av, pad, true);
+        cg_tok_t av_tok = cg_lock_if_call(&av->lock, call);
+        cg_arena_consolidate(av, call);
+        released |= cg_arena_trim(av, pad, true, call);
         cg_unlock_if(&av->lock, av_tok);
     }
     return released;
@@ -102,13 +98,12 @@ static void say(const char *fmt, size_t a)
     cg_os_write_all(2, buf, n);
 }
 
-void cg_malloc_stats_impl(void)
+void cg_malloc_stats_impl(const cg_call_t *call)
 {
-    bool mt = !CG_SINGLE_THREAD_P;
     size_t sys = 0, used = 0;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         arena_info_t ai;
-        gather(av, &ai, mt);
+        gather(av, &ai, call);
         size_t inuse = ai.system - ai.top - ai.fast_bytes - ai.free_bytes;
         say("Arena %zu:\n", (size_t)av->index);
         say("system bytes     = %zu\n", ai.system);
@@ -131,17 +126,16 @@ static void say_to(FILE *fp, const char *buf, size_t n)
     cg_callout_end(co);
 }
 
-int cg_malloc_info_impl(int options, FILE *fp)
+int cg_malloc_info_impl(int options, FILE *fp, const cg_call_t *call)
 {
     if (options != 0)
         return EINVAL;            /* glibc 2.36 returns the code, errno untouched */
-    bool mt = !CG_SINGLE_THREAD_P;
     size_t tf = 0, tfb = 0, tr = 0, trb = 0, sys = 0, maxsys = 0;
     char buf[512];
     say_to(fp, buf, cg_fmt(buf, sizeof buf, "<malloc version=\"1\">\n"));
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         arena_info_t ai;
-        gather(av, &ai, mt);     /* lock released before any stdio call */
+        gather(av, &ai, call);   /* lock released before any stdio call */
         say_to(fp, buf, cg_fmt(buf, sizeof buf, "<heap nr=\"%d\">\n"
                     "<total type=\"fast\" count=\"%zu\" size=\"%zu\"/>\n"
                     "<total type=\"rest\" count=\"%zu\" size=\"%zu\"/>\n"
@@ -168,11 +162,10 @@ int cg_malloc_info_impl(int options, FILE *fp)
     return 0;
 }
 
-void cg_get_stats_impl(cg_stats_t *out)
+void cg_get_stats_impl(cg_stats_t *out, const cg_call_t *call)
 {
     uint64_t c[5];
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_tcache_sum(c);
+    cg_tcache_sum(c, call);
     out->mallocs = c[0];
     out->frees = c[1];
     out->callocs = c[2];
@@ -184,7 +177,7 @@ void cg_get_stats_impl(cg_stats_t *out)
     if (CG_LOAD(cg_mp.narenas) == 0)     /* before init: no arena yet */
         return;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
-        cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
+        cg_tok_t av_tok = cg_lock_if_call(&av->lock, call);
         for (cg_heap_t *h = av->heap; h != NULL; h = h->prev)
             out->heaps++;
         cg_unlock_if(&av->lock, av_tok);

@@ -9,15 +9,16 @@
 #include <malloc.h>
 #include <stdio.h>
 
+#include "call.h"
 #include "chunkguard.h"
 #include "platform.h"
 
-struct mallinfo2 cg_mallinfo2_impl(void) CG_HIDDEN;
-/* malloc_trim's body; caller: the program's call site, named (with the
- * operation) by a report the bins' checks make on the way. */
-int cg_malloc_trim_impl(size_t pad, uintptr_t caller) CG_HIDDEN;
-void cg_malloc_stats_impl(void) CG_HIDDEN;
-int cg_malloc_info_impl(int options, FILE *fp) CG_HIDDEN;
-void cg_get_stats_impl(cg_stats_t *out) CG_HIDDEN;
+/* call: the API call served (base/call.h), named by a report the bins'
+ * checks (malloc_trim) or a lock make on the way. */
+struct mallinfo2 cg_mallinfo2_impl(const cg_call_t *call) CG_HIDDEN;
+int cg_malloc_trim_impl(size_t pad, const cg_call_t *call) CG_HIDDEN;
+void cg_malloc_stats_impl(const cg_call_t *call) CG_HIDDEN;
+int cg_malloc_info_impl(int options, FILE *fp, const cg_call_t *call) CG_HIDDEN;
+void cg_get_stats_impl(cg_stats_t *out, const cg_call_t *call) CG_HIDDEN;
 
 #endif /* CG_INFO_H */

@@ -13,23 +13,15 @@
  * (docs/design.md, "Modes").
  *
  * Every operation is called inside (entry/reentry.h), with the core
- * initialised, and gets the call's context:
+ * initialised, and gets the call's context (base/call.h: caller, API
+ * name, tcache, multi-threaded), which it hands on to whatever below may
+ * report or take a lock.
  */
 #ifndef CG_MODE_H
 #define CG_MODE_H
 
+#include "call.h"
 #include "platform.h"
-
-struct cg_tcache;
-
-typedef struct cg_call {
-    uintptr_t caller;           /* the program's call site, for reports     */
-    const char *op;             /* the API function served ("malloc", ...)  */
-    struct cg_tcache *tc;       /* this thread's tcache, or NULL (none yet,
-                                 * gone at thread exit, or a mode without)  */
-    bool mt;                    /* other threads may run: decided once, at
-                                 * the top of the operation                 */
-} cg_call_t;
 
 typedef struct cg_mode {
     const char *name;           /* the mode option's value                  */

@@ -42,7 +42,7 @@ bool cg_param_set_tcache_max(unsigned long bytes)
     return true;
 }
 
-int cg_param_set(int param, long value, bool mt)
+int cg_param_set(int param, long value, const cg_call_t *call)
 {
     switch (param) {
     case M_MXFAST:
@@ -51,8 +51,8 @@ int cg_param_set(int param, long value, bool mt)
         /* Empty the fastbins first: chunks filed under the old limit must
          * not be stranded above the new one. */
         for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
-            cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
-            cg_arena_consolidate(av, mt);
+            cg_tok_t av_tok = cg_lock_if_call(&av->lock, call);
+            cg_arena_consolidate(av, call);
             cg_unlock_if(&av->lock, av_tok);
         }
         cg_mp.max_fast = value == 0 ? CG_MINSIZE / 2

@@ -5,17 +5,19 @@
 #ifndef CG_PARAMS_H
 #define CG_PARAMS_H
 
+#include "call.h"
 #include "platform.h"
 
 /*
  * cg_param_set - set mallopt parameter `param` (glibc's M_* numbers) to
  * value, with mallopt's contract: 1 on success, 0 when the value is
  * rejected; unknown parameters are accepted and ignored, as glibc does.
- * The caller has initialised the core; mt: other threads may exist (the
- * arena locks are then taken where bins are touched).  Used by mallopt and
- * by the environment settings at start-up (tunables.c).
+ * The caller has initialised the core; call: the call served (when
+ * call->mt, other threads may exist: the arena locks are then taken where
+ * bins are touched).  Used by mallopt and by the environment settings at
+ * start-up (tunables.c).
  */
-int cg_param_set(int param, long value, bool mt) CG_HIDDEN;
+int cg_param_set(int param, long value, const cg_call_t *call) CG_HIDDEN;
 
 /*
  * Settings glibc offers only as tunables (glibc.malloc.tcache_count and

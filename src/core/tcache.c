@@ -18,44 +18,44 @@ uintptr_t cg_link_secret;
 static cg_tcache_t *live_head;
 uint64_t cg_exited_counts[5];
 
-void cg_tcache_report_bad_link(const void *entry, const void *link)
+void cg_tcache_report_bad_link(const void *entry, const void *link, const cg_call_t *call)
 {
     /* The address is the cached block whose link was overwritten (a write
      * after free, most likely), not the garbage it decodes to. */
     char detail[64];
     if (link == entry)
-        cg_fail_TCACHE_SELF_LINK(entry);
+        cg_fail_TCACHE_SELF_LINK(call, entry);
     cg_fmt(detail, sizeof detail, "it demangles to %p", link);
-    cg_fail_with(CG_CK_TCACHE_LINK, entry, detail);
+    cg_fail_with(call, CG_CK_TCACHE_LINK, entry, detail);
 }
 
-void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e)
+void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e,
+                                 const cg_call_t *call)
 {
     /* The bin holds at most tcache_count entries, so the walk is bounded
      * even if the list was corrupted into a cycle. */
     size_t n = 0;
     for (cg_tentry_t *t = tc->entries[idx]; t != NULL && n <= cg_mp.tcache_count; n++) {
         if (t == e)
-            cg_fail_TCACHE_DOUBLE_FREE(e);
+            cg_fail_TCACHE_DOUBLE_FREE(call, e);
         cg_tentry_t *nx = cg_reveal(&t->next, t->next);
         if (CG_CHECK_ON(SAFE_LINK) && !cg_tcache_link_ok(t, nx))
-            cg_tcache_report_bad_link(t, nx);
+            cg_tcache_report_bad_link(t, nx, call);
         t = nx;
     }
 }
 
-cg_tcache_t *cg_tcache_init(void)
+cg_tcache_t *cg_tcache_init(const cg_call_t *call)
 {
     if (cg_self.state != CG_T_NEW)
         return cg_self.cache;
     /* Mark first: the allocation below and pthread_setspecific may call
      * back into malloc, which must not try to build a second tcache. */
     cg_self.state = CG_T_UNCACHED;
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_arena_t *av = cg_arena_for_thread(mt);
+    cg_arena_t *av = cg_arena_for_thread(call);
     bool fresh;
-    cg_tok_t av_tok = cg_lock_if(&av->lock, mt);
-    cg_chunk_t *c = cg_arena_malloc(av, cg_request2size(sizeof(cg_tcache_t)), mt, &fresh, NULL);
+    cg_tok_t av_tok = cg_lock_if_call(&av->lock, call);
+    cg_chunk_t *c = cg_arena_malloc(av, cg_request2size(sizeof(cg_tcache_t)), call, &fresh, NULL);
     cg_unlock_if(&av->lock, av_tok);
     if (c == NULL) {
         cg_self.state = CG_T_NEW;
@@ -63,7 +63,7 @@ cg_tcache_t *cg_tcache_init(void)
     }
     cg_tcache_t *tc = cg_chunk2mem(c);
     memset(tc, 0, sizeof *tc);
-    cg_tok_t list_tok = cg_lock_if(&cg_list_lock, mt);
+    cg_tok_t list_tok = cg_lock_if_call(&cg_list_lock, call);
     tc->next_live = live_head;
     if (live_head != NULL)
         live_head->prev_live = tc;
@@ -98,23 +98,24 @@ void cg_tcache_shutdown(void)
     cg_tcache_t *tc = cg_self.cache;
     if (tc == NULL)
         return;
-    bool mt = !CG_SINGLE_THREAD_P;
+    /* No program call: the thread's end (its key's destructor). */
+    const cg_call_t call = cg_call_internal("pthread_exit");
     /* From here on this thread's frees go straight to the arenas. */
     cg_self.cache = NULL;
     cg_self.state = CG_T_UNCACHED;
-    cg_tok_t list_tok = cg_lock_if(&cg_list_lock, mt);
+    cg_tok_t list_tok = cg_lock_if_call(&cg_list_lock, &call);
     unlink_live(tc);
     fold_counts(tc);
     cg_unlock_if(&cg_list_lock, list_tok);
     for (size_t i = 0; i < CG_TCACHE_BINS; i++) {
         while (tc->entries[i] != NULL) {
-            void *mem = cg_tcache_get(tc, i);
+            void *mem = cg_tcache_get(tc, i, &call);
             cg_chunk_t *c = cg_mem2chunk(mem);
-            cg_arena_free(cg_arena_of(c), c, mt);
+            cg_arena_free(cg_arena_of(c), c, &call);
         }
     }
     cg_chunk_t *c = cg_mem2chunk(tc);
-    cg_arena_free(cg_arena_of(c), c, mt);
+    cg_arena_free(cg_arena_of(c), c, &call);
     cg_arena_detach_thread();
 }
 
@@ -133,10 +134,9 @@ void cg_tcache_after_fork_child(void)
     }
 }
 
-void cg_tcache_sum(uint64_t out[5])
+void cg_tcache_sum(uint64_t out[5], const cg_call_t *call)
 {
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_tok_t list_tok = cg_lock_if(&cg_list_lock, mt);
+    cg_tok_t list_tok = cg_lock_if_call(&cg_list_lock, call);
     for (int i = 0; i < 5; i++)
         out[i] = cg_exited_counts[i];
     for (cg_tcache_t *t = live_head; t != NULL; t = t->next_live) {

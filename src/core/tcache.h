@@ -46,7 +46,8 @@ CG_INLINE size_t cg_csize2tidx(size_t csz) { return (csz - CG_MINSIZE) / CG_ALIG
 
 /* The report of a tcache link n that failed cg_tcache_link_ok: entry's
  * next pointer leads back to entry, or to no chunk of ours (tcache.c). */
-void cg_tcache_report_bad_link(const void *entry, const void *link) CG_COLD CG_HIDDEN __attribute__((noreturn));
+void cg_tcache_report_bad_link(const void *entry, const void *link, const cg_call_t *call)
+    CG_COLD CG_HIDDEN __attribute__((noreturn));
 
 /* The full test of n, the demangled next link of entry e: NULL, or the
  * user pointer of a chunk of ours — aligned, in a heap's chunk area (not
@@ -62,17 +63,18 @@ CG_INLINE bool cg_tcache_link_ok(const cg_tentry_t *e, const cg_tentry_t *n)
 
 /* The exact check behind the key hint: is e already in bin idx?  Reports a
  * double free if so; returns normally if the key was a coincidence. */
-void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e) CG_HIDDEN;
+void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e,
+                                 const cg_call_t *call) CG_HIDDEN;
 
 /* Create this thread's tcache (its first slow-path call, inside: see
- * entry/reentry.h); the existing one, or NULL once it was shut down or
- * when out of memory. */
-cg_tcache_t *cg_tcache_init(void) CG_HIDDEN;
+ * entry/reentry.h; call: that call, whose tc is still NULL); the existing
+ * one, or NULL once it was shut down or when out of memory. */
+cg_tcache_t *cg_tcache_init(const cg_call_t *call) CG_HIDDEN;
 /* Give every cached chunk back to its arena and free the tcache (thread
  * exit, inside).  From here on the thread's frees go to the arenas. */
 void cg_tcache_shutdown(void) CG_HIDDEN;
 /* The operation counts of every tcache, live and gone (cg_get_stats). */
-void cg_tcache_sum(uint64_t out[5]) CG_HIDDEN;
+void cg_tcache_sum(uint64_t out[5], const cg_call_t *call) CG_HIDDEN;
 /* After fork in the child: forget other threads' tcaches. */
 void cg_tcache_after_fork_child(void) CG_HIDDEN;
 

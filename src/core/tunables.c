@@ -73,10 +73,12 @@ static void apply(const tunable_t *t, const char *val, size_t n)
     unsigned long v;
     if (!parse_ulong(val, n, &v) || v < t->min || v > t->max)
         return;
+    /* At initialisation, single-threaded: no program call, no lock. */
+    const cg_call_t init = { .caller = 0, .op = "GLIBC_TUNABLES", .tc = NULL, .mt = false };
     switch (t->kind) {
     case T_PARAM:
         /* mmap_max is an int in mallopt; the others fit a long */
-        cg_param_set(t->param, (long)v, false);
+        cg_param_set(t->param, (long)v, &init);
         break;
     case T_TCACHE_COUNT:
         cg_param_set_tcache_count(v);

@@ -62,8 +62,10 @@ CG_STARTUP void cg_debug_init(void)
     find_loader();
     cg_pattern_init();
     /* No fastbins: a chunk the quarantine gives back is then free to the
-     * core at once, so a late second free is seen by the core's checks. */
-    cg_param_set(M_MXFAST, 0, false);
+     * core at once, so a late second free is seen by the core's checks.
+     * (At initialisation, single-threaded.) */
+    const cg_call_t init = { .caller = 0, .op = "initialisation", .tc = NULL, .mt = false };
+    cg_param_set(M_MXFAST, 0, &init);
 }
 
 static void debug_start(void)
@@ -79,11 +81,12 @@ static void debug_start(void)
  * function this is inlined into), or the call site alone while the
  * unwinder is not primed yet (start-up). */
 static inline __attribute__((always_inline)) size_t capture_pcs(uintptr_t *pcs, size_t depth,
-                                                                size_t skip)
+                                                                size_t skip,
+                                                                const cg_call_t *call)
 {
     if (depth > 1 && cg_stack_mode() != CG_STACK_UNPRIMED)
         return cg_stack_capture(pcs, depth, skip);
-    pcs[0] = cg_self.caller;
+    pcs[0] = call->caller;
     return 1;
 }
 
@@ -95,13 +98,13 @@ uint32_t cg_dbg_tid(bool mt)
 }
 
 /* How many of the captured frames pcs[0..n) are chunkguard's own: those
- * before the API call's return address into the program (cg_self.caller,
- * set at every entry), or else those in our code segments.  The first
- * works when chunkguard is linked into the program too, where no code
- * range tells its functions from the program's. */
-static size_t own_frames(const uintptr_t *pcs, size_t n)
+ * before the API call's return address into the program (call->caller),
+ * or else those in our code segments.  The first works when chunkguard is
+ * linked into the program too, where no code range tells its functions
+ * from the program's. */
+static size_t own_frames(const uintptr_t *pcs, size_t n, const cg_call_t *call)
 {
-    size_t k = cg_stack_caller_index(pcs, n);
+    size_t k = cg_stack_caller_index(pcs, n, call->caller);
     if (k < n)
         return k;
     k = 0;
@@ -114,17 +117,17 @@ static size_t own_frames(const uintptr_t *pcs, size_t n)
  * into chunkguard) into the depot.  Called before any chunkguard lock.
  * Out of line, so that its frame and return address tell the stack memo
  * (stackmemo.h) which path through chunkguard led here. */
-CG_NOINLINE uint32_t cg_dbg_capture(void)
+CG_NOINLINE uint32_t cg_dbg_capture(const cg_call_t *call)
 {
     uintptr_t pcs[64 + 8];
     size_t depth = (size_t)cg_opt.stack_depth;
     if (depth == 0)
         return 0;
     if (depth == 1) {
-        pcs[0] = cg_self.caller;
+        pcs[0] = call->caller;
         return cg_stack_put(pcs, 1);
     }
-    cg_memo_key_t key = { cg_self.caller, (uintptr_t)pcs, CG_RET_ADDR, cg_self.tid };
+    cg_memo_key_t key = { call->caller, (uintptr_t)pcs, CG_RET_ADDR, cg_self.tid };
     uint32_t id = cg_stack_memo_find(&key);
     if (id != 0)
         return id;
@@ -132,16 +135,16 @@ CG_NOINLINE uint32_t cg_dbg_capture(void)
      * the top (however the compiler inlined them): the stack starts at the
      * program's call. */
     cg_callout_t co = cg_callout_begin();   /* a first capture may malloc */
-    size_t n = capture_pcs(pcs, depth + 8 < 64 ? depth + 8 : 64, 0);
+    size_t n = capture_pcs(pcs, depth + 8 < 64 ? depth + 8 : 64, 0, call);
     cg_callout_end(co);
-    size_t k = own_frames(pcs, n);
+    size_t k = own_frames(pcs, n, call);
     if (k == n) {
-        pcs[0] = cg_self.caller;
+        pcs[0] = call->caller;
         return cg_stack_put(pcs, 1);
     }
     n = n - k < depth ? n - k : depth;
     id = cg_stack_put(pcs + k, n);
-    if (pcs[k] == cg_self.caller && cg_stack_mode() == CG_STACK_LIBUNWIND) {
+    if (pcs[k] == call->caller && cg_stack_mode() == CG_STACK_LIBUNWIND) {
         co = cg_callout_begin();
         cg_stack_memo_note(&key, pcs + k, n, 0, id);
         cg_callout_end(co);
@@ -163,45 +166,52 @@ static size_t lead_checked(const cg_shadow_t *r)
 
 /* ---- reports ---------------------------------------------------------- */
 
-/* Write a debug report.  detail: one or more lines (newline-terminated);
- * r: the block, or NULL.  Then the process ends — unless halt_on_error=0
- * or a report callback returned, when it returns and the caller leaves the
- * bad block out of reuse for good (a fault, CG_E_SEGV, always ends the
+/* Write the report of check id (checks.def) about addr, found serving
+ * call (its function, and its call site where no stack is captured): the
+ * token and sentence from the catalogue, then detail (the numbers:
+ * offsets, sizes, bytes found, and when; NULL for none; a later line
+ * starts with "\n"), and the block's stacks when r, its record, is known.
+ * Then the process ends — unless halt_on_error=0 or a report callback
+ * returned, when it returns and the caller leaves the bad block out of
+ * reuse for good (a fault, whose token is segv, always ends the
  * process). */
-static CG_COLD void dbg_report(cg_error_t kind, const void *addr, const char *detail,
-                               const cg_shadow_t *r)
+static CG_COLD void dbg_report(const cg_call_t *call, cg_check_t id, const void *addr,
+                               const char *detail, const cg_shadow_t *r)
 {
     uintptr_t here[64];
-    size_t depth = cg_opt.stack_depth > 1 ? capture_pcs(here, (size_t)cg_opt.stack_depth, 1) : 0;
+    size_t depth = cg_opt.stack_depth > 1
+                       ? capture_pcs(here, (size_t)cg_opt.stack_depth, 1, call) : 0;
     /* "where" starts in the program: chunkguard's own frames go */
-    size_t skip = own_frames(here, depth);
+    size_t skip = own_frames(here, depth, call);
     if (skip == depth) {
-        here[0] = cg_self.caller;
+        here[0] = call->caller;
         depth = 1;
         skip = 0;
     }
-    cg_dbg_report_at(kind, addr, detail, r, here + skip, depth - skip, NULL);
+    cg_dbg_report_at(call, id, addr, detail, r, here + skip, depth - skip, NULL);
 }
 
-_Static_assert((int)CG_RBLOCK_RANGE == (int)CG_GUARDED_RANGE && (int)CG_RBLOCK_SLOT == (int)CG_GUARDED_SLOT,
+_Static_assert((int)CG_RBLOCK_RANGE == (int)CG_GUARDED_RANGE &&
+               (int)CG_RBLOCK_SLOT == (int)CG_GUARDED_SLOT,
                "a report's block kinds are the shadow record's");
 
-void cg_dbg_report(cg_error_t kind, const void *addr, const char *detail, const cg_shadow_t *r)
+void cg_dbg_report(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
+                   const cg_shadow_t *r)
 {
-    dbg_report(kind, addr, detail, r);
+    dbg_report(call, id, addr, detail, r);
 }
 
-void cg_dbg_report_at(cg_error_t kind, const void *addr, const char *detail,
+void cg_dbg_report_at(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
                       const cg_shadow_t *r, const uintptr_t *where, size_t nwhere,
                       const cg_access_t *access)
 {
-    int tid = (int)cg_dbg_tid(!CG_SINGLE_THREAD_P);
+    char msg[1024];
+    int tid = (int)cg_dbg_tid(call->mt);
     cg_rdata_t d = {
-        .kind = kind, .addr = addr, .op = cg_self.op ? cg_self.op : "an allocator call",
-        .message = detail, .tid = tid,
-        .stacks = { { NULL, tid, where, nwhere } }, .nstacks = 1,
-        .access = access,
+        .addr = addr, .op = call->op ? call->op : "an allocator call", .tid = tid,
+        .stacks = { { NULL, tid, where, nwhere } }, .nstacks = 1, .access = access,
     };
+    cg_check_fill(&d, id, detail, msg, sizeof msg);
     if (r != NULL) {
         const uintptr_t *pcs;
         d.has_block = true;
@@ -213,7 +223,8 @@ void cg_dbg_report_at(cg_error_t kind, const void *addr, const char *detail,
         d.block_unguarded = !r->guarded && cg_opt.mode == CG_OPT_MODE_GUARD;
         if (d.block_freed) {
             size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
-            d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n, NULL, false };
+            d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n,
+                                                   NULL, false };
         }
         size_t n = r->alloc_stack ? cg_stack_get(r->alloc_stack, &pcs) : 0;
         d.stacks[d.nstacks++] = (cg_rstack_t){ "previously allocated", (int)r->alloc_tid,
@@ -232,7 +243,7 @@ void cg_dbg_report_at(cg_error_t kind, const void *addr, const char *detail,
     if (access != NULL && access->passing)
         cg_report_emit_passing(&d);
     else
-        cg_report_emit(&d, kind != CG_E_SEGV && access == NULL);
+        cg_report_emit(&d, d.kind != CG_E_SEGV && access == NULL);
 }
 
 /* Up to 16 bytes found at p (len of them), as hex, after "found". */
@@ -247,48 +258,47 @@ static size_t hex_bytes(char *out, size_t cap, const unsigned char *p, size_t le
 
 /* ---- checks ----------------------------------------------------------- */
 
-static CG_COLD void report_header(const cg_shadow_t *r, const cg_chunk_t *c)
+static CG_COLD void report_header(const cg_call_t *call, const cg_shadow_t *r,
+                                  const cg_chunk_t *c)
 {
-    char msg[512];
+    char msg[384];
     size_t now = cg_head(c);
-    size_t n = cg_fmt(msg, sizeof msg, "the block's chunk header was overwritten (an underflow "
-                      "or a wild write): its size word was 0x%x, is now 0x%x\n"
+    size_t n = cg_fmt(msg, sizeof msg, "its size word was 0x%x, is now 0x%x\n"
                       "    bytes changed:", r->head, now);
     for (int i = 0; i < 8; i++) {
         unsigned o = (unsigned)(r->head >> (8 * i)) & 0xff, v = (unsigned)(now >> (8 * i)) & 0xff;
         if (o != v)
             n += cg_fmt(msg + n, sizeof msg - n, " [+%d] %x->%x", i + 8, (size_t)o, (size_t)v);
     }
-    cg_fmt(msg + n, sizeof msg - n, "\n");
-    dbg_report(CG_E_HEAP_CORRUPTION, (const char *)c + 8, msg, r);
+    dbg_report(call, CG_CK_DEBUG_HEADER, (const char *)c + 8, msg, r);
 }
 
-static bool check_block(const cg_shadow_t *r, const char *when);
+static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char *when);
 
 /* An overwritten header is often the far end of an overflow of the block
  * before it: when that block's trailing redzone is damaged too, the report
  * is about that block.  True when it reported. */
-static bool blame_previous(const cg_chunk_t *c)
+static bool blame_previous(const cg_call_t *call, const cg_chunk_t *c)
 {
     if (!cg_in_heap(c))
         return false;
     cg_chunk_t *pc = cg_heap_find_chunk(cg_heap_base(c), (const char *)c - 1);
-    cg_shadow_t *pr = pc ? cg_shadow_of(pc, false, !CG_SINGLE_THREAD_P) : NULL;
+    cg_shadow_t *pr = pc ? cg_shadow_of(pc, false, call) : NULL;
     if (pr == NULL || (const char *)pc + cg_csize(pc) != (const char *)c)
         return false;
-    return !check_block(pr, "next to a block whose header it overwrote");
+    return !check_block(call, pr, "next to a block whose header it overwrote");
 }
 
 /* Header and both redzones intact?  Reports heap-buffer-overflow (or
  * heap-corruption for the header) otherwise, and returns false (with
  * halt_on_error=0).  when: "at free", ... */
-static bool check_block(const cg_shadow_t *r, const char *when)
+static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char *when)
 {
     const cg_chunk_t *c = r->chunk;
     /* PREV_INUSE is the core's to change (the chunk before was freed) */
     if ((cg_head(c) | CG_PREV_INUSE) != (r->head | CG_PREV_INUSE)) {
-        if (!blame_previous(c))
-            report_header(r, c);
+        if (!blame_previous(call, c))
+            report_header(call, r, c);
         return false;
     }
     const unsigned char *u = cg_shadow_user(r);
@@ -296,12 +306,11 @@ static bool check_block(const cg_shadow_t *r, const char *when)
     const unsigned char *bad = cg_pattern_find_not(u - lz, lz, CG_DBG_REDZONE);
     char msg[384];
     if (bad != NULL) {
-        size_t n = cg_fmt(msg, sizeof msg, "the %zu bytes before a %zu-byte region were "
-                          "overwritten (found %s): %zu bytes before it, found",
-                          lz, r->req, when, (size_t)(u - bad));
+        size_t n = cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s, "
+                          "in the %zu checked); found", (size_t)(u - bad), r->req, when, lz);
         n += hex_bytes(msg + n, sizeof msg - n, bad, (size_t)(u - bad));
-        cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)CG_DBG_REDZONE);
-        dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, bad, msg, r);
+        cg_fmt(msg + n, sizeof msg - n, " (expected %x)", (size_t)CG_DBG_REDZONE);
+        dbg_report(call, CG_CK_DEBUG_REDZONE_BEFORE, bad, msg, r);
         return false;
     }
     size_t tail = usable_bytes(c) - r->lead - r->req;
@@ -316,14 +325,13 @@ static bool check_block(const cg_shadow_t *r, const char *when)
             }
         size_t span = (size_t)(last - bad) + 1;
         bool to_end = last == u + r->req + tail - 1;
-        size_t n = cg_fmt(msg, sizeof msg, "%zu bytes past a %zu-byte region were overwritten "
-                          "(found %s), from offset %zu%s; found",
-                          span, r->req, when, (size_t)(bad - u),
+        size_t n = cg_fmt(msg, sizeof msg, "%zu bytes past a %zu-byte region (found %s), "
+                          "from offset %zu%s; found", span, r->req, when, (size_t)(bad - u),
                           to_end ? " to the end of its redzone (the write may reach further)" : "");
         n += hex_bytes(msg + n, sizeof msg - n, bad, span);
-        cg_fmt(msg + n, sizeof msg - n, "%s (expected %x)\n", span > 16 ? " ..." : "",
+        cg_fmt(msg + n, sizeof msg - n, "%s (expected %x)", span > 16 ? " ..." : "",
                (size_t)CG_DBG_REDZONE);
-        dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, bad, msg, r);
+        dbg_report(call, CG_CK_DEBUG_REDZONE_AFTER, bad, msg, r);
         return false;
     }
     return true;
@@ -331,7 +339,7 @@ static bool check_block(const cg_shadow_t *r, const char *when)
 
 /* Is a quarantined block's poison intact?  Reports heap-use-after-free
  * (the write's offset, the bytes found, both stacks) when it is not. */
-static bool check_poison(const cg_shadow_t *r, const char *when)
+static bool check_poison(const cg_call_t *call, const cg_shadow_t *r, const char *when)
 {
     const unsigned char *u = cg_shadow_user(r);
     size_t len = cg_dbg_poison_len(r->req);
@@ -339,13 +347,12 @@ static bool check_poison(const cg_shadow_t *r, const char *when)
     if (bad == NULL)
         return true;
     char msg[256];
-    size_t n = cg_fmt(msg, sizeof msg, "a freed block was written to while in the "
-                      "quarantine (found %s): at offset %zu of a %zu-byte block, found",
-                      when, (size_t)(bad - u), r->req);
+    size_t n = cg_fmt(msg, sizeof msg, "at offset %zu of a %zu-byte block (found %s); found",
+                      (size_t)(bad - u), r->req, when);
     size_t left = (size_t)(u + len - bad);     /* poisoned bytes from the first bad one */
     n += hex_bytes(msg + n, sizeof msg - n, bad, left < 8 ? left : 8);
-    cg_fmt(msg + n, sizeof msg - n, " (expected %x)\n", (size_t)cg_dbg_poison_byte());
-    dbg_report(CG_E_HEAP_USE_AFTER_FREE, bad, msg, r);
+    cg_fmt(msg + n, sizeof msg - n, " (expected %x)", (size_t)cg_dbg_poison_byte());
+    dbg_report(call, CG_CK_DEBUG_POISON, bad, msg, r);
     return false;
 }
 
@@ -353,32 +360,33 @@ static bool check_poison(const cg_shadow_t *r, const char *when)
  * header first, so that an overflow from the block before is blamed on
  * it), then its record goes and its chunk returns to the core.  A damaged
  * block (reported, halt_on_error=0) keeps its record and chunk for good. */
-static void release_block(cg_shadow_t *r, bool mt)
+static void release_block(cg_shadow_t *r, const cg_call_t *call)
 {
-    if (!check_block(r, "when it left the quarantine") ||
-        !check_poison(r, "when it left"))
+    if (!check_block(call, r, "when it left the quarantine") ||
+        !check_poison(call, r, "when it left"))
         return;
     cg_chunk_t *c = r->chunk;
     bool big = cg_is_mmapped(c);
-    cg_shadow_delete(r, big, mt);
-    cg_core_free(cg_chunk2mem(c), mt);
+    cg_shadow_delete(r, big, call);
+    cg_core_free(cg_chunk2mem(c), call);
 }
 
 /* At exit, the blocks still in the quarantine are checked too: a short
- * program's write after free would otherwise never be seen. */
-static void check_at_exit(cg_shadow_t *r)
+ * program's write after free would otherwise never be seen.  arg: the
+ * call (the exit's). */
+static void check_at_exit(cg_shadow_t *r, void *arg)
 {
-    if (check_block(r, "at exit"))
-        check_poison(r, "at exit");
+    const cg_call_t *call = arg;
+    if (check_block(call, r, "at exit"))
+        check_poison(call, r, "at exit");
 }
 
 /* A block still live at exit: header and redzones (an overflow of a
  * block the program never frees would otherwise never be seen). */
 static void check_live_at_exit(cg_shadow_t *r, void *arg)
 {
-    (void)arg;
     if (!r->guarded && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CG_SH_LIVE)
-        (void)check_block(r, "at exit");
+        (void)check_block(arg, r, "at exit");
 }
 
 /* At exit: the quarantine, then — when no other thread is left to free
@@ -387,14 +395,15 @@ static void check_live_at_exit(cg_shadow_t *r, void *arg)
  * count of the process's threads says whether the others have ended.) */
 static void checks_at_exit(void)
 {
-    cg_self.op = "exit";
+    /* No program call: the reports name the exit. */
+    cg_call_t call = cg_call_internal("exit");
     /* A report now ends the process before exit() would flush the
      * program's stdio buffers: flush them first, so that its output
      * is not lost (exit flushes them anyway; nothing allocates). */
     cg_os_flush_stdio();
-    cg_quarantine_each(check_at_exit);
+    cg_quarantine_each(check_at_exit, &call);
     if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
-        cg_shadow_each(check_live_at_exit, NULL);
+        cg_shadow_each(check_live_at_exit, &call);
 }
 
 /* At exit, the blocks first (an overflow or a write after free ends the
@@ -411,106 +420,87 @@ static void debug_at_exit(void)
 
 /* The record of the block p points into (or at), or NULL when p is in no
  * debug block: then the core's checks decide. */
-static cg_shadow_t *find_block(const void *p, bool mt)
+static cg_shadow_t *find_block(const void *p, const cg_call_t *call)
 {
     const cg_chunk_t *c = (const cg_chunk_t *)((const char *)p - CG_HDR_SZ - CG_DBG_LEAD);
     cg_shadow_t *r = NULL;
     if (cg_in_heap(p)) {
         if (cg_heap_offset(c) >= CG_HEAP_DATA_OFF && cg_heap_base(c) == cg_heap_base(p))
-            r = cg_shadow_of(c, false, mt);
-        return r != NULL ? r : cg_shadow_find(p, mt);
+            r = cg_shadow_of(c, false, call);
+        return r != NULL ? r : cg_shadow_find(p, call);
     }
     bool header_ok;
-    if (cg_aligned_ok(p) && cg_big_owns(c, mt, &header_ok))
-        r = cg_shadow_of(c, true, mt);
-    return r != NULL ? r : cg_shadow_find(p, mt);
+    if (cg_aligned_ok(p) && cg_big_owns(c, call, &header_ok))
+        r = cg_shadow_of(c, true, call);
+    return r != NULL ? r : cg_shadow_find(p, call);
 }
 
 /* free/realloc of a pointer in none of our heaps and no big block: say
  * what it points at, from /proc/self/maps. */
-static CG_COLD void report_foreign(const void *p)
+static CG_COLD void report_foreign(const cg_call_t *call, const void *p)
 {
     const cg_chunk_t *c = (const cg_chunk_t *)((const char *)p - CG_HDR_SZ - CG_DBG_LEAD);
-    if (cg_aligned_ok(p) && cg_big_recently_freed(c, !CG_SINGLE_THREAD_P)) {
-        dbg_report(CG_E_DOUBLE_FREE, p, "the block was an mmap'd block that has already "
-                   "been freed (it left the quarantine and was unmapped)\n", NULL);
+    if (cg_aligned_ok(p) && cg_big_recently_freed(c, call)) {
+        dbg_report(call, CG_CK_DEBUG_BIG_FREED, p, NULL, NULL);
         return;
     }
     char msg[512];
-    cg_dbg_describe_address(p, "the pointer", msg, sizeof msg);
-    dbg_report(CG_E_INVALID_FREE, p, msg, NULL);
+    cg_dbg_describe_address(p, msg, sizeof msg);
+    dbg_report(call, CG_CK_DEBUG_FOREIGN, p, msg, NULL);
 }
 
-size_t cg_dbg_describe_address(const void *p, const char *subject, char *msg, size_t cap)
+size_t cg_dbg_describe_address(const void *p, char *msg, size_t cap)
 {
     cg_mapping_t m;
     int local;
     cg_mapping_t here;
     if (!cg_find_mapping((uintptr_t)p, &m))
-        return cg_fmt(msg, cap, "%s is not in any mapping of the process (garbage, a NULL "
-                      "or wild pointer, or memory already unmapped)\n", subject);
+        return cg_fmt(msg, cap, "it is not in any mapping of the process (garbage, a NULL or "
+                      "wild pointer, or memory already unmapped)");
     if (cg_find_mapping((uintptr_t)&local, &here) && here.lo == m.lo)
-        return cg_fmt(msg, cap, "%s is on this thread's stack (a local variable), not a heap "
-                      "block\n", subject);
+        return cg_fmt(msg, cap, "it is on this thread's stack (a local variable)");
     if (strcmp(m.path, "[stack]") == 0)
-        return cg_fmt(msg, cap, "%s is on the main thread's stack, not a heap block\n", subject);
+        return cg_fmt(msg, cap, "it is on the main thread's stack");
     if (m.path[0] == '/' && m.perms[1] == 'w')
-        return cg_fmt(msg, cap, "%s is in the writable data of %s (a global or static "
-                      "variable), not a heap block\n", subject, m.path);
+        return cg_fmt(msg, cap, "it is in the writable data of %s (a global or static "
+                      "variable)", m.path);
     if (m.path[0] != 0)
-        return cg_fmt(msg, cap, "%s is in %s (%s), not a heap block\n", subject, m.path, m.perms);
-    return cg_fmt(msg, cap, "%s is in an anonymous mapping that is not chunkguard's [%p, %p) "
-                  "(another allocator, a thread stack, or mmap)\n", subject, (void *)m.lo,
-                  (void *)m.hi);
+        return cg_fmt(msg, cap, "it is in %s (%s)", m.path, m.perms);
+    return cg_fmt(msg, cap, "it is in an anonymous mapping that is not chunkguard's [%p, %p) "
+                  "(another allocator, a thread stack, or mmap)", (void *)m.lo, (void *)m.hi);
 }
 
-void cg_dbg_report_not_start(cg_error_t kind, const void *p, const cg_shadow_t *r)
+/* A pointer into a block that is not its start, handed to free or realloc
+ * (invalid-free) or to malloc_usable_size (invalid-pointer). */
+void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
+                             const cg_shadow_t *r)
 {
-    dbg_report(kind, p, cg_shadow_seen_live(r->state)
-                            ? "the pointer is not the start of a block\n"
-                            : "the pointer is not the start of a block, and the block it points "
-                              "into was freed\n", r);
+    dbg_report(call, CG_CK_FOR_USE(DEBUG_INTERIOR, use), p,
+               cg_shadow_seen_live(r->state) ? NULL : "the block it points into was freed", r);
 }
 
 /* ---- the API ---------------------------------------------------------- */
 
-static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t caller,
-                         const char *op);
-
-/* The API's entries count the operation for verify_interval (realloc's
- * inner allocation does not count again). */
 /*
  * Debug mode's operations behind its table (cg_mode_debug, at the end of
  * this file; contracts as the standard functions; the caller has
- * initialised the core).  caller: the program's return address;
- * op: the API function's name, for reports.
- *   cg_dbg_alloc    n bytes aligned to align (a power of two; <= 16 means
+ * initialised the core).  call: the call served (its call site is where a
+ * block's stacks start, its function what reports name).
+ *   dbg_alloc       n bytes aligned to align (a power of two; <= 16 means
  *                   16), kind CG_KIND_*, zeroed when zero; NULL + ENOMEM
- *   cg_dbg_free     sized: the size a C23 sized free gave, or SIZE_MAX;
+ *   dbg_free        sized: the size a C23 sized free gave, or SIZE_MAX;
  *                   salign: its alignment, or 0
- *   cg_dbg_realloc  always moves the block (so stale pointers to the old
+ *   dbg_realloc     always moves the block (so stale pointers to the old
  *                   one hit the quarantine); realloc(p, 0) frees, as glibc
- *   cg_dbg_usable   the requested size (so a program that uses all of its
+ *   dbg_usable      the requested size (so a program that uses all of its
  *                   usable size never touches the redzone)
+ * The entries count the operation for verify_interval (realloc's inner
+ * allocation, alloc_block, does not count again).
  */
-uint8_t cg_dbg_block_mode(uintptr_t caller)
+static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_call_t *call)
 {
-    return priming || (caller >= ldso_lo && caller < ldso_hi) ? CG_MODE_INTERNAL : CG_MODE_DEBUG;
-}
-
-static void *cg_dbg_alloc(size_t n, size_t align, int kind, bool zero, uintptr_t caller, const char *op)
-{
-    cg_verify_tick(!CG_SINGLE_THREAD_P);
-    return alloc_block(n, align, kind, zero, caller, op);
-}
-
-static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t caller,
-                         const char *op)
-{
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_self.caller = caller;
-    cg_self.op = op;
-    uint32_t stack = cg_dbg_capture();
+    bool mt = call->mt;
+    uint32_t stack = cg_dbg_capture(call);
     if (align < CG_ALIGN)
         align = CG_ALIGN;
     size_t lead = align > CG_DBG_LEAD ? align : CG_DBG_LEAD;
@@ -522,15 +512,15 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
     size_t nb = cg_request2size(lead + n + rz);
     if (nb < 64)
         nb = 64;               /* one debug chunk per 64-byte shadow-map window */
-    cg_chunk_t *c = cg_core_alloc(nb, align, mt);
+    cg_chunk_t *c = cg_core_alloc(nb, align, call);
     if (c == NULL) {
         errno = ENOMEM;
         return NULL;
     }
     uint32_t id;
-    cg_shadow_t *r = cg_shadow_new(c, cg_is_mmapped(c), mt, &id);
+    cg_shadow_t *r = cg_shadow_new(c, cg_is_mmapped(c), call, &id);
     if (r == NULL) {
-        cg_core_free(cg_chunk2mem(c), mt);
+        cg_core_free(cg_chunk2mem(c), call);
         errno = ENOMEM;
         return NULL;
     }
@@ -543,7 +533,7 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
     /* The loader's own blocks (link maps, thread TLS blocks and vectors)
      * are referenced from places no leak scan reads (a thread's control
      * block in its cached stack): they are the system's, never leaks. */
-    r->mode = cg_dbg_block_mode(caller);
+    r->mode = cg_dbg_block_mode(call->caller);
     unsigned char *u = cg_shadow_user(r);
     size_t lz = lead_checked(r);
     cg_pattern_fill_small(u - lz, lz, CG_DBG_REDZONE);
@@ -556,13 +546,24 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, uintptr_t 
     return u;
 }
 
+uint8_t cg_dbg_block_mode(uintptr_t caller)
+{
+    return priming || (caller >= ldso_lo && caller < ldso_hi) ? CG_MODE_INTERNAL : CG_MODE_DEBUG;
+}
+
+static void *dbg_alloc(size_t n, size_t align, int kind, bool zero, const cg_call_t *call)
+{
+    cg_verify_tick(call);
+    return alloc_block(n, align, kind, zero, call);
+}
+
 /* Take a live block for freeing or moving: its state goes from live to
  * claimed atomically and stays so until the free is done, so of two threads
  * freeing (or reallocating) one block, one wins and the other reports.
- * False, after a double-free report, when the block was not live — or when
- * its record was reused for another block after we looked it up (the block
- * was freed and gone). */
-bool cg_dbg_claim(cg_shadow_t *r, const void *p, const char *what)
+ * False, after the report of check freed (a double free), when the block
+ * was not live — or when its record was reused for another block after we
+ * looked it up (the block was freed and gone). */
+bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
 {
     uint8_t live = CG_SH_LIVE;
     if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_CLAIMED, false,
@@ -570,25 +571,25 @@ bool cg_dbg_claim(cg_shadow_t *r, const void *p, const char *what)
         if (cg_shadow_user(r) == p)
             return true;
         __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* not p's: undo */
-        dbg_report(CG_E_DOUBLE_FREE, p, what, NULL);
+        dbg_report(call, freed, p, NULL, NULL);
         return false;
     }
-    dbg_report(CG_E_DOUBLE_FREE, p, what, r);
+    dbg_report(call, freed, p, NULL, r);
     return false;
 }
 
-bool cg_dbg_sized_ok(const cg_shadow_t *r, const void *p, size_t sized, size_t salign)
+bool cg_dbg_sized_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p, size_t sized,
+                     size_t salign)
 {
-    if (sized != SIZE_MAX && sized != r->req) {
-        char msg[160];
-        cg_fmt(msg, sizeof msg, "the size given, %zu, is not the size requested, %zu (C23 "
-               "requires the same size)\n", sized, r->req);
-        dbg_report(CG_E_FREE_SIZE_MISMATCH, p, msg, r);
+    char msg[80];
+    if (CG_CHECK_ON(SIZED_FREE) && sized != SIZE_MAX && sized != r->req) {
+        cg_fmt(msg, sizeof msg, "%zu given, %zu requested", sized, r->req);
+        dbg_report(call, CG_CK_DEBUG_SIZED_FREE_SIZE, p, msg, r);
         return false;
     }
-    if (salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
-        dbg_report(CG_E_FREE_SIZE_MISMATCH, p, "the block is not aligned to the alignment "
-                   "given\n", r);
+    if (CG_CHECK_ON(SIZED_FREE) && salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
+        cg_fmt(msg, sizeof msg, "the alignment given is %zu", salign);
+        dbg_report(call, CG_CK_SIZED_FREE_ALIGN, p, msg, r);
         return false;
     }
     return true;
@@ -597,168 +598,138 @@ bool cg_dbg_sized_ok(const cg_shadow_t *r, const void *p, size_t sized, size_t s
 /* The rest of a free, on a claimed block: checks, free stack, poison,
  * quarantine.  A block found bad stays marked freed but never reaches the
  * quarantine or the heap again (halt_on_error=0). */
-static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bool mt)
+static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t sized,
+                        size_t salign)
 {
-    bool ok = cg_dbg_sized_ok(r, p, sized, salign) && check_block(r, "at free");
-    r->free_stack = cg_dbg_capture();
-    r->free_tid = cg_dbg_tid(mt);
+    bool ok = cg_dbg_sized_ok(call, r, p, sized, salign) && check_block(call, r, "at free");
+    r->free_stack = cg_dbg_capture(call);
+    r->free_tid = cg_dbg_tid(call->mt);
     __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);
     if (!ok)
         return;
     memset(p, cg_dbg_poison_byte(), cg_dbg_poison_len(r->req));
     uint32_t out[CG_QUARANTINE_BATCH];
-    size_t k = cg_quarantine_put(r->id, (size_t)cg_opt.quarantine_mb << 20, mt, out);
+    size_t k = cg_quarantine_put(r->id, (size_t)cg_opt.quarantine_mb << 20, call, out);
     for (size_t i = 0; i < k; i++)
-        release_block(cg_shadow_at(out[i]), mt);
+        release_block(cg_shadow_at(out[i]), call);
 }
 
 /* The block p is, or NULL after the right report (foreign pointers are
  * reported here; stale heap pointers by the core's checks). */
-static cg_shadow_t *block_to_release(void *p, bool mt)
+static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t use)
 {
-    cg_shadow_t *r = find_block(p, mt);
+    cg_shadow_t *r = find_block(p, call);
     if (r == NULL) {
-        if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), mt, &(bool){true}))
-            report_foreign(p);     /* halt_on_error=0: ignored */
+        if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), call, &(bool){true}))
+            report_foreign(call, p);   /* halt_on_error=0: ignored */
         else
-            cg_core_free(p, mt);   /* free heap memory or a stale pointer: the core reports */
+            cg_core_free(p, call);     /* free heap memory or a stale pointer: the core reports */
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        cg_dbg_report_not_start(CG_E_INVALID_FREE, p, r);
+        cg_dbg_report_not_start(call, use, p, r);
         return NULL;
     }
     return r;
 }
 
-static void cg_dbg_free(void *p, size_t sized, size_t salign, uintptr_t caller, const char *op)
+static void dbg_free(void *p, size_t sized, size_t salign, const cg_call_t *call)
 {
     if (p == NULL)
         return;
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_verify_tick(mt);
-    cg_self.caller = caller;
-    cg_self.op = op;
-    cg_shadow_t *r = block_to_release(p, mt);
-    if (r == NULL || !cg_dbg_claim(r, p, "the block was already freed (it is in the quarantine)\n"))
+    cg_verify_tick(call);
+    cg_shadow_t *r = block_to_release(call, p, CG_USE_FREE);
+    if (r == NULL || !cg_dbg_claim(call, r, p, CG_CK_DEBUG_DOUBLE_FREE))
         return;
-    finish_free(r, p, sized, salign, mt);
+    finish_free(call, r, p, sized, salign);
 }
 
-static void *cg_dbg_realloc(void *p, size_t n, uintptr_t caller, const char *op)
-{
-    if (p == NULL)
-        return cg_dbg_alloc(n, 0, CG_KIND_REALLOC, false, caller, op);
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_verify_tick(mt);
-    cg_self.caller = caller;
-    cg_self.op = op;
-    /* With halt_on_error=0 a bad realloc returns NULL. */
-    cg_shadow_t *r = block_to_release(p, mt);
-    if (r == NULL || !cg_dbg_claim(r, p, "realloc of a block that was already freed (it is in "
-                                  "the quarantine)\n"))
-        return NULL;
-    /* The block is ours now (claimed): no other thread frees or moves it
-     * under us, theirs is a double free. */
-    if (!check_block(r, "at realloc")) {
-        __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);   /* kept out of reuse */
-        return NULL;
-    }
-    if (n == 0) {
-        finish_free(r, p, SIZE_MAX, 0, mt);
-        return NULL;
-    }
-    void *q = alloc_block(n, 0, CG_KIND_REALLOC, false, caller, op);
-    if (q == NULL) {
-        __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* unchanged */
-        return NULL;
-    }
-    memcpy(q, p, r->req < n ? r->req : n);
-    cg_self.caller = caller;
-    cg_self.op = op;
-    finish_free(r, p, SIZE_MAX, 0, mt);
-    return q;
-}
-
-void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc)
-{
-    cg_self.caller = pc;
-    cg_self.op = "a memory access";
-    char msg[512];
-    cg_dbg_describe_address(a, "the address", msg, sizeof msg);
-    cg_access_t acc = cg_dbg_access(pc, write, uc, true);
-    cg_dbg_report_at(CG_E_SEGV, a, msg, NULL, NULL, 0, &acc);
-}
-
-void cg_dbg_report_fault(const void *a, const char *what)
-{
-    cg_shadow_t *r = cg_shadow_find(a, false);
-    if (r == NULL)
-        return;
-    char msg[900];
-    cg_fmt(msg, sizeof msg, "%s\n", what);
-    dbg_report(CG_E_SEGV, a, msg, r);
-}
-
-static size_t cg_dbg_usable(void *p, uintptr_t caller)
-{
-    if (p == NULL)
-        return 0;
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_self.caller = caller;
-    cg_self.op = "malloc_usable_size";
-    cg_shadow_t *r = find_block(p, mt);
-    /* With halt_on_error=0 a bad pointer's usable size is 0. */
-    if (r == NULL) {
-        dbg_report(CG_E_INVALID_POINTER, p, "the pointer is not a block of ours (nor inside "
-                   "one)\n", NULL);
-        return 0;
-    }
-    if (cg_shadow_user(r) != p) {
-        cg_dbg_report_not_start(CG_E_INVALID_POINTER, p, r);
-        return 0;
-    }
-    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
-        dbg_report(CG_E_INVALID_POINTER, p, "the block was freed (it is in the quarantine)\n", r);
-        return 0;
-    }
-    return r->req;
-}
-
-/* ---- debug mode's table (core/mode.h) ---------------------------------- */
-
-static void *dbg_malloc(size_t n, const cg_call_t *c)
-{
-    return cg_dbg_alloc(n, 0, CG_KIND_MALLOC, false, c->caller, c->op);
-}
-
-static void *dbg_calloc(size_t bytes, const cg_call_t *c)
-{
-    return cg_dbg_alloc(bytes, 0, CG_KIND_CALLOC, true, c->caller, c->op);
-}
-
-static void *dbg_memalign(size_t align, size_t n, const cg_call_t *c)
-{
-    return cg_dbg_alloc(n, align > CG_ALIGN ? align : 0, CG_KIND_MEMALIGN, false, c->caller, c->op);
-}
-
-static void *dbg_realloc(void *mem, size_t n, const cg_call_t *c)
+static void *dbg_realloc(void *p, size_t n, const cg_call_t *call)
 {
     if (n > CG_MAX_REQUEST) {
         errno = ENOMEM;
         return NULL;
     }
-    return cg_dbg_realloc(mem, n, c->caller, c->op);
+    if (p == NULL)
+        return dbg_alloc(n, 0, CG_KIND_REALLOC, false, call);
+    cg_verify_tick(call);
+    /* With halt_on_error=0 a bad realloc returns NULL. */
+    cg_shadow_t *r = block_to_release(call, p, CG_USE_REALLOC);
+    if (r == NULL || !cg_dbg_claim(call, r, p, CG_CK_DEBUG_REALLOC_FREED))
+        return NULL;
+    /* The block is ours now (claimed): no other thread frees or moves it
+     * under us, theirs is a double free. */
+    if (!check_block(call, r, "at realloc")) {
+        __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);   /* kept out of reuse */
+        return NULL;
+    }
+    if (n == 0) {
+        finish_free(call, r, p, SIZE_MAX, 0);
+        return NULL;
+    }
+    void *q = alloc_block(n, 0, CG_KIND_REALLOC, false, call);
+    if (q == NULL) {
+        __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* unchanged */
+        return NULL;
+    }
+    memcpy(q, p, r->req < n ? r->req : n);
+    finish_free(call, r, p, SIZE_MAX, 0);
+    return q;
 }
 
-static void dbg_free(void *mem, size_t sized, size_t salign, const cg_call_t *c)
+void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc)
 {
-    cg_dbg_free(mem, sized, salign, c->caller, c->op);
+    cg_call_t call = cg_call_internal("a memory access");
+    call.caller = pc;
+    char msg[512];
+    cg_dbg_describe_address(a, msg, sizeof msg);
+    cg_access_t acc = cg_dbg_access(pc, write, uc, true);
+    cg_dbg_report_at(&call, CG_CK_FAULT_WILD_POINTER, a, msg, NULL, NULL, 0, &acc);
 }
 
-static size_t dbg_usable(void *mem, const cg_call_t *c)
+void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a, const char *detail)
 {
-    return cg_dbg_usable(mem, c->caller);
+    cg_shadow_t *r = cg_shadow_find(a, NULL);   /* no lock in the fault handler */
+    if (r != NULL)
+        dbg_report(call, id, a, detail, r);
+}
+
+/* ---- debug mode's table (core/mode.h) ---------------------------------- */
+
+static void *dbg_malloc(size_t n, const cg_call_t *call)
+{
+    return dbg_alloc(n, 0, CG_KIND_MALLOC, false, call);
+}
+
+static void *dbg_calloc(size_t bytes, const cg_call_t *call)
+{
+    return dbg_alloc(bytes, 0, CG_KIND_CALLOC, true, call);
+}
+
+static void *dbg_memalign(size_t align, size_t n, const cg_call_t *call)
+{
+    return dbg_alloc(n, align > CG_ALIGN ? align : 0, CG_KIND_MEMALIGN, false, call);
+}
+
+static size_t dbg_usable(void *p, const cg_call_t *call)
+{
+    if (p == NULL)
+        return 0;
+    cg_shadow_t *r = find_block(p, call);
+    /* With halt_on_error=0 a bad pointer's usable size is 0. */
+    if (r == NULL) {
+        dbg_report(call, CG_CK_DEBUG_USABLE_NOT_OURS, p, NULL, NULL);
+        return 0;
+    }
+    if (cg_shadow_user(r) != p) {
+        cg_dbg_report_not_start(call, CG_USE_USABLE, p, r);
+        return 0;
+    }
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
+        dbg_report(call, CG_CK_DEBUG_USABLE_FREED, p, NULL, r);
+        return 0;
+    }
+    return r->req;
 }
 
 const cg_mode_t cg_mode_debug = {

@@ -23,6 +23,7 @@
 #ifndef CG_DEBUG_H
 #define CG_DEBUG_H
 
+#include "checks.h"
 #include "mode.h"
 #include "options.h"
 #include "platform.h"
@@ -59,9 +60,11 @@ extern const cg_mode_t cg_mode_debug CG_HIDDEN;
 void cg_debug_init(void) CG_HIDDEN;
 
 
-/* A fault on address a in one of our heaps: report with the block the
- * shadow says a is in, if any (returns when it knows nothing). */
-void cg_dbg_report_fault(const void *a, const char *what) CG_HIDDEN;
+/* A fault on address a in one of our heaps: report check id (a FAULT_*
+ * entry of checks.def) with detail and the block the shadow says a is in,
+ * if any (returns when it knows nothing); call: the fault handler's. */
+void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a, const char *detail)
+    CG_HIDDEN;
 
 /* A fault of the program's own code on address a, in none of our memory
  * (a NULL or wild pointer), at pc (write: 1, 0, or -1 when not known;

@@ -44,7 +44,7 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
 }
 
 /* Fast mode: the chunk-start bitmap and the big-block registry. */
-static size_t describe_core(char *b, size_t cap, const char *a)
+static size_t describe_core(char *b, size_t cap, const char *a, const cg_call_t *call)
 {
     if (cg_in_heap(a)) {
         cg_heap_t *h = cg_heap_base(a);
@@ -68,13 +68,13 @@ static size_t describe_core(char *b, size_t cap, const char *a)
     }
     const cg_chunk_t *c = cg_mem2chunk(a);
     bool hdr;
-    if (cg_aligned_ok(a) && cg_big_owns(c, !CG_SINGLE_THREAD_P, &hdr))
+    if (cg_aligned_ok(a) && cg_big_owns(c, call, &hdr))
         return cg_fmt(b, cap, "%p is a live mmap'd block of %zu usable bytes\n",
                       (const void *)a, cg_big_usable(c));
     return cg_fmt(b, cap, "%p is not in any chunkguard heap or mmap'd block\n", (const void *)a);
 }
 
-size_t cg_describe_impl(const void *addr, char *buf, size_t cap)
+size_t cg_describe_impl(const void *addr, char *buf, size_t cap, const cg_call_t *call)
 {
     if (cap == 0)
         return 0;
@@ -82,9 +82,9 @@ size_t cg_describe_impl(const void *addr, char *buf, size_t cap)
     const char *a = addr;
     /* sampled blocks have records in every mode */
     if (cg_mode.instrumented || cg_shadow_in_pages(a)) {
-        cg_shadow_t *r = cg_shadow_find(a, !CG_SINGLE_THREAD_P);
+        cg_shadow_t *r = cg_shadow_find(a, call);
         if (r != NULL)
             return describe_record(buf, cap, a, r);
     }
-    return describe_core(buf, cap, a);
+    return describe_core(buf, cap, a, call);
 }

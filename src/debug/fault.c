@@ -114,14 +114,13 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         check = cg_heap_offset((void *)a) < CG_HEAP_DATA_OFF ? CG_CK_FAULT_GUARD : CG_CK_FAULT_HEAP;
         cg_fmt(detail, sizeof detail, "%s on %p, at %p (%s)", sname, (void *)a, (void *)pc, where);
     }
-    cg_self.caller = pc;
-    cg_self.op = "a memory access";
+    /* No program call: the faulting code is the frame the report shows. */
+    const cg_call_t call = { .caller = pc, .op = "a memory access", .tc = NULL,
+                             .mt = !CG_SINGLE_THREAD_P };
     /* In debug mode the shadow may know the block at a. */
-    if (cg_mode.instrumented && cg_in_heap((void *)a)) {
-        char msg[768];
-        cg_dbg_report_fault((void *)a, cg_check_message(check, detail, msg, sizeof msg));
-    }
-    cg_fail_with(check, (void *)a, detail);
+    if (cg_mode.instrumented && cg_in_heap((void *)a))
+        cg_dbg_report_fault(&call, check, (void *)a, detail);
+    cg_fail_with(&call, check, (void *)a, detail);
 }
 
 /* Our executable segment, from our own ELF program headers (no file or

@@ -99,9 +99,9 @@ static void *place(char *lo, const layout_t *L, size_t n, size_t align, int kind
     size_t a = start_align(align);
     uintptr_t u = (uintptr_t)lo + L->user_off;
     u = cg_opt.guard_underflow ? (u + a - 1) & ~(uintptr_t)(a - 1) : u & ~(uintptr_t)(a - 1);
-    uint32_t stack = cg_dbg_capture();
+    uint32_t stack = cg_dbg_capture(c);
     uint32_t id;
-    cg_shadow_t *r = cg_shadow_new_pages((void *)u, lo, L->pages, c->mt, &id);
+    cg_shadow_t *r = cg_shadow_new_pages((void *)u, lo, L->pages, c, &id);
     if (r == NULL)
         return NULL;
     r->guarded = how;
@@ -120,14 +120,8 @@ static void *place(char *lo, const layout_t *L, size_t n, size_t align, int kind
     if (cg_opt.fill_alloc >= 0 && kind != CG_KIND_CALLOC)
         memset((void *)u, cg_opt.fill_alloc, n);
     __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);
-    cg_verify_tick(c->mt);
+    cg_verify_tick(c);
     return (void *)u;
-}
-
-static void enter(const cg_call_t *c)
-{
-    cg_self.caller = c->caller;
-    cg_self.op = c->op;
 }
 
 void *cg_guarded_alloc(size_t n, size_t align, int kind, const cg_call_t *c)
@@ -138,7 +132,6 @@ void *cg_guarded_alloc(size_t n, size_t align, int kind, const cg_call_t *c)
     char *lo = cg_gpool_take(L.pages, c->mt);
     if (lo == NULL)
         return NULL;
-    enter(c);
     void *u = place(lo, &L, n, align, kind, CG_GUARDED_RANGE, c);
     if (u == NULL)
         cg_gpool_untake(lo, L.pages, c->mt);
@@ -155,8 +148,7 @@ void *cg_guarded_sample(size_t n, int kind, const cg_call_t *c)
     if (lo == NULL)
         return NULL;
     if (old != 0)          /* the block freed there last: its record goes now */
-        cg_shadow_delete_pages(cg_shadow_at(old), c->mt);
-    enter(c);
+        cg_shadow_delete_pages(cg_shadow_at(old), c);
     void *u = place(lo, &L, n, 0, kind, CG_GUARDED_SLOT, c);
     if (u == NULL)
         cg_gpool_slot_untake(lo, c->mt);
@@ -187,45 +179,45 @@ static void *guard_memalign(size_t align, size_t n, const cg_call_t *c)
 /* The slack of a guarded block intact?  Reports heap-buffer-overflow (an
  * overflow within the slack, which the guard page could not see)
  * otherwise and returns false.  when: "at free", ... */
-static bool check_slack(const cg_shadow_t *r, const char *when)
+static bool check_slack(const cg_call_t *c, const cg_shadow_t *r, const char *when)
 {
     unsigned char *front_lo, *back_lo;
     size_t front, back;
     slack(r, &front_lo, &front, &back_lo, &back);
     const unsigned char *u = cg_shadow_user(r);
     const unsigned char *bad = cg_pattern_find_not_any(back_lo, back, CG_DBG_REDZONE);
-    char msg[256];
+    char msg[160];
     if (bad != NULL) {
-        cg_fmt(msg, sizeof msg, "the bytes between a %zu-byte region and its guard page were "
-               "overwritten (found %s), from offset %zu\n", r->req, when, (size_t)(bad - u));
-        cg_dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, bad, msg, r);
+        cg_fmt(msg, sizeof msg, "from offset %zu of a %zu-byte region (found %s)",
+               (size_t)(bad - u), r->req, when);
+        cg_dbg_report(c, CG_CK_GUARD_SLACK_AFTER, bad, msg, r);
         return false;
     }
-    /* the front slack (a vector scan: it is most of a page); when it is
-     * damaged, the last changed byte, the nearest to the block, is named */
+    /* the front slack (a vector scan); when it is damaged, the last
+     * changed byte, the nearest to the block, is named */
     if (cg_pattern_find_not_any(front_lo, front, CG_DBG_REDZONE) == NULL)
         return true;
     for (const unsigned char *q = front_lo + front; q-- > front_lo;)
         if (*q != CG_DBG_REDZONE) {
-            cg_fmt(msg, sizeof msg, "the bytes before a %zu-byte region on its own pages were "
-                   "overwritten (found %s), %zu bytes before it\n", r->req, when, (size_t)(u - q));
-            cg_dbg_report(CG_E_HEAP_BUFFER_OVERFLOW, q, msg, r);
+            cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s)",
+                   (size_t)(u - q), r->req, when);
+            cg_dbg_report(c, CG_CK_GUARD_SLACK_BEFORE, q, msg, r);
             return false;
         }
     return true;
 }
 
-/* The guarded block p is, or NULL after the right report. */
-static cg_shadow_t *block_to_release(void *p, cg_error_t kind)
+/* The guarded block p is, or NULL after the right report; use: free,
+ * realloc or malloc_usable_size. */
+static cg_shadow_t *block_to_release(const cg_call_t *c, void *p, cg_use_t use)
 {
     cg_shadow_t *r = cg_shadow_of_page(p);
     if (r == NULL) {
-        cg_dbg_report(kind, p, "the pointer is in guard mode's pages but in no block: a "
-                      "block freed long ago (its pages were reused), or a wild pointer\n", NULL);
+        cg_dbg_report(c, CG_CK_FOR_USE(GUARD_NO_BLOCK, use), p, NULL, NULL);
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        cg_dbg_report_not_start(kind, p, r);
+        cg_dbg_report_not_start(c, use, p, r);
         return NULL;
     }
     return r;
@@ -233,10 +225,12 @@ static cg_shadow_t *block_to_release(void *p, cg_error_t kind)
 
 /* The rest of a free, on a claimed guarded block: checks, free stack,
  * sealed pages, the FIFO; the oldest sealed blocks' ranges go back. */
-static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bool mt)
+static void finish_free(const cg_call_t *c, cg_shadow_t *r, void *p, size_t sized,
+                        size_t salign)
 {
-    bool ok = cg_dbg_sized_ok(r, p, sized, salign) && check_slack(r, "at free");
-    r->free_stack = cg_dbg_capture();
+    bool mt = c->mt;
+    bool ok = cg_dbg_sized_ok(c, r, p, sized, salign) && check_slack(c, r, "at free");
+    r->free_stack = cg_dbg_capture(c);
     r->free_tid = cg_dbg_tid(mt);
     __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);
     if (r->guarded == CG_GUARDED_SLOT) {
@@ -252,33 +246,29 @@ static void finish_free(cg_shadow_t *r, void *p, size_t sized, size_t salign, bo
         cg_shadow_t *old = cg_shadow_at(out[i]);
         char *lo = (char *)old->head;
         uint32_t pages = old->pages;
-        cg_shadow_delete_pages(old, mt);
+        cg_shadow_delete_pages(old, c);
         cg_gpool_give(lo, pages, mt);
     }
 }
 
 void cg_guarded_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
 {
-    enter(c);
-    cg_verify_tick(c->mt);
-    cg_shadow_t *r = block_to_release(p, CG_E_INVALID_FREE);
-    if (r == NULL || !cg_dbg_claim(r, p, "the block was already freed (its pages are sealed "
-                                         "in guard mode's quarantine)\n"))
+    cg_verify_tick(c);
+    cg_shadow_t *r = block_to_release(c, p, CG_USE_FREE);
+    if (r == NULL || !cg_dbg_claim(c, r, p, CG_CK_GUARD_DOUBLE_FREE))
         return;
-    finish_free(r, p, sized, salign, c->mt);
+    finish_free(c, r, p, sized, salign);
 }
 
 void *cg_guarded_realloc(void *p, size_t n, const cg_call_t *c,
                          void *(*alloc)(size_t n, const cg_call_t *c))
 {
-    enter(c);
-    cg_verify_tick(c->mt);
-    cg_shadow_t *r = block_to_release(p, CG_E_INVALID_FREE);
-    if (r == NULL || !cg_dbg_claim(r, p, "realloc of a block that was already freed (its "
-                                         "pages are sealed in guard mode's quarantine)\n"))
+    cg_verify_tick(c);
+    cg_shadow_t *r = block_to_release(c, p, CG_USE_REALLOC);
+    if (r == NULL || !cg_dbg_claim(c, r, p, CG_CK_GUARD_REALLOC_FREED))
         return NULL;
     if (n == 0) {
-        finish_free(r, p, SIZE_MAX, 0, c->mt);
+        finish_free(c, r, p, SIZE_MAX, 0);
         return NULL;
     }
     void *q = alloc(n, c);
@@ -287,21 +277,17 @@ void *cg_guarded_realloc(void *p, size_t n, const cg_call_t *c,
         return NULL;
     }
     memcpy(q, p, r->req < n ? r->req : n);
-    enter(c);
-    finish_free(r, p, SIZE_MAX, 0, c->mt);
+    finish_free(c, r, p, SIZE_MAX, 0);
     return q;
 }
 
 size_t cg_guarded_usable(void *p, const cg_call_t *c)
 {
-    cg_self.caller = c->caller;
-    cg_self.op = "malloc_usable_size";
-    cg_shadow_t *r = block_to_release(p, CG_E_INVALID_POINTER);
+    cg_shadow_t *r = block_to_release(c, p, CG_USE_USABLE);
     if (r == NULL)
         return 0;
     if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
-        cg_dbg_report(CG_E_INVALID_POINTER, p, "the block was freed (its pages are sealed in "
-                      "guard mode's quarantine)\n", r);
+        cg_dbg_report(c, CG_CK_GUARD_USABLE_FREED, p, NULL, r);
         return 0;
     }
     return r->req;
@@ -344,19 +330,19 @@ static size_t guard_usable(void *p, const cg_call_t *c)
 
 /* ---- exit ------------------------------------------------------------- */
 
+/* arg: the call (the exit's). */
 static void check_live(cg_shadow_t *r, void *arg)
 {
-    (void)arg;
     if (r->guarded && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CG_SH_LIVE)
-        (void)check_slack(r, "at exit");
+        (void)check_slack(arg, r, "at exit");
 }
 
 void cg_guarded_check_live(void)
 {
-    cg_self.op = "exit";
+    cg_call_t call = cg_call_internal("exit");
     if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1) {
         cg_os_flush_stdio();
-        cg_shadow_each(check_live, NULL);
+        cg_shadow_each(check_live, &call);
     }
 }
 
@@ -388,25 +374,16 @@ void cg_guard_fault(const void *a, uintptr_t pc, int write, void *uc)
 {
     if (!cg_shadow_in_pages(a))
         return;
-    cg_self.caller = pc;
-    cg_self.op = "a memory access";
+    cg_call_t call = cg_call_internal("a memory access");
+    call.caller = pc;
     cg_access_t acc = cg_dbg_access(pc, write, uc, false);
     cg_shadow_t *r = nearest(a);
-    const char *why;
-    cg_error_t kind = CG_E_HEAP_BUFFER_OVERFLOW;
-    if (r == NULL) {
-        kind = CG_E_SEGV;
-        why = "the address is in guard mode's pages but no block is within 1 MiB of it (a "
-              "wild pointer, or a block freed long ago whose pages were reused)\n";
-    } else if (!cg_shadow_seen_live(__atomic_load_n(&r->state, __ATOMIC_ACQUIRE))) {
-        kind = CG_E_HEAP_USE_AFTER_FREE;
-        why = "the block was freed: guard mode made its pages inaccessible\n";
-    } else if ((const char *)a < (const char *)cg_shadow_user(r)) {
-        why = "the access is before the block, on an inaccessible page\n";
-    } else {
-        why = "the access is past the end of the block, on its guard page\n";
-    }
-    cg_dbg_report_at(kind, a, why, r, NULL, 0, &acc);
+    cg_check_t id = r == NULL ? CG_CK_GUARD_FAULT_WILD
+                    : !cg_shadow_seen_live(__atomic_load_n(&r->state, __ATOMIC_ACQUIRE))
+                        ? CG_CK_GUARD_FAULT_FREED
+                    : (const char *)a < (const char *)cg_shadow_user(r) ? CG_CK_GUARD_FAULT_BEFORE
+                                                                        : CG_CK_GUARD_FAULT_PAST;
+    cg_dbg_report_at(&call, id, a, NULL, r, NULL, 0, &acc);
 }
 
 /* ---- the table -------------------------------------------------------- */

@@ -382,7 +382,7 @@ static void check_prev(hc_t *x, walk_t *w, const cg_chunk_t *c, bool at_top)
         if (x->set != NULL && s == NULL)
             NOTE(x, HC_NOT_BINNED, cg_chunk2mem(p), "the %zu-byte free chunk at %p is in no "
                  "bin", cg_csize(p), (void *)p);
-    } else if (cg_mode.instrumented && x->single && s == NULL && cg_shadow_of(p, false, false) == NULL) {
+    } else if (cg_mode.instrumented && x->single && s == NULL && cg_shadow_of(p, false, NULL) == NULL) {
         NOTE(x, HC_NO_RECORD, cg_chunk2mem(p), "the in-use chunk at %p (%zu bytes) has no "
              "shadow record", (void *)p, cg_csize(p));
     }
@@ -561,6 +561,11 @@ static const unsigned char *differs(const unsigned char *p, size_t len, unsigned
     return NULL;
 }
 
+/* The big-block registry's lookups made while the verifier holds every
+ * lock: a call that takes no lock. */
+static const cg_call_t holding_all = { .caller = 0, .op = "cg_verify_heap", .tc = NULL,
+                                       .mt = false };
+
 /* Is r's chunk a block the core holds in use (a heap chunk start whose next
  * chunk says so, or a registered big block)?  Reports and returns false
  * when it is not; sets *usable. */
@@ -569,7 +574,7 @@ static bool record_chunk(hc_t *x, const cg_shadow_t *r, size_t *usable)
     const cg_chunk_t *c = r->chunk;
     bool header_ok;
     if (!cg_in_heap(c)) {
-        if (!cg_aligned_ok(c) || !cg_big_owns(c, false, &header_ok)) {
+        if (!cg_aligned_ok(c) || !cg_big_owns(c, &holding_all, &header_ok)) {
             NOTE(x, HC_BIG, c, "the shadow record %zu names the mmap'd block %p, which the "
                  "ownership map does not know", (size_t)r->id, (void *)c);
             return false;
@@ -585,7 +590,7 @@ static bool record_chunk(hc_t *x, const cg_shadow_t *r, size_t *usable)
              (size_t)r->id, (void *)c);
         return false;
     }
-    if (cg_shadow_of(c, false, false) != r)
+    if (cg_shadow_of(c, false, NULL) != r)
         NOTE(x, HC_SHADOW, cg_chunk2mem((cg_chunk_t *)c), "the shadow map at the chunk %p "
              "does not lead to its record %zu", (void *)c, (size_t)r->id);
     if (!cg_prev_inuse(cg_at(c, size))) {
@@ -724,11 +729,11 @@ static void verify_locked(hc_t *x)
 /* Write the recorded problems (no lock held), and one line for those not
  * kept.  With a report callback, or halt_on_error=0 in debug mode, each
  * report returns; otherwise the first ends the process. */
-static void report_all(hc_t *x)
+static void report_all(hc_t *x, const cg_call_t *call)
 {
     bool recoverable = cg_mode.instrumented || cg_report_has_callback();
-    uintptr_t pc = cg_self.caller;
-    const char *op = cg_self.op ? cg_self.op : "cg_verify_heap";
+    uintptr_t pc = call->caller;
+    const char *op = call->op ? call->op : "cg_verify_heap";
     for (size_t i = 0; i <= x->nrec; i++) {
         char more[160];
         cg_rdata_t d = {
@@ -751,7 +756,7 @@ static void report_all(hc_t *x)
     }
 }
 
-size_t cg_verify_heap_impl(void)
+size_t cg_verify_heap_impl(const cg_call_t *call)
 {
     hc_t x = { .single = CG_SINGLE_THREAD_P };
     x.rec = cg_os_map(RECORD_MAX * sizeof(problem_t));
@@ -763,7 +768,7 @@ size_t cg_verify_heap_impl(void)
     unlock_everything();
     if (x.set != NULL)
         cg_os_unmap(x.set, x.set_cap * sizeof(slot_t));
-    report_all(&x);
+    report_all(&x, call);
     if (x.rec != x.spare)
         cg_os_unmap(x.rec, RECORD_MAX * sizeof(problem_t));
     return x.found;
@@ -773,9 +778,9 @@ size_t cg_verify_heap_impl(void)
 
 static size_t ops;            /* allocator operations counted (all threads) */
 
-void cg_verify_tick_slow(bool mt)
+void cg_verify_tick_slow(const cg_call_t *call)
 {
-    size_t n = CG_ADD_IF(&ops, 1, mt);
+    size_t n = CG_ADD_IF(&ops, 1, call->mt);
     if (n % (size_t)cg_opt.verify_interval == 0)
-        cg_verify_heap_impl();
+        cg_verify_heap_impl(call);
 }

@@ -124,82 +124,88 @@ size_t cg_lock_site_stack(uintptr_t site, uintptr_t one[2], const uintptr_t **pc
     return site != 0;
 }
 
-/* The calling thread's site: as above, and in a malloc-family call the
- * program's call site after a lone address. */
-size_t cg_lock_site_here(uintptr_t site, uintptr_t one[2], const uintptr_t **pcs)
+/* The calling thread's site: as above, and for a lock taken for a call
+ * the program's call site after a lone address. */
+size_t cg_lock_site_here(uintptr_t site, const cg_call_t *call, uintptr_t one[2],
+                         const uintptr_t **pcs)
 {
     size_t n = cg_lock_site_stack(site, one, pcs);
     /* (The site is the call site itself when the API entry tail-called
      * the function that took the lock: no second frame then.) */
-    if (*pcs == one && cg_self.inside && cg_self.caller != 0 &&
-        (n == 0 || one[0] != cg_self.caller))
-        one[n++] = cg_self.caller;
+    if (*pcs == one && call != NULL && call->caller != 0 && (n == 0 || one[0] != call->caller))
+        one[n++] = call->caller;
     return n;
 }
 
-void cg_lock_report(cg_error_t kind, const cg_lock_t *l, uintptr_t site, const char *msg,
-                    uint32_t holder, uintptr_t held_site, const char *held_title)
+/* The function a lock report names: the call's, or chunkguard's own. */
+static const char *lock_op(const cg_call_t *call)
 {
+    return call != NULL && call->op != NULL ? call->op : "chunkguard";
+}
+
+void cg_lock_report(cg_check_t id, const cg_lock_t *l, uintptr_t site, const cg_call_t *call,
+                    const char *detail, uint32_t holder, uintptr_t held_site,
+                    const char *held_title)
+{
+    char msg[512];
     uintptr_t now1[2], held1[2];
     const uintptr_t *now_pcs, *held_pcs;
-    size_t now_n = cg_lock_site_here(site, now1, &now_pcs);
+    size_t now_n = cg_lock_site_here(site, call, now1, &now_pcs);
     size_t held_n = cg_lock_site_stack(held_site, held1, &held_pcs);
     char name[48];
     cg_lock_name(l, name, sizeof name);
     cg_rdata_t d = {
-        .kind = kind, .addr = l, .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard",
-        .message = msg, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .addr = l, .op = lock_op(call), .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, now_pcs, now_n, NULL },
                     { held_title, -1, held_pcs, held_n, "held" } },
         .nstacks = 2, .lock = name, .holder_tid = (long)holder,
     };
+    cg_check_fill(&d, id, detail, msg, sizeof msg);
     cg_report_emit(&d, false);
     cg_report_exit();
 }
 
-static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_site,
-                             bool direct, edge_t earlier) CG_COLD CG_NOINLINE;
-static void report_inversion(cg_lock_t *l, unsigned a, unsigned b, uintptr_t a_site,
-                             bool direct, edge_t earlier)
+static void report_inversion(cg_lock_t *l, const cg_call_t *call, unsigned a, unsigned b,
+                             uintptr_t a_site, bool direct, edge_t earlier) CG_COLD CG_NOINLINE;
+static void report_inversion(cg_lock_t *l, const cg_call_t *call, unsigned a, unsigned b,
+                             uintptr_t a_site, bool direct, edge_t earlier)
 {
-    char an[48], bn[48], msg[512];
+    char an[48], bn[48], detail[384], msg[768];
     name_node(a, an, sizeof an);
     name_node(b, bn, sizeof bn);
-    size_t n = cg_fmt(msg, sizeof msg, "this thread (tid %d) takes the %s while it holds the "
-                      "%s, but ", (int)cg_lock_me(), bn, an);
+    size_t n = cg_fmt(detail, sizeof detail, "it (tid %d) takes the %s while it holds the %s, "
+                      "but ", (int)cg_lock_me(), bn, an);
     if (direct)
-        cg_fmt(msg + n, sizeof msg - n, "thread tid %d earlier took the %s while holding the "
-               "%s: two threads doing both at once would wait for each other forever",
-               (int)earlier.tid, an, bn);
+        cg_fmt(detail + n, sizeof detail - n, "thread tid %d earlier took the %s while holding "
+               "the %s", (int)earlier.tid, an, bn);
     else if (a >= CG_LK_ARENA0 && a < CG_LK_MAX && b >= CG_LK_ARENA0 && b < CG_LK_MAX)
-        cg_fmt(msg + n, sizeof msg - n, "arenas are taken in index order (the declared order "
-               "the fork handler follows): a thread doing so would wait for this one forever");
+        cg_fmt(detail + n, sizeof detail - n, "arenas are taken in index order (the declared "
+               "order the fork handler follows)");
     else
-        cg_fmt(msg + n, sizeof msg - n, "a chain of earlier acquisitions takes them the "
+        cg_fmt(detail + n, sizeof detail - n, "a chain of earlier acquisitions takes them the "
                "other way round (the stacks below are its first step)");
     uintptr_t one[3][2];
     const uintptr_t *pcs[3];
     size_t cnt[3];
-    cnt[0] = cg_lock_site_here(CG_LOAD(l->site), one[0], &pcs[0]);
-    cnt[1] = cg_lock_site_here(a_site, one[1], &pcs[1]);
+    cnt[0] = cg_lock_site_here(CG_LOAD(l->site), call, one[0], &pcs[0]);
+    cnt[1] = cg_lock_site_here(a_site, call, one[1], &pcs[1]);
     cnt[2] = cg_lock_site_stack(earlier.site, one[2], &pcs[2]);
     static char t1[96], t2[128];   /* under the report lock once emitted; one
                                     * inversion report at a time is enough */
     cg_fmt(t1, sizeof t1, "The %s was taken by this thread", an);
     cg_fmt(t2, sizeof t2, "Earlier the %s was taken while the %s was held", an, bn);
     cg_rdata_t d = {
-        .kind = CG_E_LOCK_ORDER_INVERSION, .addr = l,
-        .op = cg_self.inside && cg_self.op ? cg_self.op : "chunkguard", .message = msg,
-        .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .addr = l, .op = lock_op(call), .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, pcs[0], cnt[0], NULL },
                     { t1, -1, pcs[1], cnt[1], "held" },
                     { t2, -1, pcs[2], cnt[2], "earlier" } },
         .nstacks = direct ? 3 : 2, .lock = bn, .holder_tid = (long)cg_lock_me(),
     };
+    cg_check_fill(&d, CG_CK_LOCK_ORDER, detail, msg, sizeof msg);
     cg_report_emit(&d, true);
 }
 
-void cg_lockdep_acquire(cg_lock_t *l)
+void cg_lockdep_acquire(cg_lock_t *l, const cg_call_t *call)
 {
     unsigned b = l->node;
     if (b == CG_LK_NONE || b >= CG_LK_NODES)
@@ -232,7 +238,7 @@ void cg_lockdep_acquire(cg_lock_t *l)
         }
         graph_drop();
         if (report)
-            report_inversion(l, a, b, a_site, direct, earlier);
+            report_inversion(l, call, a, b, a_site, direct, earlier);
     }
 }
 
@@ -267,7 +273,7 @@ static uintptr_t nested_site(uint64_t held, uintptr_t ret)
 /* Debug mode's acquisition site: a stack in the depot — captured for the
  * first lock a thread takes, derived from it for the locks it then nests
  * (nested_site). */
-static CG_NOINLINE uintptr_t site_stack(uintptr_t ret)
+static CG_NOINLINE uintptr_t site_stack(uintptr_t ret, const cg_call_t *call)
 {
     if (cg_stack_mode() != CG_STACK_LIBUNWIND)
         return ret;
@@ -287,7 +293,8 @@ static CG_NOINLINE uintptr_t site_stack(uintptr_t ret)
         return ret;
     id = cg_stack_put(pcs, n);
     if (id != 0) {
-        size_t prog = cg_stack_caller_index(pcs, n);   /* the program's first frame */
+        /* the program's first frame */
+        size_t prog = cg_stack_caller_index(pcs, n, call != NULL ? call->caller : 0);
         if (prog == n)
             prog = 0;              /* not inside a call: check every frame's */
         co = cg_callout_begin();
@@ -300,29 +307,36 @@ static CG_NOINLINE uintptr_t site_stack(uintptr_t ret)
 /* cg_lock_at in debug mode: the site first (a stack, for a thread's
  * outermost lock below the depot's, whose own lock a capture takes), then
  * the lock, then the graph. */
-static void lock_debug(cg_lock_t *l, uintptr_t site)
+static void lock_debug(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
 {
     if (l->node < CG_LK_DEPOT)
-        site = site_stack(site);
-    cg_lock_raw(l, site);
-    cg_lockdep_acquire(l);
+        site = site_stack(site, call);
+    cg_lock_raw(l, site, call);
+    cg_lockdep_acquire(l, call);
+}
+
+/* cg_trylock's note to the graph: no call (only the symbolizer tries). */
+static void trylock_debug(cg_lock_t *l)
+{
+    cg_lockdep_acquire(l, NULL);
 }
 
 static void lock_report_hook(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site,
-                             const char *msg, uint32_t holder, uintptr_t held_site,
-                             const char *held_title) CG_COLD __attribute__((noreturn));
+                             const cg_call_t *call, const char *detail, uint32_t holder,
+                             uintptr_t held_site, const char *held_title)
+    CG_COLD __attribute__((noreturn));
 static void lock_report_hook(cg_lock_event_t ev, const cg_lock_t *l, uintptr_t site,
-                             const char *msg, uint32_t holder, uintptr_t held_site,
-                             const char *held_title)
+                             const cg_call_t *call, const char *detail, uint32_t holder,
+                             uintptr_t held_site, const char *held_title)
 {
-    cg_lock_report(ev == CG_LOCK_EV_DEADLOCK ? CG_E_DEADLOCK : CG_E_LOCK_WAIT_TIMEOUT, l, site,
-                   msg, holder, held_site, held_title);
+    cg_lock_report(ev == CG_LOCK_EV_DEADLOCK ? CG_CK_LOCK_RELOCK : CG_CK_LOCK_TIMEOUT, l, site,
+                   call, detail, holder, held_site, held_title);
 }
 
 CG_STARTUP void cg_lockdep_init(bool debug)
 {
     cg_lock_hooks = (cg_lock_hooks_t){ .debug_lock = lock_debug,
-                                       .debug_acquired = cg_lockdep_acquire,
+                                       .debug_acquired = trylock_debug,
                                        .report = lock_report_hook };
     if (debug)
         cg_lockdep_on = true;

@@ -33,10 +33,11 @@ static void prefetch_next(void)
         __builtin_prefetch(cg_shadow_at(r->next));
 }
 
-size_t cg_quarantine_put(uint32_t id, size_t budget, bool mt, uint32_t out[CG_QUARANTINE_BATCH])
+size_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call,
+                         uint32_t out[CG_QUARANTINE_BATCH])
 {
     size_t n = 0, bytes = record_bytes(cg_shadow_at(id));
-    cg_tok_t q_tok = cg_lock_if(&q_lock, mt);
+    cg_tok_t q_tok = cg_lock_if_call(&q_lock, call);
     cg_shadow_at(id)->next = 0;
     if (q_tail != 0)
         cg_shadow_at(q_tail)->next = id;
@@ -60,12 +61,12 @@ size_t cg_quarantine_put(uint32_t id, size_t budget, bool mt, uint32_t out[CG_QU
     return n;
 }
 
-void cg_quarantine_each(void (*fn)(cg_shadow_t *r))
+void cg_quarantine_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 {
     bool mt = !CG_SINGLE_THREAD_P;
     cg_tok_t q_tok = cg_lock_if(&q_lock, mt);
     for (uint32_t id = q_head; id != 0; id = cg_shadow_at(id)->next)
-        fn(cg_shadow_at(id));
+        fn(cg_shadow_at(id), arg);
     cg_unlock_if(&q_lock, q_tok);
 }
 

@@ -25,14 +25,14 @@
  * take out the oldest records while the FIFO holds more than budget bytes,
  * at most CG_QUARANTINE_BATCH of them, into out[]; returns how many.  With
  * a budget of 0 the record just put comes straight back out.  Thread-safe
- * (the quarantine lock when mt).
+ * (the quarantine lock, taken for call, when call->mt).
  */
-size_t cg_quarantine_put(uint32_t id, size_t budget, bool mt,
+size_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call,
                          uint32_t out[CG_QUARANTINE_BATCH]) CG_HIDDEN;
 
-/* Call fn on every record in the quarantine, oldest first, under the
- * quarantine lock (fn must not free). */
-void cg_quarantine_each(void (*fn)(cg_shadow_t *r)) CG_HIDDEN;
+/* Call fn(r, arg) on every record in the quarantine, oldest first, under
+ * the quarantine lock (fn must not free). */
+void cg_quarantine_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
 
 /* Call fn(r, arg) on every record in the quarantine, oldest first, while
  * the caller holds the quarantine lock (cg_quarantine_lock_all); at most

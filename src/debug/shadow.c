@@ -125,6 +125,12 @@ static uint32_t record_alloc(void)
     return ++bump;
 }
 
+/* The shadow lock, taken for call when call->mt (never for NULL). */
+CG_INLINE cg_tok_t shadow_lock_for(const cg_call_t *call)
+{
+    return call != NULL ? cg_lock_if_call(&shadow_lock, call) : (cg_tok_t){ false };
+}
+
 /* ---- guarded blocks: a record id per page of the guard region ---------- */
 
 uintptr_t cg_shadow_pages_lo, cg_shadow_pages_hi;
@@ -133,7 +139,7 @@ static uint32_t *page_map;
 bool cg_shadow_pages_init(const void *base, size_t bytes)
 {
     size_t entries = bytes / cg_pagesize;
-    page_map = cg_os_map(entries * sizeof *page_map);
+    page_map = cg_os_map_aligned(entries * sizeof *page_map, cg_pagesize);   /* NORESERVE */
     if (page_map == NULL)
         return false;
     cg_shadow_pages_lo = (uintptr_t)base;
@@ -146,9 +152,10 @@ static uint32_t *page_slot(const void *a)
     return &page_map[((uintptr_t)a - cg_shadow_pages_lo) / cg_pagesize];
 }
 
-cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, bool mt, uint32_t *idp)
+cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, const cg_call_t *call,
+                                 uint32_t *idp)
 {
-    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = shadow_lock_for(call);
     uint32_t id = record_alloc();
     cg_shadow_t *r = NULL;
     if (id != 0) {
@@ -165,9 +172,9 @@ cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, bool mt, 
     return r;
 }
 
-void cg_shadow_delete_pages(cg_shadow_t *r, bool mt)
+void cg_shadow_delete_pages(cg_shadow_t *r, const cg_call_t *call)
 {
-    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = shadow_lock_for(call);
     uint32_t *slot = page_slot((const void *)r->head);
     for (uint32_t i = 0; i < r->pages; i++)
         CG_STORE(slot[i], 0);
@@ -191,9 +198,9 @@ cg_shadow_t *cg_shadow_of_page(const void *a)
 
 /* ---- records ---------------------------------------------------------- */
 
-cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *idp)
+cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint32_t *idp)
 {
-    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = shadow_lock_for(call);
     uint32_t id = record_alloc();
     if (id != 0 && big && big_used * 2 >= big_cap && !big_grow()) {
         cg_shadow_at(id)->next = free_head;
@@ -220,9 +227,9 @@ cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *idp)
     return r;
 }
 
-void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt)
+void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call)
 {
-    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = shadow_lock_for(call);
     uint32_t id = 0;
     if (big) {
         big_slot_t *s = big_find(r->chunk);
@@ -244,11 +251,11 @@ void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt)
     cg_unlock_if(&shadow_lock, shadow_tok);
 }
 
-cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, bool mt)
+cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, const cg_call_t *call)
 {
     uint32_t id;
     if (big) {
-        cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+        cg_tok_t shadow_tok = shadow_lock_for(call);
         big_slot_t *s = big_find(c);
         id = s ? s->id : 0;
         cg_unlock_if(&shadow_lock, shadow_tok);
@@ -261,17 +268,17 @@ cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, bool mt)
     return r->chunk == c ? r : NULL;
 }
 
-cg_shadow_t *cg_shadow_find(const void *a, bool mt)
+cg_shadow_t *cg_shadow_find(const void *a, const cg_call_t *call)
 {
     if (cg_shadow_in_pages(a))
         return cg_shadow_of_page(a);
     if (cg_in_heap(a)) {
         cg_heap_t *h = cg_heap_base(a);
         cg_chunk_t *c = cg_heap_find_chunk(h, a);
-        return c != NULL ? cg_shadow_of(c, false, mt) : NULL;
+        return c != NULL ? cg_shadow_of(c, false, call) : NULL;
     }
     cg_shadow_t *found = NULL;
-    cg_tok_t shadow_tok = cg_lock_if(&shadow_lock, mt);
+    cg_tok_t shadow_tok = shadow_lock_for(call);
     for (size_t j = 0; j < big_cap && found == NULL; j++) {
         const cg_chunk_t *c = big_tab[j].chunk;
         if (c != NULL && (const char *)a >= (const char *)c &&

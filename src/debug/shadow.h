@@ -21,6 +21,7 @@
 #ifndef CG_SHADOW_H
 #define CG_SHADOW_H
 
+#include "call.h"
 #include "heap.h"
 
 /* A record's state.  CLAIMED: one thread is freeing or moving the block
@@ -76,9 +77,17 @@ CG_INLINE void *cg_shadow_user(const cg_shadow_t *r)
     return (char *)r->chunk + CG_HDR_SZ + r->lead;
 }
 
+/*
+ * The shadow lock is taken for call (base/call.h), when call->mt: a report
+ * about the lock names that call.  The readers below also take call NULL,
+ * for a path that must take no lock (a signal handler's, a walk that holds
+ * the lock already, a single-threaded check).
+ */
+
 /* A new zeroed record bound to chunk c (heap or big), or NULL when the
  * record slabs cannot grow (out of memory).  Returns its id in *id. */
-cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *id) CG_HIDDEN;
+cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint32_t *id)
+    CG_HIDDEN;
 
 /*
  * Guarded blocks (guardpool.h) are bound by page: a 32-bit record id per
@@ -96,9 +105,9 @@ cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, bool mt, uint32_t *id) CG_HI
  *   cg_shadow_in_pages    is a in the guard region?
  */
 bool cg_shadow_pages_init(const void *base, size_t bytes) CG_HIDDEN;
-cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, bool mt, uint32_t *id)
-    CG_HIDDEN;
-void cg_shadow_delete_pages(cg_shadow_t *r, bool mt) CG_HIDDEN;
+cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, const cg_call_t *call,
+                                 uint32_t *id) CG_HIDDEN;
+void cg_shadow_delete_pages(cg_shadow_t *r, const cg_call_t *call) CG_HIDDEN;
 cg_shadow_t *cg_shadow_of_page(const void *a) CG_HIDDEN;
 extern uintptr_t cg_shadow_pages_lo CG_HIDDEN, cg_shadow_pages_hi CG_HIDDEN;
 CG_INLINE bool cg_shadow_in_pages(const void *a)
@@ -107,7 +116,7 @@ CG_INLINE bool cg_shadow_in_pages(const void *a)
 }
 
 /* Unbind the record from its chunk and free it. */
-void cg_shadow_delete(cg_shadow_t *r, bool big, bool mt) CG_HIDDEN;
+void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call) CG_HIDDEN;
 
 /* The record with this id (ids come from cg_shadow_new). */
 cg_shadow_t *cg_shadow_at(uint32_t id) CG_HIDDEN;
@@ -115,13 +124,13 @@ cg_shadow_t *cg_shadow_at(uint32_t id) CG_HIDDEN;
 /* The record bound to chunk c, or NULL.  c must be a heap address (any
  * 16-byte aligned address in one of our heaps) or, with big, the chunk of a
  * live big block.  Reads only our own metadata. */
-cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, bool mt) CG_HIDDEN;
+cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, const cg_call_t *call) CG_HIDDEN;
 
 /* The record of the block whose chunk contains address a, for reports:
  * heaps through the chunk-start bitmap, big blocks by a walk of their
  * table, guarded blocks by their page (a's page is one of the block's range,
  * guard page included).  NULL when a is in no recorded block. */
-cg_shadow_t *cg_shadow_find(const void *a, bool mt) CG_HIDDEN;
+cg_shadow_t *cg_shadow_find(const void *a, const cg_call_t *call) CG_HIDDEN;
 
 /* Call fn(record, arg) for every record in use (live or quarantined), in
  * id order.  Takes no lock: for the leak check, which runs when the

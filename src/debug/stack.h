@@ -118,12 +118,12 @@ size_t cg_stack_read_set(const uintptr_t *pcs, size_t n, size_t first_prog, uint
                          uintptr_t *val, size_t cap) CG_HIDDEN CG_NOINLINE;
 
 /* Where the program's frame starts in a capture made inside an API call:
- * the index of the call's return address (cg_self.caller) in pcs[0..n),
- * or n when it is not there. */
-CG_INLINE size_t cg_stack_caller_index(const uintptr_t *pcs, size_t n)
+ * the index of the call's return address (caller, cg_call_t's) in
+ * pcs[0..n), or n when it is not there (or caller is 0). */
+CG_INLINE size_t cg_stack_caller_index(const uintptr_t *pcs, size_t n, uintptr_t caller)
 {
     size_t k = 0;
-    while (k < n && pcs[k] != cg_self.caller)
+    while (k < n && pcs[k] != caller)
         k++;
     return k;
 }

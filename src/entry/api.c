@@ -25,9 +25,10 @@ enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
  * the states).  With verify_interval no thread gets one, so every
  * operation falls through the inline paths to a slow path and comes here,
  * where the heap check is counted; the paths of a process without
- * verify_interval are untouched. */
-static cg_tcache_t *thread_start(bool mt) CG_NOINLINE;
-static cg_tcache_t *thread_start(bool mt)
+ * verify_interval are untouched.  caller, op, mt: the call being served
+ * (its tcache is this function's answer). */
+static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt) CG_NOINLINE;
+static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt)
 {
     if (!cg_mode.tcache) {
         if (cg_mode.name == NULL)          /* not before init has chosen */
@@ -41,11 +42,12 @@ static cg_tcache_t *thread_start(bool mt)
         }
         return NULL;
     }
+    const cg_call_t call = { .caller = caller, .op = op, .tc = NULL, .mt = mt };
     if (CG_UNLIKELY(cg_opt.verify_interval != 0)) {
-        cg_verify_tick_slow(mt);
+        cg_verify_tick_slow(&call);
         return NULL;
     }
-    cg_tcache_t *tc = cg_tcache_init();
+    cg_tcache_t *tc = cg_tcache_init(&call);
     if (tc != NULL) {
         cg_callout_t co = cg_callout_begin();   /* may allocate its key block */
         cg_thread_register_exit(tc);
@@ -56,17 +58,17 @@ static cg_tcache_t *thread_start(bool mt)
     return tc;
 }
 
-/* Start of every slow path (inside): note what is being served (for
- * reports), count it, and find this thread's tcache, creating it on first
- * use in a mode that has one. */
+/* Start of every slow path (inside): the call being served (passed down
+ * to whatever may report or lock: base/call.h), counted, with this
+ * thread's tcache, created on first use in a mode that has one.  The
+ * caller keeps it in a const object, so its fields stay in registers
+ * across the calls that get its address. */
 CG_INLINE cg_call_t enter(uintptr_t caller, const char *op, int opidx)
 {
     bool mt = !CG_SINGLE_THREAD_P;
-    cg_self.caller = caller;
-    cg_self.op = op;
     cg_tcache_t *tc = cg_self.cache;
     if (CG_UNLIKELY(cg_self.state == CG_T_NEW))
-        tc = thread_start(mt);
+        tc = thread_start(caller, op, mt);
     if (tc != NULL)
         CG_COUNT((&tc->n_malloc)[opidx]);
     else
@@ -78,7 +80,7 @@ void *cg_malloc_slow(size_t n, uintptr_t caller)
 {
     cg_ensure_init();
     CG_GUARDED(cg_reentry_alloc(n, 0, caller, "malloc"),
-               ({ cg_call_t c = enter(caller, "malloc", OP_MALLOC); cg_mode.malloc(n, &c); }));
+               ({ const cg_call_t c = enter(caller, "malloc", OP_MALLOC); cg_mode.malloc(n, &c); }));
 }
 
 /* cg_malloc_handoff, cg_free_owned and cg_free_to_arena are entered from
@@ -103,8 +105,8 @@ CG_INLINE void handoff_begin_alloc(void)
 void *cg_malloc_handoff(size_t n, uintptr_t caller)
 {
     handoff_begin_alloc();
-    cg_call_t c = enter(caller, "malloc", OP_MALLOC);
-    void *p = cg_malloc_mem_inline(n, c.mt, c.tc);
+    const cg_call_t c = enter(caller, "malloc", OP_MALLOC);
+    void *p = cg_malloc_mem_inline(n, &c);
     cg_inside_end();
     return p;
 }
@@ -141,7 +143,7 @@ static void free_slow(void *mem, uintptr_t caller)
 {
     if (reentry_block(mem))
         return;
-    cg_call_t c = enter(caller, "free", OP_FREE);
+    const cg_call_t c = enter(caller, "free", OP_FREE);
     cg_mode.free(mem, SIZE_MAX, 0, &c);
 }
 
@@ -161,29 +163,29 @@ void cg_free_deferred(void *mem)
 /* None of the free paths changes errno: the OS calls they may make
  * (munmap, madvise, futex) preserve it in platform.c. */
 /* The out-of-line frees called from the inline path, which has found the
- * thread's tcache and validated ownership: note the call, count it. */
-CG_INLINE cg_chunk_t *free_enter(void *mem, cg_tcache_t *tc, uintptr_t caller)
+ * thread's tcache and validated ownership: the call, counted. */
+CG_INLINE cg_call_t free_enter(cg_tcache_t *tc, uintptr_t caller)
 {
-    cg_self.caller = caller;
-    cg_self.op = "free";
     CG_COUNT(tc->n_free);
-    return cg_mem2chunk(mem);
+    return (cg_call_t){ .caller = caller, .op = "free", .tc = tc, .mt = !CG_SINGLE_THREAD_P };
 }
 
 void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
     handoff_begin();
-    cg_chunk_t *c = free_enter(mem, tc, caller);
-    cg_check_heap_size(c, CG_USE_FREE);
-    cg_release_heap(c, !CG_SINGLE_THREAD_P, tc);
+    const cg_call_t call = free_enter(tc, caller);
+    cg_chunk_t *c = cg_mem2chunk(mem);
+    cg_check_heap_size(c, CG_USE_FREE, &call);
+    cg_release_heap(c, &call, tc);
     cg_inside_end();
 }
 
 void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
 {
     handoff_begin();
-    cg_chunk_t *c = free_enter(mem, tc, caller);
-    cg_arena_free(cg_arena_of(c), c, !CG_SINGLE_THREAD_P);
+    const cg_call_t call = free_enter(tc, caller);
+    cg_chunk_t *c = cg_mem2chunk(mem);
+    cg_arena_free(cg_arena_of(c), c, &call);
     cg_inside_end();
 }
 
@@ -192,7 +194,7 @@ void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, con
     if (mem == NULL || reentry_block(mem))
         return;
     cg_ensure_init();
-    cg_call_t c = enter(caller, op, OP_FREE);
+    const cg_call_t c = enter(caller, op, OP_FREE);
     cg_mode.free(mem, n, align, &c);
 }
 
@@ -200,7 +202,7 @@ static void *calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 {
     size_t bytes;
     bool bad = __builtin_mul_overflow(nmemb, size, &bytes) || bytes > CG_MAX_REQUEST;
-    cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    const cg_call_t c = enter(caller, "calloc", OP_CALLOC);
     if (CG_UNLIKELY(bad)) {
         errno = ENOMEM;
         return NULL;
@@ -229,8 +231,8 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 void *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
 {
     handoff_begin_alloc();
-    cg_call_t c = enter(caller, "calloc", OP_CALLOC);
-    void *p = cg_calloc_mem_inline(nmemb * size, c.mt, c.tc);
+    const cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    void *p = cg_calloc_mem_inline(nmemb * size, &c);
     cg_inside_end();
     return p;
 }
@@ -243,7 +245,7 @@ static void *realloc_reentry_block(void *mem, size_t n, size_t old, uintptr_t ca
         cg_reentry_release(mem);
         return NULL;
     }
-    cg_call_t c = enter(caller, "realloc", OP_REALLOC);
+    const cg_call_t c = enter(caller, "realloc", OP_REALLOC);
     void *p = cg_mode.malloc(n, &c);
     if (p != NULL) {
         memcpy(p, mem, old < n ? old : n);
@@ -258,7 +260,7 @@ void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
     size_t sig_size;
     if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &sig_size))
         return realloc_reentry_block(mem, n, sig_size, caller);
-    cg_call_t c = enter(caller, "realloc", OP_REALLOC);
+    const cg_call_t c = enter(caller, "realloc", OP_REALLOC);
     return cg_mode.realloc(mem, n, &c);
 }
 
@@ -275,7 +277,7 @@ void *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t calle
 void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
 {
     cg_ensure_init();
-    cg_call_t c = enter(caller, op, OP_MEMALIGN);
+    const cg_call_t c = enter(caller, op, OP_MEMALIGN);
     if (align > CG_ALIGN) {
         if (align > SIZE_MAX / 2 + 1) {             /* glibc: EINVAL above SIZE_MAX/2+1 */
             errno = EINVAL;
@@ -327,9 +329,6 @@ size_t cg_usable_size_impl(void *mem, uintptr_t caller)
     if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &n))
         return n;
     cg_ensure_init();
-    cg_self.caller = caller;
-    cg_self.op = "malloc_usable_size";
-    cg_call_t c = { .caller = caller, .op = "malloc_usable_size", .tc = NULL,
-                    .mt = !CG_SINGLE_THREAD_P };
+    const cg_call_t c = cg_call_at(caller, "malloc_usable_size");
     return cg_mode.usable(mem, &c);
 }

@@ -244,7 +244,8 @@ static void write_stats_file(void)
     cg_expand_path(path, sizeof path, cg_opt.stats_path);
     cg_os_readlink("/proc/self/exe", exe, sizeof exe);
     cg_stats_t st;
-    cg_get_stats_impl(&st);
+    const cg_call_t call = cg_call_internal("exit");
+    cg_get_stats_impl(&st, &call);
     size_t n = cg_fmt(line, sizeof line,
                       "pid=%d exe=%s mallocs=%zu frees=%zu callocs=%zu reallocs=%zu "
                       "memaligns=%zu mmapped_chunks=%zu arenas=%zu heaps=%zu brk_heap=%d\n",

@@ -219,7 +219,8 @@ CG_PUBLIC int CG_API(mallopt)(int param, int value)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED((cg_reentry_query("mallopt", ra), 0), cg_param_set(param, value, !CG_SINGLE_THREAD_P));
+    const cg_call_t call = cg_call_at(ra, "mallopt");
+    CG_GUARDED((cg_reentry_query("mallopt", ra), 0), cg_param_set(param, value, &call));
 }
 
 /* The introspection calls below walk the arenas under their locks, so a
@@ -231,7 +232,8 @@ CG_PUBLIC int CG_API(mallopt)(int param, int value)
 static struct mallinfo2 mallinfo_guarded(const char *op, uintptr_t ra)
 {
     cg_ensure_init();
-    CG_GUARDED((cg_reentry_query(op, ra), (struct mallinfo2){ 0 }), cg_mallinfo2_impl());
+    const cg_call_t call = cg_call_at(ra, op);
+    CG_GUARDED((cg_reentry_query(op, ra), (struct mallinfo2){ 0 }), cg_mallinfo2_impl(&call));
 }
 
 /* mallinfo2 - heap statistics summed over all arenas (bytes). */
@@ -261,7 +263,8 @@ CG_PUBLIC int CG_API(malloc_trim)(size_t pad)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED((cg_reentry_query("malloc_trim", ra), 0), cg_malloc_trim_impl(pad, ra));
+    const cg_call_t call = cg_call_at(ra, "malloc_trim");
+    CG_GUARDED((cg_reentry_query("malloc_trim", ra), 0), cg_malloc_trim_impl(pad, &call));
 }
 
 /* malloc_stats - per-arena and total bytes to stderr (glibc's layout);
@@ -270,7 +273,8 @@ CG_PUBLIC void CG_API(malloc_stats)(void)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED_VOID(cg_reentry_query("malloc_stats", ra), cg_malloc_stats_impl());
+    const cg_call_t call = cg_call_at(ra, "malloc_stats");
+    CG_GUARDED_VOID(cg_reentry_query("malloc_stats", ra), cg_malloc_stats_impl(&call));
 }
 
 /* malloc_info - the heap as XML on fp.  Returns 0, or EINVAL (the value,
@@ -279,7 +283,8 @@ CG_PUBLIC int CG_API(malloc_info)(int options, FILE *fp)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED((cg_reentry_query("malloc_info", ra), 0), cg_malloc_info_impl(options, fp));
+    const cg_call_t call = cg_call_at(ra, "malloc_info");
+    CG_GUARDED((cg_reentry_query("malloc_info", ra), 0), cg_malloc_info_impl(options, fp, &call));
 }
 
 /* cg_get_stats - see chunkguard.h. */
@@ -287,9 +292,10 @@ CG_PUBLIC void cg_get_stats(cg_stats_t *out)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
+    const cg_call_t call = cg_call_at(ra, "cg_get_stats");
     CG_GUARDED_VOID((cg_reentry_query("cg_get_stats", ra), *out = (cg_stats_t){ 0 },
                      out->reentrant_calls = cg_reentry_count()),
-                    (cg_get_stats_impl(out), out->reentrant_calls = cg_reentry_count()));
+                    (cg_get_stats_impl(out, &call), out->reentrant_calls = cg_reentry_count()));
 }
 
 /* cg_set_report_callback - see chunkguard.h. */
@@ -303,7 +309,8 @@ CG_PUBLIC void cg_set_report_callback(cg_report_callback_t cb, void *arg)
 CG_PUBLIC size_t cg_describe(const void *addr, char *buf, size_t cap)
 {
     cg_ensure_init();
-    return cg_describe_impl(addr, buf, cap);
+    const cg_call_t call = cg_call_at(CG_RET_ADDR, "cg_describe");
+    return cg_describe_impl(addr, buf, cap, &call);
 }
 
 /* cg_leak_check - see chunkguard.h. */
@@ -319,6 +326,6 @@ CG_PUBLIC size_t cg_verify_heap(void)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED((cg_reentry_query("cg_verify_heap", ra), SIZE_MAX),
-               (cg_self.caller = ra, cg_self.op = "cg_verify_heap", cg_verify_heap_impl()));
+    const cg_call_t call = cg_call_at(ra, "cg_verify_heap");
+    CG_GUARDED((cg_reentry_query("cg_verify_heap", ra), SIZE_MAX), cg_verify_heap_impl(&call));
 }

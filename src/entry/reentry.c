@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "checks.h"
 #include "debug.h"
 #include "heap.h"
 #include "render.h"
@@ -38,20 +39,20 @@ uint64_t cg_reentry_count(void)
     return __atomic_load_n(&reentrant_calls, __ATOMIC_RELAXED);
 }
 
-static void report(const char *op, uintptr_t caller, const char *what, bool fatal)
+/* Report check id (a REENTRANT* entry of checks.def) about the call op
+ * made at caller.  Only REENTRANT, a call that was served, is recoverable;
+ * the others, which could not be served, end the process. */
+static void report(cg_check_t id, const char *op, uintptr_t caller)
 {
     char msg[384];
-    cg_fmt(msg, sizeof msg, "%s() was called while this thread was already inside "
-           "chunkguard (a signal handler, most likely: malloc and free are not "
-           "async-signal-safe); %s", op, what);
     uintptr_t pc = caller;
     cg_rdata_t d = {
-        .kind = CG_E_REENTRANT_CALL, .addr = NULL, .op = op, .message = msg,
-        .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .addr = NULL, .op = op, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, &pc, 1, NULL } }, .nstacks = 1,
     };
-    cg_report_emit(&d, !fatal);
-    if (fatal)
+    cg_check_fill(&d, id, NULL, msg, sizeof msg);
+    cg_report_emit(&d, id == CG_CK_REENTRANT);
+    if (id != CG_CK_REENTRANT)
         cg_report_exit();
 }
 
@@ -82,8 +83,7 @@ static void seen(const char *op, uintptr_t caller)
 {
     __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
     if (cg_mode.instrumented && first_report_of(caller))
-        report(op, caller, "with halt_on_error=0 such a call is served from pages of its "
-               "own, away from the interrupted call (reported once per call site)", false);
+        report(CG_CK_REENTRANT, op, caller);
 }
 
 void cg_reentry_query(const char *op, uintptr_t caller)
@@ -122,8 +122,7 @@ void *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op)
         }
     }
     cg_os_unmap(mem, len);
-    report(op, caller, "it could not be served: all the blocks set aside for such calls "
-           "are in use", true);
+    report(CG_CK_REENTRANT_ALLOC_FULL, op, caller);
     return NULL;
 }
 
@@ -184,8 +183,7 @@ void cg_reentry_free(void *mem, uintptr_t caller, const char *op)
             return;
         }
     }
-    report(op, caller, "the free could not be deferred: the table of frees waiting for "
-           "the interrupted call is full", true);
+    report(CG_CK_REENTRANT_FREE_FULL, op, caller);
 }
 
 /* Bytes of mem a handler may copy, or SIZE_MAX when it cannot be told
@@ -201,7 +199,7 @@ static size_t size_of(void *mem)
          * blocks' table needs the shadow lock, which may be held). */
         if (!cg_in_heap(mem))
             return SIZE_MAX;
-        const cg_shadow_t *r = cg_shadow_find(mem, false);
+        const cg_shadow_t *r = cg_shadow_find(mem, NULL);
         return r != NULL && cg_shadow_user(r) == mem && cg_shadow_seen_live(r->state)
                    ? r->req : SIZE_MAX;
     }
@@ -220,8 +218,7 @@ void *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller)
     }
     size_t old = size_of(mem);
     if (old == SIZE_MAX)
-        report("realloc", caller, "it could not be served: the block is no heap block "
-               "whose size can be read without the lock the interrupted call may hold", true);
+        report(CG_CK_REENTRANT_REALLOC_UNSIZED, "realloc", caller);
     void *p = cg_reentry_alloc(n, 0, caller, "realloc");
     if (p == NULL)
         return NULL;
@@ -237,8 +234,7 @@ size_t cg_reentry_usable(void *mem, uintptr_t caller)
     seen("malloc_usable_size", caller);
     size_t n = size_of(mem);
     if (n == SIZE_MAX)
-        report("malloc_usable_size", caller, "it could not be served: the block is no heap "
-               "block whose size can be read without a lock", true);
+        report(CG_CK_REENTRANT_USABLE_UNSIZED, "malloc_usable_size", caller);
     return n;
 }
 

@@ -49,7 +49,7 @@ CG_NOINLINE int cg_test_lock_arena(int index)
     cg_arena_t *av = arena_at(index);
     if (av == NULL)
         return -1;
-    cg_lock_at(&av->lock, CG_RET_ADDR);
+    cg_lock_at(&av->lock, CG_RET_ADDR, NULL);
     return 0;
 }
 
@@ -70,7 +70,9 @@ int cg_test_consolidate_unlocked(int index)
     cg_arena_t *av = arena_at(index);
     if (av == NULL)
         return -1;
-    cg_arena_consolidate(av, true);
+    const cg_call_t call = { .caller = CG_RET_ADDR, .op = "cg_test_consolidate_unlocked",
+                             .tc = NULL, .mt = true };
+    cg_arena_consolidate(av, &call);
     return 0;
 }
 #endif

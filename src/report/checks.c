@@ -1,9 +1,11 @@
 /*
  * checks.c — the reporters of the catalogue's checks (checks.h): each
  * cg_fail_<id> hands its entry's token, sentence and glibc message to
- * cg_report.
+ * cg_report; cg_check_fill gives them to a report written another way.
  */
 #include "checks.h"
+
+#include "render.h"
 
 typedef struct check_text {
     cg_error_t kind;
@@ -27,14 +29,22 @@ const char *cg_check_message(cg_check_t id, const char *detail, char *buf, size_
     return buf;
 }
 
-void cg_fail_with(cg_check_t id, const void *addr, const char *detail)
+void cg_check_fill(cg_rdata_t *d, cg_check_t id, const char *detail, char *buf, size_t cap)
+{
+    d->kind = checks[id].kind;
+    d->glibc = checks[id].glibc;
+    d->message = cg_check_message(id, detail, buf, cap);
+}
+
+void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail)
 {
     char msg[768];
     const char *text = detail ? cg_check_message(id, detail, msg, sizeof msg) : checks[id].sentence;
-    cg_report(checks[id].kind, addr, text, checks[id].glibc);
+    cg_report(call, checks[id].kind, addr, text, checks[id].glibc);
 }
 
 #define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) \
-    void cg_fail_##id(const void *addr) { cg_fail_with(CG_CK_##id, addr, NULL); }
+    void cg_fail_##id(const cg_call_t *call, const void *addr) \
+    { cg_fail_with(call, CG_CK_##id, addr, NULL); }
 #define CG_VERIFY_ENTRY(id, token, name, what)
 #include "checks.def"

@@ -5,9 +5,10 @@
  * A check's inline test stays where it is (core code, in a plain if on
  * CG_CHECK_ON(<switch>)); when it fails it calls the check's reporter,
  * which knows the token, glibc's message and our sentence from the
- * catalogue, so a call site carries no text:
+ * catalogue, so a call site carries no text, only the call being served
+ * (base/call.h: the report names its function and call site):
  *     if (CG_CHECK_ON(FASTTOP) && CG_UNLIKELY(old == c))
- *         cg_fail_FASTTOP(cg_chunk2mem(c));
+ *         cg_fail_FASTTOP(call, cg_chunk2mem(c));
  */
 #ifndef CG_CHECKS_H
 #define CG_CHECKS_H
@@ -53,25 +54,38 @@ typedef enum cg_use {
 #define CG_CK_FOR_USE(family, use) ((cg_check_t)(CG_CK_##family##_FREE + (use)))
 
 /* cg_fail_<id> - report check <id> about addr (a user pointer, or the
- * corrupted structure) and end the process (cg_report).  Never returns. */
+ * corrupted structure), found serving call, and end the process
+ * (cg_report).  Never returns. */
 #define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) \
-    _Noreturn void cg_fail_##id(const void *addr) CG_COLD CG_HIDDEN;
+    _Noreturn void cg_fail_##id(const cg_call_t *call, const void *addr) CG_COLD CG_HIDDEN;
 #define CG_VERIFY_ENTRY(id, token, name, what)
 #include "checks.def"
 
 /*
- * cg_fail_with - report check id about addr, its sentence followed by
- * ": detail" (numbers: offsets, sizes, addresses), or alone when detail is
- * NULL; then end the process.  For a check whose id is chosen at run time
- * (CG_CK_FOR_USE) or whose report carries values.  Never returns.
+ * cg_fail_with - report check id about addr, found serving call, its
+ * sentence followed by ": detail" (numbers: offsets, sizes, addresses), or
+ * alone when detail is NULL; then end the process.  For a check whose id
+ * is chosen at run time (CG_CK_FOR_USE) or whose report carries values.
+ * Never returns.
  */
-_Noreturn void cg_fail_with(cg_check_t id, const void *addr, const char *detail)
-    CG_COLD CG_HIDDEN;
+_Noreturn void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr,
+                            const char *detail) CG_COLD CG_HIDDEN;
 
 /* cg_check_message - the report text of check id with detail (as
- * cg_fail_with writes it) in buf, for a report written another way (debug
- * mode's fault report).  Returns buf. */
+ * cg_fail_with writes it) in buf.  Returns buf. */
 const char *cg_check_message(cg_check_t id, const char *detail, char *buf, size_t cap)
+    CG_COLD CG_HIDDEN;
+
+/*
+ * cg_check_fill - the catalogue's part of a report written another way
+ * (debug mode's recoverable reports with the block's stacks, the lock
+ * reports, the re-entrant-call reports): d's kind (check id's token), its
+ * glibc message, and its message, the text of check id with detail in buf
+ * (cg_check_message).  The caller fills the rest of d and emits it
+ * (render.h, cg_report_emit).
+ */
+struct cg_rdata;
+void cg_check_fill(struct cg_rdata *d, cg_check_t id, const char *detail, char *buf, size_t cap)
     CG_COLD CG_HIDDEN;
 
 #endif /* CG_CHECKS_H */

@@ -100,8 +100,10 @@ bool cg_report_has_callback(void) CG_HIDDEN;
  */
 void cg_report_publish(const cg_rdata_t *d, const char *text) CG_HIDDEN;
 
-/* cg_set_report_callback and cg_describe (contracts in chunkguard.h). */
+/* cg_set_report_callback and cg_describe (contracts in chunkguard.h;
+ * call: cg_describe's, base/call.h). */
 void cg_set_report_callback_impl(cg_report_callback_t cb, void *arg) CG_HIDDEN;
-size_t cg_describe_impl(const void *addr, char *buf, size_t cap) CG_HIDDEN;
+size_t cg_describe_impl(const void *addr, char *buf, size_t cap, const cg_call_t *call)
+    CG_HIDDEN;
 
 #endif /* CG_RENDER_H */

@@ -68,11 +68,12 @@ void cg_report_leave(void)
     cg_self.in_report = 0;
 }
 
-void cg_report(cg_error_t kind, const void *addr, const char *check, const char *glibc)
+void cg_report(const cg_call_t *call, cg_error_t kind, const void *addr, const char *check,
+               const char *glibc)
 {
-    uintptr_t pc = cg_self.caller;
+    uintptr_t pc = call->caller;
     cg_rdata_t d = {
-        .kind = kind, .addr = addr, .op = cg_self.op ? cg_self.op : "an allocator call",
+        .kind = kind, .addr = addr, .op = call->op ? call->op : "an allocator call",
         .message = check, .glibc = glibc, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, &pc, 1 } }, .nstacks = 1,
     };

@@ -13,6 +13,7 @@
 #ifndef CG_REPORT_H
 #define CG_REPORT_H
 
+#include "call.h"
 #include "fmt.h"
 #include "log.h"
 #include "platform.h"
@@ -26,19 +27,20 @@ typedef enum cg_error {
 
 /*
  * cg_report - report a heap error and end the process (cg_report_exit).
+ * @call:  the call being served: the report names its function, and its
+ *         call site is the frame printed (the program's call site of the
+ *         malloc-family function, or the faulting code's address)
  * @kind:  error kind (its token starts the report)
  * @addr:  the address the error is about (the pointer the program passed,
  *         or the corrupted chunk's user pointer)
  * @check: what we checked, in our words ("free(): the chunk is already the
  *         top entry of its fastbin")
  * @glibc: the corresponding glibc message, or NULL when glibc has none
- * The frame printed is cg_self.caller: the program's call site of the
- * malloc-family function being served.  Async-signal-safe; never returns.
- * A second report while one is being written (a fault inside the reporter)
- * goes straight to abort.
+ * Async-signal-safe; never returns.  A second report while one is being
+ * written (a fault inside the reporter) goes straight to abort.
  */
-_Noreturn void cg_report(cg_error_t kind, const void *addr, const char *check,
-                         const char *glibc) CG_COLD CG_HIDDEN;
+_Noreturn void cg_report(const cg_call_t *call, cg_error_t kind, const void *addr,
+                         const char *check, const char *glibc) CG_COLD CG_HIDDEN;
 
 /*
  * cg_report_exit - end the process after a report, as the options say:

@@ -9,6 +9,7 @@
 #define CG_CASE_H
 
 #include <malloc.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -313,6 +314,57 @@ static inline struct case_largebin case_largebin_two(void)
     free(l.c);
     (void)malloc(CASE_BIG);
     return l;
+}
+
+/* Debug mode (options=mode=debug): a block of an unaligned request
+ * starts this many bytes (its leading redzone) after its chunk's header;
+ * the header's size word is the 8 bytes before the redzone. */
+#define CASE_DEBUG_LEAD 16
+
+/* Debug mode: the address of block @p's chunk size word. */
+static inline size_t *case_debug_size_word(void *p)
+{
+    return (size_t *)((char *)p - CASE_DEBUG_LEAD - sizeof(size_t));
+}
+
+/* What case_inside's handler needs: the program's stderr and the code to
+ * run. */
+struct case_inside_state {
+    int saved_stderr;
+    void (*fn)(void);
+};
+static inline struct case_inside_state *case_inside_state(void)
+{
+    static struct case_inside_state st = { -1, NULL };
+    return &st;
+}
+static inline void case_inside_handler(int sig)
+{
+    (void)sig;
+    dup2(case_inside_state()->saved_stderr, 2);
+    case_inside_state()->fn();
+}
+
+/*
+ * case_inside - run @fn as a signal handler that interrupts the allocator
+ * in the middle of one of its own calls, as a handler of an asynchronous
+ * signal may: malloc_stats() writes to stderr, which is made a pipe whose
+ * reader is closed, so its first write raises SIGPIPE right there, inside
+ * malloc_stats.  The handler gives stderr back before it calls @fn, so
+ * what @fn's calls report is the first thing on the real stderr.
+ */
+static inline void case_inside(void (*fn)(void))
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return;
+    close(fds[0]);
+    case_inside_state()->saved_stderr = dup(2);
+    case_inside_state()->fn = fn;
+    signal(SIGPIPE, case_inside_handler);
+    dup2(fds[1], 2);
+    malloc_stats();
+    dup2(case_inside_state()->saved_stderr, 2);
 }
 
 #endif /* CG_CASE_H */

@@ -4,7 +4,7 @@
 # Source it; it defines functions only (prefix cgcase_) and sets no options.
 #
 # A case file tests/cases/<kind>_<variant>.c starts with two comments:
-#   /* expect: signal=SIG<NAME> token=<token> check=CG_CHECK_<NAME>|none id=<ID> [addr=printed] */
+#   /* expect: signal=SIG<NAME> token=<token> check=CG_CHECK_<NAME>|none id=<ID> [addr=printed] [options=<CHUNKGUARD_OPTIONS>] */
 #   /* glibc: <glibc's message> | SIGSEGV | none */
 # id=<ID>: the entry of src/report/checks.def whose report the case gets;
 # its token and switch must be the header's token= and check= (none: the
@@ -12,7 +12,12 @@
 # "<function>(): <its sentence>", quoting its glibc message as
 # (glibc: "<message>") exactly when it has one.  addr=printed: the case
 # writes "cg-expect-addr=0x<hex>" to stdout before the bug, and the report
-# must name that address.
+# must name that address.  options=...: the case runs under chunkguard
+# with CHUNKGUARD_OPTIONS set to it (no spaces), e.g. options=mode=debug
+# for a check of debug mode; a debug-mode report's first line ends in
+# " [thread T<n>]", which the judge then requires (mode=guard too).  A
+# fault's report (first line ending "at pc 0x...") must have the access as
+# its second line and the sentence, indented, as its third.
 #
 # The catalogue is read from its expectation table, $CGCASE_TABLE
 # (default $CG_BUILD/checks.tsv, made by `make $CG_BUILD/checks.tsv`:
@@ -50,16 +55,20 @@ cgcase_entry() {
   awk -F'\t' -v id="$1" -v n="$2" '$2 == id { print $n; exit }' "$(cgcase_table)"
 }
 
-# cgcase_run SPAWN BIN SO OUTDIR — run case binary BIN once, preloading
-# library SO (empty: plain glibc, under setarch -R so glibc's outcome does
-# not depend on address randomisation).  Leaves OUTDIR/out, OUTDIR/err and
-# sets CGCASE_PID and CGCASE_END ("signal=SIGABRT" or "exit=N").
+# cgcase_run SPAWN BIN SO OUTDIR [SRC] — run case binary BIN once,
+# preloading library SO (empty: plain glibc, under setarch -R so glibc's
+# outcome does not depend on address randomisation) with the options of
+# case source SRC's expect line (options=; none without SRC or for glibc).
+# Leaves OUTDIR/out, OUTDIR/err and sets CGCASE_PID and CGCASE_END
+# ("signal=SIGABRT" or "exit=N").
 # Exit status: that of the spawn helper (0 when the case ran).
 cgcase_run() {
-  local spawn=$1 bin=$2 so=$3 dir=$4 line
+  local spawn=$1 bin=$2 so=$3 dir=$4 src=${5:-} line opts=
   mkdir -p "$dir"
+  [ -n "$src" ] && opts=$(cgcase_field "$src" options)
   if [ -n "$so" ]; then
-    line=$(env LD_PRELOAD="$so" "$spawn" "$dir/out" "$dir/err" "$bin") || return $?
+    line=$(env ${opts:+CHUNKGUARD_OPTIONS="$opts"} LD_PRELOAD="$so" "$spawn" "$dir/out" "$dir/err" "$bin") ||
+      return $?
   else
     line=$("$spawn" "$dir/out" "$dir/err" setarch x86_64 -R "$bin") || return $?
   fi
@@ -71,7 +80,7 @@ cgcase_run() {
 # against SRC's expect line.  Prints nothing and succeeds on a match;
 # otherwise prints the first mismatch (one line) and fails.
 cgcase_judge() {
-  local src=$1 dir=$2 sig token check id addr l1 l2 want got eglibc etext
+  local src=$1 dir=$2 sig token check id addr l1 l2 want got eglibc etext thread=
   sig=$(cgcase_field "$src" signal); token=$(cgcase_field "$src" token)
   check=$(cgcase_field "$src" check); addr=$(cgcase_field "$src" addr)
   id=$(cgcase_field "$src" id)
@@ -91,15 +100,31 @@ cgcase_judge() {
     return 1
   fi
   l1=$(sed -n 1p "$dir/err"); l2=$(sed -n 2p "$dir/err")
-  if ! printf '%s\n' "$l1" |
-      grep -Eq "^==$CGCASE_PID==ERROR: chunkguard: $token on address 0x[0-9a-fA-F]+\$"; then
-    echo "first stderr line is '$l1', expected '==$CGCASE_PID==ERROR: chunkguard: $token on address 0x...'"
+  case ":$(cgcase_field "$src" options):" in
+    *:mode=debug:*|*:mode=guard:*) thread=' \[thread T[0-9]+\]' ;;
+  esac
+  # A fault's report (guard pages, a wild pointer) is laid out as ASan's:
+  # the first line ends "at pc 0x...", the second is the access ("READ of
+  # size 1 at 0x... thread T0"), the third the sentence, indented.
+  local fault=
+  if printf '%s\n' "$l1" | grep -Eq " at pc 0x[0-9a-fA-F]+\$"; then
+    fault=1
+    if ! printf '%s\n' "$l1" |
+        grep -Eq "^==$CGCASE_PID==ERROR: chunkguard: $token on address 0x[0-9a-fA-F]+ at pc 0x[0-9a-fA-F]+\$" ||
+       ! printf '%s\n' "$l2" | grep -Eq "^(READ|WRITE|ACCESS).* at 0x[0-9a-fA-F]+ thread T[0-9]+\$"; then
+      echo "fault report's first lines are '$l1' and '$l2', expected '==$CGCASE_PID==ERROR: chunkguard: $token on address 0x... at pc 0x...' and 'READ|WRITE ... at 0x... thread T<n>'"
+      return 1
+    fi
+    l2="$(sed -n 3p "$dir/err" | sed 's/^    /(): /')"
+  elif ! printf '%s\n' "$l1" |
+      grep -Eq "^==$CGCASE_PID==ERROR: chunkguard: $token on address 0x[0-9a-fA-F]+$thread\$"; then
+    echo "first stderr line is '$l1', expected '==$CGCASE_PID==ERROR: chunkguard: $token on address 0x...${thread:+ [thread T<n>]}'"
     return 1
   fi
   if [ "$addr" = printed ]; then
     want=$(sed -n 's/^cg-expect-addr=//p' "$dir/out" | head -n 1)
     [ -n "$want" ] || { echo "case printed no cg-expect-addr line"; return 1; }
-    got=$(printf '%s\n' "$l1" | sed 's/.* on address //')
+    got=$(sed -n 1p "$dir/err" | sed -e 's/.* on address //' -e 's/ .*//')
     if [ "$(cgcase_hexnorm "$got")" != "$(cgcase_hexnorm "$want")" ]; then
       echo "report names address $got, the bad pointer was $want"; return 1
     fi

@@ -297,7 +297,7 @@ static void c_poison(void)
 static void c_shadow(void)
 {
     void *p = cg_malloc(40);
-    cg_shadow_t *r = cg_shadow_of(debug_chunk(p), false, false);
+    cg_shadow_t *r = cg_shadow_of(debug_chunk(p), false, NULL);
     if (r == NULL)
         setup_fail("no shadow record");
     r->head ^= 0x100;

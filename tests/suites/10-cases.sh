@@ -34,7 +34,7 @@ for src in "$CG_ROOT"/tests/cases/*_*.c; do
     echo "FAIL case/$name: $CG_SO does not exist"; continue
   fi
   why=
-  cgcase_run "$spawn" "$bin" "$CG_SO" "$work/$name.cg" &&
+  cgcase_run "$spawn" "$bin" "$CG_SO" "$work/$name.cg" "$src" &&
     why=$(cgcase_judge "$src" "$work/$name.cg") &&
     echo "PASS case/$name" || echo "FAIL case/$name: ${why:-could not run}"
 done

@@ -46,12 +46,12 @@ for sw in $switches; do
     name=$(basename "$src" .c); bin=$CG_BUILD/cases/$name
     # A case that fails even with every check on proves nothing here; it
     # is already a FAIL of 10-cases, so it is named but not counted twice.
-    if ! cgcase_run "$spawn" "$bin" "$CG_SO" "$work/$sw.$name.on" ||
+    if ! cgcase_run "$spawn" "$bin" "$CG_SO" "$work/$sw.$name.on" "$src" ||
        ! cgcase_judge "$src" "$work/$sw.$name.on" >/dev/null; then
       nonwitness="$nonwitness $name"; continue
     fi
     witnesses="$witnesses $name"
-    if ! cgcase_run "$spawn" "$bin" "$off" "$work/$sw.$name.off"; then
+    if ! cgcase_run "$spawn" "$bin" "$off" "$work/$sw.$name.off" "$src"; then
       bad="$name could not run against $off"; break
     fi
     if cgcase_judge "$src" "$work/$sw.$name.off" >/dev/null; then

@@ -12,6 +12,10 @@ set -uo pipefail
 . "$CG_ROOT/tests/unit/lib.sh"
 ut_need make gcc timeout python3 || exit 1
 ut_build locks locks-bins || exit 1
+# The catalogue's expectation table: a report's message must start with its
+# entry's sentence (jcheck's says()).
+make -s -C "$CG_ROOT" BUILD="$CG_BUILD" "$CG_BUILD/checks.tsv" >/dev/null || exit 1
+export CG_CHECKS_TSV=$CG_BUILD/checks.tsv
 
 L=$CG_BUILD/locks
 T=$L/locktest
@@ -35,13 +39,22 @@ run() {
 show() { echo "$out" | tail -n 15 | sed 's/^/    /'; }
 
 # jcheck FILE PYTHON-EXPR — true when the expression holds over r (the list
-# of report objects in FILE).
+# of report objects in FILE).  says(rep, ID): rep's message is the text of
+# catalogue entry ID (src/report/checks.def): its sentence, then ": " and
+# the detail, if any.
 jcheck() {
   python3 - "$1" "$2" <<'EOF'
-import json, sys
+import json, os, sys
 r = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 def frames(rep, key):
     return [f.get("function") or "" for f in rep["stacks"].get(key, {}).get("frames", [])]
+def says(rep, check):
+    for line in open(os.environ["CG_CHECKS_TSV"]):
+        f = line.rstrip("\n").split("\t")
+        if f[0] == "check" and f[1] == check:
+            m = rep["message"]
+            return m == f[5] or m.startswith(f[5] + ": ")
+    raise SystemExit("no entry " + check + " in the catalogue")
 sys.exit(0 if eval("(" + sys.argv[2] + ")") else 1)
 EOF
 }
@@ -59,9 +72,11 @@ else show; fail locks-token-race-mutant-caught "the unlock that re-decides went 
 
 # 2. Re-taking a held lock: a deadlock report naming the lock and both
 # sites, symbolized, then SIGABRT — never a hang.
+# covers checks.def: LOCK_RELOCK
 run relock "$TEST_SO" "" 30 relock
 if [ $rc -eq 134 ] && [[ "$out" == *"ERROR: chunkguard: deadlock on address"* ]] &&
    jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "deadlock" and r[0]["lock"]["name"] == "arena 0 lock"
+                   and says(r[0], "LOCK_RELOCK") and "takes the arena 0 lock again" in r[0]["message"]
                    and "relock_second" in frames(r[0], "where") and "relock_first" in frames(r[0], "held")'; then
   pass locks-deadlock-report
 else show; fail locks-deadlock-report "exit $rc, or the report lacks the lock or a site"; fi
@@ -77,8 +92,10 @@ else show; fail locks-deadlock-report-debug-stack "exit $rc, or no full stack fo
 # same order twice is the control and reports nothing.  The nested
 # acquisition's site is a whole stack too (the outer lock's, under its own
 # return address), not one frame.
+# covers checks.def: LOCK_ORDER
 run order-opp "$TEST_SO" "mode=debug:halt_on_error=0" 60 order OPP
 if [ $rc -eq 0 ] && jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "lock-order-inversion"
+       and says(r[0], "LOCK_ORDER") and "takes the arena 0 lock while it holds the arena 1 lock" in r[0]["message"]
        and r[0]["lock"]["name"] == "arena 0 lock" and "take_two" in frames(r[0], "held")
        and len(frames(r[0], "where")) >= 3'; then
   pass locks-order-inversion-once
@@ -91,10 +108,12 @@ else show; fail locks-order-same-is-silent "exit $rc; reports: $(wc -l <"$json")
 # 3 s.  With deadlock_timeout_ms=300 the wait ends in a report naming the
 # holder and where it took the lock, well before 3 s; with 0 (off) it just
 # waits.
+# covers checks.def: LOCK_TIMEOUT
 start=$(date +%s%N)
 run timeout "$TEST_SO" "deadlock_timeout_ms=300" 30 timeout
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
 if [ $rc -eq 134 ] && [ $ms -lt 2500 ] && jcheck "$json" 'len(r) == 1 and r[0]["kind"] == "lock-wait-timeout"
+       and says(r[0], "LOCK_TIMEOUT") and "(deadlock_timeout_ms=300)" in r[0]["message"]
        and r[0]["lock"]["holder_tid"] > 0 and "hold_arena0" in frames(r[0], "held")'; then
   pass locks-wait-timeout-report
 else show; fail locks-wait-timeout-report "exit $rc after $ms ms"; fi
@@ -131,7 +150,7 @@ sig_run() {
     if [ $rc -eq 0 ] && eval "$ok" &&
        { { [ $mode = fast ] && [ "$nrep" -eq 0 ]; } ||
          { [ $mode = debug ] && [ "$nrep" -ge 1 ] && [ "$nrep" -le 2 ] &&
-           jcheck "$json" 'all(x["kind"] == "reentrant-call" for x in r)'; }; }; then
+           jcheck "$json" 'all(x["kind"] == "reentrant-call" and says(x, "REENTRANT") for x in r)'; }; }; then
       pass locks-$name-$mode
     else show; fail locks-$name-$mode "exit $rc (124: hang), $nrep reports"; fi
   done

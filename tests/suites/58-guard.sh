@@ -80,7 +80,8 @@ done
 # found at free or exit, as an overwrite between the block and its guard page
 run write-past 41 0
 expect_free guard-align-16-write-1-past-41-found-at-exit heap-buffer-overflow \
-    'between a 41-byte region and its guard page' 'found at exit' 'in alloc_here'
+    'between the block and its guard page' 'from offset 41 of a 41-byte region \(found at exit\)' \
+    'in alloc_here'
 run read-past 0 0
 expect guard-read-past-malloc-0 heap-buffer-overflow READ "in read_here" \
     '0 bytes past the end of a 0-byte region'
@@ -98,7 +99,7 @@ for b in 1 32; do
         "$b bytes before a 40-byte region" 'before the block'
     run underflow $b
     expect_free guard-underflow-$b-default-found-at-free heap-buffer-overflow \
-        "$b bytes before it" 'in free_here' 'in alloc_here'
+        "$b bytes before a 40-byte region \\(found at free\\)" 'in free_here' 'in alloc_here'
 done
 run write-freed-big
 expect guard-write-freed-big heap-use-after-free WRITE "in write_here" \
@@ -170,7 +171,7 @@ for m in debug guard; do
     OPTS=mode=$m run null
     if [ $rc = 139 ] && [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ] &&
        grep -Eq '^==[0-9]+==ERROR: chunkguard: segv on address 0x10 at pc 0x' <<<"$err" &&
-       grep -q 'the address is not in any mapping' <<<"$err" && grep -q 'in read_here' <<<"$err" &&
+       grep -q 'no block of chunkguard.s (a NULL or wild pointer): it is not in any mapping' <<<"$err" && grep -q 'in read_here' <<<"$err" &&
        grep -q '^SUMMARY: chunkguard: segv in read_here' <<<"$err"; then pass $m-wild-pointer-segv-report
     else fail $m-wild-pointer-segv-report "rc=$rc $(head -c 500 <<<"$err")"; fi
 done
