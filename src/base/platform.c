@@ -376,14 +376,20 @@ void cg_os_fwrite(FILE *fp, const char *buf, size_t len)
     fwrite(buf, 1, len, fp);
 }
 
+size_t cg_os_copy_readable(void *dst, const void *src, size_t len)
+{
+    struct iovec local = { dst, len };
+    struct iovec remote = { (void *)src, len };
+    /* The pid is asked each time: a forked child must not read its parent. */
+    long pid = SYS(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    long r = SYS(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0);
+    return sys_failed(r) ? 0 : (size_t)r;
+}
+
 bool cg_os_readable(const void *addr)
 {
     unsigned char tmp;
-    struct iovec local = { &tmp, 1 };
-    struct iovec remote = { (void *)addr, 1 };
-    /* The pid is asked each time: a forked child must not read its parent. */
-    long pid = SYS(SYS_getpid, 0, 0, 0, 0, 0, 0);
-    return SYS(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0) == 1;
+    return cg_os_copy_readable(&tmp, addr, 1) == 1;
 }
 
 bool cg_os_protect(void *p, size_t len, int prot)

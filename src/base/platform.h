@@ -122,6 +122,10 @@ void  cg_os_fwrite(struct _IO_FILE *fp, const char *buf, size_t len) CG_HIDDEN;
 /* Is the byte at addr readable?  (process_vm_readv on our own pid, which
  * fails with EFAULT for an unmapped or unreadable address.) */
 bool  cg_os_readable(const void *addr) CG_HIDDEN;
+/* Copy len bytes from src to dst as far as src is readable (the same
+ * system call): the bytes copied, stopping at the first page that is not
+ * (another thread may seal it meanwhile: never a fault). */
+size_t cg_os_copy_readable(void *dst, const void *src, size_t len) CG_HIDDEN;
 /* mprotect: true when done. */
 bool  cg_os_protect(void *p, size_t len, int prot) CG_HIDDEN;
 

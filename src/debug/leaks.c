@@ -105,12 +105,32 @@ static void scan_range(scan_t *s, uintptr_t lo, uintptr_t hi)
     }
 }
 
+/* A guarded block's words, copied out a page at a time: another thread
+ * may free it under the scan, and its pages are then sealed (a debug
+ * block's memory stays readable in the quarantine). */
+static void scan_guarded(scan_t *s, uintptr_t u, size_t len)
+{
+    uintptr_t buf[512];
+    while (len >= 8) {
+        size_t want = len < sizeof buf ? len & ~(size_t)7 : sizeof buf;
+        size_t got = cg_os_copy_readable(buf, (const void *)u, want);
+        scan_range(s, (uintptr_t)buf, (uintptr_t)buf + (got & ~(size_t)7));
+        if (got < want)
+            return;                     /* freed and sealed meanwhile */
+        u += got;
+        len -= got;
+    }
+}
+
 static void drain(scan_t *s)
 {
     while (s->nwork > 0) {
         cg_shadow_t *r = cg_shadow_at(s->work[--s->nwork]);
         uintptr_t u = (uintptr_t)cg_shadow_user(r);
-        scan_range(s, u, u + usable(r));
+        if (r->guarded)
+            scan_guarded(s, u, usable(r));
+        else
+            scan_range(s, u, u + usable(r));
     }
 }
 

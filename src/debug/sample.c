@@ -1,5 +1,6 @@
 /*
- * sample.c — the sampler over a mode's table (see sample.h).
+ * sample.c — guarded blocks over a mode's table: the sampler, and debug
+ * mode's big blocks (see sample.h).
  */
 #include "sample.h"
 
@@ -15,7 +16,9 @@
 #include "stack.h"
 
 static cg_mode_t inner;            /* the mode's own table               */
-static uint32_t interval;          /* guard_sample in effect             */
+static uint32_t interval;          /* guard_sample in effect (0: off)    */
+static size_t big_min = SIZE_MAX;  /* debug mode: blocks of this many bytes
+                                    * or more are guarded (a page)      */
 static uint64_t seed, draws;       /* the intervals' random stream       */
 
 int cg_sample_interval(void)
@@ -42,6 +45,8 @@ static uint32_t next_interval(void)
  * the call they hand over to be the sampled one. */
 static bool due(void)
 {
+    if (interval == 0)
+        return false;
     uint32_t left = cg_self.sample_left;
     if (left != 0 && --left != 0) {
         cg_self.sample_left = left;
@@ -51,26 +56,39 @@ static bool due(void)
     return true;
 }
 
+/* A guarded block for this allocation, or NULL: the big ones of debug
+ * mode on a range of their own, the sampled ones in a guard slot. */
+static void *guarded(size_t n, size_t align, int kind, const cg_call_t *c)
+{
+    bool sampled = due();
+    if (n >= big_min)
+        return cg_guarded_alloc(n, align, kind, c);
+    return CG_UNLIKELY(sampled) && align <= CG_ALIGN ? cg_guarded_sample(n, kind, c) : NULL;
+}
+
 static void *s_malloc(size_t n, const cg_call_t *c)
 {
-    void *p;
-    if (CG_UNLIKELY(due()) && (p = cg_guarded_sample(n, CG_KIND_MALLOC, c)) != NULL)
-        return p;
-    return inner.malloc(n, c);
+    void *p = guarded(n, 0, CG_KIND_MALLOC, c);
+    return p != NULL ? p : inner.malloc(n, c);
 }
 
 static void *s_calloc(size_t bytes, const cg_call_t *c)
 {
-    void *p;
-    if (CG_UNLIKELY(due()) && (p = cg_guarded_sample(bytes, CG_KIND_CALLOC, c)) != NULL)
-        return p;
-    return inner.calloc(bytes, c);
+    void *p = guarded(bytes, 0, CG_KIND_CALLOC, c);
+    return p != NULL ? p : inner.calloc(bytes, c);
 }
 
 static void *s_memalign(size_t align, size_t n, const cg_call_t *c)
 {
-    (void)due();                  /* counted; aligned blocks are not sampled */
-    return inner.memalign(align, n, c);
+    void *p = guarded(n, align, CG_KIND_MEMALIGN, c);
+    return p != NULL ? p : inner.memalign(align, n, c);
+}
+
+/* realloc's new block for a guarded one. */
+static void *new_block(size_t n, const cg_call_t *c)
+{
+    void *p = guarded(n, 0, CG_KIND_REALLOC, c);
+    return p != NULL ? p : inner.malloc(n, c);
 }
 
 static void s_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
@@ -88,7 +106,7 @@ static void *s_realloc(void *p, size_t n, const cg_call_t *c)
             errno = ENOMEM;
             return NULL;
         }
-        return cg_guarded_realloc(p, n, c, inner.malloc);
+        return cg_guarded_realloc(p, n, c, new_block);
     }
     return inner.realloc(p, n, c);
 }
@@ -117,7 +135,8 @@ static void s_at_exit(void)
 
 static void s_thread_start(void)
 {
-    cg_self.sample_left = next_interval();
+    if (interval != 0)
+        cg_self.sample_left = next_interval();
     if (inner.thread_start != NULL)
         inner.thread_start();
 }
@@ -125,7 +144,8 @@ static void s_thread_start(void)
 void cg_sample_install(cg_mode_t *m)
 {
     int n = cg_sample_interval();
-    if (n <= 0)
+    bool big = cg_opt.mode == CG_OPT_MODE_DEBUG && cg_opt.guard_big;
+    if (n <= 0 && !big)
         return;
     if (!cg_gpool_init() || !cg_gpool_slots_init((uint32_t)cg_opt.guard_slots)) {
         char msg[160];
@@ -134,7 +154,9 @@ void cg_sample_install(cg_mode_t *m)
         cg_log_write(msg, k);
         return;
     }
-    interval = (uint32_t)n;
+    interval = n > 0 ? (uint32_t)n : 0;
+    if (big)
+        big_min = cg_pagesize;
     seed = cg_os_random64();
     inner = *m;
     m->malloc = s_malloc;
@@ -147,5 +169,6 @@ void cg_sample_install(cg_mode_t *m)
     m->at_exit = s_at_exit;
     m->thread_start = s_thread_start;
     /* the first thread is already running */
-    cg_self.sample_left = next_interval();
+    if (interval != 0)
+        cg_self.sample_left = next_interval();
 }

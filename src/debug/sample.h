@@ -18,6 +18,13 @@
  * sampled block are recognised by address (the guard region).  Fast
  * mode's inline tcache hits count down the same counter
  * (core/fastpath.h): one decrement and one predictable branch.
+ *
+ * The same wrapper puts debug mode's big blocks (a page or more, with
+ * guard_big=1, the default) on guarded ranges (guardpool.h): a guard page
+ * after each, and its pages sealed when it is freed — cheaper than
+ * poisoning a big block, and it catches reads after free too — held within
+ * guard_quarantine_mb of address space.  realloc of a debug block keeps it
+ * one.
  */
 #ifndef CG_SAMPLE_H
 #define CG_SAMPLE_H
@@ -28,8 +35,8 @@
  * 256 in debug mode, 0 — off — in fast and guard mode). */
 int cg_sample_interval(void) CG_HIDDEN;
 
-/* With a sampling interval, wrap the mode table m (cg_mode, just chosen)
- * with the sampler and make guard_slots slots.  Once, at init, single-
+/* With a sampling interval, or in debug mode with guard_big, wrap the
+ * mode table m (cg_mode, just chosen) and make guard_slots slots.  Once, at init, single-
  * threaded.  Without a region for the slots, sampling stays off (a
  * warning says so). */
 void cg_sample_install(cg_mode_t *m) CG_HIDDEN;

@@ -66,6 +66,9 @@ cgcase_run() {
   local spawn=$1 bin=$2 so=$3 dir=$4 src=${5:-} line opts=
   mkdir -p "$dir"
   [ -n "$src" ] && opts=$(cgcase_field "$src" options)
+  # debug mode samples 1 block in 256 into a guard slot by default, whose
+  # reports are a guarded block's: a case aims at a debug block
+  case ":$opts:" in *:mode=debug:*) case ":$opts:" in *:guard_sample=*) ;; *) opts=$opts:guard_sample=0 ;; esac ;; esac
   if [ -n "$so" ]; then
     line=$(env ${opts:+CHUNKGUARD_OPTIONS="$opts"} LD_PRELOAD="$so" "$spawn" "$dir/out" "$dir/err" "$bin") ||
       return $?

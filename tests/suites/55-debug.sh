@@ -15,7 +15,9 @@ gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -Wno-free-nonheap
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-OPTS="mode=debug:quarantine_mb=1"
+# guard_sample=0: these are debug mode's own detectors; its sampled guard
+# slots (a random 1 in 256 blocks, by default) are 58-guard's
+OPTS="mode=debug:quarantine_mb=1:guard_sample=0"
 run() {   # run ARGS...: sets out, err, rc
     out=$(timeout 60 env CHUNKGUARD_OPTIONS="$OPTS${EXTRA:+:$EXTRA}" LD_PRELOAD="$SO" "$B/bugs" "$@" 2>"$tmp/err"); rc=$?
     err=$(cat "$tmp/err")
@@ -58,11 +60,23 @@ expect debug-underflow heap-buffer-overflow "before a 40-byte region" 'in free_h
 run header
 expect debug-header heap-corruption 'header was overwritten' '\[\+8\]' 'in alloc_here'
 
-for s in 24 100 2000 200000; do
+for s in 24 100 2000; do
     run uaf-write $s
     expect debug-uaf-write-$s heap-use-after-free "at offset 5 of a $s-byte block" \
         'freed by thread T0 here' 'in free_here' 'previously allocated by thread T0' 'in alloc_here'
 done
+# a block of a page or more is on pages of its own (guard_big=1, the
+# default): the write after free faults at the write; with guard_big=0 it
+# is poisoned and found when it leaves the quarantine, as the small ones
+EXTRA=guard_big=0 run uaf-write 200000
+expect debug-uaf-write-200000-guard-big-0 heap-use-after-free "at offset 5 of a 200000-byte block" \
+    'freed by thread T0 here' 'in free_here' 'previously allocated by thread T0' 'in alloc_here'
+run uaf-write 200000
+if [ $rc = 134 ] && grep -Eq '^==[0-9]+==ERROR: chunkguard: heap-use-after-free on address 0x[0-9a-f]+ at pc 0x' <<<"$err" &&
+   grep -Eq '^WRITE of size [0-9]+ at 0x' <<<"$err" && grep -q '5 bytes inside a 200000-byte freed region' <<<"$err" &&
+   grep -q 'on guard pages of its own' <<<"$err" && grep -q 'in free_here' <<<"$err" &&
+   grep -q 'in alloc_here' <<<"$err"; then pass debug-uaf-write-200000-faults-at-the-write
+else fail debug-uaf-write-200000-faults-at-the-write "rc=$rc $(head -c 700 <<<"$err")"; fi
 # poison_bytes: only the first bytes of a freed block are poisoned and
 # checked; a write past them goes unseen (the documented price), and a
 # double free is still exact with no poison at all.

@@ -104,6 +104,18 @@ done
 run write-freed-big
 expect guard-write-freed-big heap-use-after-free WRITE "in write_here" \
     '3145728 bytes inside a 4194304-byte freed region'
+# debug mode: a block of a page or more is on guarded pages too (guard_big)
+OPTS=mode=debug:guard_sample=0
+run read-after-free 2097152 8
+expect debug-big-read-after-free heap-use-after-free "READ of size 1" 'in read_here' \
+    '8 bytes inside a 2097152-byte freed region' 'in free_here' 'in alloc_here'
+run write-freed-big
+expect debug-big-write-after-free heap-use-after-free WRITE "in write_here" \
+    '3145728 bytes inside a 4194304-byte freed region'
+run write-past 5000 64
+expect debug-big-overflow-64 heap-buffer-overflow WRITE "in write_here" \
+    '64 bytes past the end of a 5000-byte region'
+OPTS=mode=guard
 # the standard library as the accessing function
 run memcpy-past
 expect guard-memcpy-past heap-buffer-overflow "WRITE of size (16|32|64)" "in copy_here" \
