@@ -49,7 +49,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #endif
     fz_assert_single_threaded();
     fz_model_init(&m, FZ_SLOTS, debug);
+#ifdef FZ_GUARD
+    /* Not in guard mode: its blocks end at their page's end, where glibc's
+     * memset leaves pointers to a block's last 64 bytes in registers that
+     * later frames spill, and the conservative scan keeps all three hidden
+     * blocks often enough to fail the check's promise.  The leak scan of
+     * guarded blocks is tests/suites/58-guard.sh's. */
+    m.leak_checks = 0;
+#else
     m.leak_checks = debug;
+#endif
     fz_in_t in = { data, size, 0 };
     while (fz_model_step(&m, &in, NULL))
         ;

@@ -301,8 +301,13 @@ void cg_shadow_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 
 cg_shadow_t *cg_shadow_find_near(const void *a, size_t max_back)
 {
-    if (cg_shadow_in_pages(a))
-        return cg_shadow_of_page(a);
+    if (cg_shadow_in_pages(a)) {
+        /* a guarded block's range is pages: only an address in the block
+         * itself (or just past its end) points to it */
+        cg_shadow_t *r = cg_shadow_of_page(a);
+        const char *u = r != NULL ? cg_shadow_user(r) : NULL;
+        return r != NULL && (const char *)a >= u && (const char *)a <= u + r->req ? r : NULL;
+    }
     if (!cg_in_heap(a)) {
         /* big blocks: exact start first, then a walk of the table */
         if (big_cap == 0)

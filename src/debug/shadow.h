@@ -138,8 +138,9 @@ cg_shadow_t *cg_shadow_find(const void *a, const cg_call_t *call) CG_HIDDEN;
 void cg_shadow_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
 
 /* The record of the block that a possibly-interior address a points into,
- * looking back at most max_back bytes for its chunk (heaps) — a cheap
- * lookup for scanning memory for pointers.  NULL when none. */
+ * looking back at most max_back bytes for its chunk (heaps; a guarded
+ * block: a in the block or at its end) — a cheap lookup for scanning
+ * memory for pointers.  NULL when none. */
 cg_shadow_t *cg_shadow_find_near(const void *a, size_t max_back) CG_HIDDEN;
 
 /* Live and quarantined records, and record bytes mapped (for statistics

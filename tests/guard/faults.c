@@ -226,6 +226,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "no sampled block\n");
         return 3;
     }
+    if (!strcmp(c, "leak")) {                    /* a block nothing points to */
+        char *p = alloc_here(100);
+        p[0] = 1;
+        p = NULL;
+        char *q = alloc_here(200);               /* reachable: a global holds it */
+        victim = q;
+        return 0;
+    }
     if (!strcmp(c, "many-live")) {               /* N live blocks, then 1 past the last */
         size_t n = arg(argv, 2, 20000);
         char **v = calloc(n, sizeof *v);

@@ -155,6 +155,13 @@ out=$(prlimit --as=$((768 << 20)) env CHUNKGUARD_OPTIONS=mode=guard LD_PRELOAD="
 if [ $rc = 0 ] && [ "$out" = ok ] && grep -q 'guard mode could not reserve its address space' "$tmp/err"; then
     pass guard-no-address-space-debug-blocks
 else fail guard-no-address-space-debug-blocks "rc=$rc out=$out $(head -c 300 "$tmp/err")"; fi
+# the leak check sees guarded blocks: the unreachable one is reported, the
+# one a global points to is not
+OPTS=mode=guard:detect_leaks=1 run leak
+if [ $rc = 23 ] && grep -q 'Direct leak of 100 byte(s) in 1 object(s)' <<<"$err" &&
+   ! grep -q '200 byte' <<<"$err" && grep -q 'in alloc_here' <<<"$err"; then pass guard-leak-check
+else fail guard-leak-check "rc=$rc $(head -c 500 <<<"$err")"; fi
+OPTS=mode=guard
 # JSON: the access
 rm -f "$tmp/r.json"
 EXTRA="report_path=$tmp/r.json" run read-after-free 40 8
