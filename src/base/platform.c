@@ -310,6 +310,12 @@ void cg_os_exit(int status)
     _exit(status);
 }
 
+void cg_os_sleep_ms(unsigned ms)
+{
+    struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+    SYS(SYS_nanosleep, &ts, 0, 0, 0, 0, 0);
+}
+
 void cg_os_yield(void)
 {
     SYS(SYS_sched_yield, 0, 0, 0, 0, 0, 0);

@@ -88,6 +88,7 @@ unsigned long cg_os_getauxval(unsigned long type) CG_HIDDEN;
 _Noreturn void cg_os_abort(void) CG_HIDDEN;
 _Noreturn void cg_os_exit(int status) CG_HIDDEN;
 void  cg_os_yield(void) CG_HIDDEN;                   /* sched_yield */
+void  cg_os_sleep_ms(unsigned ms) CG_HIDDEN;         /* nanosleep, ms milliseconds */
 
 /* Files, with raw system calls: no malloc, no stdio, errno untouched.
  * cg_os_write_file writes len bytes to the file at path (created 0644 if
