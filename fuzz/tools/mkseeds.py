@@ -163,7 +163,9 @@ def options_seeds():
              'stack_depth=-1:verbosity=3', 'log_path=/tmp/cg.%p:report_path=x%p%p',
              'halt_on_error=0:abort_on_error=0:exitcode=23', 'fill_alloc=0xff:fill_free=-1',
              'help=1', 'detect_leaks=1::mode=debug=x:=1:novalue', 'quarantine_mb=65536:'
-             'redzone=000000000000000000016', 'handle_segv=0:stats_path=' + 'a' * 300]
+             'redzone=000000000000000000016', 'handle_segv=0:stats_path=' + 'a' * 300,
+             'mode=guard:guard_align=1:guard_underflow=1:guard_sample=100:guard_slots=8:'
+             'guard_big=0:guard_quarantine_mb=2']
     for i, s in enumerate(seeds):
         write('options', 'opt%02d' % i, bytes([40 + 13 * i]) + s.encode())
     # glibc's variables after a newline (src/tunables.c): every tunable,
