@@ -156,24 +156,6 @@ void *cg_guarded_sample(size_t n, int kind, const cg_call_t *c)
 }
 
 
-static void *guard_malloc(size_t n, const cg_call_t *c)
-{
-    void *p = cg_guarded_alloc(n, 0, CG_KIND_MALLOC, c);
-    return p != NULL ? p : cg_mode_debug.malloc(n, c);
-}
-
-static void *guard_calloc(size_t bytes, const cg_call_t *c)
-{
-    void *p = cg_guarded_alloc(bytes, 0, CG_KIND_CALLOC, c);
-    return p != NULL ? p : cg_mode_debug.calloc(bytes, c);
-}
-
-static void *guard_memalign(size_t align, size_t n, const cg_call_t *c)
-{
-    void *p = cg_guarded_alloc(n, align, CG_KIND_MEMALIGN, c);
-    return p != NULL ? p : cg_mode_debug.memalign(align, n, c);
-}
-
 /* ---- free ------------------------------------------------------------- */
 
 /* The slack of a guarded block intact?  Reports heap-buffer-overflow (an
@@ -293,41 +275,6 @@ size_t cg_guarded_usable(void *p, const cg_call_t *c)
     return r->req;
 }
 
-/* ---- guard mode's operations -------------------------------------------- */
-
-static void guard_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
-{
-    if (cg_shadow_in_pages(p))
-        cg_guarded_free(p, sized, salign, c);
-    else
-        cg_mode_debug.free(p, sized, salign, c);
-}
-
-/* realloc's new block: guarded, or a debug block when none can be. */
-static void *guard_new_block(size_t n, const cg_call_t *c)
-{
-    void *q = cg_guarded_alloc(n, 0, CG_KIND_REALLOC, c);
-    return q != NULL ? q : cg_mode_debug.malloc(n, c);
-}
-
-static void *guard_realloc(void *p, size_t n, const cg_call_t *c)
-{
-    if (n > CG_MAX_REQUEST) {
-        errno = ENOMEM;
-        return NULL;
-    }
-    if (p == NULL)
-        return guard_new_block(n, c);
-    if (!cg_shadow_in_pages(p))
-        return cg_mode_debug.realloc(p, n, c);   /* a debug block stays one */
-    return cg_guarded_realloc(p, n, c, guard_new_block);
-}
-
-static size_t guard_usable(void *p, const cg_call_t *c)
-{
-    return cg_shadow_in_pages(p) ? cg_guarded_usable(p, c) : cg_mode_debug.usable(p, c);
-}
-
 /* ---- exit ------------------------------------------------------------- */
 
 /* arg: the call (the exit's). */
@@ -344,14 +291,6 @@ void cg_guarded_check_live(void)
         cg_os_flush_stdio();
         cg_shadow_each(check_live, &call);
     }
-}
-
-/* The live guarded blocks' slack, then debug mode's checks of its own
- * blocks and the leak check. */
-static void guard_at_exit(void)
-{
-    cg_guarded_check_live();
-    cg_mode_debug.at_exit();
 }
 
 /* ---- faults ----------------------------------------------------------- */
@@ -385,38 +324,3 @@ void cg_guard_fault(const void *a, uintptr_t pc, int write, void *uc)
                                                                         : CG_CK_GUARD_FAULT_PAST;
     cg_dbg_report_at(&call, id, a, NULL, r, NULL, 0, &acc);
 }
-
-/* ---- the table -------------------------------------------------------- */
-
-/* Debug mode's start: the unwinder, once the process is started. */
-static void guard_start(void)
-{
-    cg_mode_debug.start();
-}
-
-void cg_guard_init(void)
-{
-    if (!cg_gpool_init()) {
-        char msg[160];
-        size_t n = cg_fmt(msg, sizeof msg, "==%d==chunkguard: guard mode could not reserve "
-                          "its address space: every block is a debug-mode block\n",
-                          cg_os_getpid());
-        cg_log_write(msg, n);
-    }
-}
-
-const cg_mode_t cg_mode_guard = {
-    .name = "guard",
-    .tcache = false,
-    .instrumented = true,
-    .malloc = guard_malloc,
-    .calloc = guard_calloc,
-    .memalign = guard_memalign,
-    .realloc = guard_realloc,
-    .free = guard_free,
-    .usable = guard_usable,
-    .start = guard_start,
-    .at_exit = guard_at_exit,
-    .thread_start = cg_fault_thread_start,
-    .thread_exit = cg_fault_thread_exit,
-};

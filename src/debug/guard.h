@@ -1,7 +1,9 @@
 /*
- * guard.h — guard mode (CHUNKGUARD_OPTIONS=mode=guard): debug mode with
- * every block on pages of its own (guardpool.h), so that the bad access
- * itself faults, at its instruction, and is reported with its stack.
+ * guard.h — guarded blocks: a block on pages of its own (guardpool.h), so
+ * that the bad access itself faults, at its instruction, and is reported
+ * with its stack.  Guard mode (CHUNKGUARD_OPTIONS=mode=guard) is debug
+ * mode with every block guarded; debug mode guards its big blocks, and any
+ * mode a sample (sample.h decides which).
  *
  * A guarded block, with the guard page after it (the default):
  *
@@ -53,14 +55,6 @@ void *cg_guarded_realloc(void *p, size_t n, const cg_call_t *c,
                          void *(*alloc)(size_t n, const cg_call_t *c)) CG_HIDDEN;
 size_t cg_guarded_usable(void *p, const cg_call_t *c) CG_HIDDEN;
 void  cg_guarded_check_live(void) CG_HIDDEN;
-
-/* Guard mode's table (core/mode.h). */
-extern const cg_mode_t cg_mode_guard CG_HIDDEN;
-
-/* With mode=guard, reserve the guard region (after cg_debug_init).  Once,
- * at init, single-threaded.  Without a region every block is a debug
- * block (a warning says so). */
-void cg_guard_init(void) CG_HIDDEN;
 
 /*
  * cg_guard_fault - a SIGSEGV/SIGBUS on address a in the guard region, at

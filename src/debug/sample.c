@@ -1,6 +1,7 @@
 /*
- * sample.c — guarded blocks over a mode's table: the sampler, and debug
- * mode's big blocks (see sample.h).
+ * sample.c — which blocks are guarded, over a mode's table: sampled ones in
+ * any mode, debug mode's big ones, and every one in guard mode (see
+ * sample.h).
  */
 #include "sample.h"
 
@@ -17,8 +18,9 @@
 
 static cg_mode_t inner;            /* the mode's own table               */
 static uint32_t interval;          /* guard_sample in effect (0: off)    */
-static size_t big_min = SIZE_MAX;  /* debug mode: blocks of this many bytes
-                                    * or more are guarded (a page)      */
+static size_t big_min = SIZE_MAX;  /* blocks of this many bytes or more are
+                                    * guarded: a page (debug mode), 0
+                                    * (guard mode: all), or none        */
 static uint64_t seed, draws;       /* the intervals' random stream       */
 
 int cg_sample_interval(void)
@@ -101,6 +103,8 @@ static void s_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
 
 static void *s_realloc(void *p, size_t n, const cg_call_t *c)
 {
+    if (p == NULL && n <= CG_MAX_REQUEST)
+        return new_block(n, c);
     if (p != NULL && cg_shadow_in_pages(p)) {
         if (n > CG_MAX_REQUEST) {
             errno = ENOMEM;
@@ -144,19 +148,22 @@ static void s_thread_start(void)
 void cg_sample_install(cg_mode_t *m)
 {
     int n = cg_sample_interval();
+    bool all = cg_opt.mode == CG_OPT_MODE_GUARD;
     bool big = cg_opt.mode == CG_OPT_MODE_DEBUG && cg_opt.guard_big;
-    if (n <= 0 && !big)
+    if (n <= 0 && !big && !all)
         return;
-    if (!cg_gpool_init() || !cg_gpool_slots_init((uint32_t)cg_opt.guard_slots)) {
+    if (!cg_gpool_init() || (n > 0 && !cg_gpool_slots_init((uint32_t)cg_opt.guard_slots))) {
         char msg[160];
-        size_t k = cg_fmt(msg, sizeof msg, "==%d==chunkguard: no address space for guard "
-                          "slots: guard_sample is off\n", cg_os_getpid());
+        size_t k = cg_fmt(msg, sizeof msg, "==%d==chunkguard: %s could not reserve its address "
+                          "space: every block is a debug-mode block\n", cg_os_getpid(),
+                          all ? "guard mode" : n > 0 ? "guard_sample" : "guard_big");
         cg_log_write(msg, k);
         return;
     }
     interval = n > 0 ? (uint32_t)n : 0;
-    if (big)
-        big_min = cg_pagesize;
+    big_min = all ? 0 : big ? cg_pagesize : SIZE_MAX;
+    if (all)
+        m->name = "guard";
     seed = cg_os_random64();
     inner = *m;
     m->malloc = s_malloc;

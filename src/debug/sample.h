@@ -23,8 +23,10 @@
  * guard_big=1, the default) on guarded ranges (guardpool.h): a guard page
  * after each, and its pages sealed when it is freed — cheaper than
  * poisoning a big block, and it catches reads after free too — held within
- * guard_quarantine_mb of address space.  realloc of a debug block keeps it
- * one.
+ * guard_quarantine_mb of address space.  And it is guard mode: debug
+ * mode's table with every block guarded (guard.h); a block the region or
+ * the mapping limit has no room for is a debug block.  realloc of a debug
+ * block keeps it one.
  */
 #ifndef CG_SAMPLE_H
 #define CG_SAMPLE_H
@@ -35,8 +37,9 @@
  * 256 in debug mode, 0 — off — in fast and guard mode). */
 int cg_sample_interval(void) CG_HIDDEN;
 
-/* With a sampling interval, or in debug mode with guard_big, wrap the
- * mode table m (cg_mode, just chosen) and make guard_slots slots.  Once, at init, single-
+/* With a sampling interval, in debug mode with guard_big, or in guard
+ * mode (m: debug mode's table, renamed "guard"), wrap the mode table m
+ * (cg_mode, just chosen) and, for sampling, make guard_slots slots.  Once, at init, single-
  * threaded.  Without a region for the slots, sampling stays off (a
  * warning says so). */
 void cg_sample_install(cg_mode_t *m) CG_HIDDEN;

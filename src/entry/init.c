@@ -168,10 +168,8 @@ static void init_core(void)
     cg_options_init();
     apply_options();
     cg_debug_init();
-    if (cg_opt.mode == CG_OPT_MODE_GUARD)
-        cg_guard_init();
-    cg_mode = cg_opt.mode == CG_OPT_MODE_GUARD ? cg_mode_guard
-              : cg_opt.mode == CG_OPT_MODE_DEBUG ? cg_mode_debug : cg_mode_fast;
+    /* guard mode: debug mode's table, every block guarded (debug/sample.h) */
+    cg_mode = cg_opt.mode == CG_OPT_MODE_FAST ? cg_mode_fast : cg_mode_debug;
     cg_sample_install(&cg_mode);
     cg_lockdep_init(cg_mode.instrumented);
     cg_fault_install();
