@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """programs.py -- whole programs under debug mode, timed against glibc.
 
-usage: programs.py [--cg PATH] [--rounds N] [--only python,gcc,sqlite] [--out FILE]
+usage: programs.py [--cg PATH] [--rounds N] [--only python,gcc,sqlite,git] [--out FILE]
 
 Runs the real-program workloads of tests/programs/workloads.sh (the python3
 JSON workload, a gcc build of a multi-file C program, sqlite3 with 100k
-inserts and queries) plainly under glibc and under LD_PRELOAD chunkguard in
-debug mode with stack_depth=1 and stack_depth=16 (quarantine_mb=64), and
-for scale in fast mode.  Runs are interleaved round by round; each figure is
-the median wall time of the whole workload (every process it starts).  The
-outputs must equal the plain run's, or the row fails.
+inserts and queries, git init/commit/log/repack/fsck) plainly under glibc
+and under LD_PRELOAD chunkguard in debug mode with stack_depth=1 and
+stack_depth=16 (quarantine_mb=64), in guard mode, and for scale in fast
+mode.  Runs are interleaved round by round; each time is the median wall
+time of the whole workload (every process it starts).  The outputs must
+equal the plain run's, or the row fails.  A second table gives, per
+configuration, the peak RSS of the workload's largest process (getrusage)
+and the most mappings any of its processes had (/proc/PID/maps, sampled
+every 20 ms): guard mode's price is in mappings.
 
 Bars (issue 3): debug mode with stack_depth=1 at most 3.0 x glibc, with
 stack_depth=16 at most 10 x glibc.  Exit status 0 when every run worked
@@ -27,13 +31,32 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 PROGS = os.path.join(ROOT, "tests", "programs")
-WORKLOADS = ["python", "gcc", "sqlite"]
+WORKLOADS = ["python", "gcc", "sqlite", "git"]
 CONFIGS = [  # name, options (None: glibc, nothing preloaded), bar
     ("glibc", None, None),
     ("fast", "mode=fast", None),
     ("debug-1", "mode=debug:quarantine_mb=64:stack_depth=1", 3.0),
     ("debug-16", "mode=debug:quarantine_mb=64:stack_depth=16", 10.0),
+    ("guard", "mode=guard", None),
 ]
+
+
+def session_maps(sid):
+    """Mappings of each process in session sid now: {pid: count}."""
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            if int(fields[3]) != sid:       # field 6 of stat: the session id
+                continue
+            with open("/proc/%s/maps" % d) as f:
+                out[int(d)] = sum(1 for _ in f)
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
 
 
 def run_once(workload, inputs, cg, options, tmp):
@@ -46,13 +69,28 @@ def run_once(workload, inputs, cg, options, tmp):
         env["LD_PRELOAD"] = cg
         env["CHUNKGUARD_OPTIONS"] = options
     t0 = time.monotonic()
-    p = subprocess.run(["bash", os.path.join(PROGS, "workloads.sh"), workload, inputs, scratch],
-                       env=env, capture_output=True, text=True, timeout=1200)
-    t1 = time.monotonic()
-    if p.returncode != 0 or "chunkguard" in p.stderr:
-        raise RuntimeError("%s (%s): status %d: %s" % (workload, options, p.returncode,
-                                                       p.stderr.strip()[-400:]))
-    return t1 - t0, p.stdout
+    with tempfile.TemporaryFile(mode="w+") as out, tempfile.TemporaryFile(mode="w+") as err:
+        p = subprocess.Popen(["bash", os.path.join(PROGS, "workloads.sh"), workload, inputs,
+                              scratch], env=env, stdout=out, stderr=err, text=True,
+                             start_new_session=True)
+        maps = 0
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid != 0:
+                break
+            maps = max([maps] + list(session_maps(p.pid).values()))
+            if time.monotonic() - t0 > 1200:
+                p.kill()
+            time.sleep(0.02)
+        t1 = time.monotonic()
+        rc = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if rc != 0 or "chunkguard" in stderr:
+        raise RuntimeError("%s (%s): status %d: %s" % (workload, options, rc,
+                                                       stderr.strip()[-400:]))
+    return t1 - t0, stdout, usage.ru_maxrss, maps
 
 
 def main(argv):
@@ -71,6 +109,8 @@ def main(argv):
         print("programs: %s does not exist (make)" % cg, file=sys.stderr)
         return 2
     times = {(w, c[0]): [] for w in workloads for c in CONFIGS}
+    rss = {(w, c[0]): 0 for w in workloads for c in CONFIGS}
+    nmaps = {(w, c[0]): 0 for w in workloads for c in CONFIGS}
     failed = []
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="cg-progs-") as tmp:
@@ -84,7 +124,7 @@ def main(argv):
                 want = None
                 for name, options, _ in order:
                     try:
-                        secs, out = run_once(w, inputs, cg, options, tmp)
+                        secs, out, kb, maps = run_once(w, inputs, cg, options, tmp)
                     except (RuntimeError, subprocess.TimeoutExpired) as e:
                         failed.append(str(e))
                         continue
@@ -94,6 +134,8 @@ def main(argv):
                         failed.append("%s under %s: output differs" % (w, name))
                         continue
                     times[(w, name)].append(secs)
+                    rss[(w, name)] = max(rss[(w, name)], kb)
+                    nmaps[(w, name)] = max(nmaps[(w, name)], maps)
     header = ["workload", "glibc s"]
     for name, _, bar in CONFIGS[1:]:
         header += ["%s s" % name, "%s/glibc" % name]
@@ -117,6 +159,13 @@ def main(argv):
     md = [intro, "", "| " + " | ".join(header) + " |",
           "|" + "|".join(["---"] + ["---:"] * (len(header) - 2) + [":---"]) + "|"]
     md += ["| " + " | ".join(r) + " |" for r in rows]
+    header2 = ["workload"] + ["%s RSS kB" % c[0] for c in CONFIGS] + \
+              ["%s maps" % c[0] for c in CONFIGS]
+    md += ["", "Peak RSS of the largest process, most mappings of any process:", "",
+           "| " + " | ".join(header2) + " |", "|" + "|".join(["---"] + ["---:"] * (len(header2) - 1)) + "|"]
+    for w in workloads:
+        md.append("| " + " | ".join([w] + ["%d" % rss[(w, c[0])] for c in CONFIGS] +
+                                    ["%d" % nmaps[(w, c[0])] for c in CONFIGS]) + " |")
     text = "\n".join(md) + "\n"
     print(text)
     os.makedirs(os.path.dirname(args.out), exist_ok=True)

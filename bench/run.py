@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """run.py -- run the bench/ programs under glibc and under preloaded allocators.
 
-usage: run.py [--bin-dir DIR] [--cg PATH|none] [--peers SPEC] [--rounds N]
+usage: run.py [--bin-dir DIR] [--cg PATH|none] [--peers SPEC] [--sampled N] [--rounds N]
               [--quick] [--clock wall|cpu] [--only NAME,...] [--no-callgrind]
               [--out FILE]
 
@@ -137,6 +137,9 @@ def parse_args(argv):
     p.add_argument("--debug", action="store_true",
                    help="the debug-mode table: chunkguard mode=debug against AddressSanitizer's "
                         "allocator (libasan preloaded), stack depth 1 and 16, 64 MiB quarantine")
+    p.add_argument("--sampled", type=int, default=int(os.environ.get("BENCH_SAMPLED") or 0),
+                   help="also run chunkguard in fast mode with guard_sample=N (a column "
+                        "cg-sampled-N: the sampler's cost on each row)")
     p.add_argument("--out", default=None,
                    help="Markdown output (default <bin-dir>/results.md)")
     return p.parse_args(argv)
@@ -159,6 +162,10 @@ def allocators(args):
         result.append(("chunkguard", None))
     else:
         result.append(("chunkguard", os.path.abspath(args.cg)))
+    if args.sampled > 0 and args.cg != "none":
+        name = "cg-sampled-%d" % args.sampled
+        ALLOC_ENV[name] = {"CHUNKGUARD_OPTIONS": "guard_sample=%d" % args.sampled}
+        result.append((name, os.path.abspath(args.cg)))
     for item in filter(None, (s.strip() for s in args.peers.split(","))):
         name, sep, path = item.partition("=")
         if not sep or not name or not path:
@@ -353,13 +360,14 @@ def timed_run(launcher, binary, variant, iters, so, tmpdir, extra=None):
     return res["ns_per_op"], res["cpu_ns_per_op"], ru["exact_peak_kb"], rss, res["ops"]
 
 
-def callgrind_run(binary, variant, iters, so, tmpdir):
-    """One callgrind run: returns instructions per operation of the timed loop."""
+def callgrind_run(binary, variant, iters, so, tmpdir, extra=None):
+    """One callgrind run: returns instructions per operation of the timed loop.
+    extra: the allocator's own settings (ALLOC_ENV), as for the timed runs."""
     out_file = os.path.join(tmpdir, "callgrind.out")
     argv = ["valgrind", "--tool=callgrind", "--toggle-collect=timed_*",
             "--dump-instr=no", "--callgrind-out-file=" + out_file,
             binary, variant, str(iters)]
-    code, out, err, _, timed_out = spawn(argv, child_env(so), CALLGRIND_TIMEOUT, tmpdir)
+    code, out, err, _, timed_out = spawn(argv, child_env(so, extra), CALLGRIND_TIMEOUT, tmpdir)
     res = parse_result(out)
     if code != 0 or timed_out or res is None:
         raise RunError("callgrind: " + describe_failure(code, err, timed_out, CALLGRIND_TIMEOUT))
@@ -563,7 +571,8 @@ def main(argv):
                 for name, so in allocs:
                     try:
                         row["results"][name]["ir"] = callgrind_run(
-                            row["binary"], row["variant"], row["cg_iters"], so, tmpdir)
+                            row["binary"], row["variant"], row["cg_iters"], so, tmpdir,
+                            ALLOC_ENV.get(name))
                     except RunError as e:
                         row["failed"] = True
                         failures.append("%s under %s (callgrind): %s" % (row["name"], name, e))

@@ -48,7 +48,9 @@
 const char *cg_default_options(void)
 {
     /* reports go to the callback; the log would only be noise */
-    return "mode=debug:quarantine_mb=1:stack_depth=2:log_path=/dev/null";
+    /* no sampled guard slots, no guarded big blocks: the injected bugs are
+     * aimed at debug blocks (and the regression inputs at their layout) */
+    return "mode=debug:quarantine_mb=1:stack_depth=2:log_path=/dev/null:guard_sample=0:guard_big=0";
 }
 
 enum { K_OVERFLOW, K_UNDERFLOW, K_HEADER, K_SIZE, K_DOUBLE_FREE, K_UAF_WRITE, K_NEXT_PTR,

@@ -17,7 +17,7 @@
 #   $(FZ)/cov/H     gcc --coverage (fuzz-cov)
 
 FZ        := $(BUILD)/fuzz
-FZ_NAMES  := ops-fast ops-debug ops-mt corrupt options
+FZ_NAMES  := ops-fast ops-debug ops-guard ops-mt corrupt faults options
 FZ_COMMON := fuzz/model.c fuzz/tune.c fuzz/common.c
 FZ_HDRS   := fuzz/fuzz.h fuzz/fuzz.mk $(HDRS)
 FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra $(CG_INC) -fno-builtin \
@@ -40,10 +40,13 @@ FZ_UUT    := options tunables
 
 fz_src_ops-fast  := fuzz/ops.c
 fz_src_ops-debug := fuzz/ops.c
+fz_src_ops-guard := fuzz/ops.c
 fz_src_ops-mt    := fuzz/ops_mt.c
+fz_src_faults    := fuzz/faults.c
 fz_src_corrupt   := fuzz/corrupt.c
 fz_src_options   := fuzz/options.c
 fz_def_ops-debug := -DFZ_DEBUG
+fz_def_ops-guard := -DFZ_GUARD
 
 # flavour: compiler, extra flags, library, driver
 fz_cc_replay  := $(CC)

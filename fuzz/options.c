@@ -3,7 +3,7 @@
  * against an independent reference parser written here from the
  * documented grammar (options.def): "key=value" pairs split on ':'; bool
  * is exactly 0 or 1, int is decimal or 0x hex with an optional '-' and
- * must lie in [min, max], mode is fast or debug, a path is shorter than
+ * must lie in [min, max], mode is fast, debug or guard, a path is shorter than
  * CG_OPT_STRING_MAX; a bad pair keeps the value before it; log_path is
  * read in a first pass.  Every field and the "given" bits must agree.
  * Also cg_expand_path: NUL-terminated within its capacity, a prefix of
@@ -101,9 +101,12 @@ static void ref_apply(const char *k, size_t kl, const char *v, size_t vl, bool f
             x = v[0] - '0', ok = true;                                               \
         else if (strcmp(t, "int") == 0)                                              \
             ok = ref_int(v, vl, (min), (max), &x);                                   \
-        else if (strcmp(t, "mode") == 0 &&                                           \
-                 ((vl == 4 && !memcmp(v, "fast", 4)) || (vl == 5 && !memcmp(v, "debug", 5)))) \
-            x = vl == 5, ok = true;                                                  \
+        else if (strcmp(t, "mode") == 0 && vl == 4 && !memcmp(v, "fast", 4))         \
+            x = 0, ok = true;                                                        \
+        else if (strcmp(t, "mode") == 0 && vl == 5 && !memcmp(v, "debug", 5))        \
+            x = 1, ok = true;                                                        \
+        else if (strcmp(t, "mode") == 0 && vl == 5 && !memcmp(v, "guard", 5))        \
+            x = 2, ok = true;                                                        \
         else if (strcmp(t, "path") == 0 && vl < CG_OPT_STRING_MAX)                   \
             ok = true;                                                               \
         if (ok) {                                                                    \

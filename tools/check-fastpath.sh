@@ -12,10 +12,11 @@
 #   (a) strace -f -e trace=futex of "driver st" under LD_PRELOAD: 0 calls;
 #   (b) callgrind --dump-instr=yes of "driver st" under LD_PRELOAD: no atomic
 #       instruction of LIB.so executed (tools/fastpath/atomics.py);
-#   (c) the same for "driver mt" (one idle extra thread): some executed.
+#   (c) the same for "driver mt" (one idle extra thread): some executed;
+#   (d) (b) again with the sampler on (guard_sample=64): none executed.
 # Prints a summary and, last, one line per check:
-#   RESULT <st-futex|st-atomic|mt-atomic> <ok|FAIL> <count>
-# Exit status: 0 all three hold, 1 one does not, 2 the measurement could not
+#   RESULT <st-futex|st-atomic|mt-atomic|st-sampled-atomic> <ok|FAIL> <count>
+# Exit status: 0 all four hold, 1 one does not, 2 the measurement could not
 # be made (missing tool, driver failed, profile not trustworthy).
 set -uo pipefail
 
@@ -66,12 +67,14 @@ futex_st=$(grep -c 'futex(' "$OUT/strace.st")
 echo "glibc: $futex_glibc futex calls;  $(basename "$SO"): $futex_st futex calls"
 grep 'futex(' "$OUT/strace.st" | head -5
 
-# run_callgrind MODE FILE: profile "driver MODE" with $SO preloaded.  env(1)
-# sets LD_PRELOAD inside valgrind, so valgrind's own launcher never loads $SO.
+# run_callgrind MODE FILE [OPTIONS]: profile "driver MODE" with $SO
+# preloaded (and CHUNKGUARD_OPTIONS=OPTIONS).  env(1) sets LD_PRELOAD inside
+# valgrind, so valgrind's own launcher never loads $SO.
 run_callgrind() {
   rm -f "$2"
   valgrind --tool=callgrind --dump-instr=yes --trace-children=yes \
-      --callgrind-out-file="$2" /usr/bin/env LD_PRELOAD="$SO" "$DRIVER" "$1" \
+      --callgrind-out-file="$2" /usr/bin/env LD_PRELOAD="$SO" CHUNKGUARD_OPTIONS="${3:-}" \
+      "$DRIVER" "$1" \
       >"$2.stdout" 2>"$2.valgrind" || die "driver $1 failed under callgrind: $(tail -3 "$2.valgrind")"
   [ -s "$2" ] || die "callgrind wrote no $2"
 }
@@ -95,10 +98,16 @@ echo "== (c) the same with one extra thread: the control, atomics must show up"
 run_callgrind mt "$OUT/callgrind.mt"
 atomics mt some MT; mt_rc=$?
 
+echo "== (d) single-threaded with the sampler on (guard_sample=64): its count-down and"
+echo "   its sampled blocks take no atomic instruction either"
+run_callgrind st "$OUT/callgrind.sampled" guard_sample=64
+atomics sampled none ST-sampled; sampled_rc=$?
+
 count() { sed -n 's/.*, \([0-9]*\) executions in total.*/\1/p' "$OUT/atomics.$1.txt"; }
 echo "== summary (outputs in $OUT)"
 rc=0
 if [ "$futex_st" -eq 0 ]; then echo "RESULT st-futex ok 0"; else echo "RESULT st-futex FAIL $futex_st"; rc=1; fi
 if [ "$st_rc" -eq 0 ]; then echo "RESULT st-atomic ok $(count st)"; else echo "RESULT st-atomic FAIL $(count st)"; rc=1; fi
 if [ "$mt_rc" -eq 0 ]; then echo "RESULT mt-atomic ok $(count mt)"; else echo "RESULT mt-atomic FAIL $(count mt)"; rc=1; fi
+if [ "$sampled_rc" -eq 0 ]; then echo "RESULT st-sampled-atomic ok $(count sampled)"; else echo "RESULT st-sampled-atomic FAIL $(count sampled)"; rc=1; fi
 exit $rc

@@ -14,7 +14,7 @@ FZ=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 obj=$FZ/lib-cov/obj
 find "$obj" "$FZ/cov" -name '*.gcda' -delete
-for h in ops-fast ops-debug ops-mt corrupt options; do
+for h in ops-fast ops-debug ops-guard ops-mt corrupt faults options; do
     dirs="$root/fuzz/corpus/$h"
     [ -d "$root/fuzz/regress/$h" ] && dirs="$dirs $root/fuzz/regress/$h"
     "$FZ/cov/$h" $dirs >/dev/null 2>&1 || { echo "fuzz-cov: $h failed on its corpus" >&2; exit 1; }

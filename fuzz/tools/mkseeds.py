@@ -163,7 +163,9 @@ def options_seeds():
              'stack_depth=-1:verbosity=3', 'log_path=/tmp/cg.%p:report_path=x%p%p',
              'halt_on_error=0:abort_on_error=0:exitcode=23', 'fill_alloc=0xff:fill_free=-1',
              'help=1', 'detect_leaks=1::mode=debug=x:=1:novalue', 'quarantine_mb=65536:'
-             'redzone=000000000000000000016', 'handle_segv=0:stats_path=' + 'a' * 300]
+             'redzone=000000000000000000016', 'handle_segv=0:stats_path=' + 'a' * 300,
+             'mode=guard:guard_align=1:guard_underflow=1:guard_sample=100:guard_slots=8:'
+             'guard_big=0:guard_quarantine_mb=2']
     for i, s in enumerate(seeds):
         write('options', 'opt%02d' % i, bytes([40 + 13 * i]) + s.encode())
     # glibc's variables after a newline (src/tunables.c): every tunable,
@@ -184,6 +186,21 @@ def options_seeds():
         write('options', 'tun%02d' % i, bytes([64]) + b'verbosity=1\n' + t.encode())
 
 
+def faults_seeds():
+    # fuzz/faults.c: (15, slot, kind, sel, off: u16), one fault per input,
+    # in its order: read-after-free, write-after-free, read-past-64,
+    # write-past-64, write-past-1mib, wild-read; over blocks of every size range
+    base = b''.join(malloc(i, n) for i, n in enumerate([40, 100, 3000, 200, 24, 70000, 0]))
+    base += free(4)
+    kinds = ['read-after-free', 'write-after-free', 'read-past-64', 'write-past-64',
+             'write-past-1mib', 'wild-read']
+    for k, name in enumerate(kinds):
+        for sel in (0, 2, 5):
+            write('faults', '%s-%d' % (name, sel), base + inject(k, sel, 7 + sel, 0)
+                  + b''.join(free(i) for i in range(7)))
+    write('faults', 'clean', base + free(0))
+
+
 def main():
     rng = random.Random(5)
     ops_seeds('ops-fast', rng)
@@ -193,6 +210,10 @@ def main():
     options_seeds()
     tune_seeds()
     regress_inputs()
+    # added later: after the others, so their bytes stay as they were
+    ops_seeds('ops-guard', rng)
+    write('ops-guard', 'tune', b''.join(tune_ops(False)))
+    faults_seeds()
     return 0
 
 

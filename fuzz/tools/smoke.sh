@@ -12,7 +12,7 @@ set -u
 mode=$1; FZ=$2
 root=$(cd "$(dirname "$0")/../.." && pwd)
 secs=${FUZZ_SMOKE_SECONDS:-20}
-names="ops-fast ops-debug ops-mt corrupt options"
+names="ops-fast ops-debug ops-guard ops-mt corrupt faults options"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 bad=0
 pass() { echo "PASS $1"; }
@@ -21,6 +21,8 @@ fail() { echo "FAIL $1: $2"; bad=1; }
 for h in $names; do
     if timeout 300 "$FZ/replay/$h" "$root/fuzz/corpus/$h" >"$tmp/out" 2>&1; then
         if [ "$h" = corrupt ] && ! grep -q '^corrupt: 0 kind(s) never injected' "$tmp/out"; then
+            fail "fuzz-replay-$h" "some kind never injected: $(grep 'injected 0' "$tmp/out" | tr '\n' ' ')"
+        elif [ "$h" = faults ] && ! grep -q '^faults: 0 kind(s) never injected' "$tmp/out"; then
             fail "fuzz-replay-$h" "some kind never injected: $(grep 'injected 0' "$tmp/out" | tr '\n' ' ')"
         else
             pass "fuzz-replay-$h"

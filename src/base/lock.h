@@ -53,6 +53,7 @@ enum {
     CG_LK_BIG = CG_LK_MAX, /* big-block registry (bigblock.c)            */
     CG_LK_SHADOW,       /* debug shadow records (shadow.c)               */
     CG_LK_QUARANTINE,   /* debug quarantine (quarantine.c)               */
+    CG_LK_GUARD,        /* guard mode's ranges (guardpool.c)             */
     CG_LK_DEPOT,        /* stack depot (stackdepot.c)                    */
     CG_LK_SYMCACHE,     /* symbolizer's file cache (symbolize.c)         */
     CG_LK_REPORT,       /* one report at a time (report.c)               */

@@ -71,14 +71,16 @@ static bool parse_int(const char *v, size_t n, long min, long max, int *out)
     return true;
 }
 
-/* mode: "fast" (0) or "debug" (1), the CG_MODE_* values. */
+/* mode: "fast", "debug" or "guard", the CG_OPT_MODE_* values. */
 static bool parse_mode(const char *v, size_t n, long min, long max, int *out)
 {
     (void)min, (void)max;
     if (n == 4 && memcmp(v, "fast", 4) == 0)
-        *out = 0;
+        *out = CG_OPT_MODE_FAST;
     else if (n == 5 && memcmp(v, "debug", 5) == 0)
-        *out = 1;
+        *out = CG_OPT_MODE_DEBUG;
+    else if (n == 5 && memcmp(v, "guard", 5) == 0)
+        *out = CG_OPT_MODE_GUARD;
     else
         return false;
     return true;
@@ -158,7 +160,7 @@ static void print_help(void)
 #define CG_VAL_bool(name) n += cg_fmt(buf + n, sizeof buf - n, "%d", (int)cg_opt.name);
 #define CG_VAL_int(name)  n += cg_fmt(buf + n, sizeof buf - n, "%d", cg_opt.name);
 #define CG_VAL_path(name) n += cg_fmt(buf + n, sizeof buf - n, "'%s'", cg_opt.name);
-#define CG_VAL_mode(name) n += cg_fmt(buf + n, sizeof buf - n, "%s", cg_opt.name ? "debug" : "fast");
+#define CG_VAL_mode(name) n += cg_fmt(buf + n, sizeof buf - n, "%s", cg_opt_mode_name(cg_opt.name));
 #define CG_OPTION(name, type, def, min, max, flags, help)                        \
     n = cg_fmt(buf, sizeof buf, "  %s=", #name);                                 \
     CG_VAL_##type(name)                                                          \

@@ -36,6 +36,13 @@ enum {
 extern cg_options_t cg_opt CG_HIDDEN;
 extern uint32_t cg_opt_given CG_HIDDEN;
 
+/* The mode option's values. */
+enum { CG_OPT_MODE_FAST = 0, CG_OPT_MODE_DEBUG = 1, CG_OPT_MODE_GUARD = 2 };
+CG_INLINE const char *cg_opt_mode_name(int mode)
+{
+    return mode == CG_OPT_MODE_GUARD ? "guard" : mode == CG_OPT_MODE_DEBUG ? "debug" : "fast";
+}
+
 #define CG_OPT_GIVEN(name) ((cg_opt_given >> CG_OPT_ID_##name) & 1u)
 
 /*

@@ -143,6 +143,19 @@ void *cg_os_map_aligned(size_t len, size_t align)
     return (void *)start;
 }
 
+void *cg_os_reserve(size_t len)
+{
+    long r = SYS(SYS_mmap, 0, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return sys_failed(r) ? NULL : (void *)r;
+}
+
+bool cg_os_seal(void *p, size_t len)
+{
+    long r = SYS(SYS_mmap, p, len, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    return !sys_failed(r);
+}
+
 bool cg_os_guard(void *p, size_t len)
 {
     return SYS(SYS_mprotect, p, len, PROT_READ, 0, 0, 0) == 0;
@@ -297,6 +310,12 @@ void cg_os_exit(int status)
     _exit(status);
 }
 
+void cg_os_sleep_ms(unsigned ms)
+{
+    struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+    SYS(SYS_nanosleep, &ts, 0, 0, 0, 0, 0);
+}
+
 void cg_os_yield(void)
 {
     SYS(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
@@ -363,14 +382,20 @@ void cg_os_fwrite(FILE *fp, const char *buf, size_t len)
     fwrite(buf, 1, len, fp);
 }
 
+size_t cg_os_copy_readable(void *dst, const void *src, size_t len)
+{
+    struct iovec local = { dst, len };
+    struct iovec remote = { (void *)src, len };
+    /* The pid is asked each time: a forked child must not read its parent. */
+    long pid = SYS(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    long r = SYS(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0);
+    return sys_failed(r) ? 0 : (size_t)r;
+}
+
 bool cg_os_readable(const void *addr)
 {
     unsigned char tmp;
-    struct iovec local = { &tmp, 1 };
-    struct iovec remote = { (void *)addr, 1 };
-    /* The pid is asked each time: a forked child must not read its parent. */
-    long pid = SYS(SYS_getpid, 0, 0, 0, 0, 0, 0);
-    return SYS(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0) == 1;
+    return cg_os_copy_readable(&tmp, addr, 1) == 1;
 }
 
 bool cg_os_protect(void *p, size_t len, int prot)
@@ -378,10 +403,33 @@ bool cg_os_protect(void *p, size_t len, int prot)
     return !sys_failed(SYS(SYS_mprotect, p, len, prot, 0, 0, 0));
 }
 
+bool cg_os_altstack(void *sp, size_t size, void **old_sp)
+{
+    stack_t now, ss = { .ss_sp = sp, .ss_size = size, .ss_flags = sp ? 0 : SS_DISABLE };
+    if (sys_failed(SYS(SYS_sigaltstack, 0, &now, 0, 0, 0, 0)))
+        return false;
+    *old_sp = (now.ss_flags & SS_DISABLE) ? NULL : now.ss_sp;
+    if (sp == (void *)1)
+        return true;
+    return !sys_failed(SYS(SYS_sigaltstack, &ss, 0, 0, 0, 0, 0));
+}
+
+/* glibc's own entry point, not the `sigaction` a runtime may interpose: a
+ * libFuzzer build links sanitizer_common's interceptor, which silently
+ * drops the call when it cannot find the real function (the fault reports
+ * of a guard-mode fuzz harness then never happen).  Sanitizer builds keep
+ * the interceptor: ASan and TSan track handlers through it. */
+#ifndef CG_SANITIZER_BUILD
+extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+#define libc_sigaction __sigaction
+#else
+#define libc_sigaction sigaction
+#endif
+
 int cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int saved = errno;
-    int r = sigaction(sig, act, old);
+    int r = libc_sigaction(sig, act, old);
     errno = saved;
     return r;
 }

@@ -52,6 +52,15 @@ void  cg_os_unmap(void *p, size_t len) CG_HIDDEN;
 bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make read-only: writes fault */
 void  cg_os_decommit(void *p, size_t len) CG_HIDDEN; /* give pages back, keep RW */
 void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, may move */
+/* Address space without memory: len bytes (a multiple of the page size)
+ * mapped inaccessible (PROT_NONE, MAP_NORESERVE: neither memory nor commit
+ * charge until a part is opened with cg_os_protect), or NULL. */
+void *cg_os_reserve(size_t len) CG_HIDDEN;
+/* Make [p, p + len) (pages) inaccessible and give its memory back, in one
+ * system call (a fixed PROT_NONE mapping over it: the old pages are
+ * dropped, the range reads as zeros once opened again); false on failure
+ * (the kernel's mapping count limit). */
+bool  cg_os_seal(void *p, size_t len) CG_HIDDEN;
 size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */
 /* A small file (/proc) read whole into buf (at most cap - 1 bytes, then a
  * NUL), raw system calls: no malloc, errno untouched.  Bytes read, 0 when
@@ -79,6 +88,7 @@ unsigned long cg_os_getauxval(unsigned long type) CG_HIDDEN;
 _Noreturn void cg_os_abort(void) CG_HIDDEN;
 _Noreturn void cg_os_exit(int status) CG_HIDDEN;
 void  cg_os_yield(void) CG_HIDDEN;                   /* sched_yield */
+void  cg_os_sleep_ms(unsigned ms) CG_HIDDEN;         /* nanosleep, ms milliseconds */
 
 /* Files, with raw system calls: no malloc, no stdio, errno untouched.
  * cg_os_write_file writes len bytes to the file at path (created 0644 if
@@ -113,6 +123,10 @@ void  cg_os_fwrite(struct _IO_FILE *fp, const char *buf, size_t len) CG_HIDDEN;
 /* Is the byte at addr readable?  (process_vm_readv on our own pid, which
  * fails with EFAULT for an unmapped or unreadable address.) */
 bool  cg_os_readable(const void *addr) CG_HIDDEN;
+/* Copy len bytes from src to dst as far as src is readable (the same
+ * system call): the bytes copied, stopping at the first page that is not
+ * (another thread may seal it meanwhile: never a fault). */
+size_t cg_os_copy_readable(void *dst, const void *src, size_t len) CG_HIDDEN;
 /* mprotect: true when done. */
 bool  cg_os_protect(void *p, size_t len, int prot) CG_HIDDEN;
 
@@ -127,6 +141,10 @@ void  cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 /* Signals: sigaction, 0 or -1 (errno kept). */
 struct sigaction;
 int   cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CG_HIDDEN;
+/* The calling thread's alternate signal stack (sigaltstack): *old_sp is
+ * the one in use (NULL: none); then it becomes [sp, sp + size), or none
+ * with sp NULL, or stays with sp (void *)1.  False on failure. */
+bool  cg_os_altstack(void *sp, size_t size, void **old_sp) CG_HIDDEN;
 
 /* The dynamic loader: dlopen(name, RTLD_NOW | RTLD_LOCAL), dlsym, and
  * dl_iterate_phdr over the loaded modules. */

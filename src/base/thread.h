@@ -48,6 +48,9 @@ typedef struct cg_thread {
     uint8_t in_report;          /* writing a report (a nested one aborts)   */
     uint8_t inside;             /* a slow path is running (reentry.h)       */
     uint8_t in_capture;         /* inside the unwinder (stack.c)            */
+    uint32_t sample_left;       /* allocations until the next sampled one
+                                 * (debug/sample.h; counted down by the
+                                 * inline hits too)                         */
 } cg_thread_t;
 
 extern __thread cg_thread_t cg_self

@@ -86,7 +86,7 @@ static void reg_remove(reg_entry_t *e)
 }
 
 /* Statistics for mallinfo2/malloc_stats; the maxima are advisory (racy). */
-static void stats_add(size_t len, int sign, bool mt)
+void cg_big_account(size_t len, int sign, bool mt)
 {
     if (sign > 0) {
         size_t n = CG_ADD_IF(&cg_mp.n_mmaps, 1, mt);
@@ -129,7 +129,7 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, const cg_call_t *call)
         cg_os_unmap(raw, len);
         return NULL;
     }
-    stats_add(len, 1, call->mt);
+    cg_big_account(len, 1, call->mt);
     return c;
 }
 
@@ -167,7 +167,7 @@ void cg_big_free(cg_chunk_t *c, const cg_call_t *call)
         CG_STORE(cg_mp.trim_threshold, 2 * sz);
     }
     cg_os_unmap((char *)c - off, len);
-    stats_add(len, -1, call->mt);
+    cg_big_account(len, -1, call->mt);
 }
 
 cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, const cg_call_t *call)

@@ -39,4 +39,10 @@ void cg_big_each_locked(void (*fn)(const cg_chunk_t *c, size_t maplen, void *arg
 void cg_big_lock_all(void) CG_HIDDEN;
 void cg_big_unlock_all(bool child) CG_HIDDEN;
 
+/* Count len bytes of mmap'd memory in (sign > 0) or out (sign < 0) of the
+ * statistics mallinfo2, malloc_stats and malloc_info give (hblks, hblkhd
+ * and their maxima): every big block's mapping, and guard mode's ranges
+ * (debug/guardpool.c).  Thread-safe (atomic adds when mt). */
+void cg_big_account(size_t len, int sign, bool mt) CG_HIDDEN;
+
 #endif /* CG_BIGBLOCK_H */

@@ -6,9 +6,10 @@
  * (tcache.h):
  *
  *   malloc/calloc  tc = cg_self.tcache (NULL: a slow path), a tcache size
- *                  -> CG_FAST_ENTER, cg_tcache_hit (cg_tcache_try_get, the
- *                     pop) -> a block, mark ended; or NULL, mark still
- *                     set, for the hand-off
+ *                  -> CG_FAST_ENTER, CG_SAMPLE_TURN (the sampler's count-
+ *                     down: at 0, the sampled hand-off), cg_tcache_hit
+ *                     (cg_tcache_try_get, the pop) -> a block, mark ended;
+ *                     or NULL, mark still set, for the hand-off
  *   free           tc, cg_heap_owns(mem) (the heap map and the chunk-start
  *                  bitmap), CG_FAST_ENTER, cg_free_fast (cg_tcache_put,
  *                  the push) -> done, mark ended; or the hand-off
@@ -46,6 +47,13 @@
             cg_self.tcache = (tc);                                       \
         }                                                                \
     } while (0)
+
+/* The sampler's count-down (debug/sample.h), one decrement of a TLS word
+ * and one predictable branch per inline malloc and calloc: true for the
+ * allocation that takes it to 0, which the sampled hand-off serves
+ * (entry/api.c).  With sampling off the word just wraps, once per 2^32
+ * allocations. */
+#define CG_SAMPLE_TURN() CG_UNLIKELY(--cg_self.sample_left == 0)
 
 /* Unlink the head e of bin idx, whose demangled next link n was checked. */
 CG_INLINE void *cg_tcache_pop(cg_tcache_t *tc, size_t idx, cg_tentry_t *e, cg_tentry_t *n)

@@ -41,7 +41,8 @@ typedef struct cg_mode {
     /* align: a power of two (> 16: a real alignment), n within the
      * contract's bounds (entry/api.c checked both). */
     void  *(*memalign)(size_t align, size_t n, const cg_call_t *c);
-    /* mem != NULL.  n == 0 frees mem and returns NULL (glibc 2.36). */
+    /* mem NULL: as malloc.  n == 0 frees mem and returns NULL (glibc
+     * 2.36). */
     void  *(*realloc)(void *mem, size_t n, const cg_call_t *c);
     /* mem != NULL.  sized: the size a C23 sized free gave, or SIZE_MAX;
      * salign: its alignment, or 0.  A pointer that is no live block of
@@ -53,6 +54,10 @@ typedef struct cg_mode {
      * at exit (its destructor, before the stats file); may be NULL. */
     void   (*start)(void);
     void   (*at_exit)(void);
+    /* A thread's first call into chunkguard, and its exit (not the main
+     * thread's: the process's exit is at_exit); may be NULL. */
+    void   (*thread_start)(void);
+    void   (*thread_exit)(void);
 } cg_mode_t;
 
 /* The mode in force: a copy of its table, written once at init while

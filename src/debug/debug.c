@@ -3,6 +3,7 @@
  * quarantine, and the reports that name the block (see debug.h).
  */
 #include "debug.h"
+#include "debugblock.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -56,7 +57,7 @@ static bool priming;       /* blocks allocated now are chunkguard's own */
 
 CG_STARTUP void cg_debug_init(void)
 {
-    if (cg_opt.mode != CG_MODE_DEBUG)
+    if (cg_opt.mode == CG_OPT_MODE_FAST)
         return;
     find_loader();
     cg_pattern_init();
@@ -89,8 +90,7 @@ static inline __attribute__((always_inline)) size_t capture_pcs(uintptr_t *pcs, 
     return 1;
 }
 
-/* This thread's number, T0 for the first thread that allocates. */
-static uint32_t self_tid(bool mt)
+uint32_t cg_dbg_tid(bool mt)
 {
     if (cg_self.tid == 0)
         cg_self.tid = (uint32_t)CG_ADD_IF(&next_tid, 1, mt);
@@ -117,7 +117,7 @@ static size_t own_frames(const uintptr_t *pcs, size_t n, const cg_call_t *call)
  * into chunkguard) into the depot.  Called before any chunkguard lock.
  * Out of line, so that its frame and return address tell the stack memo
  * (stackmemo.h) which path through chunkguard led here. */
-static CG_NOINLINE uint32_t capture(const cg_call_t *call)
+CG_NOINLINE uint32_t cg_dbg_capture(const cg_call_t *call)
 {
     uintptr_t pcs[64 + 8];
     size_t depth = (size_t)cg_opt.stack_depth;
@@ -178,7 +178,6 @@ static size_t lead_checked(const cg_shadow_t *r)
 static CG_COLD void dbg_report(const cg_call_t *call, cg_check_t id, const void *addr,
                                const char *detail, const cg_shadow_t *r)
 {
-    char msg[1024];
     uintptr_t here[64];
     size_t depth = cg_opt.stack_depth > 1
                        ? capture_pcs(here, (size_t)cg_opt.stack_depth, 1, call) : 0;
@@ -189,10 +188,28 @@ static CG_COLD void dbg_report(const cg_call_t *call, cg_check_t id, const void 
         depth = 1;
         skip = 0;
     }
-    int tid = (int)self_tid(call->mt);
+    cg_dbg_report_at(call, id, addr, detail, r, here + skip, depth - skip, NULL);
+}
+
+_Static_assert((int)CG_RBLOCK_RANGE == (int)CG_GUARDED_RANGE &&
+               (int)CG_RBLOCK_SLOT == (int)CG_GUARDED_SLOT,
+               "a report's block kinds are the shadow record's");
+
+void cg_dbg_report(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
+                   const cg_shadow_t *r)
+{
+    dbg_report(call, id, addr, detail, r);
+}
+
+void cg_dbg_report_at(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
+                      const cg_shadow_t *r, const uintptr_t *where, size_t nwhere,
+                      const cg_access_t *access)
+{
+    char msg[1024];
+    int tid = (int)cg_dbg_tid(call->mt);
     cg_rdata_t d = {
         .addr = addr, .op = call->op ? call->op : "an allocator call", .tid = tid,
-        .stacks = { { NULL, tid, here + skip, depth - skip } }, .nstacks = 1,
+        .stacks = { { NULL, tid, where, nwhere } }, .nstacks = 1, .access = access,
     };
     cg_check_fill(&d, id, detail, msg, sizeof msg);
     if (r != NULL) {
@@ -202,15 +219,31 @@ static CG_COLD void dbg_report(const cg_call_t *call, cg_check_t id, const void 
         d.block_size = r->req;
         d.block_freed = !cg_shadow_seen_live(r->state);
         d.block_kind = cg_kind_name(r->kind);
+        d.block_guarded = r->guarded;
+        d.block_unguarded = !r->guarded && cg_opt.mode == CG_OPT_MODE_GUARD;
         if (d.block_freed) {
             size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
-            d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n, NULL };
+            d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n,
+                                                   NULL, false };
         }
         size_t n = r->alloc_stack ? cg_stack_get(r->alloc_stack, &pcs) : 0;
         d.stacks[d.nstacks++] = (cg_rstack_t){ "previously allocated", (int)r->alloc_tid,
-                                               n ? pcs : NULL, n, NULL };
+                                               n ? pcs : NULL, n, NULL, false };
     }
-    cg_report_emit(&d, d.kind != CG_E_SEGV);
+    /* A fault: its first lines out before the unwind, which reads the
+     * program's stack (a fault in it loses nothing already written). */
+    uintptr_t pcs[CG_STACK_MAX];
+    if (access != NULL && where == NULL) {
+        cg_report_emit_head(&d);
+        size_t depth = cg_opt.stack_depth > 0 ? (size_t)cg_opt.stack_depth : 1;
+        d.stacks[0].pcs = pcs;
+        d.stacks[0].n = cg_stack_capture_signal(access->ucontext, access->pc, pcs, depth);
+        d.stacks[0].exact0 = true;
+    }
+    if (access != NULL && access->passing)
+        cg_report_emit_passing(&d);
+    else
+        cg_report_emit(&d, d.kind != CG_E_SEGV && access == NULL);
 }
 
 /* Up to 16 bytes found at p (len of them), as hex, after "found". */
@@ -352,7 +385,7 @@ static void check_at_exit(cg_shadow_t *r, void *arg)
  * block the program never frees would otherwise never be seen). */
 static void check_live_at_exit(cg_shadow_t *r, void *arg)
 {
-    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CG_SH_LIVE)
+    if (!r->guarded && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == CG_SH_LIVE)
         (void)check_block(arg, r, "at exit");
 }
 
@@ -412,32 +445,35 @@ static CG_COLD void report_foreign(const cg_call_t *call, const void *p)
         return;
     }
     char msg[512];
+    cg_dbg_describe_address(p, msg, sizeof msg);
+    dbg_report(call, CG_CK_DEBUG_FOREIGN, p, msg, NULL);
+}
+
+size_t cg_dbg_describe_address(const void *p, char *msg, size_t cap)
+{
     cg_mapping_t m;
     int local;
     cg_mapping_t here;
     if (!cg_find_mapping((uintptr_t)p, &m))
-        cg_fmt(msg, sizeof msg, "it is not in any mapping of the process (garbage, or memory "
-               "already unmapped)");
-    else if (cg_find_mapping((uintptr_t)&local, &here) && here.lo == m.lo)
-        cg_fmt(msg, sizeof msg, "it is on this thread's stack (a local variable)");
-    else if (strcmp(m.path, "[stack]") == 0)
-        cg_fmt(msg, sizeof msg, "it is on the main thread's stack");
-    else if (m.path[0] == '/' && m.perms[1] == 'w')
-        cg_fmt(msg, sizeof msg, "it is in the writable data of %s (a global or static "
-               "variable)", m.path);
-    else if (m.path[0] != 0)
-        cg_fmt(msg, sizeof msg, "it is in %s (%s)", m.path, m.perms);
-    else
-        cg_fmt(msg, sizeof msg, "it is in an anonymous mapping that is not chunkguard's "
-               "[%p, %p) (another allocator, a thread stack, or mmap)", (void *)m.lo,
-               (void *)m.hi);
-    dbg_report(call, CG_CK_DEBUG_FOREIGN, p, msg, NULL);
+        return cg_fmt(msg, cap, "it is not in any mapping of the process (garbage, a NULL or "
+                      "wild pointer, or memory already unmapped)");
+    if (cg_find_mapping((uintptr_t)&local, &here) && here.lo == m.lo)
+        return cg_fmt(msg, cap, "it is on this thread's stack (a local variable)");
+    if (strcmp(m.path, "[stack]") == 0)
+        return cg_fmt(msg, cap, "it is on the main thread's stack");
+    if (m.path[0] == '/' && m.perms[1] == 'w')
+        return cg_fmt(msg, cap, "it is in the writable data of %s (a global or static "
+                      "variable)", m.path);
+    if (m.path[0] != 0)
+        return cg_fmt(msg, cap, "it is in %s (%s)", m.path, m.perms);
+    return cg_fmt(msg, cap, "it is in an anonymous mapping that is not chunkguard's [%p, %p) "
+                  "(another allocator, a thread stack, or mmap)", (void *)m.lo, (void *)m.hi);
 }
 
 /* A pointer into a block that is not its start, handed to free or realloc
  * (invalid-free) or to malloc_usable_size (invalid-pointer). */
-static CG_COLD void report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
-                                     const cg_shadow_t *r)
+void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
+                             const cg_shadow_t *r)
 {
     dbg_report(call, CG_CK_FOR_USE(DEBUG_INTERIOR, use), p,
                cg_shadow_seen_live(r->state) ? NULL : "the block it points into was freed", r);
@@ -464,7 +500,7 @@ static CG_COLD void report_not_start(const cg_call_t *call, cg_use_t use, const 
 static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_call_t *call)
 {
     bool mt = call->mt;
-    uint32_t stack = capture(call);
+    uint32_t stack = cg_dbg_capture(call);
     if (align < CG_ALIGN)
         align = CG_ALIGN;
     size_t lead = align > CG_DBG_LEAD ? align : CG_DBG_LEAD;
@@ -491,14 +527,13 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
     r->req = n;
     r->head = cg_head(c);
     r->alloc_stack = stack;
-    r->alloc_tid = self_tid(mt);
+    r->alloc_tid = cg_dbg_tid(mt);
     r->lead = (uint32_t)lead;
     r->kind = (uint8_t)kind;
     /* The loader's own blocks (link maps, thread TLS blocks and vectors)
      * are referenced from places no leak scan reads (a thread's control
      * block in its cached stack): they are the system's, never leaks. */
-    r->mode = priming || (call->caller >= ldso_lo && call->caller < ldso_hi) ? CG_MODE_INTERNAL
-                                                                              : CG_MODE_DEBUG;
+    r->mode = cg_dbg_block_mode(call->caller);
     unsigned char *u = cg_shadow_user(r);
     size_t lz = lead_checked(r);
     cg_pattern_fill_small(u - lz, lz, CG_DBG_REDZONE);
@@ -509,6 +544,11 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
         memset(u, cg_opt.fill_alloc, n);
     __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);
     return u;
+}
+
+uint8_t cg_dbg_block_mode(uintptr_t caller)
+{
+    return priming || (caller >= ldso_lo && caller < ldso_hi) ? CG_MODE_INTERNAL : CG_MODE_DEBUG;
 }
 
 static void *dbg_alloc(size_t n, size_t align, int kind, bool zero, const cg_call_t *call)
@@ -523,7 +563,7 @@ static void *dbg_alloc(size_t n, size_t align, int kind, bool zero, const cg_cal
  * False, after the report of check freed (a double free), when the block
  * was not live — or when its record was reused for another block after we
  * looked it up (the block was freed and gone). */
-static bool claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
+bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
 {
     uint8_t live = CG_SH_LIVE;
     if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_CLAIMED, false,
@@ -538,27 +578,32 @@ static bool claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check
     return false;
 }
 
+bool cg_dbg_sized_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p, size_t sized,
+                     size_t salign)
+{
+    char msg[80];
+    if (CG_CHECK_ON(SIZED_FREE) && sized != SIZE_MAX && sized != r->req) {
+        cg_fmt(msg, sizeof msg, "%zu given, %zu requested", sized, r->req);
+        dbg_report(call, CG_CK_DEBUG_SIZED_FREE_SIZE, p, msg, r);
+        return false;
+    }
+    if (CG_CHECK_ON(SIZED_FREE) && salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
+        cg_fmt(msg, sizeof msg, "the alignment given is %zu", salign);
+        dbg_report(call, CG_CK_SIZED_FREE_ALIGN, p, msg, r);
+        return false;
+    }
+    return true;
+}
+
 /* The rest of a free, on a claimed block: checks, free stack, poison,
  * quarantine.  A block found bad stays marked freed but never reaches the
  * quarantine or the heap again (halt_on_error=0). */
 static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t sized,
                         size_t salign)
 {
-    bool ok = true;
-    char msg[80];
-    if (CG_CHECK_ON(SIZED_FREE) && sized != SIZE_MAX && sized != r->req) {
-        cg_fmt(msg, sizeof msg, "%zu given, %zu requested", sized, r->req);
-        dbg_report(call, CG_CK_DEBUG_SIZED_FREE_SIZE, p, msg, r);
-        ok = false;
-    } else if (CG_CHECK_ON(SIZED_FREE) && salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
-        cg_fmt(msg, sizeof msg, "the alignment given is %zu", salign);
-        dbg_report(call, CG_CK_SIZED_FREE_ALIGN, p, msg, r);
-        ok = false;
-    } else {
-        ok = check_block(call, r, "at free");
-    }
-    r->free_stack = capture(call);
-    r->free_tid = self_tid(call->mt);
+    bool ok = cg_dbg_sized_ok(call, r, p, sized, salign) && check_block(call, r, "at free");
+    r->free_stack = cg_dbg_capture(call);
+    r->free_tid = cg_dbg_tid(call->mt);
     __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);
     if (!ok)
         return;
@@ -582,7 +627,7 @@ static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t us
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        report_not_start(call, use, p, r);
+        cg_dbg_report_not_start(call, use, p, r);
         return NULL;
     }
     return r;
@@ -594,7 +639,7 @@ static void dbg_free(void *p, size_t sized, size_t salign, const cg_call_t *call
         return;
     cg_verify_tick(call);
     cg_shadow_t *r = block_to_release(call, p, CG_USE_FREE);
-    if (r == NULL || !claim(call, r, p, CG_CK_DEBUG_DOUBLE_FREE))
+    if (r == NULL || !cg_dbg_claim(call, r, p, CG_CK_DEBUG_DOUBLE_FREE))
         return;
     finish_free(call, r, p, sized, salign);
 }
@@ -610,7 +655,7 @@ static void *dbg_realloc(void *p, size_t n, const cg_call_t *call)
     cg_verify_tick(call);
     /* With halt_on_error=0 a bad realloc returns NULL. */
     cg_shadow_t *r = block_to_release(call, p, CG_USE_REALLOC);
-    if (r == NULL || !claim(call, r, p, CG_CK_DEBUG_REALLOC_FREED))
+    if (r == NULL || !cg_dbg_claim(call, r, p, CG_CK_DEBUG_REALLOC_FREED))
         return NULL;
     /* The block is ours now (claimed): no other thread frees or moves it
      * under us, theirs is a double free. */
@@ -630,6 +675,16 @@ static void *dbg_realloc(void *p, size_t n, const cg_call_t *call)
     memcpy(q, p, r->req < n ? r->req : n);
     finish_free(call, r, p, SIZE_MAX, 0);
     return q;
+}
+
+void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc)
+{
+    cg_call_t call = cg_call_internal("a memory access");
+    call.caller = pc;
+    char msg[512];
+    cg_dbg_describe_address(a, msg, sizeof msg);
+    cg_access_t acc = cg_dbg_access(pc, write, uc, true);
+    cg_dbg_report_at(&call, CG_CK_FAULT_WILD_POINTER, a, msg, NULL, NULL, 0, &acc);
 }
 
 void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a, const char *detail)
@@ -667,7 +722,7 @@ static size_t dbg_usable(void *p, const cg_call_t *call)
         return 0;
     }
     if (cg_shadow_user(r) != p) {
-        report_not_start(call, CG_USE_USABLE, p, r);
+        cg_dbg_report_not_start(call, CG_USE_USABLE, p, r);
         return 0;
     }
     if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
@@ -689,4 +744,6 @@ const cg_mode_t cg_mode_debug = {
     .usable = dbg_usable,
     .start = debug_start,
     .at_exit = debug_at_exit,
+    .thread_start = cg_fault_thread_start,
+    .thread_exit = cg_fault_thread_exit,
 };

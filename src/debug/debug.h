@@ -66,4 +66,11 @@ void cg_debug_init(void) CG_HIDDEN;
 void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a, const char *detail)
     CG_HIDDEN;
 
+/* A fault of the program's own code on address a, in none of our memory
+ * (a NULL or wild pointer), at pc (write: 1, 0, or -1 when not known;
+ * uc: the signal's context): one segv report with the faulting stack and
+ * what a is, then return, so that the caller lets the default action end
+ * the process. */
+void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc) CG_COLD CG_HIDDEN;
+
 #endif /* CG_DEBUG_H */

@@ -16,7 +16,7 @@ static size_t stack_lines(char *b, size_t cap, const char *title, uint32_t tid, 
     size_t depth = id ? cg_stack_get(id, &pcs) : 0;
     if (depth == 0)
         return n + cg_fmt(b + n, cap - n, "    <no stack recorded>\n");
-    return n + cg_format_stack(b + n, cap - n, pcs, depth);
+    return n + cg_format_stack(b + n, cap - n, pcs, depth, false);
 }
 
 /* Debug mode: from the block's shadow record. */
@@ -24,7 +24,8 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
 {
     const char *u = cg_shadow_user(r);
     bool live = cg_shadow_seen_live(r->state);
-    const char *state = live ? "live" : "freed (in the quarantine)";
+    const char *state = live ? "live" : r->guarded ? "freed (its pages sealed)"
+                                                   : "freed (in the quarantine)";
     size_t n;
     if (a < u)
         n = cg_fmt(b, cap, "%p is %zu bytes before", (const void *)a, (size_t)(u - a));
@@ -33,8 +34,10 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
                    (size_t)(a - u - r->req));
     else
         n = cg_fmt(b, cap, "%p is %zu bytes inside", (const void *)a, (size_t)(a - u));
-    n += cg_fmt(b + n, cap - n, " a %zu-byte region [%p, %p), %s, from %s()\n", r->req,
-                (const void *)u, (const void *)(u + r->req), state, cg_kind_name(r->kind));
+    n += cg_fmt(b + n, cap - n, " a %zu-byte region [%p, %p), %s, from %s()%s\n", r->req,
+                (const void *)u, (const void *)(u + r->req), state, cg_kind_name(r->kind),
+                r->guarded == CG_GUARDED_SLOT ? ", in a guard slot (sampled)"
+                : r->guarded ? ", on guard pages of its own" : "");
     if (!live)
         n += stack_lines(b + n, cap - n, "freed", r->free_tid, r->free_stack);
     return n + stack_lines(b + n, cap - n, "allocated", r->alloc_tid, r->alloc_stack);
@@ -77,7 +80,8 @@ size_t cg_describe_impl(const void *addr, char *buf, size_t cap, const cg_call_t
         return 0;
     buf[0] = 0;
     const char *a = addr;
-    if (cg_mode.instrumented) {
+    /* sampled blocks have records in every mode */
+    if (cg_mode.instrumented || cg_shadow_in_pages(a)) {
         cg_shadow_t *r = cg_shadow_find(a, call);
         if (r != NULL)
             return describe_record(buf, cap, a, r);

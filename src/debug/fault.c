@@ -16,8 +16,9 @@
  * between a heap's metadata and its first block: an underflow).  In debug
  * mode the report also says what the shadow knows of the address.
  *
- * No alternate signal stack is set up: a stack overflow inside chunkguard
- * would not reach the handler.
+ * In the instrumented modes each thread gets its own alternate signal
+ * stack at its first call (unless the program set one), so the handler
+ * runs on a smashed or exhausted stack too.
  */
 #define _GNU_SOURCE
 #include "fault.h"
@@ -26,11 +27,13 @@
 #include <link.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/auxv.h>
 #include <ucontext.h>
 #include <unistd.h>
 
 #include "debug.h"
+#include "guard.h"
 #include "heap.h"
 #include "options.h"
 #include "checks.h"
@@ -70,11 +73,32 @@ static void chain(int sig, siginfo_t *si, void *uc)
     }
 }
 
+/* Did the faulting access write (1), read (0), or is it not known (-1)?
+ * x86_64: the page-fault error code's bit 1. */
+static int fault_write(void *uc)
+{
+#if defined(__x86_64__)
+    return (((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+    (void)uc;
+    return -1;
+#endif
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     uintptr_t pc = fault_pc(uc), a = (uintptr_t)si->si_addr;
     bool in_code = pc >= code_lo && pc < code_hi;
+    if (!in_code && cg_shadow_in_pages((void *)a))
+        cg_guard_fault((void *)a, pc, fault_write(uc), uc);      /* does not return */
     if (!in_code && !cg_in_heap((void *)a)) {
+        /* Not ours.  With no handler of the program's to take it, the
+         * instrumented modes say what the address is first (once: the
+         * default action follows). */
+        struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
+        if (cg_mode.instrumented && !(old->sa_flags & SA_SIGINFO) &&
+            old->sa_handler == SIG_DFL && (si->si_code > 0 || sig == SIGBUS))
+            cg_dbg_report_wild((void *)a, pc, fault_write(uc), uc);
         chain(sig, si, uc);
         return;
     }
@@ -140,6 +164,42 @@ bool cg_in_own_code(uintptr_t pc)
     return pc >= code_lo && pc < code_hi;
 }
 
+/* Each thread's own signal stack, so that the handler runs with a smashed
+ * or exhausted program stack: CG_ALT_BYTES above an inaccessible page.
+ * Ours is known at thread exit by a word at its lowest address (the last
+ * a handler's frames would reach) that names its own address: no TLS. */
+#define CG_ALT_BYTES (64 * 1024)
+
+static uintptr_t alt_mark(const void *sp)
+{
+    return (uintptr_t)sp ^ cg_link_secret ^ 0x616c74737461636bull;
+}
+
+void cg_fault_thread_start(void)
+{
+    void *old;
+    if (!cg_opt.handle_segv || !cg_os_altstack((void *)1, 0, &old) || old != NULL)
+        return;                  /* the program's own alternate stack stays */
+    char *m = cg_os_map(CG_ALT_BYTES + cg_pagesize);
+    if (m == NULL)
+        return;
+    cg_os_protect(m, cg_pagesize, PROT_NONE);
+    char *sp = m + cg_pagesize;
+    *(uintptr_t *)sp = alt_mark(sp);
+    if (!cg_os_altstack(sp, CG_ALT_BYTES, &old))
+        cg_os_unmap(m, CG_ALT_BYTES + cg_pagesize);
+}
+
+void cg_fault_thread_exit(void)
+{
+    void *sp;
+    if (!cg_os_altstack((void *)1, 0, &sp) || sp == NULL ||
+        *(const uintptr_t *)sp != alt_mark(sp))
+        return;
+    cg_os_altstack(NULL, 0, &sp);
+    cg_os_unmap((char *)sp - cg_pagesize, CG_ALT_BYTES + cg_pagesize);
+}
+
 CG_STARTUP void cg_fault_install(void)
 {
     find_code();               /* stacks use it too, handler or not */
@@ -148,7 +208,7 @@ CG_STARTUP void cg_fault_install(void)
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     cg_os_sigaction(SIGSEGV, &sa, &old_segv);
     cg_os_sigaction(SIGBUS, &sa, &old_bus);

@@ -652,6 +652,8 @@ static void check_record(cg_shadow_t *r, void *arg)
     hc_t *x = arg;
     uint8_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
     size_t usable;
+    if (r->guarded)            /* pages of its own: no chunk; guard.c checks its slack */
+        return;
     if ((st != CG_SH_LIVE && st != CG_SH_QUARANTINED) || !record_chunk(x, r, &usable))
         return;
     if (st == CG_SH_LIVE)

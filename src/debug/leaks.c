@@ -62,7 +62,7 @@ static void prepare(cg_shadow_t *r, void *arg)
 {
     scan_t *s = arg;
     r->mark = 0;
-    if (cg_is_mmapped(r->chunk)) {
+    if (!r->guarded && cg_is_mmapped(r->chunk)) {
         uintptr_t lo = (uintptr_t)r->chunk, hi = lo + (r->head & ~(size_t)CG_FLAG_BITS);
         if (s->big_lo == 0 || lo < s->big_lo)
             s->big_lo = lo;
@@ -94,7 +94,8 @@ static void scan_range(scan_t *s, uintptr_t lo, uintptr_t hi)
     lo = (lo + 7) & ~(uintptr_t)7;
     for (uintptr_t p = lo; p + 8 <= hi; p += 8) {
         uintptr_t v = *(const uintptr_t *)p;
-        if (!cg_in_heap((void *)v) && (v < s->big_lo || v >= s->big_hi))
+        if (!cg_in_heap((void *)v) && (v < s->big_lo || v >= s->big_hi) &&
+            !cg_shadow_in_pages((void *)v))
             continue;
         cg_shadow_t *r = cg_shadow_find_near((void *)v, MAX_BACK);
         if (r == NULL || r->mark || r->state != CG_SH_LIVE)
@@ -104,12 +105,32 @@ static void scan_range(scan_t *s, uintptr_t lo, uintptr_t hi)
     }
 }
 
+/* A guarded block's words, copied out a page at a time: another thread
+ * may free it under the scan, and its pages are then sealed (a debug
+ * block's memory stays readable in the quarantine). */
+static void scan_guarded(scan_t *s, uintptr_t u, size_t len)
+{
+    uintptr_t buf[512];
+    while (len >= 8) {
+        size_t want = len < sizeof buf ? len & ~(size_t)7 : sizeof buf;
+        size_t got = cg_os_copy_readable(buf, (const void *)u, want);
+        scan_range(s, (uintptr_t)buf, (uintptr_t)buf + (got & ~(size_t)7));
+        if (got < want)
+            return;                     /* freed and sealed meanwhile */
+        u += got;
+        len -= got;
+    }
+}
+
 static void drain(scan_t *s)
 {
     while (s->nwork > 0) {
         cg_shadow_t *r = cg_shadow_at(s->work[--s->nwork]);
         uintptr_t u = (uintptr_t)cg_shadow_user(r);
-        scan_range(s, u, u + usable(r));
+        if (r->guarded)
+            scan_guarded(s, u, usable(r));
+        else
+            scan_range(s, u, u + usable(r));
     }
 }
 
@@ -203,7 +224,7 @@ static void print_report(scan_t *s)
         n = cg_fmt(lbuf, sizeof lbuf, "\nDirect leak of %zu byte(s) in %zu object(s) allocated from:\n",
                    s->groups[i].bytes, s->groups[i].blocks);
         if (depth > 0)
-            n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth);
+            n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth, false);
         else
             n += cg_fmt(lbuf + n, sizeof lbuf - n, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
         cg_log_write(lbuf, n);

@@ -131,6 +131,73 @@ CG_INLINE cg_tok_t shadow_lock_for(const cg_call_t *call)
     return call != NULL ? cg_lock_if_call(&shadow_lock, call) : (cg_tok_t){ false };
 }
 
+/* ---- guarded blocks: a record id per page of the guard region ---------- */
+
+uintptr_t cg_shadow_pages_lo, cg_shadow_pages_hi;
+static uint32_t *page_map;
+
+bool cg_shadow_pages_init(const void *base, size_t bytes)
+{
+    size_t entries = bytes / cg_pagesize;
+    page_map = cg_os_map_aligned(entries * sizeof *page_map, cg_pagesize);   /* NORESERVE */
+    if (page_map == NULL)
+        return false;
+    cg_shadow_pages_lo = (uintptr_t)base;
+    cg_shadow_pages_hi = (uintptr_t)base + bytes;
+    return true;
+}
+
+static uint32_t *page_slot(const void *a)
+{
+    return &page_map[((uintptr_t)a - cg_shadow_pages_lo) / cg_pagesize];
+}
+
+cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, const cg_call_t *call,
+                                 uint32_t *idp)
+{
+    cg_tok_t shadow_tok = shadow_lock_for(call);
+    uint32_t id = record_alloc();
+    cg_shadow_t *r = NULL;
+    if (id != 0) {
+        r = cg_shadow_at(id);
+        *r = (cg_shadow_t){ .chunk = (cg_chunk_t *)((char *)user - CG_HDR_SZ), .id = id,
+                            .guarded = 1, .pages = pages, .head = (size_t)lo };
+        nlive++;
+        uint32_t *slot = page_slot(lo);
+        for (uint32_t i = 0; i < pages; i++)
+            CG_STORE(slot[i], id);
+    }
+    cg_unlock_if(&shadow_lock, shadow_tok);
+    *idp = id;
+    return r;
+}
+
+void cg_shadow_delete_pages(cg_shadow_t *r, const cg_call_t *call)
+{
+    cg_tok_t shadow_tok = shadow_lock_for(call);
+    uint32_t *slot = page_slot((const void *)r->head);
+    for (uint32_t i = 0; i < r->pages; i++)
+        CG_STORE(slot[i], 0);
+    r->chunk = NULL;
+    r->next = free_head;
+    free_head = r->id;
+    nlive--;
+    cg_unlock_if(&shadow_lock, shadow_tok);
+}
+
+cg_shadow_t *cg_shadow_of_page(const void *a)
+{
+    if (!cg_shadow_in_pages(a))
+        return NULL;
+    uint32_t id = CG_LOAD(*page_slot(a));
+    if (id == 0 || id > __atomic_load_n(&nslabs, __ATOMIC_ACQUIRE) * SLAB_RECORDS)
+        return NULL;
+    cg_shadow_t *r = cg_shadow_at(id);
+    return CG_LOAD(r->chunk) != NULL && r->guarded ? r : NULL;
+}
+
+/* ---- records ---------------------------------------------------------- */
+
 cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint32_t *idp)
 {
     cg_tok_t shadow_tok = shadow_lock_for(call);
@@ -203,6 +270,8 @@ cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, const cg_call_t *call)
 
 cg_shadow_t *cg_shadow_find(const void *a, const cg_call_t *call)
 {
+    if (cg_shadow_in_pages(a))
+        return cg_shadow_of_page(a);
     if (cg_in_heap(a)) {
         cg_heap_t *h = cg_heap_base(a);
         cg_chunk_t *c = cg_heap_find_chunk(h, a);
@@ -232,6 +301,13 @@ void cg_shadow_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 
 cg_shadow_t *cg_shadow_find_near(const void *a, size_t max_back)
 {
+    if (cg_shadow_in_pages(a)) {
+        /* a guarded block's range is pages: only an address in the block
+         * itself (or just past its end) points to it */
+        cg_shadow_t *r = cg_shadow_of_page(a);
+        const char *u = r != NULL ? cg_shadow_user(r) : NULL;
+        return r != NULL && (const char *)a >= u && (const char *)a <= u + r->req ? r : NULL;
+    }
     if (!cg_in_heap(a)) {
         /* big blocks: exact start first, then a walk of the table */
         if (big_cap == 0)

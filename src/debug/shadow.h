@@ -34,6 +34,11 @@ CG_INLINE bool cg_shadow_seen_live(uint8_t state)
     return state == CG_SH_LIVE || state == CG_SH_CLAIMED;
 }
 
+/* A record's guarded field: a debug block (a chunk), or a guarded block
+ * whose pages are its own — a range of guard mode's (guardpool.h) or a
+ * sampled guard slot. */
+enum { CG_GUARDED_NONE = 0, CG_GUARDED_RANGE = 1, CG_GUARDED_SLOT = 2 };
+
 enum { CG_KIND_MALLOC = 0, CG_KIND_CALLOC, CG_KIND_REALLOC, CG_KIND_MEMALIGN, CG_KIND_COUNT };
 enum { CG_MODE_FAST = 0, CG_MODE_DEBUG = 1,
        CG_MODE_INTERNAL = 2 };   /* allocated for chunkguard itself (the
@@ -54,8 +59,12 @@ typedef struct cg_shadow {
     uint8_t  kind;            /* CG_KIND_*: how it was allocated                  */
     uint8_t  mode;            /* CG_MODE_*: the mode it was allocated in          */
     uint8_t  mark;            /* leak scan: reached from a root                   */
-    uint8_t  pad_[8];         /* to 64 bytes: a record is one cache line, so a
+    uint8_t  guarded;         /* CG_GUARDED_*: a block on pages of its own
+                               * (guardpool.h): chunk is then user - CG_HDR_SZ,
+                               * never read, head the first page of its range   */
+    uint8_t  pad_[3];         /* to 64 bytes: a record is one cache line, so a
                                * lookup of a block long untouched is one miss   */
+    uint32_t pages;           /* a guarded block's range, guard page included     */
 } cg_shadow_t;
 _Static_assert(sizeof(cg_shadow_t) == 64, "one shadow record per cache line");
 
@@ -80,6 +89,32 @@ CG_INLINE void *cg_shadow_user(const cg_shadow_t *r)
 cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint32_t *id)
     CG_HIDDEN;
 
+/*
+ * Guarded blocks (guardpool.h) are bound by page: a 32-bit record id per
+ * page of the guard region, so any address in a block's range — its data
+ * pages and its guard page — leads to its record.
+ *   cg_shadow_pages_init  the region [base, base + bytes): maps the page
+ *                         map (address space only, touched where used);
+ *                         false when it cannot be mapped.  Once, at init.
+ *   cg_shadow_new_pages   a new zeroed record for the block at user whose
+ *                         range is pages pages from lo, bound to every one
+ *                         of them; NULL when the record slabs cannot grow
+ *   cg_shadow_delete_pages unbind and free such a record
+ *   cg_shadow_of_page     the record bound to the page holding a (an
+ *                         address in the region), or NULL
+ *   cg_shadow_in_pages    is a in the guard region?
+ */
+bool cg_shadow_pages_init(const void *base, size_t bytes) CG_HIDDEN;
+cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, const cg_call_t *call,
+                                 uint32_t *id) CG_HIDDEN;
+void cg_shadow_delete_pages(cg_shadow_t *r, const cg_call_t *call) CG_HIDDEN;
+cg_shadow_t *cg_shadow_of_page(const void *a) CG_HIDDEN;
+extern uintptr_t cg_shadow_pages_lo CG_HIDDEN, cg_shadow_pages_hi CG_HIDDEN;
+CG_INLINE bool cg_shadow_in_pages(const void *a)
+{
+    return (uintptr_t)a - cg_shadow_pages_lo < cg_shadow_pages_hi - cg_shadow_pages_lo;
+}
+
 /* Unbind the record from its chunk and free it. */
 void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call) CG_HIDDEN;
 
@@ -93,7 +128,8 @@ cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, const cg_call_t *call) 
 
 /* The record of the block whose chunk contains address a, for reports:
  * heaps through the chunk-start bitmap, big blocks by a walk of their
- * table.  NULL when a is in no recorded block. */
+ * table, guarded blocks by their page (a's page is one of the block's range,
+ * guard page included).  NULL when a is in no recorded block. */
 cg_shadow_t *cg_shadow_find(const void *a, const cg_call_t *call) CG_HIDDEN;
 
 /* Call fn(record, arg) for every record in use (live or quarantined), in
@@ -102,8 +138,9 @@ cg_shadow_t *cg_shadow_find(const void *a, const cg_call_t *call) CG_HIDDEN;
 void cg_shadow_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
 
 /* The record of the block that a possibly-interior address a points into,
- * looking back at most max_back bytes for its chunk (heaps) — a cheap
- * lookup for scanning memory for pointers.  NULL when none. */
+ * looking back at most max_back bytes for its chunk (heaps; a guarded
+ * block: a in the block or at its end) — a cheap lookup for scanning
+ * memory for pointers.  NULL when none. */
 cg_shadow_t *cg_shadow_find_near(const void *a, size_t max_back) CG_HIDDEN;
 
 /* Live and quarantined records, and record bytes mapped (for statistics

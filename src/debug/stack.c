@@ -102,6 +102,8 @@ static int (*p_init_local)(unw_cursor_t *, unw_context_t *);
 static int (*p_step)(unw_cursor_t *);
 static int (*p_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
 static int (*p_get_save_loc)(unw_cursor_t *, int, unw_save_loc_t *);
+/* For cg_stack_capture_signal. */
+static int (*p_init_local2)(unw_cursor_t *, unw_context_t *, int);
 
 static bool load_libunwind(void)
 {
@@ -118,6 +120,8 @@ static bool load_libunwind(void)
     p_get_reg = (int (*)(unw_cursor_t *, unw_regnum_t, unw_word_t *))cg_os_dlsym(h, CG_STR(unw_get_reg));
     p_get_save_loc = (int (*)(unw_cursor_t *, int, unw_save_loc_t *))
         cg_os_dlsym(h, CG_STR(unw_get_save_loc));
+    p_init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))
+        cg_os_dlsym(h, CG_STR(unw_init_local2));
     return p_backtrace != NULL && p_set_caching_policy != NULL && p_local_as != NULL;
 }
 
@@ -503,4 +507,31 @@ out:
     cg_self.in_capture = 0;
     errno = saved;
     return ok ? w : 0;
+}
+
+size_t cg_stack_capture_signal(void *ucontext, uintptr_t pc, uintptr_t *pcs, size_t max)
+{
+    if (max > CG_STACK_MAX)
+        max = CG_STACK_MAX;
+    if (max == 0)
+        return 0;
+    pcs[0] = pc;
+    if (max == 1 || __atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) != CG_STACK_LIBUNWIND ||
+        cg_self.in_capture || p_init_local2 == NULL || p_step == NULL || p_get_reg == NULL)
+        return 1;
+    int saved = errno;
+    cg_self.in_capture = 1;
+    unw_cursor_t cur;
+    size_t n = 1;
+    /* x86_64: libunwind's context is the ucontext_t the kernel gave the
+     * handler; UNW_INIT_SIGNAL_FRAME says its pc is the faulting
+     * instruction itself, not a return address. */
+    if (p_init_local2(&cur, (unw_context_t *)ucontext, UNW_INIT_SIGNAL_FRAME) == 0) {
+        unw_word_t ip;
+        while (n < max && p_step(&cur) > 0 && p_get_reg(&cur, UNW_REG_IP, &ip) == 0 && ip != 0)
+            pcs[n++] = (uintptr_t)ip;
+    }
+    cg_self.in_capture = 0;
+    errno = saved;
+    return n;
 }

@@ -61,6 +61,22 @@ typedef enum cg_stack_mode {
 size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip) CG_HIDDEN CG_NOINLINE;
 
 /*
+ * cg_stack_capture_signal - the stack of an instruction that faulted,
+ * unwound from the signal's context, not from the handler.
+ * @ucontext: the handler's third argument (ucontext_t *)
+ * @pc:       the faulting instruction's address (from ucontext)
+ * @pcs, @max: out: pcs[0] = pc, then the return addresses of its callers,
+ *            up to max frames in all (0..CG_STACK_MAX)
+ * Returns the number of frames (pc alone when the unwinder is not primed
+ * or a capture is already running on this thread).  The walk reads the
+ * program's stack only through libunwind's validated reads (set up by
+ * cg_stack_prime), so a smashed stack ends it early instead of faulting
+ * again.  Preserves errno; never calls malloc.
+ */
+size_t cg_stack_capture_signal(void *ucontext, uintptr_t pc, uintptr_t *pcs, size_t max)
+    CG_HIDDEN CG_NOINLINE;
+
+/*
  * cg_stack_prime - load libunwind (dlopen "libunwind.so.8", RTLD_LOCAL;
  * without it captures give the call site only), make it safe and warm it
  * up: redirect its memory

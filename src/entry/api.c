@@ -31,8 +31,15 @@ static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt) CG_N
 static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt)
 {
     if (!cg_mode.tcache) {
-        if (cg_mode.name != NULL)          /* not before init has chosen */
-            cg_self.state = CG_T_UNCACHED;
+        if (cg_mode.name == NULL)          /* not before init has chosen */
+            return NULL;
+        cg_self.state = CG_T_UNCACHED;
+        if (cg_mode.thread_start != NULL) {
+            cg_mode.thread_start();
+            cg_callout_t co = cg_callout_begin();   /* may allocate its key block */
+            cg_thread_register_exit(NULL);
+            cg_callout_end(co);
+        }
         return NULL;
     }
     const cg_call_t call = { .caller = caller, .op = op, .tc = NULL, .mt = mt };
@@ -46,6 +53,8 @@ static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt)
         cg_thread_register_exit(tc);
         cg_callout_end(co);
     }
+    if (cg_mode.thread_start != NULL)
+        cg_mode.thread_start();
     return tc;
 }
 
@@ -98,6 +107,28 @@ void *cg_malloc_handoff(size_t n, uintptr_t caller)
     handoff_begin_alloc();
     const cg_call_t c = enter(caller, "malloc", OP_MALLOC);
     void *p = cg_malloc_mem_inline(n, &c);
+    cg_inside_end();
+    return p;
+}
+
+/* The inline paths' sampled hand-offs: the sampler's count-down reached 0
+ * (CG_SAMPLE_TURN), so the table serves the call — the sampler's, when
+ * sampling is on (debug/sample.h).  Entered with the mark set, as the
+ * other hand-offs. */
+void *cg_malloc_sampled(size_t n, uintptr_t caller)
+{
+    handoff_begin_alloc();
+    cg_call_t c = enter(caller, "malloc", OP_MALLOC);
+    void *p = cg_mode.malloc(n, &c);
+    cg_inside_end();
+    return p;
+}
+
+void *cg_calloc_sampled(size_t bytes, uintptr_t caller)
+{
+    handoff_begin_alloc();
+    cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    void *p = cg_mode.calloc(bytes, &c);
     cg_inside_end();
     return p;
 }

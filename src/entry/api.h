@@ -20,6 +20,12 @@ void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_
  * cg_malloc_handoff. */
 void  *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
     CG_HIDDEN CG_NOINLINE;
+/* malloc's and calloc's hand-offs when the sampler's count-down reached 0
+ * on the inline path (CG_SAMPLE_TURN, core/fastpath.h): the mode's table
+ * serves the call; entered like cg_malloc_handoff.  bytes: calloc's
+ * nmemb * size, checked. */
+void  *cg_malloc_sampled(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE CG_COLD;
+void  *cg_calloc_sampled(size_t bytes, uintptr_t caller) CG_HIDDEN CG_NOINLINE CG_COLD;
 void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
 void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN;
 void  *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;

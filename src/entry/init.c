@@ -20,6 +20,9 @@
 #include "bigblock.h"
 #include "debug.h"
 #include "fault.h"
+#include "guard.h"
+#include "guardpool.h"
+#include "sample.h"
 #include "quarantine.h"
 #include "shadow.h"
 #include "stack.h"
@@ -44,19 +47,22 @@ static void thread_exit(void *arg)
 {
     (void)arg;
     CG_GUARDED_VOID((void)0, cg_tcache_shutdown());
+    if (cg_mode.thread_exit != NULL)
+        cg_mode.thread_exit();
 }
 
+/* The key's value only has to be non-NULL for its destructor to run. */
 void cg_thread_register_exit(struct cg_tcache *tc)
 {
     if (exit_key_ok)
-        cg_os_thread_key_set(exit_key, tc);
+        cg_os_thread_key_set(exit_key, tc != NULL ? (void *)tc : (void *)&exit_key);
 }
 
 /*
  * Fork: every chunkguard lock is taken in prepare, in one documented order
  * (docs/design.md, "Fork") — the arena list, the arenas by index (main
- * first), the big-block registry, debug mode's shadow records, quarantine
- * and stack depot, the report lock, the symbolizer's cache, and last the
+ * first), the big-block registry, debug mode's shadow records, quarantine,
+ * guard mode's ranges and stack depot, the report lock, the symbolizer's cache, and last the
  * lock-order graph's own lock — so that no lock is held mid-update by a
  * thread that does not exist in the child.  The order is the nesting order
  * of the running code (outer first; a report can start while any other
@@ -78,6 +84,7 @@ static void fork_prepare(void)
     cg_big_lock_all();
     cg_shadow_lock_all();
     cg_quarantine_lock_all();
+    cg_gpool_lock_all();
     cg_stackdepot_lock();
     cg_report_lock_all();
     cg_symbolize_lock_all();
@@ -90,6 +97,7 @@ static void fork_unlock_all(bool child)
     cg_symbolize_unlock_all(child);
     cg_report_unlock_all(child);
     cg_stackdepot_unlock(child);
+    cg_gpool_unlock_all(child);
     cg_quarantine_unlock_all(child);
     cg_shadow_unlock_all(child);
     cg_big_unlock_all(child);
@@ -160,7 +168,9 @@ static void init_core(void)
     cg_options_init();
     apply_options();
     cg_debug_init();
-    cg_mode = cg_opt.mode == CG_MODE_DEBUG ? cg_mode_debug : cg_mode_fast;
+    /* guard mode: debug mode's table, every block guarded (debug/sample.h) */
+    cg_mode = cg_opt.mode == CG_OPT_MODE_FAST ? cg_mode_fast : cg_mode_debug;
+    cg_sample_install(&cg_mode);
     cg_lockdep_init(cg_mode.instrumented);
     cg_fault_install();
     cg_ncpus = cg_os_ncpus();

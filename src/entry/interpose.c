@@ -49,6 +49,8 @@ CG_PUBLIC void *CG_API(malloc)(size_t n)
     if (CG_LIKELY(tc != NULL && n <= CG_TCACHE_MAX_REQ)) {
         size_t idx = cg_csize2tidx(cg_request2size(n));
         CG_FAST_ENTER();
+        if (CG_SAMPLE_TURN())
+            return cg_malloc_sampled(n, CG_RET_ADDR);   /* ends the mark */
         void *mem = cg_tcache_hit(tc, idx, &tc->n_malloc);
         if (CG_LIKELY(mem != NULL))
             return mem;
@@ -86,6 +88,8 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
                   bytes <= CG_TCACHE_MAX_REQ)) {
         size_t csz = cg_request2size(bytes), idx = cg_csize2tidx(csz);
         CG_FAST_ENTER();
+        if (CG_SAMPLE_TURN())
+            return cg_calloc_sampled(bytes, CG_RET_ADDR);   /* ends the mark */
         void *mem = cg_tcache_hit(tc, idx, &tc->n_calloc);
         if (CG_LIKELY(mem != NULL)) {
             cg_clear(mem, csz - CG_SIZE_SZ);

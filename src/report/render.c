@@ -33,17 +33,31 @@ static size_t put_frames(char *b, size_t cap, const cg_rstack_t *s)
 {
     if (s->n == 0)
         return cg_fmt(b, cap, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
-    return cg_format_stack(b, cap, s->pcs, s->n);
+    return cg_format_stack(b, cap, s->pcs, s->n, s->exact0);
 }
 
-static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
+/* The text report into b; *head: the length of its first lines (up to the
+ * "where" stack). */
+static size_t render_text(char *b, size_t cap, const cg_rdata_t *d, size_t *head)
 {
     const char *token = cg_error_token(d->kind);
     size_t n = cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p", cg_os_getpid(),
                       token, d->addr);
-    if (d->tid >= 0)
-        n += cg_fmt(b + n, cap - n, " [thread T%d]", d->tid);
-    n += cg_fmt(b + n, cap - n, "\n    %s(): ", d->op);
+    if (d->access != NULL) {
+        /* ASan's second line: the access, then what was found */
+        n += cg_fmt(b + n, cap - n, " at pc %p\n%s", (void *)d->access->pc,
+                    d->access->kind ? d->access->kind : "ACCESS (read or write)");
+        if (d->access->size)
+            n += cg_fmt(b + n, cap - n, " of size %zu", d->access->size);
+        n += cg_fmt(b + n, cap - n, " at %p", d->addr);
+        if (d->tid >= 0)
+            n += cg_fmt(b + n, cap - n, " thread T%d", d->tid);
+        n += cg_fmt(b + n, cap - n, "\n    ");
+    } else {
+        if (d->tid >= 0)
+            n += cg_fmt(b + n, cap - n, " [thread T%d]", d->tid);
+        n += cg_fmt(b + n, cap - n, "\n    %s(): ", d->op);
+    }
     /* the message, its later lines indented like the first */
     for (const char *m = d->message; *m && n + 8 < cap; m++) {
         if (*m == '\n' && m[1] != 0)
@@ -55,6 +69,7 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
     if (d->glibc != NULL)
         n += cg_fmt(b + n, cap - n, " (glibc: \"%s\")", d->glibc);
     n += cg_fmt(b + n, cap - n, "\n");
+    *head = n;
     if (d->nstacks > 0)
         n += put_frames(b + n, cap - n, &d->stacks[0]);
     if (d->lock != NULL)
@@ -69,8 +84,13 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
                         (size_t)(p - u - d->block_size));
         else
             n += cg_fmt(b + n, cap - n, "%p is %zu bytes inside ", d->addr, (size_t)(p - u));
-        n += cg_fmt(b + n, cap - n, "a %zu-byte %sregion [%p, %p) from %s()\n", d->block_size,
-                    d->block_freed ? "freed " : "", d->block, u + d->block_size, d->block_kind);
+        n += cg_fmt(b + n, cap - n, "a %zu-byte %sregion [%p, %p) from %s()%s\n", d->block_size,
+                    d->block_freed ? "freed " : "", d->block, u + d->block_size, d->block_kind,
+                    d->block_guarded == CG_RBLOCK_SLOT ? ", in a guard slot (sampled)"
+                    : d->block_guarded   ? ", on guard pages of its own"
+                    : d->block_unguarded ? ", a debug-mode block (guard mode had no pages "
+                                           "left for it)"
+                                         : "");
     }
     for (size_t i = 1; i < d->nstacks; i++) {
         if (d->stacks[i].tid >= 0)
@@ -80,7 +100,14 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d)
             n += cg_fmt(b + n, cap - n, "%s here:\n", d->stacks[i].title);
         n += put_frames(b + n, cap - n, &d->stacks[i]);
     }
-    n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s()\n", token, d->op);
+    if (d->access != NULL && d->nstacks > 0 && d->stacks[0].n > 0) {
+        /* a fault: where it happened, the faulting instruction's function */
+        char where[CG_SYM_MODULE_MAX + CG_SYM_FUNC_MAX + 16];
+        cg_symbolize(d->stacks[0].pcs[0], where, sizeof where);
+        n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s\n", token, where);
+    } else {
+        n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s()\n", token, d->op);
+    }
     return n;
 }
 
@@ -144,7 +171,7 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
     jraw(w, "[");
     for (size_t i = 0; i < s->n && w->n + 2048 < w->cap; i++) {
         cg_frame_t f;
-        cg_symbolize_frame(s->pcs[i], true, &f);
+        cg_symbolize_frame(s->pcs[i], i > 0 || !s->exact0, &f);
         jraw(w, i ? ",{\"pc\":" : "{\"pc\":");
         jfmt_hex(w, s->pcs[i]);
         jraw(w, ",\"module\":");
@@ -209,6 +236,30 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
         jstr(&w, d->block_freed ? "freed" : "live");
         jraw(&w, ",\"allocated_by\":");
         jstr(&w, d->block_kind);
+        jraw(&w, ",\"guarded\":");
+        jraw(&w, d->block_guarded ? "true" : "false");
+        jraw(&w, ",\"sampled\":");
+        jraw(&w, d->block_guarded == CG_RBLOCK_SLOT ? "true" : "false");
+        jraw(&w, "}");
+    } else {
+        jraw(&w, "null");
+    }
+    jraw(&w, ",\"access\":");
+    if (d->access != NULL) {
+        jraw(&w, "{\"kind\":");
+        if (d->access->kind)
+            jstr(&w, d->access->kind);
+        else
+            jraw(&w, "null");
+        jraw(&w, ",\"size\":");
+        if (d->access->size)
+            jnum(&w, (long long)d->access->size);
+        else
+            jraw(&w, "null");
+        jraw(&w, ",\"address\":");
+        jfmt_hex(&w, (uintptr_t)d->addr);
+        jraw(&w, ",\"pc\":");
+        jfmt_hex(&w, d->access->pc);
         jraw(&w, "}");
     } else {
         jraw(&w, "null");
@@ -281,17 +332,44 @@ void cg_report_publish(const cg_rdata_t *d, const char *text)
     cg_report_leave();
 }
 
-void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+static bool head_out;      /* cg_report_emit_head wrote the first lines */
+
+void cg_report_emit_head(const cg_rdata_t *d)
 {
     cg_report_enter();
-    size_t tn = render_text(tbuf, sizeof tbuf, d);
-    cg_log_write(tbuf, tn);
-    bool go_on = recoverable && !cg_opt.halt_on_error;
+    size_t head;
+    render_text(tbuf, sizeof tbuf, d, &head);
+    cg_log_write(tbuf, head);
+    head_out = true;
+}
+
+/* Write d; then end the process (see cg_report_emit), or return when
+ * passing. */
+static void emit(const cg_rdata_t *d, bool recoverable, bool passing)
+{
+    if (!head_out)
+        cg_report_enter();
+    size_t head;
+    size_t tn = render_text(tbuf, sizeof tbuf, d, &head);
+    size_t skip = head_out ? head : 0;
+    head_out = false;
+    cg_log_write(tbuf + skip, tn - skip);
+    bool go_on = passing || (recoverable && !cg_opt.halt_on_error);
     if (publish(d, tbuf, recoverable))
-        go_on = recoverable;
+        go_on = recoverable || passing;
     if (go_on) {
         cg_report_leave();
         return;
     }
     cg_report_exit();
+}
+
+void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+{
+    emit(d, recoverable, false);
+}
+
+void cg_report_emit_passing(const cg_rdata_t *d)
+{
+    emit(d, false, true);
 }

@@ -23,7 +23,22 @@ typedef struct cg_rstack {
     size_t n;
     const char *key;            /* its name in the JSON "stacks" object;
                                  * NULL: "where", "freed" or "allocated"  */
+    bool exact0;                /* pcs[0] is a faulting instruction, not a
+                                 * return address                         */
 } cg_rstack_t;
+
+/* A memory access that faulted (guard pages, sealed freed blocks). */
+typedef struct cg_access {
+    const char *kind;           /* "READ", "WRITE", or NULL: not known     */
+    size_t size;                /* bytes accessed, 0: not known            */
+    uintptr_t pc;               /* the faulting instruction                */
+    void *ucontext;             /* the signal's context, to unwind from    */
+    bool passing;               /* not ours: after the report the signal's
+                                 * default action ends the process        */
+} cg_access_t;
+
+/* cg_rdata_t's block_guarded: the values of debug/shadow.h's CG_GUARDED_*. */
+enum { CG_RBLOCK_CHUNK = 0, CG_RBLOCK_RANGE = 1, CG_RBLOCK_SLOT = 2 };
 
 typedef struct cg_rdata {
     cg_error_t kind;
@@ -40,6 +55,10 @@ typedef struct cg_rdata {
     size_t block_size;          /* requested bytes                        */
     bool block_freed;
     const char *block_kind;     /* "malloc", "calloc", ...                */
+    uint8_t block_guarded;      /* on guard pages of its own: CG_RBLOCK_* */
+    bool block_unguarded;       /* a debug block in guard mode (no pages
+                                 * were left for it)                      */
+    const cg_access_t *access;  /* the faulting access, or NULL           */
     size_t objects;             /* memory-leak: blocks in the group (their
                                  * bytes are block_size, has_block false) */
     /* Lock reports (deadlock, lock-wait-timeout, lock-order-inversion). */
@@ -55,6 +74,20 @@ typedef struct cg_rdata {
  * (cg_report_enter) itself.
  */
 void cg_report_emit(const cg_rdata_t *d, bool recoverable) CG_COLD CG_HIDDEN;
+
+/*
+ * cg_report_emit_head - write the first lines of report d now (the ERROR
+ * line, the access, the message: what needs no unwinding), taking the
+ * report lock and keeping it; the cg_report_emit that must follow, with
+ * the same d and its stacks filled in, writes the rest and the JSON.  So
+ * a fault while the stacks are gathered (a smashed stack) still leaves
+ * the report's first lines in the log.
+ */
+void cg_report_emit_head(const cg_rdata_t *d) CG_COLD CG_HIDDEN;
+
+/* cg_report_emit, then return whatever the options say: for a fault
+ * that the signal's default action will end (a wild pointer's SIGSEGV). */
+void cg_report_emit_passing(const cg_rdata_t *d) CG_COLD CG_HIDDEN;
 
 /* Is a report callback installed?  (A report it sees can be recoverable.) */
 bool cg_report_has_callback(void) CG_HIDDEN;

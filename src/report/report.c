@@ -25,8 +25,14 @@ static const char *const tokens[CG_E_COUNT] = {
  * already writing one (a fault inside the reporter) aborts at once. */
 static cg_lock_t report_lock = CG_LOCK_INIT(CG_LK_REPORT);
 
+/* The thread whose fatal report is ending the process (its kernel tid), or
+ * 0.  Other threads' reports wait for the end instead of following it onto
+ * the log (threads that fault at once: one report, as ASan's). */
+static uint32_t ending_tid;
+
 void cg_report_exit(void)
 {
+    __atomic_store_n(&ending_tid, cg_lock_me(), __ATOMIC_RELEASE);
     /* A program that catches SIGABRT and longjmps out must still be able
      * to get its next report. */
     if (cg_self.in_report)
@@ -52,7 +58,20 @@ void cg_report_enter(void)
         cg_os_abort();
     }
     cg_self.in_report = 1;
-    cg_lock(&report_lock);
+    /* Another thread's fatal report is ending the process (it released the
+     * lock on its way to abort): wait for the end, up to 2 s, should the
+     * program catch the abort and go on. */
+    uint32_t me = cg_lock_me();
+    for (int i = 0;; i++) {
+        cg_lock(&report_lock);
+        uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
+        if (ending == 0 || ending == me || i == 2000)
+            break;
+        cg_unlock(&report_lock);
+        cg_os_sleep_ms(1);
+    }
+    if (__atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE) == me)
+        __atomic_store_n(&ending_tid, 0, __ATOMIC_RELEASE);   /* it went on */
 }
 
 void cg_report_lock_all(void) { cg_lock(&report_lock); }

@@ -274,7 +274,7 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
     return format_frame(buf, cap, &f);
 }
 
-size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n)
+size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bool exact0)
 {
     size_t len = 0;
     if (cap == 0)
@@ -283,7 +283,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n)
     for (size_t i = 0; i < n; i++) {
         cg_frame_t f;
         char line[CG_SYM_MODULE_MAX + CG_SYM_FUNC_MAX + 64];
-        cg_symbolize_frame(pcs[i], true, &f);
+        cg_symbolize_frame(pcs[i], i > 0 || !exact0, &f);
         size_t l = cg_fmt(line, sizeof line, "    #%zu %p %s", i, (void *)pcs[i],
                           f.function[0] ? "in " : "");
         l += format_frame(line + l, sizeof line - l, &f);

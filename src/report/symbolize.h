@@ -58,13 +58,16 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap) CG_HIDDEN;
  * cg_format_stack - ASan-style lines, one per frame:
  *     "    #N 0xPC in func (module+0xoff)\n"   or, without a symbol,
  *     "    #N 0xPC (module+0xoff)\n"
+ * @exact0: pcs[0] is a faulting instruction (looked up as is), not a return
+ *          address
  * @pcs, @n: return addresses as cg_stack_capture gives them (each is looked
  *           up at pc - 1 and printed as pc)
  * Writes whole lines only: a line that does not fit in cap ends the output
  * there.  buf is always NUL-terminated (cap > 0).  Returns the length
  * written.  Thread-safe; no malloc.
  */
-size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n) CG_HIDDEN;
+size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bool exact0)
+    CG_HIDDEN;
 
 /*
  * cg_symbolize_file - like cg_symbolize, but for address @vaddr (an ELF

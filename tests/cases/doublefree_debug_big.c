@@ -1,7 +1,8 @@
-/* expect: signal=SIGABRT token=double-free check=none id=DEBUG_BIG_FREED addr=printed options=mode=debug:quarantine_mb=0 */
+/* expect: signal=SIGABRT token=double-free check=none id=DEBUG_BIG_FREED addr=printed options=mode=debug:quarantine_mb=0:guard_big=0 */
 /* glibc: SIGSEGV */
 /*
- * Debug mode with no quarantine: a big (mmap'd) block freed twice, with
+ * Debug mode with no quarantine, and big blocks not on guarded pages
+ * (guard_big=0): a big (mmap'd) block freed twice, with
  * a hundred other big blocks allocated and freed between the two frees.
  * The first free unmaps it at once (it leaves the empty quarantine), so
  * the second finds no record and no mapping; the block is still known as

@@ -15,7 +15,9 @@
 # must name that address.  options=...: the case runs under chunkguard
 # with CHUNKGUARD_OPTIONS set to it (no spaces), e.g. options=mode=debug
 # for a check of debug mode; a debug-mode report's first line ends in
-# " [thread T<n>]", which the judge then requires.
+# " [thread T<n>]", which the judge then requires (mode=guard too).  A
+# fault's report (first line ending "at pc 0x...") must have the access as
+# its second line and the sentence, indented, as its third.
 #
 # The catalogue is read from its expectation table, $CGCASE_TABLE
 # (default $CG_BUILD/checks.tsv, made by `make $CG_BUILD/checks.tsv`:
@@ -64,6 +66,9 @@ cgcase_run() {
   local spawn=$1 bin=$2 so=$3 dir=$4 src=${5:-} line opts=
   mkdir -p "$dir"
   [ -n "$src" ] && opts=$(cgcase_field "$src" options)
+  # debug mode samples 1 block in 256 into a guard slot by default, whose
+  # reports are a guarded block's: a case aims at a debug block
+  case ":$opts:" in *:mode=debug:*) case ":$opts:" in *:guard_sample=*) ;; *) opts=$opts:guard_sample=0 ;; esac ;; esac
   if [ -n "$so" ]; then
     line=$(env ${opts:+CHUNKGUARD_OPTIONS="$opts"} LD_PRELOAD="$so" "$spawn" "$dir/out" "$dir/err" "$bin") ||
       return $?
@@ -98,8 +103,23 @@ cgcase_judge() {
     return 1
   fi
   l1=$(sed -n 1p "$dir/err"); l2=$(sed -n 2p "$dir/err")
-  case ":$(cgcase_field "$src" options):" in *:mode=debug:*) thread=' \[thread T[0-9]+\]' ;; esac
-  if ! printf '%s\n' "$l1" |
+  case ":$(cgcase_field "$src" options):" in
+    *:mode=debug:*|*:mode=guard:*) thread=' \[thread T[0-9]+\]' ;;
+  esac
+  # A fault's report (guard pages, a wild pointer) is laid out as ASan's:
+  # the first line ends "at pc 0x...", the second is the access ("READ of
+  # size 1 at 0x... thread T0"), the third the sentence, indented.
+  local fault=
+  if printf '%s\n' "$l1" | grep -Eq " at pc 0x[0-9a-fA-F]+\$"; then
+    fault=1
+    if ! printf '%s\n' "$l1" |
+        grep -Eq "^==$CGCASE_PID==ERROR: chunkguard: $token on address 0x[0-9a-fA-F]+ at pc 0x[0-9a-fA-F]+\$" ||
+       ! printf '%s\n' "$l2" | grep -Eq "^(READ|WRITE|ACCESS).* at 0x[0-9a-fA-F]+ thread T[0-9]+\$"; then
+      echo "fault report's first lines are '$l1' and '$l2', expected '==$CGCASE_PID==ERROR: chunkguard: $token on address 0x... at pc 0x...' and 'READ|WRITE ... at 0x... thread T<n>'"
+      return 1
+    fi
+    l2="$(sed -n 3p "$dir/err" | sed 's/^    /(): /')"
+  elif ! printf '%s\n' "$l1" |
       grep -Eq "^==$CGCASE_PID==ERROR: chunkguard: $token on address 0x[0-9a-fA-F]+$thread\$"; then
     echo "first stderr line is '$l1', expected '==$CGCASE_PID==ERROR: chunkguard: $token on address 0x...${thread:+ [thread T<n>]}'"
     return 1
@@ -107,7 +127,7 @@ cgcase_judge() {
   if [ "$addr" = printed ]; then
     want=$(sed -n 's/^cg-expect-addr=//p' "$dir/out" | head -n 1)
     [ -n "$want" ] || { echo "case printed no cg-expect-addr line"; return 1; }
-    got=$(printf '%s\n' "$l1" | sed -e 's/.* on address //' -e 's/ .*//')
+    got=$(sed -n 1p "$dir/err" | sed -e 's/.* on address //' -e 's/ .*//')
     if [ "$(cgcase_hexnorm "$got")" != "$(cgcase_hexnorm "$want")" ]; then
       echo "report names address $got, the bad pointer was $want"; return 1
     fi

@@ -66,7 +66,7 @@ log=$CG_BUILD/fastpath/check-fastpath.log
 mkdir -p "$CG_BUILD/fastpath"
 if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" lib >"$log" 2>&1; then
   tail -10 "$log"
-  for t in st-no-futex st-no-atomic mt-atomics-seen; do
+  for t in st-no-futex st-no-atomic mt-atomics-seen st-sampled-no-atomic; do
     fail "fastpath-$t" "cannot build $CG_SO"
   done
 else
@@ -75,7 +75,8 @@ else
   rc=$?
   # The full listing is in $log; here only atomics that ran, and the rest.
   grep -Ev '^(ST|MT): +0 x ' "$log"
-  for pair in st-futex:st-no-futex st-atomic:st-no-atomic mt-atomic:mt-atomics-seen; do
+  for pair in st-futex:st-no-futex st-atomic:st-no-atomic mt-atomic:mt-atomics-seen \
+              st-sampled-atomic:st-sampled-no-atomic; do
     c=${pair%%:*}; name=fastpath-${pair#*:}
     line=$(grep "^RESULT $c " "$log")
     case "$(result "$log" "$c")" in

@@ -42,7 +42,7 @@ timeout 300 "$out/hc_corrupt"
 timeout 300 "$out/hc_corrupt" --fuzz 600 "${HC_SEED:-1}"
 GLIBC_TUNABLES=glibc.malloc.tcache_count=0 timeout 300 "$out/hc_corrupt" --fuzz 300 "${HC_SEED:-1}" |
   sed 's|random-corruption|random-corruption-no-tcache|'
-CHUNKGUARD_OPTIONS=mode=debug:stack_depth=1:quarantine_mb=1 timeout 300 "$out/hc_corrupt" --fuzz 200 \
+CHUNKGUARD_OPTIONS=mode=debug:stack_depth=1:quarantine_mb=1:guard_sample=0 timeout 300 "$out/hc_corrupt" --fuzz 200 \
   "${HC_SEED:-1}" | sed 's|random-corruption|random-corruption-debug|'
 
 # verify_interval: on, the loop is stopped by the verifier's report; off,

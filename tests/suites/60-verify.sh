@@ -21,6 +21,7 @@ c_order=$(sed -n '/^static void fork_prepare/,/^}/p' "$CG_ROOT/src/entry/init.c"
   grep -oE 'cg_[a-z]+_lock[a-z_]*' | while read -r f; do
     case "$f" in
       cg_quarantine_lock_all) echo QUAR ;;
+      cg_gpool_lock_all)      echo GUARD ;;
       cg_shadow_lock_all)     echo SHADOW ;;
       cg_stackdepot_lock)     echo DEPOT ;;
       cg_arenas_lock_all)     echo ARENAS ;;

@@ -155,7 +155,7 @@ Test(capture, chain_names_every_function_in_order)
               "module '%s'", f.module);
 
     char text[16384];
-    cg_format_stack(text, sizeof text, pcs, n);
+    cg_format_stack(text, sizeof text, pcs, n, false);
     const char *g = strstr(text, "    #0 0x"), *b = strstr(text, "    #1 0x"),
                *a = strstr(text, "    #2 0x");
     cr_assert(g && b && a && g < b && b < a, "%s", text);
@@ -454,7 +454,7 @@ Test(capture, no_malloc_after_priming)
     uint32_t id = cg_stack_put(pcs, n);
     const uintptr_t *got;
     size_t m = cg_stack_get(id, &got);
-    cg_format_stack(text, sizeof text, got, m);
+    cg_format_stack(text, sizeof text, got, m, false);
     cg_symbolize(pcs[0], text, sizeof text);
     calls = stk_shim_calls();
     stk_shim_count(false);

@@ -91,7 +91,7 @@ Test(symbolize, stack_lines_in_asan_style)
     self_path(exe, sizeof exe);
     char *anon = lonely_mapping(1);
     uintptr_t pcs[3] = {(uintptr_t)stk_sym_static + 4, 0x10, (uintptr_t)anon + 0x21};
-    size_t len = cg_format_stack(text, sizeof text, pcs, 3);
+    size_t len = cg_format_stack(text, sizeof text, pcs, 3, false);
     cr_assert_eq(len, strlen(text));
     char l0[1024];
     cg_frame_t f;
@@ -104,10 +104,10 @@ Test(symbolize, stack_lines_in_asan_style)
     /* Whole lines only: a buffer one byte short of two lines holds one. */
     size_t two = strlen(l0) + strlen("    #1 0x10 (<unknown module>)\n");
     char small[2048];
-    len = cg_format_stack(small, two, pcs, 3);
+    len = cg_format_stack(small, two, pcs, 3, false);
     cr_assert_str_eq(small, l0);
     cr_assert_eq(len, strlen(l0));
-    cr_assert_eq(cg_format_stack(small, 5, pcs, 3), 0);
+    cr_assert_eq(cg_format_stack(small, 5, pcs, 3, false), 0);
     cr_assert_str_eq(small, "");
     munmap(anon - 4096, 3 * 4096);
 }

@@ -71,11 +71,12 @@
 #define BIG     3
 #define SHADOW  4
 #define QUAR    5
-#define DEPOT   6
-#define REPORT  7
-#define SYMB    8
-#define LOCKDEP 9
-#define NL      10
+#define GUARD   6
+#define DEPOT   7
+#define REPORT  8
+#define SYMB    9
+#define LOCKDEP 10
+#define NL      11
 #define NLOCKS (2 * NL)
 #define NPIDS  (NWORKERS + 3)      /* init, forking thread, workers, child */
 #define CG_LOCK_ABSTRACT
@@ -118,6 +119,7 @@ proctype worker()
        ops++;
        if                          /* which lock this operation needs */
        :: l = QUAR
+       :: l = GUARD                /* guarded pages' ranges and slots */
        :: l = SHADOW
        :: l = DEPOT
        :: l = ARENA0
@@ -171,6 +173,7 @@ inline fork_prepare()
 #endif
     cg_lock(SHADOW);
     cg_lock(QUAR);
+    cg_lock(GUARD);
     cg_lock(DEPOT);
 #if SEEDED_BUG != 1
     cg_lock(REPORT);
@@ -185,6 +188,7 @@ inline fork_parent()
     cg_unlock(SYMB);
     cg_unlock(REPORT);
     cg_unlock(DEPOT);
+    cg_unlock(GUARD);
     cg_unlock(QUAR);
     cg_unlock(SHADOW);
 #if SEEDED_BUG != 2

@@ -1,0 +1,75 @@
+/*
+ * debugblock.h — what debug mode's blocks share with the other
+ * instrumented blocks (guarded blocks, guard.c): the stack capture, thread
+ * numbers, the free-time protocol and the reports that name a block.
+ * Implemented in debug.c.  call: the call being served (base/call.h).
+ */
+#ifndef CG_DEBUGBLOCK_H
+#define CG_DEBUGBLOCK_H
+
+#include "checks.h"
+#include "insn.h"
+#include "render.h"
+#include "shadow.h"
+
+/* The calling thread's stack (stack_depth frames, from the program's call
+ * into chunkguard, call->caller) into the stack depot: its id, or 0 with
+ * stack_depth=0.  Call before taking any chunkguard lock.  Out of line:
+ * its frame and return address key the stack memo (stackmemo.h). */
+uint32_t cg_dbg_capture(const cg_call_t *call) CG_HIDDEN CG_NOINLINE;
+
+/* This thread's number for reports: T0 is the first thread that allocated. */
+uint32_t cg_dbg_tid(bool mt) CG_HIDDEN;
+
+/* The record mode (CG_MODE_DEBUG, or CG_MODE_INTERNAL for the loader's and
+ * chunkguard's own blocks, never leaks) of a block allocated from caller. */
+uint8_t cg_dbg_block_mode(uintptr_t caller) CG_HIDDEN;
+
+/* Take the live block r (user pointer p) for freeing or moving: false,
+ * after the report of check freed (a double free), when it was not live. */
+bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
+    CG_HIDDEN;
+
+/* A C23 sized or aligned free's arguments (sized: SIZE_MAX when none;
+ * salign: 0 when none) match the block?  Reports free-size-mismatch and
+ * returns false when not. */
+bool cg_dbg_sized_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p, size_t sized,
+                     size_t salign) CG_HIDDEN;
+
+/*
+ * cg_dbg_report - the report of check id (checks.def) about addr, with
+ * detail (the numbers after the catalogue's sentence, or NULL) and, when r
+ * is not NULL, the block's region and its free and allocation stacks;
+ * "where" is the calling thread's stack from the program's call.  Returns
+ * only when the report is recoverable (halt_on_error=0, or a report
+ * callback returned).
+ * cg_dbg_report_at - the same with the "where" stack given (nwhere frames,
+ * innermost first) and, for a fault, the access that faulted; never
+ * returns then, unless access->passing (the caller lets the signal's
+ * default action end the process).  A fault's report with where NULL
+ * writes its first lines, then unwinds the faulting stack from
+ * access->ucontext.
+ * cg_dbg_report_not_start - p, handed to free or realloc (use), or to
+ * malloc_usable_size, is inside r's block but not its start.
+ */
+void cg_dbg_report(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
+                   const cg_shadow_t *r) CG_COLD CG_HIDDEN;
+void cg_dbg_report_at(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
+                      const cg_shadow_t *r, const uintptr_t *where, size_t nwhere,
+                      const cg_access_t *access) CG_COLD CG_HIDDEN;
+void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
+                             const cg_shadow_t *r) CG_COLD CG_HIDDEN;
+
+/* The access of a fault at pc (write: 1, 0, or -1 when not known; uc: the
+ * signal's context; passing: the default action follows the report). */
+CG_INLINE cg_access_t cg_dbg_access(uintptr_t pc, int write, void *uc, bool passing)
+{
+    return (cg_access_t){ write > 0 ? "WRITE" : write == 0 ? "READ" : NULL,
+                          cg_insn_access_size((const unsigned char *)pc), pc, uc, passing };
+}
+
+/* What p points at, from /proc/self/maps ("it is on this thread's
+ * stack", ...), into msg.  Returns its length. */
+size_t cg_dbg_describe_address(const void *p, char *msg, size_t cap) CG_COLD CG_HIDDEN;
+
+#endif /* CG_DEBUGBLOCK_H */

@@ -1,0 +1,17 @@
+/* expect: signal=SIGABRT token=invalid-free check=none id=GUARD_NO_BLOCK_FREE addr=printed options=mode=guard:guard_quarantine_mb=0 */
+/* glibc: none */
+/*
+ * Guard mode with no quarantine of sealed pages: a freed block's range
+ * goes back at once and its record with it, so the stale pointer is in
+ * guarded pages but in no block.
+ */
+#include "case.h"
+
+int main(void)
+{
+    char *volatile p = malloc(40);
+    free(p);
+    case_print_addr(p);
+    free(p);
+    return 0;
+}

@@ -1,0 +1,229 @@
+#!/usr/bin/env bash
+# 58-guard.sh — guard mode (mode=guard): one bad access per case
+# (tests/guard/faults.c), each asserting that it faults at the access and is
+# reported with the token, READ or WRITE, the offset text, and an access
+# stack that names the function that made the access.
+set -u
+R=$CG_ROOT; B=$CG_BUILD/guard; SO=$CG_SO
+mkdir -p "$B"
+make -s -C "$R" lib >/dev/null || { echo "FAIL guard-build: make lib"; exit 1; }
+gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -Wno-use-after-free \
+    -Wno-array-bounds -Wno-stringop-overflow -o "$B/faults" "$R/tests/guard/faults.c" -ldl ||
+    { echo "FAIL guard-build: faults"; exit 1; }
+gcc -O1 -g -Wall -I"$R/src/debug" -I"$R/src/base" -I"$R/include" -o "$B/insn_test" \
+    "$R/tests/guard/insn_test.c" "$R/src/debug/insn.c" -lcriterion ||
+    { echo "FAIL guard-build: insn_test"; exit 1; }
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+OPTS="mode=guard"
+run() {   # run ARGS...: sets out, err, rc
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$OPTS${EXTRA:+:$EXTRA}" LD_PRELOAD="$SO" \
+          "$B/faults" "$@" 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+}
+# expect NAME TOKEN ACCESS PATTERN...: SIGABRT; the first line names TOKEN
+# and the faulting pc; the second is "ACCESS ... at 0x... thread T<n>";
+# every PATTERN (grep -E) is in the report; exactly one report
+expect() {
+    local name=$1 token=$2 access=$3; shift 3
+    local first second missing=""
+    first=$(head -1 <<<"$err"); second=$(sed -n 2p <<<"$err")
+    for pat in "$@"; do grep -Eq -- "$pat" <<<"$err" || missing="$missing [$pat]"; done
+    local nrep; nrep=$(grep -c 'ERROR: chunkguard' <<<"$err")
+    if [ "$rc" = 134 ] && [[ "$first" =~ ^==[0-9]+==ERROR:\ chunkguard:\ $token\ on\ address\ 0x[0-9a-f]+\ at\ pc\ 0x[0-9a-f]+$ ]] &&
+       [[ "$second" =~ ^$access\ .*at\ 0x[0-9a-f]+\ thread\ T[0-9]+$ ]] &&
+       [ -z "$missing" ] && [ "$nrep" = 1 ] && grep -q "^SUMMARY: chunkguard: $token in " <<<"$err"; then
+        pass "$name"
+    else fail "$name" "rc=$rc reports=$nrep missing:$missing report: $(head -c 900 <<<"$err")"; fi
+}
+# expect_free NAME TOKEN PATTERN...: a report made at free or exit (the
+# access did not fault: it stayed within the block's pages)
+expect_free() {
+    local name=$1 token=$2; shift 2
+    local missing=""
+    for pat in "$@"; do grep -Eq -- "$pat" <<<"$err" || missing="$missing [$pat]"; done
+    if [ "$rc" = 134 ] && grep -Eq "^==[0-9]+==ERROR: chunkguard: $token on address" <<<"$err" &&
+       [ -z "$missing" ]; then pass "$name"
+    else fail "$name" "rc=$rc missing:$missing report: $(head -c 700 <<<"$err")"; fi
+}
+
+# the access sizes of the instruction forms reports decode
+if "$B/insn_test" >"$tmp/insn" 2>&1; then pass guard-access-size-decoder
+else fail guard-access-size-decoder "$(tail -c 600 "$tmp/insn")"; fi
+
+run ok
+if [ $rc = 0 ] && [ "$out" = ok ] && [ -z "$err" ]; then pass guard-clean
+else fail guard-clean "rc=$rc out=$out err=$(head -c 300 <<<"$err")"; fi
+
+# reads after free: small, large, big
+for s in 40 5000 2097152; do
+    run read-after-free $s 8
+    expect guard-read-after-free-$s heap-use-after-free "READ of size 1" "#0 0x[0-9a-f]+ in read_here" \
+        "8 bytes inside a $s-byte freed region" 'on guard pages of its own' \
+        'freed by thread T0 here' 'in free_here' 'previously allocated by thread T0' 'in alloc_here'
+done
+# a write after free is caught at the write, not when the block is reused
+run write-after-free-then-churn
+expect guard-write-after-free-then-250k-allocs heap-use-after-free WRITE "in write_here" \
+    '5 bytes inside a 40-byte freed region' 'in free_here' 'in alloc_here'
+# one byte past odd sizes, exactly at the guard page with guard_align=1
+for s in 1 13 41 4095; do
+    EXTRA=guard_align=1 run read-past $s 0
+    expect guard-align-1-read-1-past-$s heap-buffer-overflow READ "in read_here" \
+        "0 bytes past the end of a $s-byte region" 'on its guard page' 'in alloc_here'
+    EXTRA=guard_align=1 run write-past $s 0
+    expect guard-align-1-write-1-past-$s heap-buffer-overflow WRITE "in write_here" \
+        "0 bytes past the end of a $s-byte region"
+done
+# with the default alignment (16) a byte past an odd size is in the slack:
+# found at free or exit, as an overwrite between the block and its guard page
+run write-past 41 0
+expect_free guard-align-16-write-1-past-41-found-at-exit heap-buffer-overflow \
+    'between the block and its guard page' 'from offset 41 of a 41-byte region \(found at exit\)' \
+    'in alloc_here'
+run read-past 0 0
+expect guard-read-past-malloc-0 heap-buffer-overflow READ "in read_here" \
+    '0 bytes past the end of a 0-byte region'
+# overflows by 64 bytes and by 1 MiB
+run write-past 40 64
+expect guard-overflow-64 heap-buffer-overflow WRITE "in write_here" \
+    '64 bytes past the end of a 40-byte region'
+run write-past 40 1048576
+expect guard-overflow-1MiB heap-buffer-overflow WRITE "in write_here" \
+    '1048576 bytes past the end of a 40-byte region'
+# underflows: with guard_underflow=1 at the access; else found at free
+for b in 1 32; do
+    EXTRA=guard_underflow=1 run underflow $b
+    expect guard-underflow-$b heap-buffer-overflow WRITE "in write_here" \
+        "$b bytes before a 40-byte region" 'before the block'
+    run underflow $b
+    expect_free guard-underflow-$b-default-found-at-free heap-buffer-overflow \
+        "$b bytes before a 40-byte region \\(found at free\\)" 'in free_here' 'in alloc_here'
+done
+run write-freed-big
+expect guard-write-freed-big heap-use-after-free WRITE "in write_here" \
+    '3145728 bytes inside a 4194304-byte freed region'
+# debug mode: a block of a page or more is on guarded pages too (guard_big)
+OPTS=mode=debug:guard_sample=0
+run read-after-free 2097152 8
+expect debug-big-read-after-free heap-use-after-free "READ of size 1" 'in read_here' \
+    '8 bytes inside a 2097152-byte freed region' 'in free_here' 'in alloc_here'
+run write-freed-big
+expect debug-big-write-after-free heap-use-after-free WRITE "in write_here" \
+    '3145728 bytes inside a 4194304-byte freed region'
+run write-past 5000 64
+expect debug-big-overflow-64 heap-buffer-overflow WRITE "in write_here" \
+    '64 bytes past the end of a 5000-byte region'
+OPTS=mode=guard
+# the standard library as the accessing function
+run memcpy-past
+expect guard-memcpy-past heap-buffer-overflow "WRITE of size (16|32|64)" "in copy_here" \
+    'past the end of a 40-byte region'
+run memset-freed
+expect guard-memset-freed heap-use-after-free WRITE "in set_here" '100-byte freed region'
+# faults on a misaligned and on a smashed stack (the handler has its own)
+run misaligned-stack
+expect guard-misaligned-stack heap-use-after-free READ 'in main' '40-byte freed region'
+run smashed-stack
+expect guard-smashed-stack heap-use-after-free READ '#0 0x[0-9a-f]+ in main' '40-byte freed region'
+run in-signal-handler
+expect guard-fault-in-signal-handler heap-use-after-free READ 'in read_here' 'in on_usr1' \
+    '40-byte freed region'
+# threads faulting at once: one report, not interleaved
+run threads 4
+expect guard-threads-fault-at-once heap-use-after-free READ 'in read_here' 'in racer'
+# the quarantine of sealed ranges: 10000 frees (80 MiB of ranges) after a
+# block's, it still faults and names the block; with guard_quarantine_mb=1
+# its range has been reused by then (the budget holds): the read lands on
+# some later block of the churn, allocated and freed in main, not on ours
+run read-after-churn 10000
+expect guard-read-after-10000-frees heap-use-after-free READ 'in read_here' '40-byte freed region' \
+    'in free_here' 'in alloc_here'
+EXTRA=guard_quarantine_mb=1 run read-after-churn 10000
+if [ $rc = 134 ] && ! grep -q 'in free_here' <<<"$err" && ! grep -q 'in alloc_here' <<<"$err"; then
+    pass guard-quarantine-budget-reuses-oldest
+else fail guard-quarantine-budget-reuses-oldest "rc=$rc $(head -c 600 <<<"$err")"; fi
+# more live blocks than a quarter of vm.max_map_count: the last ones are
+# debug blocks (a redzone, found at free), and the report says so
+lim=$(cat /proc/sys/vm/max_map_count)
+EXTRA=guard_align=1 run many-live $((lim / 4 + 100))
+expect_free guard-fallback-to-debug-blocks heap-buffer-overflow '1 bytes past a 40-byte region' \
+    'a debug-mode block \(guard mode had no pages left for it\)' 'in free_here'
+# no address space for the region (RLIMIT_AS): a warning, and debug blocks
+out=$(prlimit --as=$((768 << 20)) env CHUNKGUARD_OPTIONS=mode=guard LD_PRELOAD="$SO" "$B/faults" ok 2>"$tmp/err"); rc=$?
+if [ $rc = 0 ] && [ "$out" = ok ] && grep -q 'guard mode could not reserve its address space' "$tmp/err"; then
+    pass guard-no-address-space-debug-blocks
+else fail guard-no-address-space-debug-blocks "rc=$rc out=$out $(head -c 300 "$tmp/err")"; fi
+# the leak check sees guarded blocks: the unreachable one is reported, the
+# one a global points to is not
+OPTS=mode=guard:detect_leaks=1 run leak
+if [ $rc = 23 ] && grep -q 'Direct leak of 100 byte(s) in 1 object(s)' <<<"$err" &&
+   ! grep -q '200 byte' <<<"$err" && grep -q 'in alloc_here' <<<"$err"; then pass guard-leak-check
+else fail guard-leak-check "rc=$rc $(head -c 500 <<<"$err")"; fi
+OPTS=mode=guard
+# JSON: the access
+rm -f "$tmp/r.json"
+EXTRA="report_path=$tmp/r.json" run read-after-free 40 8
+if python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+a = r["access"]
+assert r["kind"] == "heap-use-after-free", r["kind"]
+assert a["kind"] == "READ" and a["address"] == r["address"], a
+assert r["block"]["guarded"] is True and r["block"]["state"] == "freed", r["block"]
+assert r["offset"] == 8, r["offset"]
+' "$tmp/r.json" 2>"$tmp/py"; then pass guard-json-access
+else fail guard-json-access "$(cat "$tmp/py") $(head -c 400 "$tmp/r.json" 2>/dev/null)"; fi
+# every thread gets its own signal stack, and gives it back when it ends
+for m in debug guard; do
+    OPTS=mode=$m run thread-churn 2000
+    if [ $rc = 0 ] && [ -n "$out" ] && [ "$out" -lt 300 ] && [ -z "$err" ]; then
+        pass $m-thread-signal-stacks-given-back
+    else fail $m-thread-signal-stacks-given-back "rc=$rc mappings=$out $(head -c 300 <<<"$err")"; fi
+done
+OPTS=mode=guard
+# a wild pointer in the program's code: one segv report saying what the
+# address is, then the default action (SIGSEGV); not in fast mode, not with
+# handle_segv=0
+for m in debug guard; do
+    OPTS=mode=$m run null
+    if [ $rc = 139 ] && [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ] &&
+       grep -Eq '^==[0-9]+==ERROR: chunkguard: segv on address 0x10 at pc 0x' <<<"$err" &&
+       grep -q 'no block of chunkguard.s (a NULL or wild pointer): it is not in any mapping' <<<"$err" && grep -q 'in read_here' <<<"$err" &&
+       grep -q '^SUMMARY: chunkguard: segv in read_here' <<<"$err"; then pass $m-wild-pointer-segv-report
+    else fail $m-wild-pointer-segv-report "rc=$rc $(head -c 500 <<<"$err")"; fi
+done
+for o in mode=fast mode=debug:handle_segv=0; do
+    OPTS=$o run null
+    if [ $rc = 139 ] && [ -z "$err" ]; then pass "wild-pointer-untouched-${o//[:=]/-}"
+    else fail "wild-pointer-untouched-${o//[:=]/-}" "rc=$rc $(head -c 300 <<<"$err")"; fi
+done
+OPTS=mode=guard
+# sampled guard slots (guard_sample=100): the rate over 200000 allocations
+# is 1 in 100 within 10 % (the interval is uniform in [1, 199]: the count's
+# standard deviation is about 26 of 2000), in fast and in debug mode; a
+# sampled block read after free is reported at the read, with its stacks
+for m in fast debug; do
+    OPTS="mode=$m:guard_sample=100:guard_slots=256" run sample-rate 200000
+    if [ $rc = 0 ] && [ -z "$err" ] && [ "$out" -ge 1800 ] && [ "$out" -le 2200 ]; then
+        pass "$m-sample-rate-1-in-100 ($out of 200000)"
+    else fail $m-sample-rate-1-in-100 "rc=$rc sampled=$out $(head -c 300 <<<"$err")"; fi
+    OPTS="mode=$m:guard_sample=50" run sampled-uaf
+    first=$(head -1 <<<"$err")
+    if [ $rc = 134 ] && [[ "$first" =~ ERROR:\ chunkguard:\ heap-use-after-free\ on\ address\ 0x[0-9a-f]+\ at\ pc ]] &&
+       grep -q 'in read_here' <<<"$err" && grep -q 'in a guard slot (sampled)' <<<"$err" &&
+       grep -q 'in free_here' <<<"$err" && grep -q 'in alloc_here' <<<"$err"; then pass $m-sampled-read-after-free
+    else fail $m-sampled-read-after-free "rc=$rc $(head -c 600 <<<"$err")"; fi
+done
+OPTS="mode=fast" run sample-rate 20000
+if [ $rc = 0 ] && [ "$out" = 0 ]; then pass fast-mode-samples-nothing-by-default
+else fail fast-mode-samples-nothing-by-default "rc=$rc sampled=$out"; fi
+OPTS="mode=debug" run sample-rate 100000
+if [ $rc = 0 ] && [ "$out" -ge 300 ] && [ "$out" -le 500 ]; then pass "debug-mode-samples-1-in-256-by-default ($out of 100000)"
+else fail debug-mode-samples-1-in-256-by-default "rc=$rc sampled=$out $(head -c 300 <<<"$err")"; fi
+OPTS=mode=guard
+# the program's own SIGSEGV handler gets its fault untouched
+run own-handler
+if [ $rc = 42 ] && ! grep -q chunkguard <<<"$err"; then pass guard-program-handler-untouched
+else fail guard-program-handler-untouched "rc=$rc $(head -c 300 <<<"$err")"; fi
