@@ -193,11 +193,12 @@ static size_t size_of(void *mem)
     size_t n;
     if (cg_reentry_owns(mem, &n))
         return n;
-    if (cg_mode.instrumented) {
-        /* A debug block starts after its leading redzone: its size is in
-         * its shadow record, found without a lock for heap blocks (big
-         * blocks' table needs the shadow lock, which may be held). */
-        if (!cg_in_heap(mem))
+    /* A debug block starts after its leading redzone: its size is in its
+     * shadow record, found without a lock for heap blocks and for guarded
+     * blocks (sampled ones in any mode; big blocks' table needs the shadow
+     * lock, which may be held). */
+    if (cg_shadow_in_pages(mem) || cg_mode.instrumented) {
+        if (!cg_in_heap(mem) && !cg_shadow_in_pages(mem))
             return SIZE_MAX;
         const cg_shadow_t *r = cg_shadow_find(mem, NULL);
         return r != NULL && cg_shadow_user(r) == mem && cg_shadow_seen_live(r->state)

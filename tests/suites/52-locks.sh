@@ -160,6 +160,14 @@ sig_run() {
 SR=$L/sig_realloc
 if gcc -O0 -g -o "$SR" "$CG_ROOT/tests/locks/sig_realloc.c"; then
   sig_run signal-realloc "$SR" 500 '[[ "$out" == *"ok hello"* ]]'
+  # ... also when the block is a sampled guard slot's (every other
+  # allocation sampled): its size is found without a lock too
+  for mode in fast debug; do
+    out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=$mode:halt_on_error=0:stack_depth=1:guard_sample=2:log_path=/dev/null" \
+          timeout -k 5 120 "$SR" 500 2>&1); rc=$?
+    if [ $rc -eq 0 ] && [[ "$out" == *"ok hello"* ]]; then pass locks-signal-realloc-sampled-$mode
+    else fail locks-signal-realloc-sampled-$mode "exit $rc (124: hang): $(head -c 200 <<<"$out")"; fi
+  done
 else
   fail locks-signal-realloc "cannot build tests/locks/sig_realloc.c"
 fi
