@@ -18,7 +18,7 @@ static void row(const char *name, const char *type, const char *def, long min, l
     else if (strcmp(type, "bool") == 0)
         snprintf(range, sizeof range, "0 or 1");
     else if (strcmp(type, "mode") == 0)
-        snprintf(range, sizeof range, "fast or debug");
+        snprintf(range, sizeof range, "fast, debug or guard");
     else
         snprintf(range, sizeof range, "file name");
     printf("| `%s` | %s | `%s` | %s | %s.%s |\n", name, type, def, range, help,

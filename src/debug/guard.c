@@ -138,10 +138,10 @@ void *cg_guarded_alloc(size_t n, size_t align, int kind, const cg_call_t *c)
     return u;
 }
 
-void *cg_guarded_sample(size_t n, int kind, const cg_call_t *c)
+void *cg_guarded_sample(size_t n, size_t align, int kind, const cg_call_t *c)
 {
     layout_t L;
-    if (!plan(n, 0, &L) || L.pages != 2)
+    if (align > cg_pagesize || !plan(n, align, &L) || L.pages != 2)
         return NULL;                        /* more than a slot's one page */
     uint32_t old;
     char *lo = cg_gpool_slot_take(c->mt, &old);
@@ -149,7 +149,7 @@ void *cg_guarded_sample(size_t n, int kind, const cg_call_t *c)
         return NULL;
     if (old != 0)          /* the block freed there last: its record goes now */
         cg_shadow_delete_pages(cg_shadow_at(old), c);
-    void *u = place(lo, &L, n, 0, kind, CG_GUARDED_SLOT, c);
+    void *u = place(lo, &L, n, align, kind, CG_GUARDED_SLOT, c);
     if (u == NULL)
         cg_gpool_slot_untake(lo, c->mt);
     return u;
@@ -297,9 +297,29 @@ void cg_guarded_check_live(void)
 
 /* The guarded block nearest to a within 1 MiB (a's own range first, then
  * the nearest range below — an overflow runs upward — or above). */
+/* Bytes from a to r's block (0 inside it). */
+static size_t distance(const void *a, const cg_shadow_t *r)
+{
+    const char *u = cg_shadow_user(r), *p = a;
+    return p < u ? (size_t)(u - p) : p >= u + r->req ? (size_t)(p - u - r->req) + 1 : 0;
+}
+
 static cg_shadow_t *nearest(const void *a)
 {
     cg_shadow_t *r = cg_shadow_of_page(a);
+    /* A guard page lies between two ranges: the block it guards (its own
+     * range's) and the block just across it, whichever ends or starts
+     * nearer a is the one the access went astray from (an overflow of the
+     * block below, first, at equal distance). */
+    if (r != NULL) {
+        cg_shadow_t *below = cg_shadow_of_page((const char *)a - cg_pagesize);
+        cg_shadow_t *above = cg_shadow_of_page((const char *)a + cg_pagesize);
+        if (below != NULL && below != r && distance(a, below) <= distance(a, r))
+            r = below;
+        if (above != NULL && above != r && distance(a, above) < distance(a, r))
+            r = above;
+        return r;
+    }
     for (size_t k = 1; r == NULL && k <= (1u << 20) / cg_pagesize; k++) {
         const char *below = (const char *)a - k * cg_pagesize;
         const char *above = (const char *)a + k * cg_pagesize;

@@ -39,7 +39,8 @@
  *                       region or the live limit says no (the caller makes
  *                       another kind of block)
  *   cg_guarded_sample   the same in a guard slot (n up to a page less the
- *                       alignment); NULL when no slot is free
+ *                       alignment, align up to a page); NULL when no slot
+ *                       is free
  *   cg_guarded_free     p in the region (cg_shadow_in_pages): checks,
  *                       seals, reports a bad or second free
  *   cg_guarded_realloc  the same for realloc; the new block comes from
@@ -49,7 +50,7 @@
  *                       (when one thread is left)
  */
 void *cg_guarded_alloc(size_t n, size_t align, int kind, const cg_call_t *c) CG_HIDDEN;
-void *cg_guarded_sample(size_t n, int kind, const cg_call_t *c) CG_HIDDEN;
+void *cg_guarded_sample(size_t n, size_t align, int kind, const cg_call_t *c) CG_HIDDEN;
 void  cg_guarded_free(void *p, size_t sized, size_t salign, const cg_call_t *c) CG_HIDDEN;
 void *cg_guarded_realloc(void *p, size_t n, const cg_call_t *c,
                          void *(*alloc)(size_t n, const cg_call_t *c)) CG_HIDDEN;

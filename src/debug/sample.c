@@ -60,12 +60,25 @@ static bool due(void)
 
 /* A guarded block for this allocation, or NULL: the big ones of debug
  * mode on a range of their own, the sampled ones in a guard slot. */
+static bool warned;
+
 static void *guarded(size_t n, size_t align, int kind, const cg_call_t *c)
 {
     bool sampled = due();
-    if (n >= big_min)
-        return cg_guarded_alloc(n, align, kind, c);
-    return CG_UNLIKELY(sampled) && align <= CG_ALIGN ? cg_guarded_sample(n, kind, c) : NULL;
+    if (n >= big_min) {
+        void *p = cg_guarded_alloc(n, align, kind, c);
+        if (p == NULL && big_min == 0 && !__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED)) {
+            /* guard mode stops guarding: say so, once */
+            char msg[200];
+            size_t k = cg_fmt(msg, sizeof msg, "==%d==chunkguard: guard mode has no room for "
+                              "more guarded blocks (a quarter of vm.max_map_count live, or its "
+                              "address space used): new blocks are debug-mode blocks\n",
+                              cg_os_getpid());
+            cg_log_write(msg, k);
+        }
+        return p;
+    }
+    return CG_UNLIKELY(sampled) ? cg_guarded_sample(n, align, kind, c) : NULL;
 }
 
 static void *s_malloc(size_t n, const cg_call_t *c)

@@ -111,6 +111,13 @@ int main(int argc, char **argv)
         write_here(p, off);
         return 0;
     }
+    if (!strcmp(c, "write-past-before-next")) {    /* SIZE: a block after it too */
+        size_t n = arg(argv, 2, 4096);
+        char *p = alloc_here(n), *q = alloc_here(n);
+        write_here(p, (long)n);
+        free_here(q);
+        return 0;
+    }
     if (!strcmp(c, "underflow")) {                 /* BYTES */
         char *p = alloc_here(40);
         write_here(p, -(long)arg(argv, 2, 1));
@@ -233,6 +240,20 @@ int main(int argc, char **argv)
         char *q = alloc_here(200);               /* reachable: a global holds it */
         victim = q;
         return 0;
+    }
+    if (!strcmp(c, "sampled-aligned-uaf")) {      /* aligned_alloc(64, 64), sampled */
+        char what[512];
+        for (int i = 0; i < 1000000; i++) {
+            char *p = aligned_alloc(64, 64);
+            if (((uintptr_t)p & 4095) == 4096 - 64 && describe(p, what, sizeof what) &&
+                strstr(what, "in a guard slot") != NULL) {
+                free_here(p);
+                return read_here(p, 8);
+            }
+            free(p);
+        }
+        fprintf(stderr, "no sampled block\n");
+        return 3;
     }
     if (!strcmp(c, "many-live")) {               /* N live blocks, then 1 past the last */
         size_t n = arg(argv, 2, 20000);

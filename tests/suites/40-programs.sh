@@ -120,7 +120,9 @@ for w in ${PROGRAMS:-python gcc git perl sqlite sort tarxz}; do
     echo "PASS $name/output ($times)"
   fi
 
-  if grep -q chunkguard "$c/err"; then
+  # (guard mode may say, once, that it fell back to debug blocks: gcc's
+  # live blocks reach the mapping limit; a notice, not a report)
+  if grep -v 'guard mode has no room for more guarded blocks' "$c/err" | grep -q chunkguard; then
     echo "FAIL $name/no-report: $(grep -m 3 -A 3 chunkguard "$c/err" | tr '\n' '|')"
   else
     echo "PASS $name/no-report"

@@ -92,6 +92,11 @@ expect guard-overflow-64 heap-buffer-overflow WRITE "in write_here" \
 run write-past 40 1048576
 expect guard-overflow-1MiB heap-buffer-overflow WRITE "in write_here" \
     '1048576 bytes past the end of a 40-byte region'
+# with the guard page before each block, an overflow of one block lands on
+# the guard page of the next: it is still that block's overflow (nearest)
+EXTRA=guard_underflow=1 run write-past-before-next 4096
+expect guard-underflow-mode-overflow-blames-the-block heap-buffer-overflow WRITE "in write_here" \
+    '0 bytes past the end of a 4096-byte region'
 # underflows: with guard_underflow=1 at the access; else found at free
 for b in 1 32; do
     EXTRA=guard_underflow=1 run underflow $b
@@ -149,7 +154,10 @@ else fail guard-quarantine-budget-reuses-oldest "rc=$rc $(head -c 600 <<<"$err")
 lim=$(cat /proc/sys/vm/max_map_count)
 EXTRA=guard_align=1 run many-live $((lim / 4 + 100))
 expect_free guard-fallback-to-debug-blocks heap-buffer-overflow '1 bytes past a 40-byte region' \
-    'a debug-mode block \(guard mode had no pages left for it\)' 'in free_here'
+    'a debug-mode block \(guard mode had no pages left for it\)' 'in free_here' \
+    'guard mode has no room for more guarded blocks'
+[ "$(grep -c 'no room for more guarded blocks' <<<"$err")" = 1 ] ||
+    fail guard-fallback-warned-once "$(grep -c 'no room for more' <<<"$err") warnings"
 # no address space for the region (RLIMIT_AS): a warning, and debug blocks
 out=$(prlimit --as=$((768 << 20)) env CHUNKGUARD_OPTIONS=mode=guard LD_PRELOAD="$SO" "$B/faults" ok 2>"$tmp/err"); rc=$?
 if [ $rc = 0 ] && [ "$out" = ok ] && grep -q 'guard mode could not reserve its address space' "$tmp/err"; then
@@ -215,6 +223,14 @@ for m in fast debug; do
        grep -q 'in read_here' <<<"$err" && grep -q 'in a guard slot (sampled)' <<<"$err" &&
        grep -q 'in free_here' <<<"$err" && grep -q 'in alloc_here' <<<"$err"; then pass $m-sampled-read-after-free
     else fail $m-sampled-read-after-free "rc=$rc $(head -c 600 <<<"$err")"; fi
+done
+# aligned allocations are sampled too
+for m in fast debug; do
+    OPTS="mode=$m:guard_sample=20" run sampled-aligned-uaf
+    if [ $rc = 134 ] && grep -q 'heap-use-after-free on address' <<<"$err" &&
+       grep -q 'in a guard slot (sampled)' <<<"$err" && grep -q 'from memalign()' <<<"$err"; then
+        pass $m-sampled-aligned-read-after-free
+    else fail $m-sampled-aligned-read-after-free "rc=$rc $(head -c 400 <<<"$err")"; fi
 done
 OPTS="mode=fast" run sample-rate 20000
 if [ $rc = 0 ] && [ "$out" = 0 ]; then pass fast-mode-samples-nothing-by-default
