@@ -61,6 +61,49 @@ void *cg_os_reserve(size_t len) CG_HIDDEN;
  * dropped, the range reads as zeros once opened again); false on failure
  * (the kernel's mapping count limit). */
 bool  cg_os_seal(void *p, size_t len) CG_HIDDEN;
+
+/*
+ * Reserved address space, committed piece by piece (the heaps, heap.c).
+ * cg_os_reserve_aligned - len bytes at a multiple of align (a power of
+ *     two, at least the page size), inaccessible (PROT_NONE, no swap
+ *     reserved); NULL when the address space is exhausted.
+ * cg_os_commit - make [p, p + len) read-write (mprotect); p and len page
+ *     multiples.  False when the kernel refuses (ENOMEM: the mapping count
+ *     limit, vm.max_map_count, or an overcommit limit).
+ * Giving pages back and protecting them again is cg_os_seal.  None of
+ * these touches errno.
+ */
+void *cg_os_reserve_aligned(size_t len, size_t align) CG_HIDDEN;
+bool  cg_os_commit(void *p, size_t len) CG_HIDDEN;
+
+/*
+ * Guarded mappings: chunkguard's out-of-band structures (shadow records,
+ * the stack depot and memo, the big-block registry, scratch tables) sit
+ * between two inaccessible pages, so that no overflow of a block mapped
+ * beside them, and no linear wild write, reaches them unnoticed.
+ * cg_os_map_guarded - len bytes (rounded up to pages) of read-write
+ *     memory with a PROT_NONE page before and after it (no swap reserved:
+ *     pages cost nothing until touched); NULL when out of address space or
+ *     mappings.  Costs two mappings of the process's vm.max_map_count
+ *     (the guards of neighbouring guarded mappings merge).
+ * cg_os_unmap_guarded - unmap such a mapping, guards included (p and len
+ *     as given to and returned by cg_os_map_guarded).
+ * cg_os_map_guard_page - one PROT_NONE page at p (page aligned), only if
+ *     nothing is mapped there (MAP_FIXED_NOREPLACE): below a heap, whose
+ *     metadata starts at its base.  False when the page is taken.
+ * cg_os_unmap_guard_page - unmap it.
+ * cg_os_guard_hit - is addr on a guard page of one of these (the first or
+ *     last page of a live guarded range)?  Then *lo and *hi are the range,
+ *     guards included.  Lock-free and async-signal-safe: for the fault
+ *     handler.  A guarded mapping made while 8192 are live is not known
+ *     to it (its guards still fault).
+ * None of these touches errno.
+ */
+void *cg_os_map_guarded(size_t len) CG_HIDDEN;
+void  cg_os_unmap_guarded(void *p, size_t len) CG_HIDDEN;
+bool  cg_os_map_guard_page(void *p) CG_HIDDEN;
+void  cg_os_unmap_guard_page(void *p) CG_HIDDEN;
+bool  cg_os_guard_hit(const void *addr, uintptr_t *lo, uintptr_t *hi) CG_HIDDEN;
 size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */
 /* A small file (/proc) read whole into buf (at most cap - 1 bytes, then a
  * NUL), raw system calls: no malloc, errno untouched.  Bytes read, 0 when

@@ -56,14 +56,14 @@ static bool reg_reserve(void)
     if ((reg_used + 1) * 2 <= reg_cap)
         return true;
     size_t ncap = reg_cap ? reg_cap * 2 : 1024;
-    reg_entry_t *nt = cg_os_map(ncap * sizeof *nt);
+    reg_entry_t *nt = cg_os_map_guarded(ncap * sizeof *nt);
     if (nt == NULL)
         return false;
     for (size_t i = 0; i < reg_cap; i++)
         if (reg_tab[i].chunk != 0)
             reg_put(nt, ncap, reg_tab[i].chunk, reg_tab[i].maplen);
     if (reg_tab != NULL)
-        cg_os_unmap(reg_tab, reg_cap * sizeof *reg_tab);
+        cg_os_unmap_guarded(reg_tab, reg_cap * sizeof *reg_tab);
     reg_tab = nt;
     reg_cap = ncap;
     return true;

@@ -683,7 +683,7 @@ static void make_set(hc_t *x)
     size_t cap = 64;
     while (cap < 2 * x->entries + 16)
         cap *= 2;
-    x->set = cg_os_map(cap * sizeof(slot_t));
+    x->set = cg_os_map_guarded(cap * sizeof(slot_t));
     x->set_cap = x->set ? cap : 0;
 }
 
@@ -696,7 +696,7 @@ static void verify_locked(hc_t *x)
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av))
         narenas++;              /* the list lock is held: no arena is added now */
     size_t bytes = narenas * sizeof(arena_lists_t);
-    arena_lists_t *all = cg_os_map(bytes), one;
+    arena_lists_t *all = cg_os_map_guarded(bytes), one;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av), k++) {
         arena_lists_t *al = all != NULL ? &all[k] : &one;
         for (size_t i = 1; i < CG_NBINS; i++)
@@ -711,7 +711,7 @@ static void verify_locked(hc_t *x)
         k = 0;
         for (cg_arena_t *av = &cg_main_arena; x->set && av != NULL; av = cg_arena_next(av))
             fill_set(x, av, &all[k++]);
-        cg_os_unmap(all, bytes);
+        cg_os_unmap_guarded(all, bytes);
     }
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av))
         walk_heaps(x, av);
@@ -759,7 +759,7 @@ static void report_all(hc_t *x, const cg_call_t *call)
 size_t cg_verify_heap_impl(const cg_call_t *call)
 {
     hc_t x = { .single = CG_SINGLE_THREAD_P };
-    x.rec = cg_os_map(RECORD_MAX * sizeof(problem_t));
+    x.rec = cg_os_map_guarded(RECORD_MAX * sizeof(problem_t));
     x.cap = x.rec ? RECORD_MAX : sizeof x.spare / sizeof x.spare[0];
     if (x.rec == NULL)
         x.rec = x.spare;
@@ -767,10 +767,10 @@ size_t cg_verify_heap_impl(const cg_call_t *call)
     verify_locked(&x);
     unlock_everything();
     if (x.set != NULL)
-        cg_os_unmap(x.set, x.set_cap * sizeof(slot_t));
+        cg_os_unmap_guarded(x.set, x.set_cap * sizeof(slot_t));
     report_all(&x, call);
     if (x.rec != x.spare)
-        cg_os_unmap(x.rec, RECORD_MAX * sizeof(problem_t));
+        cg_os_unmap_guarded(x.rec, RECORD_MAX * sizeof(problem_t));
     return x.found;
 }
 
