@@ -297,11 +297,6 @@ void cg_os_unmap_guard_page(void *p)
     SYS(SYS_munmap, p, cg_pagesize, 0, 0, 0, 0);
 }
 
-bool cg_os_guard(void *p, size_t len)
-{
-    return SYS(SYS_mprotect, p, len, PROT_READ, 0, 0, 0) == 0;
-}
-
 void cg_os_unmap(void *p, size_t len)
 {
     SYS(SYS_munmap, p, len, 0, 0, 0, 0);

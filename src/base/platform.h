@@ -49,7 +49,6 @@ extern size_t cg_pagesize CG_HIDDEN;
 void *cg_os_map(size_t len) CG_HIDDEN;
 void *cg_os_map_aligned(size_t len, size_t align) CG_HIDDEN;
 void  cg_os_unmap(void *p, size_t len) CG_HIDDEN;
-bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make read-only: writes fault */
 void  cg_os_decommit(void *p, size_t len) CG_HIDDEN; /* give pages back, keep RW */
 void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, may move */
 /* Address space without memory: len bytes (a multiple of the page size)
@@ -214,5 +213,22 @@ long  cg_os_libc_syscall(long nr, long a, long b, long c, long d, long e, long f
  * x86_64, so that such reads are well-defined and ThreadSanitizer-clean. */
 #define CG_LOAD(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CG_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* v < *limit, *limit read as CG_LOAD reads it (relaxed: another thread may
+ * be storing it).  On x86_64 the load is the compare's memory operand —
+ * one instruction and no register, where the compiler keeps an atomic
+ * load apart from the compare (the inline tcache pop's link test,
+ * fastpath.h, would otherwise spill a callee-saved register on every
+ * malloc). */
+CG_INLINE bool cg_below_relaxed(uintptr_t v, const size_t *limit)
+{
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+    bool below;
+    __asm__("cmpq %2, %1" : "=@ccb"(below) : "r"(v), "m"(*limit));
+    return below;
+#else
+    return v < __atomic_load_n(limit, __ATOMIC_RELAXED);
+#endif
+}
 
 #endif /* CG_PLATFORM_H */

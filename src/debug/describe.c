@@ -52,8 +52,12 @@ static size_t describe_core(char *b, size_t cap, const char *a, const cg_call_t 
             return cg_fmt(b, cap, "%p is in the metadata of a chunkguard heap at %p\n",
                           (const void *)a, (void *)h);
         cg_chunk_t *c = cg_heap_find_chunk(h, a);
-        if (c == NULL || (const char *)c >= cg_heap_end(h))
-            return cg_fmt(b, cap, "%p is in a chunkguard heap, beyond its used part\n",
+        if (a >= cg_heap_end(h))
+            return cg_fmt(b, cap, "%p is in a chunkguard heap, %zu bytes beyond its used "
+                          "part (inaccessible until the heap grows)\n", (const void *)a,
+                          (size_t)(a - cg_heap_end(h)));
+        if (c == NULL)
+            return cg_fmt(b, cap, "%p is in a chunkguard heap, before its first chunk\n",
                           (const void *)a);
         size_t size = cg_csize(c);
         const char *mem = cg_chunk2mem(c);
