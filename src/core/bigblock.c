@@ -220,6 +220,27 @@ void cg_big_each_locked(void (*fn)(const cg_chunk_t *c, size_t maplen, void *arg
             fn((const cg_chunk_t *)reg_tab[i].chunk, reg_tab[i].maplen, arg);
 }
 
+const cg_chunk_t *cg_big_below(uintptr_t a, size_t max, const cg_call_t *call, uintptr_t *end)
+{
+    const cg_chunk_t *best = NULL;
+    uintptr_t best_end = 0;
+    cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
+    for (size_t i = 0; i < reg_cap; i++) {
+        const cg_chunk_t *c = (const cg_chunk_t *)reg_tab[i].chunk;
+        if (c == NULL)
+            continue;
+        /* its mapping starts the header's offset before the chunk */
+        uintptr_t e = (uintptr_t)c - c->prev_size + reg_tab[i].maplen;
+        if (e <= a && a - e <= max && e > best_end) {
+            best = c;
+            best_end = e;
+        }
+    }
+    cg_unlock_if(&reg_lock, reg_tok);
+    *end = best_end;
+    return best;
+}
+
 void cg_big_lock_all(void) { cg_lock(&reg_lock); }
 void cg_big_unlock_all(bool child)
 {

@@ -153,6 +153,24 @@ cg_chunk_t *cg_heap_find_chunk(cg_heap_t *h, const void *a)
     return j < first ? NULL : (cg_chunk_t *)((char *)h + (j << 4));
 }
 
+cg_chunk_t *cg_heap_last_block(cg_heap_t *h)
+{
+    const char *end = cg_heap_end(h);
+    cg_chunk_t *c = cg_heap_find_chunk(h, end - 1);
+    /* Free chunks are never neighbours, so the top (or a binned rest of an
+     * old top) and one free chunk before it are all that is skipped; the
+     * bound only guards against a corrupted heap. */
+    for (int i = 0; c != NULL && i < 3; i++) {
+        size_t size = cg_csize(c);
+        const char *next = (const char *)c + size;
+        if (size >= CG_MINSIZE && next > (const char *)c && next + CG_HDR_SZ <= end &&
+            cg_prev_inuse((const cg_chunk_t *)next))
+            return c;
+        c = cg_heap_find_chunk(h, (const char *)c - 1);
+    }
+    return NULL;
+}
+
 /* Return the whole pages strictly inside [from, to) to the OS. */
 void cg_heap_release_pages(char *from, char *to)
 {

@@ -211,4 +211,11 @@ bool cg_heap_span_clear(cg_heap_t *h, const void *c, size_t size) CG_HIDDEN;
  * end before a.  Reads only our metadata; for reports, not hot paths. */
 cg_chunk_t *cg_heap_find_chunk(cg_heap_t *h, const void *a) CG_HIDDEN;
 
+/* The in-use chunk with the highest address in heap h — the block just
+ * below its top (or below the fencepost of an older heap) — or NULL when
+ * the heap holds none.  Reads only the headers of chunk starts, each
+ * tested against the committed end; for reports of an access past the
+ * heap's used part (debug/describe.c), not for hot paths. */
+cg_chunk_t *cg_heap_last_block(cg_heap_t *h) CG_HIDDEN;
+
 #endif /* CG_HEAP_H */
