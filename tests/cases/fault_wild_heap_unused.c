@@ -13,8 +13,7 @@
 int main(void)
 {
     char *p = malloc(100);
-    malloc_trim(0);
-    volatile char *q = p + (8 << 20);
+    volatile char *q = case_past_top(p, 8 << 20);
     case_print_addr((const void *)q);
     *q = 1;
     return 0;

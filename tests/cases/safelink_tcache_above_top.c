@@ -18,11 +18,10 @@ int main(void)
     char *a = malloc(40);
     char *b = malloc(40);
     char *guard = malloc(40);
-    malloc_trim(0);
+    uintptr_t above = (uintptr_t)case_past_top(b, 1 << 20);
     free(a);                                   /* a's link is NULL */
     uintptr_t secret = ((uintptr_t *)a)[0] ^ ((uintptr_t)a >> 12);
     free(b);                                   /* bin: b -> a */
-    uintptr_t above = ((uintptr_t)b + (1 << 20)) & ~(uintptr_t)15;
     ((uintptr_t *)b)[0] = ((uintptr_t)b >> 12) ^ above ^ secret;
     case_print_addr(b);
     char *x = malloc(40);   /* must refuse the link before b is handed out */

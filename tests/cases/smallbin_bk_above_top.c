@@ -14,19 +14,12 @@
 
 int main(void)
 {
-    char *a = malloc(136);
-    char *guard = malloc(136);
-    case_fill_tcache(136);
-    free(a);                          /* unsorted bin */
-    char *big = malloc(2000);         /* sorts a into its small bin */
-    malloc_trim(0);
-    uintptr_t above = ((uintptr_t)a + (1 << 20)) & ~(uintptr_t)15;
-    ((uintptr_t *)a)[1] = above;      /* bk */
+    struct case_smallbin s = case_smallbin_one();
+    uintptr_t above = (uintptr_t)case_past_top(s.a, 1 << 20);
+    ((uintptr_t *)s.a)[1] = above;    /* bk */
     case_print_addr((void *)above);
     case_drain_tcache(136);
     char *b = malloc(136);            /* from the small bin */
-    (void)guard;
-    (void)big;
     (void)b;
     return 0;
 }
