@@ -490,10 +490,14 @@ static void walk_heaps(hc_t *x, cg_arena_t *av)
                  "a mapped heap", av->index, (void *)h, (void *)newer);
             return;
         }
+        /* chunk_slots bounds the inline tcache pop's link test: a wrong one
+         * would let a link into the inaccessible part through */
         if (h->arena != av || h->data != (char *)h + CG_HEAP_DATA_OFF ||
-            h->size < CG_HEAP_DATA_OFF + CG_MINSIZE || h->size > CG_HEAP_USE_MAX) {
+            h->size < CG_HEAP_DATA_OFF + CG_MINSIZE || h->size > CG_HEAP_USE_MAX ||
+            h->chunk_slots != (h->size - CG_HEAP_DATA_OFF) / CG_ALIGN - 1) {
             NOTE(x, HC_HEAP, h, "arena %d: the header of heap %p is damaged (arena %p, "
-                 "size 0x%x)", av->index, (void *)h, (void *)h->arena, h->size);
+                 "size 0x%x, chunk slots 0x%x)", av->index, (void *)h, (void *)h->arena,
+                 h->size, h->chunk_slots);
             return;
         }
         walk_heap(x, av, h, newer == NULL);
