@@ -34,35 +34,42 @@ run() {   # run OPTS ARGS...: sets out, err, rc
     err=$(cat "$tmp/err")
 }
 # expect NAME TOKEN SAID PATTERN...: SIGABRT, the report's first line with
-# TOKEN, stdout holding SAID (what edges.c checked before the access), and
-# every PATTERN (grep -E) in the report
+# TOKEN (a fault's names the faulting pc too), stdout holding SAID (what
+# edges.c checked before the access), and every PATTERN (grep -E) in the
+# report
 expect() {
     local name=$1 token=$2 said=$3; shift 3
     local first missing=""
     first=$(head -1 <<<"$err")
     grep -qF -- "$said" <<<"$out" || missing=" [stdout: $said]"
     for pat in "$@"; do grep -Eq -- "$pat" <<<"$err" || missing="$missing [$pat]"; done
-    if [ "$rc" = 134 ] && [[ "$first" =~ ^==[0-9]+==ERROR:\ chunkguard:\ $token\ on\ address\ 0x[0-9a-f]+( \[thread\ T[0-9]+\])?$ ]] &&
+    if [ "$rc" = 134 ] && [[ "$first" =~ ^==[0-9]+==ERROR:\ chunkguard:\ $token\ on\ address\ 0x[0-9a-f]+(\ at\ pc\ 0x[0-9a-f]+)?( \[thread\ T[0-9]+\])?$ ]] &&
        [ -z "$missing" ]; then echo "PASS $name"
     else echo "FAIL $name: rc=$rc missing:$missing out: $(tr '\n' '|' <<<"$out" | head -c 200) report: $(head -c 600 <<<"$err")"; fi
 }
 
 ABOVE="above the top: inaccessible"
+# the faulting access, from the signal's context, and its stack's first frame
+W1='WRITE of size 1 at 0x' AT='#0 0x[0-9a-f]+ in write_here'
+# debug mode samples blocks into guard slots and guards its big blocks
+# (issue 12's points 2 and 4): the blocks here are debug blocks
+DBG="mode=debug:guard_sample=0:guard_big=0"
 for mode in fast debug; do
-    opts=; [ $mode = debug ] && opts="mode=debug:quarantine_mb=1"
+    opts=; [ $mode = debug ] && opts="$DBG:quarantine_mb=1"
     run "$opts" overflow 1048576
     if [ $mode = fast ]; then
         expect edges-fast-overflow-1m heap-buffer-overflow "past the top: inaccessible" \
             'just past a block' '[0-9]+ bytes past the 104-byte block at 0x' \
-            'in the unused part of a chunkguard heap, above its top chunk' 'at 0x[0-9a-f]+ \(write_here'
+            'in the unused part of a chunkguard heap, above its top chunk' "$W1" "$AT"
     else
         expect edges-debug-overflow-1m heap-buffer-overflow "past the top: inaccessible" \
             'just past a block' 'is [0-9]+ bytes past the end of a 100-byte region' \
-            'previously allocated by thread T0' 'in alloc_here' 'at 0x[0-9a-f]+ \(write_here'
+            'previously allocated by thread T0' 'in alloc_here' "$W1" "$AT"
     fi
     run "$opts" overflow 8388608
     expect edges-$mode-overflow-8m segv "past the top: inaccessible" \
-        "a wild access into chunkguard's metadata" 'in the unused part of a chunkguard heap'
+        "a wild access into chunkguard's metadata" 'in the unused part of a chunkguard heap' \
+        "$W1" "$AT"
     run "$opts" free
     expect edges-$mode-free-above-top invalid-free "$ABOVE" \
         'free\(\): the pointer is inside a chunkguard heap but in no block'
@@ -78,23 +85,25 @@ for mode in fast debug; do
             'malloc_usable_size\(\): the pointer is not a block of ours'
     fi
     # the quarantine would keep the freed blocks (and so the heap) in use
-    run "${opts:+mode=debug:quarantine_mb=0}" grow-trim
+    run "${opts:+$DBG:quarantine_mb=0}" grow-trim
     expect edges-$mode-grow-trim segv "trimmed again: inaccessible" \
         "a wild access into chunkguard's metadata" 'in the unused part of a chunkguard heap' \
-        'at 0x[0-9a-f]+ \(write_here'
+        "$W1" "$AT"
     grep -qF "grown back: readable, contents kept, heap check clean" <<<"$out" &&
         echo "PASS edges-$mode-grow-trim-grows-back" ||
         echo "FAIL edges-$mode-grow-trim-grows-back: out: $(tr '\n' '|' <<<"$out")"
 done
 
-run "mode=debug:quarantine_mb=1" meta 262144
+run "$DBG:quarantine_mb=1" meta 262144
 expect edges-debug-shadow-slab-guard segv "guard page after a metadata mapping" \
-    "a wild access into chunkguard's metadata" "in the guard page after one of chunkguard's metadata mappings"
-run "mode=debug:quarantine_mb=1" meta 1048576
+    "a wild access into chunkguard's metadata" "in the guard page after one of chunkguard's metadata mappings" \
+    "$W1" "$AT"
+run "$DBG:quarantine_mb=1" meta 1048576
 expect edges-debug-stack-depot-guard segv "guard page after a metadata mapping" \
-    "a wild access into chunkguard's metadata" "in the guard page after one of chunkguard's metadata mappings"
-run "mode=debug:quarantine_mb=1" big-below
+    "a wild access into chunkguard's metadata" "in the guard page after one of chunkguard's metadata mappings" \
+    "$W1" "$AT"
+run "$DBG:quarantine_mb=1" big-below
 expect edges-debug-big-block-below-guard heap-buffer-overflow "big block below a guard page" \
     'past the 200000-byte mmap.d block at 0x' "in the guard page before one of chunkguard's metadata mappings" \
-    'is [0-9]+ bytes past the end of a 200000-byte region' 'in alloc_here'
+    'is [0-9]+ bytes past the end of a 200000-byte region' 'in alloc_here' "$W1" "$AT"
 exit 0
