@@ -107,32 +107,35 @@ void *cg_os_map(size_t len)
     return map_rw(len, 0);
 }
 
-/* Map len bytes at an address that is a multiple of align (a power of two
- * not below the page size).  First try len bytes as they come, then at the
- * aligned address just below them (the kernel hands out mappings top-down,
- * so that space is usually free); only then map len + align and cut off
- * both ends, as glibc's new_heap does — which needs twice the address space
- * for a moment, and may fail under RLIMIT_AS where the others succeed. */
-void *cg_os_map_aligned(size_t len, size_t align)
+/* Map len bytes with protection prot (never writable-only) at an address
+ * that is a multiple of align (a power of two not below the page size),
+ * without reserving swap (MAP_NORESERVE).  First try len bytes as they
+ * come, then at the aligned address just below them (the kernel hands out
+ * mappings top-down, so that space is usually free); only then map len +
+ * align and cut off both ends, as glibc's new_heap does — which needs
+ * twice the address space for a moment, and may fail under RLIMIT_AS
+ * where the others succeed. */
+static void *map_aligned(size_t len, size_t align, int prot)
 {
+    const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
     if (len + align < len)
         return NULL;
-    char *raw = map_rw(len, MAP_NORESERVE);
-    if (raw != NULL && ((uintptr_t)raw & (align - 1)) == 0)
-        return raw;
-    if (raw != NULL) {
-        SYS(SYS_munmap, raw, len, 0, 0, 0, 0);
-        uintptr_t down = (uintptr_t)raw & ~(uintptr_t)(align - 1);
-        long r = SYS(SYS_mmap, down, len, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    long r = SYS(SYS_mmap, 0, len, prot, flags, -1, 0);
+    if (!sys_failed(r) && ((uintptr_t)r & (align - 1)) == 0)
+        return (void *)r;
+    if (!sys_failed(r)) {
+        SYS(SYS_munmap, r, len, 0, 0, 0, 0);
+        uintptr_t down = (uintptr_t)r & ~(uintptr_t)(align - 1);
+        r = SYS(SYS_mmap, down, len, prot, flags | MAP_FIXED_NOREPLACE, -1, 0);
         if (!sys_failed(r) && (uintptr_t)r == down)
             return (void *)r;
         if (!sys_failed(r))      /* an old kernel took it as a hint elsewhere */
             SYS(SYS_munmap, r, len, 0, 0, 0, 0);
     }
-    raw = map_rw(len + align, MAP_NORESERVE);
-    if (raw == NULL)
+    r = SYS(SYS_mmap, 0, len + align, prot, flags, -1, 0);
+    if (sys_failed(r))
         return NULL;
+    char *raw = (char *)r;
     uintptr_t start = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
     size_t head = start - (uintptr_t)raw;
     if (head)
@@ -143,10 +146,25 @@ void *cg_os_map_aligned(size_t len, size_t align)
     return (void *)start;
 }
 
+void *cg_os_map_aligned(size_t len, size_t align)
+{
+    return map_aligned(len, align, PROT_READ | PROT_WRITE);
+}
+
+void *cg_os_reserve_aligned(size_t len, size_t align)
+{
+    return map_aligned(len, align, PROT_NONE);
+}
+
 void *cg_os_reserve(size_t len)
 {
     long r = SYS(SYS_mmap, 0, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     return sys_failed(r) ? NULL : (void *)r;
+}
+
+bool cg_os_commit(void *p, size_t len)
+{
+    return len == 0 || !sys_failed(SYS(SYS_mprotect, p, len, PROT_READ | PROT_WRITE, 0, 0, 0));
 }
 
 bool cg_os_seal(void *p, size_t len)
@@ -156,9 +174,127 @@ bool cg_os_seal(void *p, size_t len)
     return !sys_failed(r);
 }
 
-bool cg_os_guard(void *p, size_t len)
+/* ---- guarded mappings ---------------------------------------------------
+ * Every live mapping cg_os_map_guarded made, and every guard page
+ * cg_os_map_guard_page placed, as the range [lo, hi) whose first and last
+ * pages are the guards, so that a fault handler can tell a wild access to
+ * one of them from any other fault (cg_os_guard_hit).  Lock-free: a slot
+ * is claimed by a compare-and-swap of its lo from 0 to 1, filled, then
+ * published by storing lo; cleared by storing 0.  Slots are used from the
+ * front, so only the pages of the table that were ever needed are touched;
+ * when it is full a mapping still gets its guard pages, unregistered (a
+ * fault on them is then not recognised as one). */
+#define GUARDED_MAX 8192
+typedef struct guarded {
+    uintptr_t lo, hi;
+} guarded_t;
+static CG_BIG_BSS guarded_t guarded[GUARDED_MAX];
+static uintptr_t guarded_top;          /* slots ever used: the lookups' bound */
+
+/* Set *w from expect to v: a compare-and-swap when other threads may run,
+ * plain loads and stores otherwise (the single-threaded paths execute no
+ * locked instruction: tools/check-fastpath.sh). */
+static bool swap_if(uintptr_t *w, uintptr_t expect, uintptr_t v, bool mt)
 {
-    return SYS(SYS_mprotect, p, len, PROT_READ, 0, 0, 0) == 0;
+    if (mt)
+        return __atomic_compare_exchange_n(w, &expect, v, false, __ATOMIC_ACQ_REL,
+                                           __ATOMIC_RELAXED);
+    if (*w != expect)
+        return false;
+    *w = v;
+    return true;
+}
+
+static void guard_register(uintptr_t lo, uintptr_t hi)
+{
+    bool mt = !CG_SINGLE_THREAD_P;
+    for (size_t i = 0; i < GUARDED_MAX; i++) {
+        if (__atomic_load_n(&guarded[i].lo, __ATOMIC_RELAXED) != 0 ||
+            !swap_if(&guarded[i].lo, 0, 1, mt))
+            continue;
+        __atomic_store_n(&guarded[i].hi, hi, __ATOMIC_RELAXED);
+        __atomic_store_n(&guarded[i].lo, lo, __ATOMIC_RELEASE);
+        for (;;) {
+            size_t top = __atomic_load_n(&guarded_top, __ATOMIC_ACQUIRE);
+            if (top >= i + 1 || swap_if(&guarded_top, top, i + 1, mt))
+                return;
+        }
+    }
+}
+
+static void guard_unregister(uintptr_t lo)
+{
+    size_t top = __atomic_load_n(&guarded_top, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < top; i++)
+        if (__atomic_load_n(&guarded[i].lo, __ATOMIC_ACQUIRE) == lo) {
+            __atomic_store_n(&guarded[i].lo, 0, __ATOMIC_RELEASE);
+            return;
+        }
+}
+
+bool cg_os_guard_hit(const void *addr, uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t a = (uintptr_t)addr;
+    size_t top = __atomic_load_n(&guarded_top, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < top; i++) {
+        uintptr_t l = __atomic_load_n(&guarded[i].lo, __ATOMIC_ACQUIRE);
+        uintptr_t h = __atomic_load_n(&guarded[i].hi, __ATOMIC_RELAXED);
+        if (l <= 1 || a < l || a >= h)
+            continue;
+        if (a < l + cg_pagesize || a >= h - cg_pagesize) {
+            *lo = l;
+            *hi = h;
+            return true;
+        }
+        return false;                  /* inside the mapping's usable part */
+    }
+    return false;
+}
+
+void *cg_os_map_guarded(size_t len)
+{
+    size_t pg = cg_pagesize, body = CG_PAGE_ROUND(len);
+    if (len == 0 || body < len || body + 2 * pg < body)
+        return NULL;
+    long r = SYS(SYS_mmap, 0, body + 2 * pg, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (sys_failed(r))
+        return NULL;
+    char *lo = (char *)r;
+    if (!cg_os_commit(lo + pg, body)) {
+        SYS(SYS_munmap, lo, body + 2 * pg, 0, 0, 0, 0);
+        return NULL;
+    }
+    guard_register((uintptr_t)lo, (uintptr_t)lo + body + 2 * pg);
+    return lo + pg;
+}
+
+void cg_os_unmap_guarded(void *p, size_t len)
+{
+    size_t pg = cg_pagesize;
+    uintptr_t lo = (uintptr_t)p - pg;
+    guard_unregister(lo);
+    SYS(SYS_munmap, lo, CG_PAGE_ROUND(len) + 2 * pg, 0, 0, 0, 0);
+}
+
+bool cg_os_map_guard_page(void *p)
+{
+    long r = SYS(SYS_mmap, p, cg_pagesize, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (sys_failed(r))
+        return false;
+    if ((void *)r != p) {              /* an old kernel took it as a hint elsewhere */
+        SYS(SYS_munmap, r, cg_pagesize, 0, 0, 0, 0);
+        return false;
+    }
+    guard_register((uintptr_t)p, (uintptr_t)p + cg_pagesize);
+    return true;
+}
+
+void cg_os_unmap_guard_page(void *p)
+{
+    guard_unregister((uintptr_t)p);
+    SYS(SYS_munmap, p, cg_pagesize, 0, 0, 0, 0);
 }
 
 void cg_os_unmap(void *p, size_t len)

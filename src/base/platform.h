@@ -49,7 +49,6 @@ extern size_t cg_pagesize CG_HIDDEN;
 void *cg_os_map(size_t len) CG_HIDDEN;
 void *cg_os_map_aligned(size_t len, size_t align) CG_HIDDEN;
 void  cg_os_unmap(void *p, size_t len) CG_HIDDEN;
-bool  cg_os_guard(void *p, size_t len) CG_HIDDEN;    /* make read-only: writes fault */
 void  cg_os_decommit(void *p, size_t len) CG_HIDDEN; /* give pages back, keep RW */
 void *cg_os_remap(void *p, size_t oldlen, size_t newlen) CG_HIDDEN; /* mremap, may move */
 /* Address space without memory: len bytes (a multiple of the page size)
@@ -61,6 +60,49 @@ void *cg_os_reserve(size_t len) CG_HIDDEN;
  * dropped, the range reads as zeros once opened again); false on failure
  * (the kernel's mapping count limit). */
 bool  cg_os_seal(void *p, size_t len) CG_HIDDEN;
+
+/*
+ * Reserved address space, committed piece by piece (the heaps, heap.c).
+ * cg_os_reserve_aligned - len bytes at a multiple of align (a power of
+ *     two, at least the page size), inaccessible (PROT_NONE, no swap
+ *     reserved); NULL when the address space is exhausted.
+ * cg_os_commit - make [p, p + len) read-write (mprotect); p and len page
+ *     multiples.  False when the kernel refuses (ENOMEM: the mapping count
+ *     limit, vm.max_map_count, or an overcommit limit).
+ * Giving pages back and protecting them again is cg_os_seal.  None of
+ * these touches errno.
+ */
+void *cg_os_reserve_aligned(size_t len, size_t align) CG_HIDDEN;
+bool  cg_os_commit(void *p, size_t len) CG_HIDDEN;
+
+/*
+ * Guarded mappings: chunkguard's out-of-band structures (shadow records,
+ * the stack depot and memo, the big-block registry, scratch tables) sit
+ * between two inaccessible pages, so that no overflow of a block mapped
+ * beside them, and no linear wild write, reaches them unnoticed.
+ * cg_os_map_guarded - len bytes (rounded up to pages) of read-write
+ *     memory with a PROT_NONE page before and after it (no swap reserved:
+ *     pages cost nothing until touched); NULL when out of address space or
+ *     mappings.  Costs two mappings of the process's vm.max_map_count
+ *     (the guards of neighbouring guarded mappings merge).
+ * cg_os_unmap_guarded - unmap such a mapping, guards included (p and len
+ *     as given to and returned by cg_os_map_guarded).
+ * cg_os_map_guard_page - one PROT_NONE page at p (page aligned), only if
+ *     nothing is mapped there (MAP_FIXED_NOREPLACE): below a heap, whose
+ *     metadata starts at its base.  False when the page is taken.
+ * cg_os_unmap_guard_page - unmap it.
+ * cg_os_guard_hit - is addr on a guard page of one of these (the first or
+ *     last page of a live guarded range)?  Then *lo and *hi are the range,
+ *     guards included.  Lock-free and async-signal-safe: for the fault
+ *     handler.  A guarded mapping made while 8192 are live is not known
+ *     to it (its guards still fault).
+ * None of these touches errno.
+ */
+void *cg_os_map_guarded(size_t len) CG_HIDDEN;
+void  cg_os_unmap_guarded(void *p, size_t len) CG_HIDDEN;
+bool  cg_os_map_guard_page(void *p) CG_HIDDEN;
+void  cg_os_unmap_guard_page(void *p) CG_HIDDEN;
+bool  cg_os_guard_hit(const void *addr, uintptr_t *lo, uintptr_t *hi) CG_HIDDEN;
 size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1 */
 /* A small file (/proc) read whole into buf (at most cap - 1 bytes, then a
  * NUL), raw system calls: no malloc, errno untouched.  Bytes read, 0 when
@@ -171,5 +213,22 @@ long  cg_os_libc_syscall(long nr, long a, long b, long c, long d, long e, long f
  * x86_64, so that such reads are well-defined and ThreadSanitizer-clean. */
 #define CG_LOAD(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CG_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+/* v < *limit, *limit read as CG_LOAD reads it (relaxed: another thread may
+ * be storing it).  On x86_64 the load is the compare's memory operand —
+ * one instruction and no register, where the compiler keeps an atomic
+ * load apart from the compare (the inline tcache pop's link test,
+ * fastpath.h, would otherwise spill a callee-saved register on every
+ * malloc). */
+CG_INLINE bool cg_below_relaxed(uintptr_t v, const size_t *limit)
+{
+#if defined(__x86_64__) && defined(__GCC_ASM_FLAG_OUTPUTS__)
+    bool below;
+    __asm__("cmpq %2, %1" : "=@ccb"(below) : "r"(v), "m"(*limit));
+    return below;
+#else
+    return v < __atomic_load_n(limit, __ATOMIC_RELAXED);
+#endif
+}
 
 #endif /* CG_PLATFORM_H */

@@ -48,10 +48,10 @@ static void unmark_bin(cg_arena_t *av, size_t i) { av->binmap[i >> 5] &= ~(1u <<
 static cg_heap_t *heap_of(const void *c) { return cg_heap_base(c); }
 
 /* A list link we are about to follow must point at a bin header of this
- * arena or into the chunk space of one of our heaps: anything else is
- * corruption, reported before the link is dereferenced.  The arena's
- * current heap is one compare (most links point there); a bin header is
- * one more; older heaps need the heap map. */
+ * arena or into the committed chunk space of one of our heaps: anything
+ * else is corruption, reported before the link is dereferenced.  The
+ * arena's current heap is one compare (most links point there); a bin
+ * header is one more; older heaps need the heap map and their size. */
 static inline bool link_ok(cg_arena_t *av, const void *x)
 {
     if ((uintptr_t)x - av->link_lo < av->link_span)   /* the current heap */
@@ -61,7 +61,11 @@ static inline bool link_ok(cg_arena_t *av, const void *x)
     return cg_heap_readable(x, sizeof(cg_chunk_t));
 }
 
-/* check: the report, which says where the link was met. */
+/* check: the report, which says where the link was met.  A bin header's
+ * own fd and bk are read unchecked: they only ever take values that
+ * passed this check (or the bin itself), and point at free chunks, which
+ * lie below the top and so below the heap's committed end for as long as
+ * they are binned (a trim gives back only the top's end). */
 CG_INLINE void check_link(cg_arena_t *av, const cg_chunk_t *x, cg_check_t check,
                           const cg_call_t *call)
 {
@@ -79,12 +83,14 @@ CG_INLINE void check_walk(cg_arena_t *av, size_t steps, const cg_chunk_t *at,
 }
 
 /* A free chunk's size must be plausible, and lead to a header inside the
- * same heap region, before the chunk after it is read. */
+ * same heap's committed part, before the chunk after it is read.  p
+ * passed a link check, so it lies below that end. */
 CG_INLINE void check_free_size(const cg_chunk_t *p, const cg_call_t *call)
 {
     size_t sz = cg_csize(p);
     if (CG_CHECK_ON(UNLINK) &&
-        CG_UNLIKELY(sz < CG_MINSIZE || sz > CG_HEAP_MAX - CG_HDR_SZ - cg_heap_offset(p)))
+        CG_UNLIKELY(sz < CG_MINSIZE ||
+                    sz > (size_t)(cg_heap_end(heap_of(p)) - (const char *)p) - CG_HDR_SZ))
         cg_fail_FREE_CHUNK_SIZE(call, cg_chunk2mem((cg_chunk_t *)p));
 }
 
@@ -219,7 +225,7 @@ void cg_arena_consolidate(cg_arena_t *av, const cg_call_t *call)
             av->fastbins[i] = NULL;
         }
         while (p != NULL) {
-            cg_fastbin_check_link(p, CG_CK_FASTBIN_LINK_CONSOLIDATE, call);
+            cg_fastbin_check_link(av, p, CG_CK_FASTBIN_LINK_CONSOLIDATE, call);
             cg_fastbin_check_index(p, i, CG_CK_FASTBIN_INDEX_CONSOLIDATE, call);
             /* A fastbin chunk is in use to the rest of the heap; one that is
              * not was merged already: its bin has a cycle or a duplicate. */
@@ -281,6 +287,7 @@ static bool grow_top(cg_arena_t *av, size_t nb, const cg_call_t *call)
     if (want < need)
         return false;
     if (cg_heap_grow(h, want) || (want = CG_PAGE_ROUND(need), cg_heap_grow(h, want))) {
+        cg_arena_set_heap(av, h);         /* the link checks' span grows with it */
         cg_set_head_size(av->top, tsz + want);
         account_grow(av, want);
         return true;
@@ -366,6 +373,7 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t
         /* the top chunk keeps at least MINSIZE, and stays page-aligned at its end */
         if (extra > 0 && h->size - extra >= CG_HEAP_DATA_OFF + CG_MINSIZE) {
             cg_heap_shrink(h, h->size - extra);
+            cg_arena_set_heap(av, h);
             cg_set_head_size(top, tsz - extra);
             av->system_mem -= extra;
             released = 1;

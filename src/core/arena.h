@@ -134,12 +134,23 @@ CG_INLINE cg_arena_t *cg_arena_of(const cg_chunk_t *c) { return cg_heap_base(c)-
 
 /* Make h the arena's current heap (the one holding top).  Also sets the
  * range that link checks accept without a heap-map lookup: every address
- * in h where a chunk header (fd/bk included) can be read. */
+ * in h where a chunk header (fd/bk included) can be read, up to its
+ * committed end — so it is set again whenever that heap grows or shrinks. */
 CG_INLINE void cg_arena_set_heap(cg_arena_t *av, cg_heap_t *h)
 {
     av->heap = h;
     av->link_lo = (uintptr_t)h + CG_HEAP_DATA_OFF;
-    av->link_span = CG_HEAP_MAX - CG_HEAP_DATA_OFF - sizeof(cg_chunk_t) + 1;
+    av->link_span = h->size - CG_HEAP_DATA_OFF - sizeof(cg_chunk_t) + 1;
+}
+
+/* Can a chunk header with its links be read at x?  In the arena's current
+ * heap below its committed end: two compares against the arena's own
+ * fields (most links point there); elsewhere cg_heap_readable decides,
+ * which loads the other heap's size.  Caller holds av's lock (or runs
+ * single-threaded): the span changes with the heap's size under it. */
+CG_INLINE bool cg_arena_readable(const cg_arena_t *av, const void *x)
+{
+    return (uintptr_t)x - av->link_lo < av->link_span || cg_heap_readable(x, sizeof(cg_chunk_t));
 }
 
 /* Walk all arenas without the list lock: arenas are only ever appended,

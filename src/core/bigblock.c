@@ -56,14 +56,14 @@ static bool reg_reserve(void)
     if ((reg_used + 1) * 2 <= reg_cap)
         return true;
     size_t ncap = reg_cap ? reg_cap * 2 : 1024;
-    reg_entry_t *nt = cg_os_map(ncap * sizeof *nt);
+    reg_entry_t *nt = cg_os_map_guarded(ncap * sizeof *nt);
     if (nt == NULL)
         return false;
     for (size_t i = 0; i < reg_cap; i++)
         if (reg_tab[i].chunk != 0)
             reg_put(nt, ncap, reg_tab[i].chunk, reg_tab[i].maplen);
     if (reg_tab != NULL)
-        cg_os_unmap(reg_tab, reg_cap * sizeof *reg_tab);
+        cg_os_unmap_guarded(reg_tab, reg_cap * sizeof *reg_tab);
     reg_tab = nt;
     reg_cap = ncap;
     return true;
@@ -218,6 +218,27 @@ void cg_big_each_locked(void (*fn)(const cg_chunk_t *c, size_t maplen, void *arg
     for (size_t i = 0; i < reg_cap; i++)
         if (reg_tab[i].chunk != 0)
             fn((const cg_chunk_t *)reg_tab[i].chunk, reg_tab[i].maplen, arg);
+}
+
+const cg_chunk_t *cg_big_below(uintptr_t a, size_t max, const cg_call_t *call, uintptr_t *end)
+{
+    const cg_chunk_t *best = NULL;
+    uintptr_t best_end = 0;
+    cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
+    for (size_t i = 0; i < reg_cap; i++) {
+        const cg_chunk_t *c = (const cg_chunk_t *)reg_tab[i].chunk;
+        if (c == NULL)
+            continue;
+        /* its mapping starts the header's offset before the chunk */
+        uintptr_t e = (uintptr_t)c - c->prev_size + reg_tab[i].maplen;
+        if (e <= a && a - e <= max && e > best_end) {
+            best = c;
+            best_end = e;
+        }
+    }
+    cg_unlock_if(&reg_lock, reg_tok);
+    *end = best_end;
+    return best;
 }
 
 void cg_big_lock_all(void) { cg_lock(&reg_lock); }

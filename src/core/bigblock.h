@@ -36,6 +36,12 @@ bool cg_big_recently_freed(const cg_chunk_t *c, const cg_call_t *call) CG_HIDDEN
  * verifier. */
 void cg_big_each_locked(void (*fn)(const cg_chunk_t *c, size_t maplen, void *arg),
                         void *arg) CG_HIDDEN;
+/* The live big block whose mapping ends at or below address a and nearest
+ * to it, at most max bytes below; NULL when there is none.  *end: the end
+ * of its mapping.  For the report of a fault past a block
+ * (debug/describe.c), O(registry capacity). */
+const cg_chunk_t *cg_big_below(uintptr_t a, size_t max, const cg_call_t *call, uintptr_t *end)
+    CG_HIDDEN;
 void cg_big_lock_all(void) CG_HIDDEN;
 void cg_big_unlock_all(bool child) CG_HIDDEN;
 

@@ -55,12 +55,13 @@ CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, const
     }
 }
 
-/* A link read from a fastbin must be a chunk of ours before we follow it;
- * check: the report (malloc's or malloc_consolidate's). */
-CG_INLINE void cg_fastbin_check_link(const cg_chunk_t *v, cg_check_t check,
+/* A link read from a fastbin must be a chunk of ours, aligned and
+ * readable (below its heap's committed end), before we follow it; check:
+ * the report (malloc's or malloc_consolidate's).  Under av's lock. */
+CG_INLINE void cg_fastbin_check_link(const cg_arena_t *av, const cg_chunk_t *v, cg_check_t check,
                                      const cg_call_t *call)
 {
-    if (CG_CHECK_ON(SAFE_LINK) && CG_UNLIKELY(!cg_heap_contains(v)))
+    if (CG_CHECK_ON(SAFE_LINK) && CG_UNLIKELY(!cg_aligned_ok(v) || !cg_arena_readable(av, v)))
         cg_fail_with(call, check, v, NULL);
 }
 
@@ -84,7 +85,7 @@ CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, const cg_call_t
     for (;;) {
         if (v == NULL)
             return NULL;
-        cg_fastbin_check_link(v, CG_CK_FASTBIN_LINK, call);
+        cg_fastbin_check_link(av, v, CG_CK_FASTBIN_LINK, call);
         cg_chunk_t *n = cg_reveal(&v->fd, v->fd);
         if (CG_CHECK_ON(SAFE_LINK) && CG_UNLIKELY(n == v))
             cg_fail_FASTBIN_SELF_LINK(call, cg_chunk2mem((cg_chunk_t *)v));

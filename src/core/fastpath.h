@@ -66,15 +66,18 @@ CG_INLINE void *cg_tcache_pop(cg_tcache_t *tc, size_t idx, cg_tentry_t *e, cg_te
 
 /* The inline paths' pop: the head of bin idx, or NULL when the bin is empty
  * or anything needs a closer look.  The head e is a chunk of ours (it
- * passed free's checks, or cg_tcache_link_ok when it was a link), so a
- * link that is NULL, or aligned, in e's own heap (one XOR and one mask
- * test) and not e itself, is taken.  Any other link (another heap's chunk,
- * or corruption), and a bin whose count is 0 (glibc tests it too), are
- * left to the slow path, whose cg_tcache_get tests them in full and
- * reports what is bad: so the hit path makes no call at all.  A link the
- * quick test takes that the full one would not (into the heap's metadata)
- * is reported one pop later, when its own link fails: the heap region is
- * readable everywhere (heap.c), and it is never handed out unless its
+ * passed free's checks, or the test below when it was a link), so a link
+ * that is NULL, or a 16-byte aligned place in e's own heap where a chunk
+ * header can be read (cg_heap_chunk_ok: past the metadata and guard page,
+ * below the committed end — one load of the heap's size from e's heap
+ * header) and not e itself, is taken.  Any other link (another heap's
+ * chunk, the inaccessible part of a heap, or corruption), and a bin whose
+ * count is 0 (glibc tests it too), are left to the slow path, whose
+ * cg_tcache_get tests them in full and reports what is bad: so the hit
+ * path makes no call at all.  A link taken here is read on the next pop
+ * only, which therefore never faults; one that is no chunk start (a
+ * corrupted link to free memory or a block's middle) is reported one pop
+ * later, when its own link fails — it is never handed out unless its
  * link decodes to a good one, which needs the secret. */
 CG_INLINE void *cg_tcache_try_get(cg_tcache_t *tc, size_t idx)
 {
@@ -83,9 +86,8 @@ CG_INLINE void *cg_tcache_try_get(cg_tcache_t *tc, size_t idx)
         return NULL;
     cg_tentry_t *n = (cg_tentry_t *)cg_reveal(&e->next, e->next);
     if (CG_CHECK_ON(SAFE_LINK)) {
-        const uintptr_t not_same_heap_aligned = ~(uintptr_t)(CG_HEAP_MAX - 1) | CG_ALIGN_MASK;
-        uintptr_t d = (uintptr_t)n ^ (uintptr_t)e;
-        if (n != NULL && CG_UNLIKELY((d & not_same_heap_aligned) != 0 || d == 0))
+        if (n != NULL &&
+            CG_UNLIKELY(!cg_heap_chunk_ok(cg_heap_base(e), cg_mem2chunk(n)) || n == e))
             return NULL;
         /* Tested last, when the link's temporaries are dead: tested first,
          * the count took one register more than the caller-saved ones and
@@ -115,7 +117,7 @@ CG_INLINE void cg_tcache_put(cg_tcache_t *tc, size_t idx, void *mem)
 CG_INLINE bool cg_heap_owns(const void *mem)
 {
     /* No offset test needed: the bitmap's bits for the header, bitmap and
-     * guard pages are never set. */
+     * guard pages, and beyond the top, are never set. */
     if (!cg_aligned_ok(mem) || !cg_in_heap(mem))
         return false;
     return cg_start_test(cg_heap_base(mem), (const char *)mem - CG_HDR_SZ);
@@ -188,8 +190,10 @@ CG_INLINE int cg_free_fast(cg_tcache_t *tc, void *mem)
     size_t size = raw & ~CG_FLAG_BITS;
     cg_chunk_t *next = cg_at(c, size);
     cg_heap_t *h = cg_heap_base(mem);
-    /* next's header is readable: c starts a chunk, so it lies below the
-     * region's tail page, and size is at most a tcache class (heap.h). */
+    /* next's start bit is in the bitmap: c starts a chunk, so it lies
+     * below the region's tail page, and size is at most a tcache class
+     * (heap.h); next's header is read only when that bit says a chunk
+     * starts there, so below the committed end. */
     static_assert((CG_TCACHE_BINS + 1) * CG_ALIGN + CG_HDR_SZ <= CG_HEAP_TAIL,
                   "a tcache-sized chunk's next header must fit in the tail page");
     if (!cg_start_test_index(h, cg_start_index(h, c) + (size >> 4)) || /* a chunk starts there */

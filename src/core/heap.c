@@ -28,18 +28,32 @@ static void heapmap_mark(const void *base, bool on)
 
 static size_t page_up(size_t n) { return CG_PAGE_ROUND(n); }
 
+/* The page below a new heap's base becomes a guard page of ours when it is
+ * free: the heap's metadata starts at the base, and a block mapped just
+ * below it (a big block, which the kernel places top-down into the gap
+ * under the heap) would otherwise overflow into the heap header.  The
+ * tail page of a heap just below is inaccessible already.  True when the
+ * page was mapped (the heap owns it). */
+static bool map_guard_below(char *base)
+{
+    return !cg_in_heap(base - 1) && cg_os_map_guard_page(base - cg_pagesize);
+}
+
 cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
 {
     if (min_data > CG_HEAP_USE_MAX - CG_HEAP_DATA_OFF)
         return NULL;
-    char *base = cg_os_map_aligned(CG_HEAP_MAX, CG_HEAP_MAX);
+    size_t size = page_up(CG_HEAP_DATA_OFF + min_data);
+    char *base = cg_os_reserve_aligned(CG_HEAP_MAX, CG_HEAP_MAX);
     if (base == NULL)
         return NULL;
-    /* The guard page keeps an underflow from the first chunk out of our
-     * metadata.  Read-only, not PROT_NONE: every address of the region
-     * stays readable, so a link into it that passed a same-heap test
-     * (tcache.h) reads zeros and is reported, instead of faulting. */
-    if (!cg_os_guard(base + CG_HEAP_DATA_OFF - 4096, 4096)) {
+    /* Read-write: the metadata below the guard page, and the chunk space
+     * in use.  The guard page keeps an underflow of the first chunk out of
+     * the metadata; it is inaccessible like the unused part above the top,
+     * since no link is followed into it without cg_heap_chunk_ok or
+     * cg_heap_readable refusing it first. */
+    if (!cg_os_commit(base, CG_HEAP_DATA_OFF - 4096) ||
+        !cg_os_commit(base + CG_HEAP_DATA_OFF, size - CG_HEAP_DATA_OFF)) {
         cg_os_unmap(base, CG_HEAP_MAX);
         errno = ENOMEM;
         return NULL;
@@ -47,10 +61,11 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     cg_heap_t *h = (cg_heap_t *)base;
     h->arena = av;
     h->prev = NULL;
-    h->size = page_up(CG_HEAP_DATA_OFF + min_data);
+    cg_heap_set_size(h, size);
     h->data = base + CG_HEAP_DATA_OFF;
     h->clean_from = h->data;
     h->fence = NULL;
+    h->guard_below = map_guard_below(base);
     heapmap_mark(base, true);
     if (CG_UNLIKELY(cg_opt.verbosity >= 2)) {
         char buf[160];
@@ -62,32 +77,44 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     return h;
 }
 
-/* Extend the in-use part by diff bytes (page multiple).  The memory is
- * already mapped; fails only when the heap is full. */
+/* Extend the in-use part by diff bytes (page multiple): the pages become
+ * read-write (one mprotect; glibc's grow_heap).  Fails when the heap is
+ * full or the kernel refuses. */
 bool cg_heap_grow(cg_heap_t *h, size_t diff)
 {
     size_t want = h->size + diff;
     if (want > CG_HEAP_USE_MAX || want < h->size)
         return false;
-    CG_STORE(h->size, want);
+    if (!cg_os_commit((char *)h + h->size, diff))
+        return false;
+    cg_heap_set_size(h, want);
     return true;
 }
 
-/* Give back the pages from new_size to the in-use end; they stay read-write
- * (cheap to reuse) but read zero, so calloc may skip clearing them. */
+/* Give back the pages from new_size to the in-use end: they read zero when
+ * the heap grows into them again (calloc may skip clearing them), and are
+ * inaccessible until then (glibc's shrink_heap).  The size goes down
+ * first, so a concurrent lock-free reader that tests against it never
+ * reads a page being protected.  Should the kernel refuse (the mapping
+ * count limit), the pages are still given back and stay accessible. */
 void cg_heap_shrink(cg_heap_t *h, size_t new_size)
 {
     char *from = (char *)h + new_size;
-    cg_os_decommit(from, h->size - new_size);
+    size_t len = h->size - new_size;
+    cg_heap_set_size(h, new_size);
+    if (!cg_os_seal(from, len))
+        cg_os_decommit(from, len);
     if (h->clean_from > from)
         h->clean_from = from;
-    CG_STORE(h->size, new_size);
 }
 
 void cg_heap_delete(cg_heap_t *h)
 {
+    bool below = h->guard_below;
     heapmap_mark(h, false);
     cg_os_unmap(h, CG_HEAP_MAX);
+    if (below)
+        cg_os_unmap_guard_page((char *)h - cg_pagesize);
 }
 
 bool cg_heap_span_clear(cg_heap_t *h, const void *c, size_t size)
@@ -124,6 +151,24 @@ cg_chunk_t *cg_heap_find_chunk(cg_heap_t *h, const void *a)
     }
     size_t j = w * 64 + 63 - (size_t)__builtin_clzll(bits);
     return j < first ? NULL : (cg_chunk_t *)((char *)h + (j << 4));
+}
+
+cg_chunk_t *cg_heap_last_block(cg_heap_t *h)
+{
+    const char *end = cg_heap_end(h);
+    cg_chunk_t *c = cg_heap_find_chunk(h, end - 1);
+    /* Free chunks are never neighbours, so the top (or a binned rest of an
+     * old top) and one free chunk before it are all that is skipped; the
+     * bound only guards against a corrupted heap. */
+    for (int i = 0; c != NULL && i < 3; i++) {
+        size_t size = cg_csize(c);
+        const char *next = (const char *)c + size;
+        if (size >= CG_MINSIZE && next > (const char *)c && next + CG_HDR_SZ <= end &&
+            cg_prev_inuse((const cg_chunk_t *)next))
+            return c;
+        c = cg_heap_find_chunk(h, (const char *)c - 1);
+    }
+    return NULL;
 }
 
 /* Return the whole pages strictly inside [from, to) to the OS. */

@@ -1,21 +1,29 @@
 /*
  * heap.h — mmap'd heaps, the heap map, and the chunk-start map.
  *
- * Every arena owns one or more heaps: regions of CG_HEAP_MAX (64 MiB)
- * mapped read-write (MAP_NORESERVE: a page costs nothing until touched) at
- * a 64 MiB-aligned address, so that `pointer -> heap` is a mask (glibc's
+ * Every arena owns one or more heaps: regions of CG_HEAP_MAX (64 MiB) at a
+ * 64 MiB-aligned address, so that `pointer -> heap` is a mask (glibc's
  * non-main arenas, here used for every arena; chunkguard never calls brk).
- * Because the whole region is readable, checking that a link points inside
- * a heap region is enough to know it can be read: no heap-size load.
+ * As glibc does for its non-main heaps, the region is reserved
+ * inaccessible (PROT_NONE, no swap reserved) and made read-write only as
+ * far as the heap is in use: h->size, the committed end, where the top
+ * chunk ends.  The heap grows by mprotect and shrinks (trim) by mapping
+ * PROT_NONE memory over what it gives back, so a write far past the last
+ * block, or through a pointer into the unused part, faults (and the fault
+ * handler reports it: debug/edge.c).  Nothing of the region past the
+ * committed end may therefore be read: a link or pointer that is only
+ * known to be "in a heap region" is tested against the heap's committed
+ * end (cg_heap_readable, cg_heap_chunk_ok) before anything at it is read.
  *
+ *   (guard page below the base, when the page was free: see heap.c)
  *   base (64 MiB aligned)
- *   | cg_heap_t (and, in an arena's first heap, the cg_arena_t) | one page
- *   | chunk-start bitmap: one bit per 16 bytes of the heap       | 512 KiB
- *   | shadow map: a 32-bit record id per 64 bytes (debug mode)   | 4 MiB
- *   | guard page (read-only: writes fault, reads see zeros)      |
- *   | chunks ... top chunk | not yet used (reads zero) ...       |
- *   | tail page: never used, so any chunk of a tcache size that  | to base+64 MiB
- *   | starts in the heap ends inside the region (CG_HEAP_TAIL)   |
+ *   | cg_heap_t (and, in an arena's first heap, the cg_arena_t) | one page  } read-
+ *   | chunk-start bitmap: one bit per 16 bytes of the heap       | 512 KiB   } write
+ *   | shadow map: a 32-bit record id per 64 bytes (debug mode)   | 4 MiB     }
+ *   | guard page (PROT_NONE: an underflow of the first block)    | 4 KiB
+ *   | chunks ... top chunk                                       | read-write, to base + size
+ *   | not in use (PROT_NONE until the top grows into it)         |
+ *   | tail page: never used, so never accessible (CG_HEAP_TAIL)  | to base + 64 MiB
  *
  * The shadow map (shadow.h) is only touched in debug mode; in fast mode it
  * costs address space, not memory.
@@ -34,7 +42,9 @@
  *     top.  So "the chunk after this one" can be checked to really start a
  *     chunk, and a block's size field cannot silently lead into the middle
  *     of another.  Maintained only where chunk boundaries change (splits
- *     and merges), never on the tcache/fastbin paths.
+ *     and merges), never on the tcache/fastbin paths.  A set bit is always
+ *     below the committed end (the top chunk is the last chunk), so a
+ *     chunk start's header can be read without a size test.
  */
 #ifndef CG_HEAP_H
 #define CG_HEAP_H
@@ -46,10 +56,17 @@ struct cg_arena;
 typedef struct cg_heap {
     struct cg_arena *arena;   /* owning arena                                 */
     struct cg_heap  *prev;    /* the arena's previous heap (older), or NULL   */
-    size_t size;              /* bytes from base now in use: chunks end here  */
+    size_t size;              /* bytes from base committed (read-write) and in
+                               * use: chunks end here, nothing above is
+                               * accessible; changed by cg_heap_set_size only */
+    size_t chunk_slots;       /* (size - CG_HEAP_DATA_OFF) / 16 - 1: how many
+                               * 16-byte aligned places in the chunk space
+                               * hold a whole readable cg_chunk_t (header and
+                               * links), for cg_heap_chunk_ok                 */
     char  *data;              /* first chunk                                  */
     char  *clean_from;        /* memory from here to the region's end reads zero */
     cg_chunk_t *fence;        /* fencepost left when the arena moved on, or NULL */
+    bool guard_below;         /* the page below base is our guard page        */
 } cg_heap_t;
 
 #define CG_HEAP_MAP_WORDS ((size_t)1 << (CG_VA_BITS - CG_HEAP_SHIFT - 6))
@@ -59,10 +76,13 @@ typedef struct cg_heap {
 #define CG_SHADOW_MAP_BYTES (CG_HEAP_MAX / 64 * 4)             /* 4 MiB */
 #define CG_SHADOW_MAP_OFF   (CG_HEAP_HDR_BYTES + CG_START_MAP_BYTES)
 #define CG_HEAP_DATA_OFF    (CG_SHADOW_MAP_OFF + CG_SHADOW_MAP_BYTES + 4096u)
-/* The last page of a region holds no chunk: a chunk that starts in the
- * heap (its start bit set) and claims any size up to the largest tcache
- * class has its next header inside the region, so free's fast path may
- * read it without testing the offset (alloc.h, cg_free_fast). */
+/* The last page of a region is never committed, so it stays inaccessible
+ * whatever the heap's size: a guard between a full heap's last block and
+ * whatever lies above the region.  It also keeps every chunk start at
+ * least a page from the region's end, so the start-bitmap index of any
+ * chunk start plus a tcache-class size stays inside the bitmap (free's
+ * fast path tests that bit without testing the offset: alloc.h,
+ * cg_free_fast). */
 #define CG_HEAP_TAIL        4096u
 #define CG_HEAP_USE_MAX     (CG_HEAP_MAX - CG_HEAP_TAIL)
 /* Two 16-byte fenceposts close a heap the arena has moved away from. */
@@ -126,12 +146,16 @@ CG_INLINE size_t cg_heap_offset(const void *p)
     return (uintptr_t)p & (CG_HEAP_MAX - 1);
 }
 
-/* Can len bytes at x be read without faulting: inside a heap region, past
- * its metadata and guard page?  (Not: is it a chunk.) */
+/* Can len bytes (at most a chunk header with its links) at x be read
+ * without faulting: inside a heap region, past its metadata and guard
+ * page, and below the heap's committed end?  (Not: is it a chunk.)  One
+ * load of the heap's size, from its header page. */
 CG_INLINE bool cg_heap_readable(const void *x, size_t len)
 {
-    return cg_in_heap(x) &&
-           cg_heap_offset(x) - CG_HEAP_DATA_OFF <= CG_HEAP_MAX - CG_HEAP_DATA_OFF - len;
+    if (!cg_in_heap(x))
+        return false;
+    size_t off = cg_heap_offset(x);
+    return off >= CG_HEAP_DATA_OFF && off + len <= CG_LOAD(cg_heap_base(x)->size);
 }
 
 /* The in-use end; read without the lock on free paths (relaxed). */
@@ -144,9 +168,34 @@ CG_INLINE bool cg_heap_contains(const void *x)
     return cg_aligned_ok(x) && cg_heap_readable(x, sizeof(cg_chunk_t));
 }
 
+/* Is c a 16-byte aligned address in heap h's chunk space where a whole
+ * cg_chunk_t can be read (below the committed end)?  h must be a mapped
+ * heap; c may be anything — an address in another heap or none is
+ * refused.  One subtraction, one rotation (a misaligned c's low bits
+ * become high ones), one compare against h->chunk_slots: the inline
+ * tcache pop's test of a link (fastpath.h). */
+CG_INLINE bool cg_heap_chunk_ok(const cg_heap_t *h, const void *c)
+{
+    uintptr_t t = (uintptr_t)c - (uintptr_t)h - CG_HEAP_DATA_OFF;
+    return cg_below_relaxed((t >> 4) | (t << 60), &h->chunk_slots);
+}
+
+/* Set the committed end (the caller has made [base, size) accessible, or
+ * is about to protect what lies above it): size and chunk_slots. */
+CG_INLINE void cg_heap_set_size(cg_heap_t *h, size_t size)
+{
+    CG_STORE(h->size, size);
+    CG_STORE(h->chunk_slots, (size - CG_HEAP_DATA_OFF) / CG_ALIGN - 1);
+}
+
 /* Heap lifecycle; callers hold the owning arena's lock (or run single-
  * threaded).  cg_heap_new returns a heap with at least min_data bytes of
- * chunk space in use, or NULL with errno ENOMEM. */
+ * chunk space in use (committed), or NULL with errno ENOMEM.
+ * cg_heap_grow commits diff more bytes (a page multiple) above the
+ * in-use end: false when the region is full or the kernel refuses.
+ * cg_heap_shrink gives the pages from new_size (a page multiple) to the
+ * in-use end back to the OS and makes them inaccessible again.
+ * cg_heap_delete unmaps the heap (and its guard page below). */
 cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data) CG_HIDDEN;
 bool cg_heap_grow(cg_heap_t *h, size_t diff) CG_HIDDEN;
 void cg_heap_shrink(cg_heap_t *h, size_t new_size) CG_HIDDEN;
@@ -161,5 +210,12 @@ bool cg_heap_span_clear(cg_heap_t *h, const void *c, size_t size) CG_HIDDEN;
  * (a backward scan of the start bitmap), or NULL if none.  The chunk may
  * end before a.  Reads only our metadata; for reports, not hot paths. */
 cg_chunk_t *cg_heap_find_chunk(cg_heap_t *h, const void *a) CG_HIDDEN;
+
+/* The in-use chunk with the highest address in heap h — the block just
+ * below its top (or below the fencepost of an older heap) — or NULL when
+ * the heap holds none.  Reads only the headers of chunk starts, each
+ * tested against the committed end; for reports of an access past the
+ * heap's used part (debug/describe.c), not for hot paths. */
+cg_chunk_t *cg_heap_last_block(cg_heap_t *h) CG_HIDDEN;
 
 #endif /* CG_HEAP_H */

@@ -30,7 +30,7 @@ static void gather(cg_arena_t *av, arena_info_t *ai, const cg_call_t *call)
         for (cg_chunk_t *p = __atomic_load_n(&av->fastbins[i], __ATOMIC_ACQUIRE);
              p != NULL && guard++ < (1u << 24);
              p = cg_reveal(&p->fd, p->fd)) {
-            if (!cg_aligned_ok(p) || !cg_in_heap(p))
+            if (!cg_heap_contains(p))       /* its header and link readable */
                 break;
             ai->fast_count++;
             ai->fast_bytes += cg_csize(p);

@@ -51,7 +51,8 @@ void cg_tcache_report_bad_link(const void *entry, const void *link, const cg_cal
 
 /* The full test of n, the demangled next link of entry e: NULL, or the
  * user pointer of a chunk of ours — aligned, in a heap's chunk area (not
- * its metadata or guard page), a chunk start — other than e itself. */
+ * its metadata or guard page, nor past its committed end), a chunk start
+ * — other than e itself. */
 CG_INLINE bool cg_tcache_link_ok(const cg_tentry_t *e, const cg_tentry_t *n)
 {
     if (n == NULL)

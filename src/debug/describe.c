@@ -1,8 +1,14 @@
 /*
- * describe.c — cg_describe: what chunkguard knows of an address, in words.
+ * describe.c — cg_describe: what chunkguard knows of an address, in words;
+ * and the report of a fault on memory chunkguard keeps inaccessible
+ * (describe.h).
  */
+#include "describe.h"
+
 #include "bigblock.h"
+#include "checks.h"
 #include "debug.h"
+#include "debugblock.h"
 #include "render.h"
 #include "shadow.h"
 #include "stackdepot.h"
@@ -52,8 +58,12 @@ static size_t describe_core(char *b, size_t cap, const char *a, const cg_call_t 
             return cg_fmt(b, cap, "%p is in the metadata of a chunkguard heap at %p\n",
                           (const void *)a, (void *)h);
         cg_chunk_t *c = cg_heap_find_chunk(h, a);
-        if (c == NULL || (const char *)c >= cg_heap_end(h))
-            return cg_fmt(b, cap, "%p is in a chunkguard heap, beyond its used part\n",
+        if (a >= cg_heap_end(h))
+            return cg_fmt(b, cap, "%p is in a chunkguard heap, %zu bytes beyond its used "
+                          "part (inaccessible until the heap grows)\n", (const void *)a,
+                          (size_t)(a - cg_heap_end(h)));
+        if (c == NULL)
+            return cg_fmt(b, cap, "%p is in a chunkguard heap, before its first chunk\n",
                           (const void *)a);
         size_t size = cg_csize(c);
         const char *mem = cg_chunk2mem(c);
@@ -87,4 +97,104 @@ size_t cg_describe_impl(const void *addr, char *buf, size_t cap, const cg_call_t
             return describe_record(buf, cap, a, r);
     }
     return describe_core(buf, cap, a, call);
+}
+
+/* ---- faults on the heaps' edges and the guard pages ---------------------- */
+
+/* How far below a faulting address a block may end and still be the one
+ * the fault is blamed on (issue 12). */
+#define EDGE_NEAR ((size_t)1 << 20)
+
+/* What a faulting address is to chunkguard, and the block ending nearest
+ * below it (an in-use heap chunk, or a big block), if any. */
+typedef struct edge {
+    const char *where;          /* what the address is in, for the report  */
+    const cg_chunk_t *c;        /* the nearest block below, or NULL        */
+    bool big;                   /* c is a big block                        */
+} edge_t;
+
+/* The end of the program's part of block c as the core knows it: a heap
+ * chunk's usable bytes, a big block's whole mapping. */
+static uintptr_t core_end(const cg_chunk_t *c, bool big)
+{
+    return big ? (uintptr_t)c + cg_csize(c) : (uintptr_t)cg_chunk2mem((cg_chunk_t *)c) +
+                                                  cg_heap_usable(c);
+}
+
+/* The block below guard page lo (of a metadata mapping, or below a heap):
+ * the last block of a heap whose region ends there, or a big block. */
+static void block_below(uintptr_t lo, edge_t *e, const cg_call_t *call)
+{
+    uintptr_t best = 0;
+    if (cg_in_heap((void *)(lo - 1))) {
+        cg_chunk_t *c = cg_heap_last_block(cg_heap_base((void *)(lo - 1)));
+        if (c != NULL && lo - core_end(c, false) <= EDGE_NEAR) {
+            e->c = c;
+            best = core_end(c, false);
+        }
+    }
+    uintptr_t end;
+    const cg_chunk_t *b = cg_big_below(lo, EDGE_NEAR, call, &end);
+    if (b != NULL && end > best) {
+        e->c = b;
+        e->big = true;
+    }
+}
+
+/* Is a on memory chunkguard keeps inaccessible?  Then fills *e. */
+static bool find_edge(const char *a, edge_t *e, const cg_call_t *call)
+{
+    *e = (edge_t){ NULL, NULL, false };
+    if (cg_in_heap(a)) {
+        cg_heap_t *h = cg_heap_base(a);
+        if (a < cg_heap_end(h))     /* metadata, the guard page, or in use */
+            return false;
+        e->where = "the unused part of a chunkguard heap, above its top chunk";
+        e->c = cg_heap_last_block(h);
+        return true;
+    }
+    uintptr_t lo, hi;
+    if (!cg_os_guard_hit(a, &lo, &hi))
+        return false;
+    if ((uintptr_t)a >= lo + cg_pagesize) {
+        /* after the structure: nothing of the program's is below it */
+        e->where = "the guard page after one of chunkguard's metadata mappings";
+        return true;
+    }
+    /* a lone registered page is the one below a heap (heap.c) */
+    e->where = hi - lo == cg_pagesize && cg_in_heap((void *)hi)
+                   ? "the guard page below a chunkguard heap's metadata"
+                   : "the guard page before one of chunkguard's metadata mappings";
+    block_below(lo, e, call);
+    return true;
+}
+
+void cg_describe_edge_fault(const void *addr, uintptr_t pc, int write, void *uc)
+{
+    /* No program call: the faulting code is the frame the report shows. */
+    cg_call_t call = cg_call_internal("a memory access");
+    call.caller = pc;
+    edge_t e;
+    const char *a = addr;
+    if (!find_edge(a, &e, &call))
+        return;
+    char detail[400];
+    cg_shadow_t *r = NULL;
+    uintptr_t user = 0, end = 0;
+    if (e.c != NULL) {
+        if (cg_mode.instrumented)
+            r = cg_shadow_of(e.c, e.big, &call);
+        user = r != NULL ? (uintptr_t)cg_shadow_user(r) : (uintptr_t)cg_chunk2mem((cg_chunk_t *)e.c);
+        end = r != NULL ? user + r->req : core_end(e.c, e.big);
+    }
+    bool near = e.c != NULL && (uintptr_t)a >= end && (uintptr_t)a - end <= EDGE_NEAR;
+    if (near)
+        cg_fmt(detail, sizeof detail, "%zu bytes past the %zu-byte %sblock at %p, in %s",
+               (size_t)((uintptr_t)a - end), (size_t)(end - user), e.big ? "mmap'd " : "",
+               (void *)user, e.where);
+    else
+        cg_fmt(detail, sizeof detail, "in %s", e.where);
+    cg_access_t acc = cg_dbg_access(pc, write, uc, false);
+    cg_dbg_report_at(&call, near ? CG_CK_FAULT_OVERFLOW : CG_CK_FAULT_WILD, a, detail,
+                     near ? r : NULL, NULL, 0, &acc);      /* a fault's report: no return */
 }

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "debug.h"
+#include "describe.h"
 #include "guard.h"
 #include "heap.h"
 #include "options.h"
@@ -91,6 +92,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     bool in_code = pc >= code_lo && pc < code_hi;
     if (!in_code && cg_shadow_in_pages((void *)a))
         cg_guard_fault((void *)a, pc, fault_write(uc), uc);      /* does not return */
+    if (!in_code)    /* past a heap's top, or a metadata guard page: reported, no return */
+        cg_describe_edge_fault((void *)a, pc, fault_write(uc), uc);
     if (!in_code && !cg_in_heap((void *)a)) {
         /* Not ours.  With no handler of the program's to take it, the
          * instrumented modes say what the address is first (once: the

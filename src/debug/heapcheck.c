@@ -490,10 +490,14 @@ static void walk_heaps(hc_t *x, cg_arena_t *av)
                  "a mapped heap", av->index, (void *)h, (void *)newer);
             return;
         }
+        /* chunk_slots bounds the inline tcache pop's link test: a wrong one
+         * would let a link into the inaccessible part through */
         if (h->arena != av || h->data != (char *)h + CG_HEAP_DATA_OFF ||
-            h->size < CG_HEAP_DATA_OFF + CG_MINSIZE || h->size > CG_HEAP_USE_MAX) {
+            h->size < CG_HEAP_DATA_OFF + CG_MINSIZE || h->size > CG_HEAP_USE_MAX ||
+            h->chunk_slots != (h->size - CG_HEAP_DATA_OFF) / CG_ALIGN - 1) {
             NOTE(x, HC_HEAP, h, "arena %d: the header of heap %p is damaged (arena %p, "
-                 "size 0x%x)", av->index, (void *)h, (void *)h->arena, h->size);
+                 "size 0x%x, chunk slots 0x%x)", av->index, (void *)h, (void *)h->arena,
+                 h->size, h->chunk_slots);
             return;
         }
         walk_heap(x, av, h, newer == NULL);
@@ -683,7 +687,7 @@ static void make_set(hc_t *x)
     size_t cap = 64;
     while (cap < 2 * x->entries + 16)
         cap *= 2;
-    x->set = cg_os_map(cap * sizeof(slot_t));
+    x->set = cg_os_map_guarded(cap * sizeof(slot_t));
     x->set_cap = x->set ? cap : 0;
 }
 
@@ -696,7 +700,7 @@ static void verify_locked(hc_t *x)
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av))
         narenas++;              /* the list lock is held: no arena is added now */
     size_t bytes = narenas * sizeof(arena_lists_t);
-    arena_lists_t *all = cg_os_map(bytes), one;
+    arena_lists_t *all = cg_os_map_guarded(bytes), one;
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av), k++) {
         arena_lists_t *al = all != NULL ? &all[k] : &one;
         for (size_t i = 1; i < CG_NBINS; i++)
@@ -711,7 +715,7 @@ static void verify_locked(hc_t *x)
         k = 0;
         for (cg_arena_t *av = &cg_main_arena; x->set && av != NULL; av = cg_arena_next(av))
             fill_set(x, av, &all[k++]);
-        cg_os_unmap(all, bytes);
+        cg_os_unmap_guarded(all, bytes);
     }
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av))
         walk_heaps(x, av);
@@ -759,7 +763,7 @@ static void report_all(hc_t *x, const cg_call_t *call)
 size_t cg_verify_heap_impl(const cg_call_t *call)
 {
     hc_t x = { .single = CG_SINGLE_THREAD_P };
-    x.rec = cg_os_map(RECORD_MAX * sizeof(problem_t));
+    x.rec = cg_os_map_guarded(RECORD_MAX * sizeof(problem_t));
     x.cap = x.rec ? RECORD_MAX : sizeof x.spare / sizeof x.spare[0];
     if (x.rec == NULL)
         x.rec = x.spare;
@@ -767,10 +771,10 @@ size_t cg_verify_heap_impl(const cg_call_t *call)
     verify_locked(&x);
     unlock_everything();
     if (x.set != NULL)
-        cg_os_unmap(x.set, x.set_cap * sizeof(slot_t));
+        cg_os_unmap_guarded(x.set, x.set_cap * sizeof(slot_t));
     report_all(&x, call);
     if (x.rec != x.spare)
-        cg_os_unmap(x.rec, RECORD_MAX * sizeof(problem_t));
+        cg_os_unmap_guarded(x.rec, RECORD_MAX * sizeof(problem_t));
     return x.found;
 }
 

@@ -75,12 +75,12 @@ static void push(scan_t *s, cg_shadow_t *r)
 {
     if (s->nwork == s->capwork) {
         size_t ncap = s->capwork ? s->capwork * 2 : 65536;
-        uint32_t *nw = cg_os_map(ncap * sizeof *nw);
+        uint32_t *nw = cg_os_map_guarded(ncap * sizeof *nw);
         if (nw == NULL)
             return;                /* out of memory: the block stays unscanned */
         if (s->work != NULL) {
             memcpy(nw, s->work, s->nwork * sizeof *nw);
-            cg_os_unmap(s->work, s->capwork * sizeof *nw);
+            cg_os_unmap_guarded(s->work, s->capwork * sizeof *nw);
         }
         s->work = nw;
         s->capwork = ncap;
@@ -258,7 +258,7 @@ static size_t leak_check(const char *op)
     scan_t *s = &the_scan;
     *s = (scan_t){0};
     s->op = op;
-    s->groups = cg_os_map(MAX_GROUPS * sizeof *s->groups);
+    s->groups = cg_os_map_guarded(MAX_GROUPS * sizeof *s->groups);
     size_t leaked = 0;
     if (s->groups != NULL) {
         /* With the shadow lock held no block is created, released or
@@ -276,8 +276,8 @@ static size_t leak_check(const char *op)
             print_report(s);
         leaked = s->leaked_blocks;
         if (s->work != NULL)
-            cg_os_unmap(s->work, s->capwork * sizeof *s->work);
-        cg_os_unmap(s->groups, MAX_GROUPS * sizeof *s->groups);
+            cg_os_unmap_guarded(s->work, s->capwork * sizeof *s->work);
+        cg_os_unmap_guarded(s->groups, MAX_GROUPS * sizeof *s->groups);
     }
     *s = (scan_t){0};
     __atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);

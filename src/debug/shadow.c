@@ -56,7 +56,7 @@ static size_t big_hash(const cg_chunk_t *c, size_t cap)
 static bool big_grow(void)
 {
     size_t ncap = big_cap ? big_cap * 2 : 1024;
-    big_slot_t *nt = cg_os_map(ncap * sizeof *nt);
+    big_slot_t *nt = cg_os_map_guarded(ncap * sizeof *nt);
     if (nt == NULL)
         return false;
     for (size_t i = 0; i < big_cap; i++) {
@@ -68,7 +68,7 @@ static bool big_grow(void)
         nt[j] = big_tab[i];
     }
     if (big_tab != NULL)
-        cg_os_unmap(big_tab, big_cap * sizeof *big_tab);
+        cg_os_unmap_guarded(big_tab, big_cap * sizeof *big_tab);
     big_tab = nt;
     big_cap = ncap;
     return true;
@@ -116,7 +116,7 @@ static uint32_t record_alloc(void)
     if (bump == nslabs * SLAB_RECORDS) {
         if (nslabs == MAX_SLABS)
             return 0;
-        cg_shadow_t *s = cg_os_map(SLAB_RECORDS * sizeof(cg_shadow_t));
+        cg_shadow_t *s = cg_os_map_guarded(SLAB_RECORDS * sizeof(cg_shadow_t));
         if (s == NULL)
             return 0;
         slabs[nslabs] = s;

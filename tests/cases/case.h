@@ -367,4 +367,47 @@ static inline void case_inside(void (*fn)(void))
     dup2(case_inside_state()->saved_stderr, 2);
 }
 
+/*
+ * case_past_top - malloc_trim(0), then the 16-byte aligned address @off
+ * bytes past block @p.
+ * The trim cuts the top chunk back to its pad (128 KiB), so when @p is
+ * among the heap's last blocks and @off is larger than that, the address
+ * lies above the top chunk: in the part of the heap region chunkguard
+ * keeps inaccessible until the top grows into it.  (malloc_trim also
+ * consolidates the fastbins: call it before freeing into them.)
+ */
+static inline char *case_past_top(const char *p, size_t off)
+{
+    malloc_trim(0);
+    return (char *)(((uintptr_t)p + off) & ~(uintptr_t)15);
+}
+
+/* A block of the 144-byte chunk class (beyond the fastbins) in its small
+ * bin, between live blocks of the same class. */
+struct case_smallbin {
+    char *before;   /* live, just before a */
+    char *a;        /* freed, alone in its small bin */
+    char *guard;    /* live, just after a: keeps it from the top chunk */
+};
+
+/*
+ * case_smallbin_one - live 136-byte blocks before, a and guard, in address
+ * order; the tcache bin of their class filled; free(a), then
+ * malloc(CASE_BIG).
+ * The request sorts a from the unsorted bin into its small bin, alone.
+ * The tcache bin stays full: after case_drain_tcache(136), the next
+ * malloc(136) takes a from the small bin.
+ */
+static inline struct case_smallbin case_smallbin_one(void)
+{
+    struct case_smallbin s;
+    s.before = malloc(136);
+    s.a = malloc(136);
+    s.guard = malloc(136);
+    case_fill_tcache(136);
+    free(s.a);                        /* unsorted bin */
+    (void)malloc(CASE_BIG);           /* sorts a into its small bin */
+    return s;
+}
+
 #endif /* CG_CASE_H */

@@ -3,10 +3,10 @@
 /*
  * A tcache link rewritten to point into the heap's guard page (its
  * metadata, before the first chunk), by a program that derived the
- * per-process secret from a freed block whose link is NULL.  The inline
- * pop takes any aligned link into the same heap; the next pop must read
- * the guard page (read-only, reads zero) and reject what it decodes to,
- * not fault.  (There is no guard page under glibc.)
+ * per-process secret from a freed block whose link is NULL.  The guard
+ * page is inaccessible: the pop that meets the link must refuse it before
+ * anything at it is read (the inline pop leaves it to the checked one,
+ * which reports), not fault.  (There is no guard page under glibc.)
  */
 #include "case.h"
 

@@ -13,18 +13,11 @@
 
 int main(void)
 {
-    char *p = malloc(136);
-    char *a = malloc(136);
-    char *guard = malloc(136);
-    case_fill_tcache(136);
-    free(a);                          /* unsorted bin */
-    char *big = malloc(2000);         /* sorts a into its small bin */
-    *case_next_size_field(p) = 160 | 1;
+    struct case_smallbin s = case_smallbin_one();
+    *case_next_size_field(s.before) = 160 | 1;
     case_drain_tcache(136);
-    case_print_addr(a);
+    case_print_addr(s.a);
     char *b = malloc(136);            /* from the small bin */
-    (void)guard;
-    (void)big;
     (void)b;
     return 0;
 }

@@ -14,16 +14,10 @@ static size_t fake_node[8];   /* fd/bk of a chunk are words 2 and 3 */
 
 int main(void)
 {
-    char *a = malloc(136);
-    char *guard = malloc(136);
-    case_fill_tcache(136);
-    free(a);                          /* unsorted bin */
-    char *big = malloc(2000);         /* sorts a into its small bin */
-    ((size_t **)a)[1] = fake_node;    /* bk */
+    struct case_smallbin s = case_smallbin_one();
+    ((size_t **)s.a)[1] = fake_node;  /* bk */
     case_drain_tcache(136);
     char *b = malloc(136);            /* from the small bin */
-    (void)guard;
-    (void)big;
     (void)b;
     return 0;
 }

@@ -12,17 +12,12 @@
 
 int main(void)
 {
-    char *a = malloc(136);
-    char *guard = malloc(136);
-    memset(guard, 0, 136);
-    case_fill_tcache(136);
-    free(a);                          /* unsorted bin */
-    char *big = malloc(2000);         /* sorts a into its small bin */
-    ((char **)a)[1] = guard - 16;     /* bk: guard's chunk */
+    struct case_smallbin s = case_smallbin_one();
+    memset(s.guard, 0, 136);
+    ((char **)s.a)[1] = s.guard - 16; /* bk: guard's chunk */
     case_drain_tcache(136);
-    case_print_addr(a);
+    case_print_addr(s.a);
     char *b = malloc(136);            /* from the small bin */
-    (void)big;
     (void)b;
     return 0;
 }

@@ -271,6 +271,14 @@ static void c_heap(void)
     av->heap->prev = (cg_heap_t *)((uintptr_t)1 << 40);
 }
 
+/* A wrong chunk_slots would let the inline tcache pop take a link into the
+ * heap's inaccessible part. */
+static void c_heap_slots(void)
+{
+    cg_malloc(100);
+    av->heap->chunk_slots += 4096;
+}
+
 static void c_big(void)
 {
     void *p = cg_malloc(1 << 20);
@@ -345,6 +353,7 @@ static const hcase_t cases[] = {
     { "top", HC_TOP, "", "", c_top },
     { "fence", HC_FENCE, "", "", c_fence },
     { "heap", HC_HEAP, "", "", c_heap },
+    { "heap-slots", HC_HEAP, "", "", c_heap_slots },
     { "big", HC_BIG, "", "", c_big },
     { "redzone", HC_REDZONE, DBG, "", c_redzone },
     { "poison", HC_POISON, DBG, "", c_poison },
