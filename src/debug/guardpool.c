@@ -142,6 +142,12 @@ char *cg_gpool_take(uint32_t pages, bool mt)
     return p;
 }
 
+bool cg_gpool_at_limit(void)
+{
+    return region_lo == NULL || CG_LOAD(live) >= live_limit ||
+           (size_t)(region_hi - CG_LOAD(bump)) < ((size_t)1 << 20);
+}
+
 bool cg_gpool_open(char *p, size_t len)
 {
     return cg_os_protect(p, len, PROT_READ | PROT_WRITE);

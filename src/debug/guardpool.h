@@ -45,6 +45,11 @@ bool cg_gpool_init(void) CG_HIDDEN;
  */
 char *cg_gpool_take(uint32_t pages, bool mt) CG_HIDDEN;
 
+/* Is the pool out of room for blocks of ordinary size: the live limit
+ * reached, or its fresh address space nearly used?  (A take that fails
+ * for one huge request says nothing about the others.) */
+bool cg_gpool_at_limit(void) CG_HIDDEN;
+
 /* Open len bytes at p (pages of a taken range) read-write; false when the
  * kernel refuses (its mapping limit): give the range back. */
 bool cg_gpool_open(char *p, size_t len) CG_HIDDEN;

@@ -67,7 +67,8 @@ static void *guarded(size_t n, size_t align, int kind, const cg_call_t *c)
     bool sampled = due();
     if (n >= big_min) {
         void *p = cg_guarded_alloc(n, align, kind, c);
-        if (p == NULL && big_min == 0 && !__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED)) {
+        if (p == NULL && big_min == 0 && cg_gpool_at_limit() &&
+            !__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED)) {
             /* guard mode stops guarding: say so, once */
             char msg[200];
             size_t k = cg_fmt(msg, sizeof msg, "==%d==chunkguard: guard mode has no room for "

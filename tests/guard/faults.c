@@ -255,6 +255,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "no sampled block\n");
         return 3;
     }
+    if (!strcmp(c, "huge")) {                    /* an impossible request, then a bug */
+        void *h = malloc((size_t)-1);
+        char *p = alloc_here(16);
+        if (h != NULL)
+            return 5;
+        write_here(p, 16 + 64);                  /* still guarded: faults */
+        return 0;
+    }
     if (!strcmp(c, "many-live")) {               /* N live blocks, then 1 past the last */
         size_t n = arg(argv, 2, 20000);
         char **v = calloc(n, sizeof *v);

@@ -158,6 +158,12 @@ expect_free guard-fallback-to-debug-blocks heap-buffer-overflow '1 bytes past a 
     'guard mode has no room for more guarded blocks'
 [ "$(grep -c 'no room for more guarded blocks' <<<"$err")" = 1 ] ||
     fail guard-fallback-warned-once "$(grep -c 'no room for more' <<<"$err") warnings"
+# one impossible request (malloc(SIZE_MAX)) is ENOMEM, not "no room": no
+# notice, and the next block is still guarded
+run huge
+if ! grep -q 'no room for more guarded blocks' <<<"$err" && [ $rc = 134 ] &&
+   grep -q '64 bytes past the end of a 16-byte region' <<<"$err"; then pass guard-huge-request-no-notice
+else fail guard-huge-request-no-notice "rc=$rc $(head -c 300 <<<"$err")"; fi
 # no address space for the region (RLIMIT_AS): a warning, and debug blocks
 out=$(prlimit --as=$((768 << 20)) env CHUNKGUARD_OPTIONS=mode=guard LD_PRELOAD="$SO" "$B/faults" ok 2>"$tmp/err"); rc=$?
 if [ $rc = 0 ] && [ "$out" = ok ] && grep -q 'guard mode could not reserve its address space' "$tmp/err"; then
