@@ -115,22 +115,23 @@ void *cg_malloc_handoff(size_t n, uintptr_t caller)
  * (CG_SAMPLE_TURN), so the table serves the call — the sampler's, when
  * sampling is on (debug/sample.h).  Entered with the mark set, as the
  * other hand-offs. */
-void *cg_malloc_sampled(size_t n, uintptr_t caller)
+CG_INLINE void *sampled(size_t n, uintptr_t caller, const char *api, int op)
 {
     handoff_begin_alloc();
-    cg_call_t c = enter(caller, "malloc", OP_MALLOC);
-    void *p = cg_mode.malloc(n, &c);
+    const cg_call_t c = enter(caller, api, op);
+    void *p = op == OP_CALLOC ? cg_mode.calloc(n, &c) : cg_mode.malloc(n, &c);
     cg_inside_end();
     return p;
 }
 
+void *cg_malloc_sampled(size_t n, uintptr_t caller)
+{
+    return sampled(n, caller, "malloc", OP_MALLOC);
+}
+
 void *cg_calloc_sampled(size_t bytes, uintptr_t caller)
 {
-    handoff_begin_alloc();
-    cg_call_t c = enter(caller, "calloc", OP_CALLOC);
-    void *p = cg_mode.calloc(bytes, &c);
-    cg_inside_end();
-    return p;
+    return sampled(bytes, caller, "calloc", OP_CALLOC);
 }
 
 /* A block served to a signal handler (reentry.c), now given back. */
