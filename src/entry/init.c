@@ -113,6 +113,13 @@ static void fork_prepare(void)
     cg_os_block_async_signals(&mask);
     bool mt = !CG_SINGLE_THREAD_P;
     bool stdio = mt && cg_os_stdio_list_lock();
+    /* Debug mode: the locks' sites are prepare's return addresses, not
+     * stacks — no unwinding here (the recursion guard of stack.c says so):
+     * a fork from a signal handler lands on a new stack every time, which
+     * the stack memo cannot know, and one walk through the signal frame
+     * cost more than the fork (tests/locks/fork_signal.c). */
+    uint8_t capturing = cg_self.in_capture;
+    cg_self.in_capture = 1;
     cg_arenas_lock_all();
     cg_big_lock_all();
     cg_shadow_lock_all();
@@ -121,6 +128,7 @@ static void fork_prepare(void)
     cg_stackdepot_lock();
     cg_symbolize_lock_all();
     cg_lockdep_lock_all();
+    cg_self.in_capture = capturing;
     fork_held = true;
     forked_mt = mt;
     stdio_held = stdio;
