@@ -41,7 +41,8 @@ typedef struct cg_lock {
 
 /*
  * Lock-order graph nodes: one per lock instance.  The singletons are
- * listed in the order the fork handlers take them (docs/design.md, "Fork");
+ * listed in the order the fork handlers take them (docs/design.md, "Fork"),
+ * but for the report lock, which they do not take;
  * arena i is node CG_LK_ARENA0 + i (arenas beyond CG_LK_MAX are not
  * tracked).  Within the arena class the declared order is by index.
  */

@@ -628,3 +628,45 @@ void cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(voi
 {
     pthread_atfork(prepare, parent, child);
 }
+
+/* Weak: a libc without them leaves the stdio list alone (and such a libc's
+ * fork does not take it either). */
+extern void _IO_list_lock(void) __attribute__((weak));
+extern void _IO_list_unlock(void) __attribute__((weak));
+extern void _IO_list_resetlock(void) __attribute__((weak));
+
+bool cg_os_stdio_list_lock(void)
+{
+    if (_IO_list_lock == NULL || _IO_list_unlock == NULL || _IO_list_resetlock == NULL)
+        return false;
+    _IO_list_lock();
+    return true;
+}
+
+void cg_os_stdio_list_unlock(void)
+{
+    _IO_list_unlock();
+}
+
+void cg_os_stdio_list_reset(void)
+{
+    _IO_list_resetlock();
+}
+
+/* Kernel signal sets: bit n - 1 for signal n, 8 bytes on Linux. */
+#define SIGBIT(n) ((uint64_t)1 << ((n) - 1))
+
+void cg_os_block_async_signals(uint64_t *old)
+{
+    const uint64_t keep = SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | SIGBIT(SIGFPE) |
+                          SIGBIT(SIGTRAP) | SIGBIT(SIGSYS) | SIGBIT(SIGABRT) | SIGBIT(SIGKILL) |
+                          SIGBIT(SIGSTOP) | SIGBIT(32) | SIGBIT(33);
+    uint64_t set = ~keep;
+    *old = 0;
+    SYS(SYS_rt_sigprocmask, SIG_BLOCK, &set, old, sizeof set, 0, 0);
+}
+
+void cg_os_restore_signals(uint64_t old)
+{
+    SYS(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, sizeof old, 0, 0);
+}

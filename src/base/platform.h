@@ -181,6 +181,25 @@ bool  cg_os_thread_key(unsigned *key, void (*destructor)(void *value)) CG_HIDDEN
 void  cg_os_thread_key_set(unsigned key, void *value) CG_HIDDEN;
 void  cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) CG_HIDDEN;
 
+/* glibc's stdio list lock (_IO_list_lock, exported and recursive: the
+ * lock fflush(NULL) and fopen hold while they take FILE locks and malloc,
+ * and that glibc's fork takes after the prepare handlers).  The fork
+ * handlers take it before every chunkguard lock (docs/design.md, "Fork").
+ * cg_os_stdio_list_lock is false, and takes nothing, in a libc without it;
+ * cg_os_stdio_list_reset (a fork child's) makes it free whoever held it. */
+bool  cg_os_stdio_list_lock(void) CG_HIDDEN;
+void  cg_os_stdio_list_unlock(void) CG_HIDDEN;
+void  cg_os_stdio_list_reset(void) CG_HIDDEN;
+
+/* The calling thread's signal mask: block every signal but the
+ * synchronous ones (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS,
+ * SIGABRT: a fault or an abort there must still be delivered) and glibc's
+ * own two (cancellation, set*id), for a stretch a signal handler must not
+ * interrupt; the mask before goes to *old, for cg_os_restore_signals.
+ * Async-signal-safe, errno kept. */
+void  cg_os_block_async_signals(uint64_t *old) CG_HIDDEN;
+void  cg_os_restore_signals(uint64_t old) CG_HIDDEN;
+
 /* Signals: sigaction, 0 or -1 (errno kept). */
 struct sigaction;
 int   cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CG_HIDDEN;

@@ -59,43 +59,86 @@ void cg_thread_register_exit(struct cg_tcache *tc)
 }
 
 /*
- * Fork: every chunkguard lock is taken in prepare, in one documented order
- * (docs/design.md, "Fork") — the arena list, the arenas by index (main
- * first), the big-block registry, debug mode's shadow records, quarantine,
- * guard mode's ranges and stack depot, the report lock, the symbolizer's cache, and last the
- * lock-order graph's own lock — so that no lock is held mid-update by a
- * thread that does not exist in the child.  The order is the nesting order
- * of the running code (outer first; a report can start while any other
- * lock is held, so its lock comes late), and in debug mode the lock-order
- * graph checks it: the handler's acquisitions are edges like any others.
- * The parent releases them in reverse order, the child resets them.
- * Registered at initialisation, before the program's first allocation
- * returns and before it can have registered handlers that run after ours
- * in prepare.
+ * Fork (docs/design.md, "Fork"): prepare takes glibc's stdio list lock,
+ * then every chunkguard lock in one documented order — the arena list,
+ * the arenas by index (main first), the big-block registry, debug mode's
+ * shadow records, quarantine, guard mode's ranges and the stack depot, the
+ * symbolizer's cache, and last the lock-order graph's own lock — so that
+ * no lock is held mid-update by a thread that does not exist in the child.
+ *
+ * The stdio list lock comes first because glibc's fork takes it after the
+ * prepare handlers, and the running code nests the other way round:
+ * fflush(NULL) takes FILE locks inside it, and getline reallocs inside a
+ * FILE lock.  A prepare handler holding our locks while fork waits for the
+ * list lock closes a cycle (fork -> fflush -> getline -> fork); glibc's own
+ * malloc takes its locks after the list lock for that reason.  The lock is
+ * recursive, so glibc's fork then takes it again without waiting: fork
+ * never waits for a libc lock while it holds ours.  Taken only when the
+ * process has threads, as glibc does.
+ *
+ * The report lock is not taken: a report that another thread begins while
+ * this one forks — the watchdog's, about a thread waiting behind the fork
+ * — must not wait for the forking thread; the child resets the lock (its
+ * holder is not in the child, and each report rewrites its buffers from
+ * the start).
+ *
+ * Signals (but faults and abort) are blocked from prepare to the end of
+ * the parent or child handler: a signal handler's fork — legal in a
+ * single-threaded process — would otherwise run prepare again on the locks
+ * this thread holds (a signal that arrives during the clone system call is
+ * delivered as it returns, between prepare and the parent handler).  A
+ * handler's fork before our prepare or after our parent handler runs
+ * whole, as in glibc.
+ *
+ * The order is the nesting order of the running code (outer first), and
+ * in debug mode the lock-order graph checks it: the handler's acquisitions
+ * are edges like any others.  The parent releases the locks in reverse
+ * order, the child resets them.  Registered at initialisation, before the
+ * program's first allocation returns, so ours is the first handler
+ * registered and prepare runs it last, after the program's.
+ *
+ * The state below is written while every lock is held (prepare's locks
+ * serialise forking threads) and read before the locks are let go.
  */
-static bool forked_mt;        /* the process had threads when it forked */
+static bool fork_held;        /* prepare took the locks (init was done)   */
+static bool forked_mt;        /* the process had threads when it forked   */
+static bool stdio_held;       /* prepare took glibc's stdio list lock     */
+static uint64_t fork_sigmask; /* the forking thread's mask before prepare */
 
 static void fork_prepare(void)
 {
     if (cg_init_state != 2)
         return;
-    forked_mt = !CG_SINGLE_THREAD_P;
+    uint64_t mask;
+    cg_os_block_async_signals(&mask);
+    bool mt = !CG_SINGLE_THREAD_P;
+    bool stdio = mt && cg_os_stdio_list_lock();
+    /* Debug mode: the locks' sites are prepare's return addresses, not
+     * stacks — no unwinding here (the recursion guard of stack.c says so):
+     * a fork from a signal handler lands on a new stack every time, which
+     * the stack memo cannot know, and one walk through the signal frame
+     * cost more than the fork (tests/locks/fork_signal.c). */
+    uint8_t capturing = cg_self.in_capture;
+    cg_self.in_capture = 1;
     cg_arenas_lock_all();
     cg_big_lock_all();
     cg_shadow_lock_all();
     cg_quarantine_lock_all();
     cg_gpool_lock_all();
     cg_stackdepot_lock();
-    cg_report_lock_all();
     cg_symbolize_lock_all();
     cg_lockdep_lock_all();
+    cg_self.in_capture = capturing;
+    fork_held = true;
+    forked_mt = mt;
+    stdio_held = stdio;
+    fork_sigmask = mask;
 }
 
 static void fork_unlock_all(bool child)
 {
     cg_lockdep_unlock_all(child);
     cg_symbolize_unlock_all(child);
-    cg_report_unlock_all(child);
     cg_stackdepot_unlock(child);
     cg_gpool_unlock_all(child);
     cg_quarantine_unlock_all(child);
@@ -106,19 +149,30 @@ static void fork_unlock_all(bool child)
 
 static void fork_parent(void)
 {
-    if (cg_init_state != 2)
+    if (!fork_held)
         return;
+    bool stdio = stdio_held;
+    uint64_t mask = fork_sigmask;
+    fork_held = false;
     fork_unlock_all(false);
+    if (stdio)
+        cg_os_stdio_list_unlock();    /* glibc's fork let go of its own hold */
+    cg_os_restore_signals(mask);
 }
 
 static void fork_child(void)
 {
-    if (cg_init_state != 2)
+    if (!fork_held)
         return;
+    fork_held = false;
     fork_unlock_all(true);
+    cg_report_after_fork_child();
+    if (stdio_held)
+        cg_os_stdio_list_reset();     /* glibc's child reset it too, when it took it */
     if (forked_mt && cg_mode.instrumented)      /* only instrumented modes unwind */
         cg_stack_after_fork_child();
     cg_tcache_after_fork_child();
+    cg_os_restore_signals(fork_sigmask);
 }
 
 /* Options that change the core's parameters; they win over glibc's

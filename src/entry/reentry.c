@@ -78,22 +78,20 @@ static bool first_report_of(uintptr_t caller)
 }
 
 /* Count the call; in debug mode, report it, once per call site (it goes on
- * when halt_on_error=0 or a callback returns). */
+ * when halt_on_error=0 or a callback returns) — but not when it was made
+ * inside a report on this thread (a signal handler that interrupted one,
+ * or a report callback): a report cannot begin inside another, and the
+ * call is served all the same, so it is counted only. */
 static void seen(const char *op, uintptr_t caller)
 {
     __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
-    if (cg_mode.instrumented && first_report_of(caller))
+    if (cg_mode.instrumented && !cg_self.in_report && first_report_of(caller))
         report(CG_CK_REENTRANT, op, caller);
 }
 
 void cg_reentry_query(const char *op, uintptr_t caller)
 {
-    /* From a report callback (the report lock is this thread's): counted
-     * only, since a report cannot begin inside another. */
-    if (cg_self.in_report)
-        __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
-    else
-        seen(op, caller);
+    seen(op, caller);
 }
 
 void *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op)

@@ -334,9 +334,21 @@ void cg_report_publish(const cg_rdata_t *d, const char *text)
 
 static bool head_out;      /* cg_report_emit_head wrote the first lines */
 
+/* The thread a report is about, whose hold on the report lock it must not
+ * wait for: a lock report's holder (0: none). */
+static uint32_t about_tid(const cg_rdata_t *d)
+{
+    return d->lock != NULL && d->holder_tid > 0 ? (uint32_t)d->holder_tid : 0;
+}
+
+void cg_render_after_fork_child(void)
+{
+    head_out = false;
+}
+
 void cg_report_emit_head(const cg_rdata_t *d)
 {
-    cg_report_enter();
+    cg_report_enter_about(about_tid(d));
     size_t head;
     render_text(tbuf, sizeof tbuf, d, &head);
     cg_log_write(tbuf, head);
@@ -348,7 +360,7 @@ void cg_report_emit_head(const cg_rdata_t *d)
 static void emit(const cg_rdata_t *d, bool recoverable, bool passing)
 {
     if (!head_out)
-        cg_report_enter();
+        cg_report_enter_about(about_tid(d));
     size_t head;
     size_t tn = render_text(tbuf, sizeof tbuf, d, &head);
     size_t skip = head_out ? head : 0;

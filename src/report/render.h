@@ -106,4 +106,8 @@ void cg_set_report_callback_impl(cg_report_callback_t cb, void *arg) CG_HIDDEN;
 size_t cg_describe_impl(const void *addr, char *buf, size_t cap, const cg_call_t *call)
     CG_HIDDEN;
 
+/* A fork child's reset (cg_report_after_fork_child): no report's first
+ * lines are out. */
+void cg_render_after_fork_child(void) CG_HIDDEN;
+
 #endif /* CG_RENDER_H */

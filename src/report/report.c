@@ -50,40 +50,89 @@ const char *cg_error_token(cg_error_t kind)
     return tokens[kind];
 }
 
-void cg_report_enter(void)
+/*
+ * Take the report lock — unless the wait could last for ever, when the
+ * report is written without it (false): its holder is this thread (held
+ * outside a report: nothing of ours does that, but a report must not be
+ * what hangs), or the thread the report is about (about: a lock report's
+ * holder, which the watchdog judged stuck — it may be stuck inside a
+ * report), or a thread that has kept it deadlock_timeout_ms (not 0) with
+ * no other report taking it meanwhile.  The reporter needs no other lock
+ * (the symbolizer's cache is only tried), so no report waits on a lock
+ * its own thread may hold.  Polls: reports are rare.
+ */
+static bool report_lock_take(uint32_t about)
+{
+    uint32_t me = cg_lock_me();
+    int64_t limit = (int64_t)CG_LOAD(cg_opt.deadlock_timeout_ms) * 1000000;
+    uint64_t start = 0;
+    uint32_t gen = 0;
+    for (unsigned i = 0;; i++) {
+        if (cg_trylock(&report_lock))
+            return true;
+        uint32_t owner = CG_LOAD(report_lock.owner);
+        if (owner != 0 && (owner == me || owner == about))
+            return false;
+        if (i < CG_LOCK_SPIN) {
+            CG_CPU_RELAX();
+            continue;
+        }
+        uint64_t now = cg_os_now_ns();
+        uint32_t g = CG_LOAD(report_lock.gen);
+        if (i == CG_LOCK_SPIN || g != gen) {
+            start = now;
+            gen = g;
+        } else if (limit > 0 && (int64_t)(now - start) >= limit) {
+            return false;
+        }
+        cg_os_sleep_ms(1);
+    }
+}
+
+void cg_report_enter_about(uint32_t about)
 {
     if (cg_self.in_report) {
         static const char nested[] = "==chunkguard: error while reporting an error; aborting\n";
         cg_os_write_all(2, nested, sizeof nested - 1);
         cg_os_abort();
     }
-    cg_self.in_report = 1;
     /* Another thread's fatal report is ending the process (it released the
      * lock on its way to abort): wait for the end, up to 2 s, should the
      * program catch the abort and go on. */
     uint32_t me = cg_lock_me();
     for (int i = 0;; i++) {
-        cg_lock(&report_lock);
+        if (!report_lock_take(about)) {
+            cg_self.in_report = 2;             /* written without the lock */
+            break;
+        }
+        cg_self.in_report = 1;
         uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
         if (ending == 0 || ending == me || i == 2000)
             break;
         cg_unlock(&report_lock);
+        cg_self.in_report = 0;
         cg_os_sleep_ms(1);
     }
     if (__atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE) == me)
         __atomic_store_n(&ending_tid, 0, __ATOMIC_RELEASE);   /* it went on */
 }
 
-void cg_report_lock_all(void) { cg_lock(&report_lock); }
-
-void cg_report_unlock_all(bool child)
+void cg_report_enter(void)
 {
-    cg_lock_after_fork(&report_lock, child);
+    cg_report_enter_about(0);
+}
+
+void cg_report_after_fork_child(void)
+{
+    cg_lock_reinit(&report_lock);
+    ending_tid = 0;
+    cg_render_after_fork_child();
 }
 
 void cg_report_leave(void)
 {
-    cg_unlock(&report_lock);
+    if (cg_self.in_report == 1)
+        cg_unlock(&report_lock);
     cg_self.in_report = 0;
 }
 

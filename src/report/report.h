@@ -56,14 +56,16 @@ const char *cg_error_token(cg_error_t kind) CG_HIDDEN;
 /* Start writing a report: waits while another thread writes one; a report
  * begun on a thread already writing one (a fault inside the reporter)
  * aborts at once.  cg_report_leave ends a report the process survives
- * (halt_on_error=0). */
+ * (halt_on_error=0).  cg_report_enter_about(tid): the same for a report
+ * about thread tid (a lock's holder), which is never waited for: when it
+ * holds the report lock, or a holder keeps it deadlock_timeout_ms, the
+ * report is written without it (report.c). */
 void cg_report_enter(void) CG_HIDDEN;
+void cg_report_enter_about(uint32_t about) CG_HIDDEN;
 void cg_report_leave(void) CG_HIDDEN;
-/* Fork handlers: the report lock is taken last (a report may begin with
- * any other chunkguard lock held; see entry/init.c). */
-void cg_report_lock_all(void) CG_HIDDEN;
-void cg_report_unlock_all(bool child) CG_HIDDEN;
-
-
+/* A fork child's reset: the report lock free (no fork handler takes it:
+ * a report never waits for a forking thread; see entry/init.c), no report
+ * ending the process, none half-written. */
+void cg_report_after_fork_child(void) CG_HIDDEN;
 
 #endif /* CG_REPORT_H */

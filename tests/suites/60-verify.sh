@@ -18,8 +18,9 @@ make -s --no-print-directory -C "$CG_ROOT" BUILD="$CG_BUILD" verify || rc=1
 # or the model checks an order the C no longer has.
 model=$CG_ROOT/verify/models/fork.pml
 c_order=$(sed -n '/^static void fork_prepare/,/^}/p' "$CG_ROOT/src/entry/init.c" |
-  grep -oE 'cg_[a-z]+_lock[a-z_]*' | while read -r f; do
+  grep -oE 'cg_[a-z]+_lock[a-z_]*|cg_os_stdio_list_lock' | while read -r f; do
     case "$f" in
+      cg_os_stdio_list_lock)  echo IOLIST ;;
       cg_quarantine_lock_all) echo QUAR ;;
       cg_gpool_lock_all)      echo GUARD ;;
       cg_shadow_lock_all)     echo SHADOW ;;
