@@ -5,9 +5,12 @@
 #define _GNU_SOURCE
 #include "fuzz.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/single_threaded.h>
+#include <unistd.h>
 
 #include "chunkguard.h"
 
@@ -45,4 +48,44 @@ void fz_no_libfuzzer_threads(int *argc, char ***argv)
     memcpy(v + 2, old + 1, sizeof *v * (size_t)*argc);   /* with the NULL */
     *argv = v;
     (*argc)++;
+}
+
+#ifdef FZ_COVERAGE
+void __gcov_dump(void);
+
+/* A child that ends by abort() (chunkguard's, after a fatal report) writes
+ * the coverage counters first — the report's code counts too — and still
+ * dies by SIGABRT. */
+static void dump_on_abort(int sig)
+{
+    __gcov_dump();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+#endif
+
+void fz_coverage_at_abort(void)
+{
+#ifdef FZ_COVERAGE
+    signal(SIGABRT, dump_on_abort);
+#endif
+}
+
+void fz_coverage_dump(void)
+{
+#ifdef FZ_COVERAGE
+    __gcov_dump();
+#endif
+}
+
+/* The kernel copies one byte from a into a pipe, or says EFAULT. */
+bool fz_accessible(const void *a)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        fz_fail("pipe: %s", strerror(errno));
+    bool ok = write(fds[1], a, 1) == 1;
+    close(fds[0]);
+    close(fds[1]);
+    return ok;
 }

@@ -56,6 +56,9 @@ typedef struct fz_slot {
     uint32_t seed;              /* the pattern its windows hold           */
     uint8_t how;                /* FZ_HOW_*                               */
     bool tainted;               /* corrupt: a bug was injected into it    */
+    bool served;                /* allocated from a signal handler while
+                                 * the thread was inside chunkguard: one of
+                                 * the re-entry path's own blocks (tune.c) */
 } fz_slot_t;
 
 typedef struct fz_freed {
@@ -86,6 +89,20 @@ struct fz_model {
                                  * large tables included)                   */
     bool threads_ok;            /* FZ_OP_TUNE may start a short-lived thread
                                  * (ops-mt: never in a single-threaded one) */
+    /* The ops a signal handler runs while its thread is inside chunkguard
+     * (tune.c): in_handler set, the model counts the malloc-family calls
+     * it makes (calls; ok_calls: those that succeeded, which chunkguard
+     * must count as re-entrant) and the frees of ordinary blocks, which
+     * wait for the next call from outside (deferred, the first of them
+     * kept in deferred_p). */
+    bool in_handler;
+    void (*restore_callback)(void);  /* puts the harness's report callback
+                                 * back after tune.c set its own (NULL:
+                                 * the harness has none)                  */
+    size_t mmap_floor;          /* the lowest M_MMAP_THRESHOLD set in this
+                                 * input (smaller blocks are heap chunks) */
+    unsigned calls, ok_calls, deferred;
+    unsigned char *deferred_p[32];
 };
 
 /* Opcodes (the low nibble of an op byte). */
@@ -98,6 +115,9 @@ void fz_model_init(fz_model_t *m, unsigned nslots, bool debug);
 /* Run one op from in (returns false at the end of the input).  handoff:
  * what FZ_OP_HANDOFF does (ops-mt); NULL makes it a free. */
 bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, unsigned slot));
+/* Run op (FZ_OP_*) on slot i, its arguments from in. */
+void fz_model_do(fz_model_t *m, fz_in_t *in, unsigned op, unsigned i,
+                 void (*handoff)(fz_model_t *m, unsigned slot));
 /* Free every live block, checking each first; restore the parameters a
  * FZ_OP_TUNE may have changed. */
 void fz_model_release_all(fz_model_t *m);
@@ -134,6 +154,17 @@ void fz_verify_heap(const char *when);
 
 /* The process is still single-threaded (fails if a thread ever started). */
 void fz_assert_single_threaded(void);
+
+/* Can a be read (without faulting: a live block's pages, or any other
+ * mapping)? */
+bool fz_accessible(const void *a);
+
+/* The --coverage build (make fuzz-cov): a forked child that ends by
+ * abort() writes its counters first (fz_coverage_at_abort), or writes
+ * them now, before an end no code of ours sees (fz_coverage_dump).  Both
+ * do nothing in the other builds. */
+void fz_coverage_at_abort(void);
+void fz_coverage_dump(void);
 
 /* libFuzzer: append -rss_limit_mb=0 to its arguments, so that it starts
  * no RSS-watching thread (a single-threaded binary must stay one). */
