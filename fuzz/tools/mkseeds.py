@@ -232,7 +232,10 @@ def faults_form_seeds():
         kind = kinds[f % len(kinds)]
         ctx = f % 6 + 6 * (f % 15)
         data = base + bytes([INJECT, 0, kind + 6, f % 3 * 2, 7 + f % 200, f % 3, f, ctx])
-        write('faults', 'form-%03d-%s' % (f, name), data + b''.join(free(i) for i in range(7)))
+        data += b''.join(free(i) for i in range(7))
+        write('faults', 'form-%03d-%s' % (f, name), data)
+        if name in ('movsldup_load', 'vmovq_f3_load'):       # the decoder's bugs it found
+            regress('faults', 'access-size-' + name.replace('_', '-'), data)
 
 
 def handler_ops(nodefer):
@@ -261,11 +264,43 @@ def handler_ops(nodefer):
     return b''.join(ops)
 
 
+def handler_script(script, after=b''):
+    # tune case 9, v = 2: the script's ops from the handler
+    ops = [malloc(i, n) for i, n in enumerate([24, 500, 3000])]
+    ops.append(tune(0, 9, 2, bytes([len(script) - 1]) + b''.join(script)))
+    return b''.join(ops) + after + b''.join(free(i) for i in range(8))
+
+
 def handler_seeds():
     for h in ('ops-fast', 'ops-debug', 'ops-guard', 'faults'):
         write(h, 'from-handler', handler_ops(False))
     for h in ('ops-debug', 'ops-guard'):
         write(h, 'from-handler-in-report', handler_ops(True))
+    # memalign's alignment from a handler: 0x5001 rounded up to 0x8000
+    # (draw_align's byte 200..239 takes a u16), and aligned_alloc of one
+    # above SIZE_MAX/2 + 1 (byte 241): EINVAL
+    align = [bytes([4, 5, 210]) + struct.pack("<H", 0x5001) + bytes([0]) + struct.pack('<H', 64)
+             + bytes([0, 7]),
+             bytes([6, 6, 241, 0]) + struct.pack('<H', 10) + bytes([0, 3])]
+    # two reallocs of heap blocks: two calls, however much each allocates
+    # and frees
+    grow = [bytes([REALLOC, 0, 0]) + struct.pack('<H', 100),
+            bytes([REALLOC, 1, 0]) + struct.pack('<H', 900)]
+    for h in ('ops-fast', 'ops-debug'):
+        write(h, 'from-handler-align', handler_script(align))
+        write(h, 'from-handler-realloc', handler_script(grow))
+    # the regression inputs of the bugs these found (docs/fuzzing.md)
+    regress('ops-fast', 'handler-pvalloc-whole-pages', handler_ops(False))
+    regress('ops-debug', 'handler-call-inside-report', handler_ops(True))
+    regress('ops-fast', 'handler-aligned-alloc-einval', handler_script(align))
+    regress('ops-fast', 'handler-realloc-counted-once', handler_script(grow))
+
+
+def regress(harness, name, data):
+    d = os.path.join(root, '..', 'regress', harness)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
 
 
 def main():
