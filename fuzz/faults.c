@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -97,9 +98,12 @@ static void on_report(const cg_report_t *r, void *arg)
     int n = snprintf(msg, sizeof msg, "report %s %p %s %lu %s\n", r->kind, r->address, access,
                      size, strstr(r->text, "inside chunkguard") ? "inside" : "outside");
     (void)!write(child_fd, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
-    /* after a segv report the default action ends the child, with no
-     * abort to write the coverage counters at */
-    if (strcmp(r->kind, "segv") == 0)
+    /* After a segv report the default action ends the child, with no
+     * abort to write the coverage counters at: write them now.  Not with
+     * a second thread: writing them allocates, and a callback's malloc
+     * with threads takes an arena lock under the report lock, which the
+     * lock-order check reports (the callback must not allocate). */
+    if (strcmp(r->kind, "segv") == 0 && __libc_single_threaded)
         fz_coverage_dump();
 }
 

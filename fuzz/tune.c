@@ -24,6 +24,7 @@
 #include <signal.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -467,6 +468,40 @@ static void op_thread(fz_model_t *m, fz_in_t *in, unsigned i)
     fz_model_place(m, i, b.last, b.size[3], 16, FZ_HOW_MALLOC, b.fill);
 }
 
+/* ---- the heap check while another thread allocates (ops-mt) ------------ */
+
+static void *churn(void *arg)
+{
+    volatile int *flag = arg;           /* [0]: running, [1]: stop */
+    while (!flag[1]) {
+        void *p = malloc(5000);         /* past the tcache: the arena's lock */
+        if (p == NULL)
+            fz_fail("malloc(5000) in a churning thread failed");
+        free(p);
+        flag[0] = 1;
+    }
+    return NULL;
+}
+
+/* cg_verify_heap from a worker, while the other workers run their slices
+ * and a thread of its own allocates and frees blocks that need an arena:
+ * it holds every lock for its walk, so they wait on them, and it waits on
+ * theirs (src/base/lock.c's slow path).  It must find nothing. */
+static void op_verify_contended(void)
+{
+    volatile int flag[2] = { 0, 0 };
+    pthread_t t;
+    bool started = pthread_create(&t, NULL, churn, (void *)flag) == 0;
+    for (int k = 0; started && !flag[0] && k < 1000000; k++)
+        sched_yield();
+    for (int k = 0; k < 8; k++)
+        if (cg_verify_heap() != 0)
+            fz_fail("cg_verify_heap() from a worker, while other threads ran, found problems");
+    flag[1] = 1;
+    if (started)
+        pthread_join(t, NULL);
+}
+
 void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
 {
     unsigned c = fz_u8(in);
@@ -507,10 +542,8 @@ void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
         static const int params[] = { M_ARENA_MAX, M_ARENA_TEST, M_CHECK_ACTION };
         if (m->mallopt_ok && mallopt(params[v % 3], (int)(v % 64)) != 1)
             fz_fail("mallopt(%d, %u) failed", params[v % 3], v % 64);
-        /* ops-mt: the heap check from a worker while the others allocate
-         * and free (it holds every lock for its walk: they wait on them) */
-        if (m->threads_ok && cg_verify_heap() != 0)
-            fz_fail("cg_verify_heap() from a worker, while other threads ran, found problems");
+        if (m->threads_ok)
+            op_verify_contended();
         break;
     }
     default:

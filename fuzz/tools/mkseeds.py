@@ -110,6 +110,22 @@ def heap_growth():
     return data
 
 
+def bad_call_seeds():
+    # ops-fast's inject op (fuzz/ops.c): (15, slot, kind, sel, off: u16), one
+    # bad call in a child: free-interior, free-in-header, free-foreign,
+    # double-free, realloc-interior, usable-interior; over blocks of the
+    # tcache, small, large and mmap ranges
+    base = b''.join(malloc(i, n) for i, n in enumerate([40, 100, 3000, 70000, 300000]))
+    names = ['free-interior', 'free-in-header', 'free-foreign', 'double-free',
+             'realloc-interior', 'usable-interior']
+    for k, name in enumerate(names):
+        for sel in range(5):
+            if (k + sel) % 2 and k != 3:
+                continue
+            data = base + bytes([INJECT, 0, k, sel]) + struct.pack('<H', 17 + sel)
+            write('ops-fast', 'bad-%s-%d' % (name, sel), data + b''.join(free(i) for i in range(5)))
+
+
 def tune_seeds():
     write('ops-fast', 'tune', b''.join(tune_ops(False)))
     write('ops-fast', 'heap-growth', heap_growth())
@@ -318,6 +334,7 @@ def main():
     faults_seeds()
     faults_form_seeds()
     handler_seeds()
+    bad_call_seeds()
     return 0
 
 
