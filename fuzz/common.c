@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/single_threaded.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "chunkguard.h"
@@ -88,4 +89,50 @@ bool fz_accessible(const void *a)
     close(fds[0]);
     close(fds[1]);
     return ok;
+}
+
+pid_t fz_fork_child(int *fd)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        fz_fail("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0)
+        fz_fail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(fds[0]);
+        *fd = fds[1];
+        /* the engine's crash handlers are the parent's business: here an
+         * abort after a report is the outcome, and a hang (SIGALRM) kills
+         * the child */
+        static const int sigs[] = { SIGABRT, SIGALRM, SIGFPE, SIGILL, SIGINT, SIGTERM };
+        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++)
+            signal(sigs[k], SIG_DFL);
+        alarm(20);
+        fz_coverage_at_abort();          /* the report's code counts too */
+        return 0;
+    }
+    close(fds[1]);
+    *fd = fds[0];
+    return pid;
+}
+
+int fz_child_end(pid_t pid, int fd, char *msg, size_t cap)
+{
+    size_t n = 0;
+    for (;;) {
+        /* a read a signal interrupts (libFuzzer's -timeout is a periodic
+         * SIGALRM) is retried */
+        ssize_t k = read(fd, msg + n, cap - 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0 || (n += (size_t)k) == cap - 1)
+            break;
+    }
+    msg[n] = 0;
+    close(fd);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return st;
 }

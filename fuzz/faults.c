@@ -203,42 +203,15 @@ static void access_in_context(void)
 /* The access, in a child; the parent checks how the child ended. */
 static void fault_in_child(const char *want)
 {
-    int fds[2];
-    if (pipe(fds) != 0)
-        fz_fail("pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0)
-        fz_fail("fork: %s", strerror(errno));
+    pid_t pid = fz_fork_child(&child_fd);
     if (pid == 0) {
-        close(fds[0]);
-        child_fd = fds[1];
-        static const int sigs[] = { SIGABRT, SIGALRM, SIGFPE, SIGILL, SIGINT, SIGTERM };
-        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++)
-            signal(sigs[k], SIG_DFL);
-        alarm(20);
-        fz_coverage_at_abort();         /* the report's code counts too */
         access_in_context();
         (void)!write(child_fd, "no-fault", 8);
         _exit(0);
     }
-    close(fds[1]);
     char msg[700];
-    size_t n = 0;
-    for (;;) {
-        ssize_t k = read(fds[0], msg + n, sizeof msg - 1 - n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0)
-            break;
-        n += (size_t)k;
-        if (n == sizeof msg - 1)
-            break;
-    }
-    msg[n] = 0;
-    close(fds[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    int st = fz_child_end(pid, child_fd, msg, sizeof msg);
+    child_fd = -1;
     char got[32] = "", access[8] = "", where[12] = "";
     void *addr = NULL;
     unsigned long size = 0;

@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* ---- input ------------------------------------------------------------- */
 
@@ -154,6 +155,15 @@ void fz_verify_heap(const char *when);
 
 /* The process is still single-threaded (fails if a thread ever started). */
 void fz_assert_single_threaded(void);
+
+/* A forked child for one bad operation: 0 in the child (*fd: the pipe's
+ * write end; SIGABRT and the like at their default action, a 20 s alarm,
+ * the coverage counters written at an abort), the child's pid in the
+ * parent (*fd: the read end).  fz_child_end reads what the child wrote
+ * into msg (cap bytes, NUL-terminated), reaps it and returns its wait
+ * status. */
+pid_t fz_fork_child(int *fd);
+int fz_child_end(pid_t pid, int fd, char *msg, size_t cap);
 
 /* Can a be read (without faulting: a live block's pages, or any other
  * mapping)? */

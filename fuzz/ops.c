@@ -104,18 +104,8 @@ static void bad_call(fz_model_t *m, fz_in_t *in)
     default:                                     /* inside: 1 .. req - 1 bytes in */
         at = s->p + 1 + off % (s->req - 1);
     }
-    int fds[2];
-    if (pipe(fds) != 0)
-        fz_fail("pipe: %s", strerror(errno));
-    pid_t pid = fork();
-    if (pid < 0)
-        fz_fail("fork: %s", strerror(errno));
+    pid_t pid = fz_fork_child(&bad_fd);
     if (pid == 0) {
-        close(fds[0]);
-        bad_fd = fds[1];
-        signal(SIGABRT, SIG_DFL);
-        fz_coverage_at_abort();
-        alarm(20);
         cg_set_report_callback(on_bad_report, NULL);
         if (kind == B_REALLOC_INTERIOR)
             (void)!realloc(at, 100);
@@ -127,21 +117,8 @@ static void bad_call(fz_model_t *m, fz_in_t *in)
         fz_coverage_dump();
         _exit(0);
     }
-    close(fds[1]);
     char msg[200];
-    size_t n = 0;
-    for (;;) {
-        ssize_t k = read(fds[0], msg + n, sizeof msg - 1 - n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k <= 0 || (n += (size_t)k) == sizeof msg - 1)
-            break;
-    }
-    msg[n] = 0;
-    close(fds[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
+    int st = fz_child_end(pid, bad_fd, msg, sizeof msg);
     char got[32] = "";
     void *addr = NULL;
     sscanf(msg, "report %31s %p", got, &addr);
