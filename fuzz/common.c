@@ -136,3 +136,17 @@ int fz_child_end(pid_t pid, int fd, char *msg, size_t cap)
         ;
     return st;
 }
+
+void fz_no_libfuzzer_segv(int *argc, char ***argv)
+{
+    static const char *const extra[] = { "-handle_segv=0", "-handle_bus=0" };
+    char **v = malloc(sizeof *v * (size_t)(*argc + 3));
+    if (v == NULL)
+        return;
+    v[0] = (*argv)[0];
+    v[1] = (char *)extra[0];
+    v[2] = (char *)extra[1];
+    memcpy(v + 3, *argv + 1, sizeof *v * (size_t)*argc);   /* with the NULL */
+    *argv = v;
+    *argc += 2;
+}

@@ -63,6 +63,15 @@ const char *cg_default_options(void)
     return "mode=debug:quarantine_mb=1:stack_depth=2:log_path=/dev/null:guard_sample=0:guard_big=0";
 }
 
+/* overflow-1mib and underflow-pages need chunkguard's SIGSEGV handler: the
+ * sanitizer runtime of the libFuzzer build must not take the signal
+ * (LLVMFuzzerInitialize keeps libFuzzer's off it too). */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+    return "handle_segv=0:handle_sigbus=0:handle_abort=0";
+}
+
 enum { K_OVERFLOW, K_UNDERFLOW, K_HEADER, K_SIZE, K_DOUBLE_FREE, K_UAF_WRITE, K_NEXT_PTR,
        K_INTERIOR_FREE, K_FOREIGN_FREE,
        K_MUST = K_FOREIGN_FREE,                      /* kinds <= this: must be detected */
@@ -596,6 +605,7 @@ void fz_summary(void);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     fz_no_libfuzzer_threads(argc, argv);
+    fz_no_libfuzzer_segv(argc, argv);
     cg_set_report_callback(on_report, NULL);
     return 0;
 }

@@ -397,18 +397,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     if (fz_nforms > FZ_FORMS_MAX)
         fz_fail("access.c has %zu forms: raise FZ_FORMS_MAX", fz_nforms);
     fz_no_libfuzzer_threads(argc, argv);
-    /* chunkguard's SIGSEGV handler makes the reports: libFuzzer must not
-     * install its own over it */
-    static const char *const extra[] = { "-handle_segv=0", "-handle_bus=0" };
-    char **v = malloc(sizeof *v * (size_t)(*argc + 3));
-    if (v != NULL) {
-        v[0] = (*argv)[0];
-        v[1] = (char *)extra[0];
-        v[2] = (char *)extra[1];
-        memcpy(v + 3, *argv + 1, sizeof *v * (size_t)*argc);   /* with the NULL */
-        *argv = v;
-        *argc += 2;
-    }
+    fz_no_libfuzzer_segv(argc, argv);
     return 0;
 }
 

@@ -179,5 +179,9 @@ void fz_coverage_dump(void);
 /* libFuzzer: append -rss_limit_mb=0 to its arguments, so that it starts
  * no RSS-watching thread (a single-threaded binary must stay one). */
 void fz_no_libfuzzer_threads(int *argc, char ***argv);
+/* libFuzzer: -handle_segv=0 -handle_bus=0 first, so that chunkguard's
+ * SIGSEGV handler, which makes the fault reports, stays (faults, corrupt;
+ * they define __ubsan_default_options for the sanitizer runtime too). */
+void fz_no_libfuzzer_segv(int *argc, char ***argv);
 
 #endif /* FUZZ_H */
