@@ -5,9 +5,13 @@
 #define _GNU_SOURCE
 #include "fuzz.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/single_threaded.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "chunkguard.h"
 
@@ -45,4 +49,104 @@ void fz_no_libfuzzer_threads(int *argc, char ***argv)
     memcpy(v + 2, old + 1, sizeof *v * (size_t)*argc);   /* with the NULL */
     *argv = v;
     (*argc)++;
+}
+
+#ifdef FZ_COVERAGE
+void __gcov_dump(void);
+
+/* A child that ends by abort() (chunkguard's, after a fatal report) writes
+ * the coverage counters first — the report's code counts too — and still
+ * dies by SIGABRT. */
+static void dump_on_abort(int sig)
+{
+    __gcov_dump();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+#endif
+
+void fz_coverage_at_abort(void)
+{
+#ifdef FZ_COVERAGE
+    signal(SIGABRT, dump_on_abort);
+#endif
+}
+
+void fz_coverage_dump(void)
+{
+#ifdef FZ_COVERAGE
+    __gcov_dump();
+#endif
+}
+
+/* The kernel copies one byte from a into a pipe, or says EFAULT. */
+bool fz_accessible(const void *a)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        fz_fail("pipe: %s", strerror(errno));
+    bool ok = write(fds[1], a, 1) == 1;
+    close(fds[0]);
+    close(fds[1]);
+    return ok;
+}
+
+pid_t fz_fork_child(int *fd)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        fz_fail("pipe: %s", strerror(errno));
+    pid_t pid = fork();
+    if (pid < 0)
+        fz_fail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(fds[0]);
+        *fd = fds[1];
+        /* the engine's crash handlers are the parent's business: here an
+         * abort after a report is the outcome, and a hang (SIGALRM) kills
+         * the child */
+        static const int sigs[] = { SIGABRT, SIGALRM, SIGFPE, SIGILL, SIGINT, SIGTERM };
+        for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++)
+            signal(sigs[k], SIG_DFL);
+        alarm(20);
+        fz_coverage_at_abort();          /* the report's code counts too */
+        return 0;
+    }
+    close(fds[1]);
+    *fd = fds[0];
+    return pid;
+}
+
+int fz_child_end(pid_t pid, int fd, char *msg, size_t cap)
+{
+    size_t n = 0;
+    for (;;) {
+        /* a read a signal interrupts (libFuzzer's -timeout is a periodic
+         * SIGALRM) is retried */
+        ssize_t k = read(fd, msg + n, cap - 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0 || (n += (size_t)k) == cap - 1)
+            break;
+    }
+    msg[n] = 0;
+    close(fd);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    return st;
+}
+
+void fz_no_libfuzzer_segv(int *argc, char ***argv)
+{
+    static const char *const extra[] = { "-handle_segv=0", "-handle_bus=0" };
+    char **v = malloc(sizeof *v * (size_t)(*argc + 3));
+    if (v == NULL)
+        return;
+    v[0] = (*argv)[0];
+    v[1] = (char *)extra[0];
+    v[2] = (char *)extra[1];
+    memcpy(v + 3, *argv + 1, sizeof *v * (size_t)*argc);   /* with the NULL */
+    *argv = v;
+    *argc += 2;
 }

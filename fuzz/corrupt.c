@@ -22,6 +22,16 @@
  *                   chunkguard promises, into the next chunk's header)
  *   prev-inuse      the PREV_INUSE bit of a live block's header flipped
  *   late-double-free, late-uaf   the block had left the quarantine
+ *   overflow-1mib, underflow-pages   a byte written 1 MiB past a live
+ *                   block, or into the first unreadable page below it (in
+ *                   a heap, the guard page before its first chunk), when
+ *                   nothing readable is there (the part of a heap above
+ *                   its top, a guard page, or nothing mapped):
+ *                   chunkguard's fault handler must report it, at that
+ *                   address, as heap-buffer-overflow (a block within 1 MiB
+ *                   below) or segv (a wild access), and the child then dies
+ *                   by SIGABRT, or by SIGSEGV after a segv report (the
+ *                   default action); a readable address is not written
  * Kinds that damage the core's metadata run in a fork()ed child that goes
  * on with the rest of the input, releases everything and pushes the
  * quarantine out; it sends the outcome (first report, or none) back
@@ -53,15 +63,25 @@ const char *cg_default_options(void)
     return "mode=debug:quarantine_mb=1:stack_depth=2:log_path=/dev/null:guard_sample=0:guard_big=0";
 }
 
+/* overflow-1mib and underflow-pages need chunkguard's SIGSEGV handler: the
+ * sanitizer runtime of the libFuzzer build must not take the signal
+ * (LLVMFuzzerInitialize keeps libFuzzer's off it too). */
+const char *__ubsan_default_options(void);
+const char *__ubsan_default_options(void)
+{
+    return "handle_segv=0:handle_sigbus=0:handle_abort=0";
+}
+
 enum { K_OVERFLOW, K_UNDERFLOW, K_HEADER, K_SIZE, K_DOUBLE_FREE, K_UAF_WRITE, K_NEXT_PTR,
        K_INTERIOR_FREE, K_FOREIGN_FREE,
        K_MUST = K_FOREIGN_FREE,                      /* kinds <= this: must be detected */
-       K_OVERFLOW_FAR, K_PREV_INUSE, K_LATE_DOUBLE_FREE, K_LATE_UAF, K_COUNT };
+       K_OVERFLOW_FAR, K_PREV_INUSE, K_LATE_DOUBLE_FREE, K_LATE_UAF, K_FAR_PAST, K_FAR_BEFORE,
+       K_COUNT };
 
 static const char *const kind_name[K_COUNT] = {
     "overflow", "underflow", "header", "size", "double-free", "uaf-write", "next-ptr",
     "interior-free", "foreign-free", "overflow-far", "prev-inuse", "late-double-free",
-    "late-uaf",
+    "late-uaf", "overflow-1mib", "underflow-pages",
 };
 
 static size_t injected[K_COUNT], detected[K_COUNT];
@@ -97,8 +117,9 @@ static void on_report(const cg_report_t *r, void *arg)
         copy(seen.text, sizeof seen.text, r->text);
         if (child_fd >= 0) {
             char msg[1100];
-            int n = snprintf(msg, sizeof msg, "%s %s\n%s",
-                             writing_bug ? "harness-fault" : "report", r->kind, r->text);
+            int n = snprintf(msg, sizeof msg, "%s %s %p\n%s",
+                             writing_bug == 2 ? "fault" : writing_bug ? "harness-fault" : "report",
+                             r->kind, r->address, r->text);
             (void)!write(child_fd, msg, (size_t)(n < (int)sizeof msg ? n : (int)sizeof msg - 1));
         }
     } else if (child_fd >= 0 && strcmp(r->kind, "segv") == 0) {
@@ -170,6 +191,15 @@ static void on_write_fault(int sig)
 static void do_write(void)
 {
     struct sigaction sa = { .sa_handler = on_write_fault }, old_segv, old_bus;
+    bool far = bug.kind == K_FAR_PAST || bug.kind == K_FAR_BEFORE;
+    if (child_fd >= 0 && far) {
+        /* chunkguard's fault handler must see this one: the report (the
+         * callback's "fault" message) is the outcome */
+        writing_bug = 2;
+        *(volatile unsigned char *)bug.at = bug.bytes[0];
+        writing_bug = 0;
+        return;
+    }
     if (child_fd >= 0) {
         sigaction(SIGSEGV, &sa, &old_segv);
         sigaction(SIGBUS, &sa, &old_bus);
@@ -243,15 +273,11 @@ static void check_in_process(void)
 }
 
 /* A child's end.  In the --coverage build (fuzz-cov) the child first
- * writes its counters, which _exit would lose. */
-#ifdef FZ_COVERAGE
-void __gcov_dump(void);
-#endif
+ * writes its counters, which _exit would lose (fz_coverage_at_abort: and
+ * those of a child that a fatal report ends). */
 static _Noreturn void child_exit(int code)
 {
-#ifdef FZ_COVERAGE
-    __gcov_dump();
-#endif
+    fz_coverage_dump();
     _exit(code);
 }
 
@@ -276,6 +302,7 @@ static void in_child(fz_model_t *m, fz_in_t *in)
         static const int sigs[] = { SIGABRT, SIGALRM, SIGFPE, SIGILL, SIGINT, SIGTERM };
         for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++)
             signal(sigs[k], SIG_DFL);
+        fz_coverage_at_abort();
         alarm(20);
         /* FZ_CHILD_CWD: where a child's core file goes (debugging) */
         if (getenv("FZ_CHILD_CWD") != NULL && chdir(getenv("FZ_CHILD_CWD")) != 0)
@@ -319,6 +346,29 @@ static void in_child(fz_model_t *m, fz_in_t *in)
         ;
     char kind[32] = "";
     sscanf(msg, "report %31s", kind);
+    if (strncmp(msg, "fault ", 6) == 0) {
+        /* overflow-1mib, underflow-pages: the write itself was reported */
+        void *addr = NULL;
+        sscanf(msg, "fault %31s %p", kind, &addr);
+        bool died = WIFSIGNALED(st) && (WTERMSIG(st) == SIGABRT ||
+                                        (WTERMSIG(st) == SIGSEGV && strcmp(kind, "segv") == 0));
+        if (!died || addr != (void *)bug.at ||
+            (strcmp(kind, "heap-buffer-overflow") != 0 && strcmp(kind, "segv") != 0))
+            fz_fail("an injected %s at %p: %s; the child %s %d", kind_name[bug.kind],
+                    (void *)bug.at, msg, WIFSIGNALED(st) ? "died of signal" : "exited",
+                    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        detected[bug.kind]++;
+        return;
+    }
+    if (bug.kind == K_FAR_PAST || bug.kind == K_FAR_BEFORE) {
+        if (WIFSIGNALED(st) || WEXITSTATUS(st) != 0)
+            fz_fail("an injected %s at %p (unreadable) was not reported: the child %s %d (%s)",
+                    kind_name[bug.kind], (void *)bug.at,
+                    WIFSIGNALED(st) ? "died of signal" : "exited",
+                    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), msg[0] ? msg : "no report");
+        fz_fail("an injected %s at %p (unreadable) did not fault: %s", kind_name[bug.kind],
+                (void *)bug.at, msg[0] ? msg : "no report");
+    }
     if (strncmp(msg, "harness-fault", 13) == 0) {
         injected[bug.kind]--;                      /* our own write faulted: no test */
         return;
@@ -493,6 +543,27 @@ static void inject(fz_model_t *m, fz_in_t *in)
         bug.want = "invalid-free";
         bug.lo = bug.at, bug.hi = bug.at + 1;
         break;
+    case K_FAR_PAST: case K_FAR_BEFORE:
+        i = pick_live(m, sel, 0, SIZE_MAX);
+        if (i < 0) goto none;
+        bug.p = m->slot[i].p;
+        bug.req = m->slot[i].req;
+        bug.len = 1;
+        set_bytes(in, 0, 1);
+        if (kind == K_FAR_PAST) {
+            bug.at = bug.p + bug.req + (1u << 20);
+        } else {
+            /* the first unreadable page below the block within 8 MiB (in
+             * a heap: the guard page before its first chunk), a byte of
+             * it */
+            uintptr_t pg = ((uintptr_t)bug.p & ~(uintptr_t)4095) - 4096;
+            for (int k = 0; k < 2048 && fz_accessible((void *)pg); k++)
+                pg -= 4096;
+            bug.at = (unsigned char *)pg + 4095 - ((size_t)a << 4) % 4096;
+        }
+        if (fz_accessible(bug.at)) goto none;   /* someone's memory: not written */
+        bug.lo = bug.at, bug.hi = bug.at + 1;
+        break;
     default: /* K_FOREIGN_FREE */
         bug.at = foreign_pointer(sel, stack_thing);
         bug.want = "invalid-free";
@@ -534,6 +605,7 @@ void fz_summary(void);
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     fz_no_libfuzzer_threads(argc, argv);
+    fz_no_libfuzzer_segv(argc, argv);
     cg_set_report_callback(on_report, NULL);
     return 0;
 }

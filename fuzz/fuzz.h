@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* ---- input ------------------------------------------------------------- */
 
@@ -56,6 +57,9 @@ typedef struct fz_slot {
     uint32_t seed;              /* the pattern its windows hold           */
     uint8_t how;                /* FZ_HOW_*                               */
     bool tainted;               /* corrupt: a bug was injected into it    */
+    bool served;                /* allocated from a signal handler while
+                                 * the thread was inside chunkguard: one of
+                                 * the re-entry path's own blocks (tune.c) */
 } fz_slot_t;
 
 typedef struct fz_freed {
@@ -86,6 +90,20 @@ struct fz_model {
                                  * large tables included)                   */
     bool threads_ok;            /* FZ_OP_TUNE may start a short-lived thread
                                  * (ops-mt: never in a single-threaded one) */
+    /* The ops a signal handler runs while its thread is inside chunkguard
+     * (tune.c): in_handler set, the model counts the malloc-family calls
+     * it makes (calls; ok_calls: those that succeeded, which chunkguard
+     * must count as re-entrant) and the frees of ordinary blocks, which
+     * wait for the next call from outside (deferred, the first of them
+     * kept in deferred_p). */
+    bool in_handler;
+    void (*restore_callback)(void);  /* puts the harness's report callback
+                                 * back after tune.c set its own (NULL:
+                                 * the harness has none)                  */
+    size_t mmap_floor;          /* the lowest M_MMAP_THRESHOLD set in this
+                                 * input (smaller blocks are heap chunks) */
+    unsigned calls, ok_calls, deferred;
+    unsigned char *deferred_p[32];
 };
 
 /* Opcodes (the low nibble of an op byte). */
@@ -98,6 +116,9 @@ void fz_model_init(fz_model_t *m, unsigned nslots, bool debug);
 /* Run one op from in (returns false at the end of the input).  handoff:
  * what FZ_OP_HANDOFF does (ops-mt); NULL makes it a free. */
 bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, unsigned slot));
+/* Run op (FZ_OP_*) on slot i, its arguments from in. */
+void fz_model_do(fz_model_t *m, fz_in_t *in, unsigned op, unsigned i,
+                 void (*handoff)(fz_model_t *m, unsigned slot));
 /* Free every live block, checking each first; restore the parameters a
  * FZ_OP_TUNE may have changed. */
 void fz_model_release_all(fz_model_t *m);
@@ -135,8 +156,32 @@ void fz_verify_heap(const char *when);
 /* The process is still single-threaded (fails if a thread ever started). */
 void fz_assert_single_threaded(void);
 
+/* A forked child for one bad operation: 0 in the child (*fd: the pipe's
+ * write end; SIGABRT and the like at their default action, a 20 s alarm,
+ * the coverage counters written at an abort), the child's pid in the
+ * parent (*fd: the read end).  fz_child_end reads what the child wrote
+ * into msg (cap bytes, NUL-terminated), reaps it and returns its wait
+ * status. */
+pid_t fz_fork_child(int *fd);
+int fz_child_end(pid_t pid, int fd, char *msg, size_t cap);
+
+/* Can a be read (without faulting: a live block's pages, or any other
+ * mapping)? */
+bool fz_accessible(const void *a);
+
+/* The --coverage build (make fuzz-cov): a forked child that ends by
+ * abort() writes its counters first (fz_coverage_at_abort), or writes
+ * them now, before an end no code of ours sees (fz_coverage_dump).  Both
+ * do nothing in the other builds. */
+void fz_coverage_at_abort(void);
+void fz_coverage_dump(void);
+
 /* libFuzzer: append -rss_limit_mb=0 to its arguments, so that it starts
  * no RSS-watching thread (a single-threaded binary must stay one). */
 void fz_no_libfuzzer_threads(int *argc, char ***argv);
+/* libFuzzer: -handle_segv=0 -handle_bus=0 first, so that chunkguard's
+ * SIGSEGV handler, which makes the fault reports, stays (faults, corrupt;
+ * they define __ubsan_default_options for the sanitizer runtime too). */
+void fz_no_libfuzzer_segv(int *argc, char ***argv);
 
 #endif /* FUZZ_H */

@@ -19,7 +19,7 @@
 FZ        := $(BUILD)/fuzz
 FZ_NAMES  := ops-fast ops-debug ops-guard ops-mt corrupt faults options
 FZ_COMMON := fuzz/model.c fuzz/tune.c fuzz/common.c
-FZ_HDRS   := fuzz/fuzz.h fuzz/fuzz.mk $(HDRS)
+FZ_HDRS   := fuzz/fuzz.h fuzz/access.h fuzz/fuzz.mk $(HDRS)
 FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra $(CG_INC) -fno-builtin \
              -fno-omit-frame-pointer
 FUZZ_SECONDS ?= 60
@@ -42,7 +42,7 @@ fz_src_ops-fast  := fuzz/ops.c
 fz_src_ops-debug := fuzz/ops.c
 fz_src_ops-guard := fuzz/ops.c
 fz_src_ops-mt    := fuzz/ops_mt.c
-fz_src_faults    := fuzz/faults.c
+fz_src_faults    := fuzz/faults.c fuzz/access.c
 fz_src_corrupt   := fuzz/corrupt.c
 fz_src_options   := fuzz/options.c
 fz_def_ops-debug := -DFZ_DEBUG

@@ -159,6 +159,25 @@ static size_t pow2_at_least(size_t a)
     return p;
 }
 
+/* A malloc-family call the model made (ok: it succeeded); from a signal
+ * handler, counted for tune.c's check of chunkguard's own count. */
+static void note(fz_model_t *m, bool ok)
+{
+    m->calls++;
+    m->ok_calls += ok;
+}
+
+/* An ordinary block freed from a signal handler: the free waits for the
+ * thread's next call from outside. */
+static void note_deferred(fz_model_t *m, const fz_slot_t *s)
+{
+    if (!m->in_handler || s->served)
+        return;
+    if (m->deferred < sizeof m->deferred_p / sizeof m->deferred_p[0])
+        m->deferred_p[m->deferred] = s->p;
+    m->deferred++;
+}
+
 /* ---- placing a new block ----------------------------------------------- */
 
 static void no_overlap(const fz_model_t *m, unsigned i)
@@ -186,9 +205,11 @@ void fz_model_place(fz_model_t *m, unsigned i, void *p, size_t req, size_t align
     if (((uintptr_t)p & (align - 1)) != 0)
         fz_fail("block %p of %zu bytes is not %zu-byte aligned (how %d)", p, req, align, how);
     size_t u = malloc_usable_size(p);
+    note(m, true);
     if (u < req || (m->debug && u != req))
         fz_fail("malloc_usable_size(%p) = %zu for a request of %zu (how %d)", p, u, req, how);
-    *s = (fz_slot_t){ .p = p, .req = req, .span = u, .align = align, .how = (uint8_t)how };
+    *s = (fz_slot_t){ .p = p, .req = req, .span = u, .align = align, .how = (uint8_t)how,
+                      .served = m->in_handler };
     m->live += u;
     no_overlap(m, i);
     fill(s, seed);
@@ -223,6 +244,8 @@ void fz_model_free(fz_model_t *m, unsigned i, unsigned sel)
         free_aligned_sized(s->p, s->asked, s->req);
     else
         free(s->p);
+    note(m, true);
+    note_deferred(m, s);
     if (errno != EDOM)
         fz_fail("free changed errno to %d", errno);
     forget(m, s);
@@ -263,6 +286,10 @@ static void op_realloc(fz_model_t *m, unsigned i, size_t nmemb, size_t size, boo
     fz_slot_t old = *s;
     errno = 0;
     void *q = array ? reallocarray(s->p, nmemb, size) : realloc(s->p, size);
+    bool freed = old.p != NULL && (q != NULL || (n == 0 && !array && !fails && !ovf));
+    note(m, q != NULL || freed);
+    if (freed)
+        note_deferred(m, &old);
     if (fails || ovf) {
         expect_fail(q, ENOMEM, array ? "reallocarray" : "realloc", n);
         if (s->p != NULL && first_bad(s, s->p, SIZE_MAX) != SIZE_MAX)
@@ -312,6 +339,7 @@ static void op_aligned(fz_model_t *m, fz_in_t *in, unsigned i, unsigned op)
     if (op == FZ_OP_POSIX_MEMALIGN) {
         void *p = (void *)m;          /* must stay untouched on failure */
         int r = posix_memalign(&p, align, n);
+        note(m, r == 0);
         bool bad = align < sizeof(void *) || (align & (align - 1)) != 0;
         if (bad || fails || too_big) {
             if (r != (bad ? EINVAL : ENOMEM) || p != (void *)m || errno != 0)
@@ -325,6 +353,7 @@ static void op_aligned(fz_model_t *m, fz_in_t *in, unsigned i, unsigned op)
         return;
     }
     void *p = op == FZ_OP_MEMALIGN ? memalign(align, n) : aligned_alloc(align, n);
+    note(m, p != NULL);
     if (too_big) {
         expect_fail(p, EINVAL, "memalign", align);
         return;
@@ -344,6 +373,13 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
         return false;
     unsigned op = fz_u8(in) % FZ_NOPS;
     unsigned i = fz_u8(in) % m->nslots;
+    fz_model_do(m, in, op, i, handoff);
+    return true;
+}
+
+void fz_model_do(fz_model_t *m, fz_in_t *in, unsigned op, unsigned i,
+                 void (*handoff)(fz_model_t *m, unsigned slot))
+{
     fz_slot_t *s = &m->slot[i];
     bool fails;
     switch (op) {
@@ -354,6 +390,7 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
         fz_model_free(m, i, fz_u8(in));
         errno = 0;
         void *p = malloc(n);
+        note(m, p != NULL);
         if (fails)
             expect_fail(p, ENOMEM, "malloc", n);
         else
@@ -370,6 +407,7 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
         fz_model_free(m, i, 0);
         errno = 0;
         unsigned char *p = calloc(nmemb, size);
+        note(m, p != NULL);
         if ((fails && nmemb != 0) || ovf) {
             expect_fail(p, ENOMEM, "calloc", size);
             break;
@@ -406,9 +444,14 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
         fz_model_free(m, i, op == FZ_OP_FREE ? 0 : fz_u8(in));
         break;
     case FZ_OP_USABLE:
-        if (s->p != NULL && !s->tainted && malloc_usable_size(s->p) != s->span)
-            fz_fail("malloc_usable_size(%p) changed from %zu to %zu", (void *)s->p, s->span,
-                    malloc_usable_size(s->p));
+        if (s->p != NULL && !s->tainted) {
+            size_t u = malloc_usable_size(s->p);
+            note(m, true);
+            if (u != s->span)
+                fz_fail("malloc_usable_size(%p) changed from %zu to %zu", (void *)s->p, s->span,
+                        u);
+        }
+        note(m, false);
         if (malloc_usable_size(NULL) != 0)
             fz_fail("malloc_usable_size(NULL) != 0");
         break;
@@ -428,6 +471,7 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
             break;
         fz_model_free(m, i, 0);
         void *p = pv ? pvalloc(n) : valloc(n);
+        note(m, p != NULL);
         size_t ps = (size_t)sysconf(_SC_PAGESIZE);
         size_t want = pv ? (n + ps - 1) / ps * ps + (n == 0 ? ps : 0) : n;
         /* pvalloc's request is n rounded up to whole pages (one at least) */
@@ -450,7 +494,6 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
             fz_model_check(m, i, "at a check");
         break;
     }
-    return true;
 }
 
 void fz_model_release_all(fz_model_t *m)
@@ -469,6 +512,7 @@ void fz_model_init(fz_model_t *m, unsigned nslots, bool debug)
     m->debug = debug;
     m->mallopt_ok = true;
     m->max_size = 1024 * 1024;
+    m->mmap_floor = 128 * 1024;
     /* fast mode touches only the windows of a block: room to outgrow a
      * 64 MiB heap (a second heap, then trimming back to one) */
     m->max_live = debug ? 32u << 20 : 96u << 20;

@@ -8,7 +8,11 @@
  *   (counters never go back, an arena and a heap exist), cg_describe (a
  *   live block is described as one, with its size in debug mode; the text
  *   always fits its buffer), cg_leak_check (debug mode must find a block
- *   whose only reference is hidden, and fast mode checks nothing), and in
+ *   whose only reference is hidden, and fast mode checks nothing), the
+ *   model's ops made from a signal handler that interrupted chunkguard
+ *   (case 9 with v % 5 == 2: op_from_handler below), in ops-mt
+ *   cg_verify_heap from a worker while the other workers run (case 12:
+ *   no problem may be found, and they wait on the locks it holds), and in
  *   ops-mt a short-lived thread whose exit retires its tcache and releases
  *   its arena, and whose last block the worker takes over.
  */
@@ -17,8 +21,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,6 +221,206 @@ static __attribute__((noinline)) void op_leak_check(fz_model_t *m, fz_in_t *in)
     }
 }
 
+/* ---- calls from a signal handler inside chunkguard ---------------------- */
+
+/* A signal handler that runs while its thread is inside chunkguard makes
+ * malloc-family calls (reentry.h: served from pages of their own, frees
+ * deferred to the thread's next call from outside, in debug mode each
+ * call site reported once).  The interruption is made where it is
+ * repeatable, as tests/cases/case.h's case_inside does: malloc_stats
+ * writes to fd 2, made a pipe whose reader is closed, so its first write
+ * raises SIGPIPE inside malloc_stats.  The handler runs up to 12 of the
+ * model's ops (the process-wide ones and the hand-off excepted; realloc
+ * and malloc_usable_size only of blocks whose size can be read without a
+ * lock: heap chunks, guarded blocks, the handler's own), each checked
+ * against the contract as from outside: a re-entrant call must keep it
+ * too.  With v's bit 8 the handler is SA_NODEFER: a SIGPIPE raised while
+ * debug mode writes a report of the handler's call (to the same closed
+ * pipe) runs the handler again inside that report, and it mallocs and
+ * frees once more.  Afterwards, outside:
+ *   - cg_get_stats' reentrant_calls grew by at least the calls that
+ *     succeeded and at most the calls made;
+ *   - its frees grew by exactly the frees of ordinary blocks the handler
+ *     made (the deferred frees ran at the first call from outside), and
+ *     in debug mode none of those blocks is still live;
+ *   - reports: none in fast mode; in debug and guard mode only
+ *     reentrant-call ones (recoverable: the input goes on), naming a call
+ *     the handler made, and at least one the first time a handler made a
+ *     call in this process;
+ *   - the blocks the handler got stay in the model's slots, to be freed,
+ *     reallocated and sized from outside later. */
+
+static struct {
+    fz_model_t *m;
+    fz_in_t *in;
+    unsigned nops;
+    int runs;                   /* handler invocations                     */
+    bool in_script, nested_done;
+    bool sizeable[FZ_SLOTS];    /* can a re-entrant call size the block    */
+    unsigned reports;
+    char bad[300];              /* the first unexpected report             */
+    unsigned nested_calls;
+} re;
+
+static void on_reentry_report(const cg_report_t *r, void *arg)
+{
+    (void)arg;
+    re.reports++;
+    static const char *const ops[] = { "malloc(): ", "calloc(): ", "realloc(): ", "memalign(): ",
+                                       "aligned_alloc(): ", "posix_memalign(): ", "valloc(): ",
+                                       "pvalloc(): ", "free(): ", "free_sized(): ",
+                                       "free_aligned_sized(): ", "malloc_usable_size(): " };
+    bool named = false;
+    for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
+        named |= strstr(r->text, ops[k]) != NULL;
+    if (re.bad[0] == 0 && (strcmp(r->kind, "reentrant-call") != 0 || !r->recoverable || !named))
+        snprintf(re.bad, sizeof re.bad, "%s (recoverable %d): %.200s", r->kind, r->recoverable,
+                 r->text);
+}
+
+/* Can the re-entry path size slot i's block (reentry.c, size_of)?  Heap
+ * chunks and guarded blocks, and the handler's own; not a big block of
+ * the core (its registry needs a lock).  Asked before the handler runs. */
+static bool can_size(const fz_model_t *m, unsigned i)
+{
+    const fz_slot_t *s = &m->slot[i];
+    if (s->p == NULL || s->served)
+        return true;
+    char buf[512];
+    cg_describe(s->p, buf, sizeof buf);
+    if (!m->debug)
+        return strstr(buf, " chunk at ") != NULL;
+    if (strstr(buf, "on guard pages of its own") != NULL || strstr(buf, "in a guard slot") != NULL)
+        return true;
+    /* a debug block: a heap chunk when its chunk is below every mmap
+     * threshold this input set */
+    return s->req + 256 < m->mmap_floor;
+}
+
+static void handler_script(void)
+{
+    fz_model_t *m = re.m;
+    re.in_script = true;
+    m->in_handler = true;
+    for (unsigned k = 0; k < re.nops && fz_more(re.in); k++) {
+        unsigned op = fz_u8(re.in) % FZ_NOPS, i = fz_u8(re.in) % m->nslots;
+        unsigned served = 0;
+        for (unsigned j = 0; j < m->nslots; j++)
+            served += m->slot[j].p != NULL && m->slot[j].served;
+        bool sized = m->slot[i].served || m->slot[i].p == NULL || re.sizeable[i];
+        if (op == FZ_OP_TUNE || op == FZ_OP_HANDOFF || op == FZ_OP_INJECT ||
+            ((op == FZ_OP_REALLOC || op == FZ_OP_REALLOCARRAY || op == FZ_OP_USABLE) && !sized) ||
+            served >= 200)      /* 256 blocks at most live in the handlers' table */
+            op = FZ_OP_CHECK;
+        fz_model_do(m, re.in, op, i, NULL);
+    }
+    m->in_handler = false;
+    re.in_script = false;
+}
+
+/* A call inside a report of the handler's own call (SA_NODEFER). */
+static __attribute__((noinline)) void nested_calls(void)
+{
+    unsigned char *p = malloc(24);
+    if (p == NULL)
+        fz_fail("malloc(24) from a handler inside a report failed");
+    for (int k = 0; k < 24; k++)
+        if (p[k] != 0)
+            fz_fail("a handler's malloc(24) inside a report: byte %d is %#x", k, p[k]);
+    free(p);
+    re.nested_calls += 2;
+}
+
+static void on_pipe(int sig)
+{
+    (void)sig;
+    if (re.runs++ == 0)
+        handler_script();
+    else if (re.in_script && !re.nested_done) {
+        re.nested_done = true;
+        nested_calls();
+    }
+}
+
+static int re_stderr = -1;
+
+static void fail_to_stderr(const char *msg, size_t len)
+{
+    dup2(re_stderr, 2);
+    (void)msg, (void)len;       /* fz_fail writes it, to fd 2 */
+}
+
+static void op_from_handler(fz_model_t *m, fz_in_t *in, unsigned v)
+{
+    static bool called_before;      /* some handler made a call in this process */
+    memset(&re, 0, sizeof re);
+    re.m = m;
+    re.in = in;
+    re.nops = 1 + fz_u8(in) % 12;
+    for (unsigned i = 0; i < m->nslots; i++)
+        re.sizeable[i] = can_size(m, i);
+    m->calls = m->ok_calls = m->deferred = 0;
+    int fds[2];
+    if (pipe(fds) != 0)
+        return;
+    close(fds[0]);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_pipe;
+    sa.sa_flags = v & 0x100 ? SA_NODEFER : 0;
+    sigemptyset(&sa.sa_mask);
+    cg_stats_t before, after;
+    cg_get_stats(&before);
+    if (m->debug)
+        cg_set_report_callback(on_reentry_report, NULL);
+    int saved = dup(2);
+    /* a failure inside must still be told, on the real stderr */
+    void (*old_hook)(const char *, size_t) = fz_fail_hook;
+    re_stderr = saved;
+    fz_fail_hook = fail_to_stderr;
+    sigaction(SIGPIPE, &sa, &old);
+    dup2(fds[1], 2);
+    malloc_stats();
+    dup2(saved, 2);
+    close(saved);
+    close(fds[1]);
+    sigaction(SIGPIPE, &old, NULL);
+    fz_fail_hook = old_hook;
+    if (m->restore_callback != NULL)
+        m->restore_callback();
+    else if (m->debug)
+        cg_set_report_callback(NULL, NULL);
+    cg_get_stats(&after);               /* a call from outside: the frees run */
+    unsigned long long got = after.reentrant_calls - before.reentrant_calls;
+    unsigned most = m->calls + re.nested_calls;
+    if (re.runs == 0)
+        fz_fail("malloc_stats() on a closed pipe raised no SIGPIPE");
+    if (got < m->ok_calls || got > most)
+        fz_fail("a handler made %u malloc-family call(s) inside chunkguard, %u of them "
+                "successful (and %u inside a report): reentrant_calls grew by %llu",
+                m->calls, m->ok_calls, re.nested_calls, got);
+    if (after.frees - before.frees != m->deferred)
+        fz_fail("a handler freed %u ordinary block(s) inside chunkguard: %llu free(s) ran "
+                "after it", m->deferred, after.frees - before.frees);
+    if (re.bad[0] != 0)
+        fz_fail("a call from a signal handler inside chunkguard was reported as %s", re.bad);
+    if (!m->debug && re.reports != 0)
+        fz_fail("fast mode reported a call from a signal handler");
+    if (m->debug && !called_before && got > 0 && re.reports == 0)
+        fz_fail("debug mode did not report the first call from a signal handler inside "
+                "chunkguard");
+    called_before |= got > 0;
+    unsigned kept = m->deferred < 32 ? m->deferred : 32;
+    for (unsigned k = 0; m->debug && k < kept; k++) {
+        char buf[512], at[40];
+        cg_describe(m->deferred_p[k], buf, sizeof buf);
+        snprintf(at, sizeof at, "[%p, ", (void *)m->deferred_p[k]);
+        if (strstr(buf, at) != NULL && strstr(buf, "), live, ") != NULL)
+            fz_fail("a block a signal handler freed is still live after the next call:\n%s",
+                    buf);
+    }
+}
+
 /* ---- a short-lived thread (ops-mt) --------------------------------------- */
 
 typedef struct brief {
@@ -262,6 +468,40 @@ static void op_thread(fz_model_t *m, fz_in_t *in, unsigned i)
     fz_model_place(m, i, b.last, b.size[3], 16, FZ_HOW_MALLOC, b.fill);
 }
 
+/* ---- the heap check while another thread allocates (ops-mt) ------------ */
+
+static void *churn(void *arg)
+{
+    volatile int *flag = arg;           /* [0]: running, [1]: stop */
+    while (!flag[1]) {
+        void *p = malloc(5000);         /* past the tcache: the arena's lock */
+        if (p == NULL)
+            fz_fail("malloc(5000) in a churning thread failed");
+        free(p);
+        flag[0] = 1;
+    }
+    return NULL;
+}
+
+/* cg_verify_heap from a worker, while the other workers run their slices
+ * and a thread of its own allocates and frees blocks that need an arena:
+ * it holds every lock for its walk, so they wait on them, and it waits on
+ * theirs (src/base/lock.c's slow path).  It must find nothing. */
+static void op_verify_contended(void)
+{
+    volatile int flag[2] = { 0, 0 };
+    pthread_t t;
+    bool started = pthread_create(&t, NULL, churn, (void *)flag) == 0;
+    for (int k = 0; started && !flag[0] && k < 1000000; k++)
+        sched_yield();
+    for (int k = 0; k < 8; k++)
+        if (cg_verify_heap() != 0)
+            fz_fail("cg_verify_heap() from a worker, while other threads ran, found problems");
+    flag[1] = 1;
+    if (started)
+        pthread_join(t, NULL);
+}
+
 void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
 {
     unsigned c = fz_u8(in);
@@ -272,7 +512,11 @@ void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
             break;
     case 1: if (m->mallopt_ok) mallopt(M_TRIM_THRESHOLD, (int)(v * 64)); break;
     case 2: if (m->mallopt_ok) mallopt(M_TOP_PAD, (int)(v * 16)); break;
-    case 3: if (m->mallopt_ok) mallopt(M_MMAP_THRESHOLD, (int)(v * 32)); break;
+    case 3:
+        if (m->mallopt_ok && mallopt(M_MMAP_THRESHOLD, (int)(v * 32)) == 1 &&
+            v * 32 < m->mmap_floor)
+            m->mmap_floor = v * 32;
+        break;
     case 4: if (m->mallopt_ok) mallopt(M_PERTURB, (int)(v & 0xff)); break;
     case 5: malloc_trim(v * 16); break;
     case 6: {
@@ -284,7 +528,12 @@ void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
     }
     case 7: if (m->mallopt_ok) mallopt(M_MMAP_MAX, (int)(v % 4)); break;
     case 8: op_malloc_info(m); break;
-    case 9: if (m->mallopt_ok) op_malloc_stats(m); break;
+    case 9:
+        if (m->mallopt_ok && v % 5 == 2)
+            op_from_handler(m, in, v);
+        else if (m->mallopt_ok)
+            op_malloc_stats(m);
+        break;
     case 10: op_get_stats(); break;
     case 11: op_describe(m, in, i); break;
     case 12: {
@@ -293,6 +542,8 @@ void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
         static const int params[] = { M_ARENA_MAX, M_ARENA_TEST, M_CHECK_ACTION };
         if (m->mallopt_ok && mallopt(params[v % 3], (int)(v % 64)) != 1)
             fz_fail("mallopt(%d, %u) failed", params[v % 3], v % 64);
+        if (m->threads_ok)
+            op_verify_contended();
         break;
     }
     default:

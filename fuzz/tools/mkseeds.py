@@ -110,6 +110,22 @@ def heap_growth():
     return data
 
 
+def bad_call_seeds():
+    # ops-fast's inject op (fuzz/ops.c): (15, slot, kind, sel, off: u16), one
+    # bad call in a child: free-interior, free-in-header, free-foreign,
+    # double-free, realloc-interior, usable-interior; over blocks of the
+    # tcache, small, large and mmap ranges
+    base = b''.join(malloc(i, n) for i, n in enumerate([40, 100, 3000, 70000, 300000]))
+    names = ['free-interior', 'free-in-header', 'free-foreign', 'double-free',
+             'realloc-interior', 'usable-interior']
+    for k, name in enumerate(names):
+        for sel in range(5):
+            if (k + sel) % 2 and k != 3:
+                continue
+            data = base + bytes([INJECT, 0, k, sel]) + struct.pack('<H', 17 + sel)
+            write('ops-fast', 'bad-%s-%d' % (name, sel), data + b''.join(free(i) for i in range(5)))
+
+
 def tune_seeds():
     write('ops-fast', 'tune', b''.join(tune_ops(False)))
     write('ops-fast', 'heap-growth', heap_growth())
@@ -134,6 +150,15 @@ def corrupt_seeds():
     write('corrupt', 'late-double-free', late + inject(4, 20, 0, 0, bytes(8)))
     write('corrupt', 'late-uaf', late + inject(5, 20, 0, 9, bytes(range(1, 9))))
     write('corrupt', 'clean', base + free(0))
+    # overflow-1mib, underflow-pages (kinds 13, 14): a byte 1 MiB past a
+    # live block, or in the first unreadable page below it (a * 16 bytes
+    # below that page's end), written only where nothing readable is
+    for sel in (0, 2, 3):
+        write('corrupt', 'overflow-1mib-%d' % sel, base + inject(13, sel, 0, 0, bytes([0x41]))
+              + free(0) + free(1) + free(2) + free(3))
+    for a in (0, 1, 255):
+        write('corrupt', 'underflow-pages-%d' % a, base + inject(14, 0, a, 0, bytes([0x41]))
+              + free(0) + free(1) + free(2) + free(3))
 
 
 def regress_inputs():
@@ -201,6 +226,99 @@ def faults_seeds():
     write('faults', 'clean', base + free(0))
 
 
+def access_forms():
+    # the names of fuzz/access.c's fz_forms[], in their order
+    src = open(os.path.join(root, '..', 'access.c')).read()
+    table = src[src.index('const fz_form_t fz_forms[] = {'):]
+    table = table[:table.index('};')]
+    import re
+    return re.findall(r'(?:F\(|\{ ")(\w+)', table)
+
+
+def faults_form_seeds():
+    # fuzz/faults.c with a kind byte >= 6: (15, slot, kind + 6, sel, off: u16,
+    # form, context + 6 * skew).  Every form once, the kinds freed, past-64
+    # and wild in turn (the 1 MiB write may land in live data, which counts
+    # no form), the contexts in turn: direct, signal-handler,
+    # handler-on-altstack, misaligned-stack, smashed-stack, second-thread
+    base = b''.join(malloc(i, n) for i, n in enumerate([40, 100, 3000, 200, 24, 70000, 0]))
+    base += free(4)
+    kinds = [0, 3, 5, 1, 2]          # read/write after free, past-64, wild
+    for f, name in enumerate(access_forms()):
+        kind = kinds[f % len(kinds)]
+        ctx = f % 6 + 6 * (f % 15)
+        data = base + bytes([INJECT, 0, kind + 6, f % 3 * 2, 7 + f % 200, f % 3, f, ctx])
+        data += b''.join(free(i) for i in range(7))
+        write('faults', 'form-%03d-%s' % (f, name), data)
+        if name in ('movsldup_load', 'vmovq_f3_load'):       # the decoder's bugs it found
+            regress('faults', 'access-size-' + name.replace('_', '-'), data)
+
+
+def handler_ops(nodefer):
+    # fuzz/tune.c case 9 with v % 5 == 2 (bit 8: SA_NODEFER): the model's
+    # ops from a SIGPIPE handler inside malloc_stats, then the blocks the
+    # handler got used from outside
+    ops = [malloc(i, n) for i, n in enumerate([24, 500, 3000, 70000, 300000, 100])]
+    script = [
+        malloc(10, 100),
+        bytes([CALLOC, 11, 3, 0]) + struct.pack('<H', 40) + bytes([0, 5]),
+        bytes([REALLOC, 0, 0]) + struct.pack('<H', 200),          # a heap block grows
+        bytes([REALLOC, 10, 0]) + struct.pack('<H', 50),          # the handler's own
+        bytes([4, 12, 13, 0]) + struct.pack('<H', 100) + bytes([0, 7]),   # memalign 8 KiB
+        bytes([5, 14, 5, 0]) + struct.pack('<H', 64) + bytes([0, 9]),     # posix_memalign 32
+        bytes([6, 15, 12, 0]) + struct.pack('<H', 10) + bytes([0, 3]),    # aligned_alloc 4 KiB
+        bytes([12, 17, 0]) + struct.pack('<H', 100) + bytes([1, 4]),      # pvalloc(100)
+        free(1),
+        bytes([8, 2, 1]),                                          # free_sized
+        bytes([9, 3]), bytes([9, 4]),                              # malloc_usable_size
+    ]
+    v = 257 if nodefer else 2
+    ops.append(tune(0, 9, v, bytes([len(script) - 1]) + b''.join(script)))
+    ops += [bytes([REALLOC, 12, 0]) + struct.pack('<H', 300), bytes([9, 14]), bytes([8, 11, 1]),
+            bytes([8, 15, 2]), bytes([REALLOC, 17, 0]) + struct.pack('<H', 0)]
+    ops += [free(i) for i in range(18)]
+    return b''.join(ops)
+
+
+def handler_script(script, after=b''):
+    # tune case 9, v = 2: the script's ops from the handler
+    ops = [malloc(i, n) for i, n in enumerate([24, 500, 3000])]
+    ops.append(tune(0, 9, 2, bytes([len(script) - 1]) + b''.join(script)))
+    return b''.join(ops) + after + b''.join(free(i) for i in range(8))
+
+
+def handler_seeds():
+    for h in ('ops-fast', 'ops-debug', 'ops-guard', 'faults'):
+        write(h, 'from-handler', handler_ops(False))
+    for h in ('ops-debug', 'ops-guard'):
+        write(h, 'from-handler-in-report', handler_ops(True))
+    # memalign's alignment from a handler: 0x5001 rounded up to 0x8000
+    # (draw_align's byte 200..239 takes a u16), and aligned_alloc of one
+    # above SIZE_MAX/2 + 1 (byte 241): EINVAL
+    align = [bytes([4, 5, 210]) + struct.pack("<H", 0x5001) + bytes([0]) + struct.pack('<H', 64)
+             + bytes([0, 7]),
+             bytes([6, 6, 241, 0]) + struct.pack('<H', 10) + bytes([0, 3])]
+    # two reallocs of heap blocks: two calls, however much each allocates
+    # and frees
+    grow = [bytes([REALLOC, 0, 0]) + struct.pack('<H', 100),
+            bytes([REALLOC, 1, 0]) + struct.pack('<H', 900)]
+    for h in ('ops-fast', 'ops-debug'):
+        write(h, 'from-handler-align', handler_script(align))
+        write(h, 'from-handler-realloc', handler_script(grow))
+    # the regression inputs of the bugs these found (docs/fuzzing.md)
+    regress('ops-fast', 'handler-pvalloc-whole-pages', handler_ops(False))
+    regress('ops-debug', 'handler-call-inside-report', handler_ops(True))
+    regress('ops-fast', 'handler-aligned-alloc-einval', handler_script(align))
+    regress('ops-fast', 'handler-realloc-counted-once', handler_script(grow))
+
+
+def regress(harness, name, data):
+    d = os.path.join(root, '..', 'regress', harness)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+
+
 def main():
     rng = random.Random(5)
     ops_seeds('ops-fast', rng)
@@ -214,6 +332,9 @@ def main():
     ops_seeds('ops-guard', rng)
     write('ops-guard', 'tune', b''.join(tune_ops(False)))
     faults_seeds()
+    faults_form_seeds()
+    handler_seeds()
+    bad_call_seeds()
     return 0
 
 

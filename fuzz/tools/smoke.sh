@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # smoke.sh {replay|all} FZDIR — `make fuzz-smoke` (docs/fuzzing.md).
 #   replay: every harness's seed corpus through FZDIR/replay/<harness>
-#           (corrupt's summary must show every kind injected at least
-#           once), then each regression input, fuzz/regress/<harness>/<name>,
+#           (corrupt's and faults' summaries must show every kind injected
+#           at least once, faults' every access form this CPU has and
+#           every context used), then each regression input, fuzz/regress/<harness>/<name>,
 #           in a process of its own: "PASS fuzz-regress-<harness>/<name>".
 #   all:    replay, then each harness FUZZ_SMOKE_SECONDS (20) under
 #           libFuzzer (FZDIR/lf) and under AFL++ (FZDIR/afl) side by side,
@@ -24,6 +25,8 @@ for h in $names; do
             fail "fuzz-replay-$h" "some kind never injected: $(grep 'injected 0' "$tmp/out" | tr '\n' ' ')"
         elif [ "$h" = faults ] && ! grep -q '^faults: 0 kind(s) never injected' "$tmp/out"; then
             fail "fuzz-replay-$h" "some kind never injected: $(grep 'injected 0' "$tmp/out" | tr '\n' ' ')"
+        elif [ "$h" = faults ] && ! grep -q '^faults: 0 form(s) or context(s) never used' "$tmp/out"; then
+            fail "fuzz-replay-$h" "$(grep 'never used' "$tmp/out" | tr '\n' ' ')"
         else
             pass "fuzz-replay-$h"
         fi

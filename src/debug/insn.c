@@ -31,7 +31,9 @@ static size_t two_byte(unsigned char op, bool rex_w, bool p66, bool pf3, bool pf
         return pf3 && op == 0x7e ? 8 : rex_w ? 8 : 4;
     case 0xd6:                                /* movq xmm/m64 (66)     */
         return 8;
-    case 0x12: case 0x13: case 0x16: case 0x17:   /* movlps/movhps ...  */
+    case 0x12: case 0x16:                     /* movlps/movhps/movddup; f3: */
+        return pf3 ? 16 : 8;                  /* movsldup/movshdup, m128    */
+    case 0x13: case 0x17:                     /* movlps/movhps stores       */
         return 8;
     default:
         return 0;
@@ -80,8 +82,8 @@ size_t cg_insn_access_size(const unsigned char *p)
             return pp == 2 ? 4 : pp == 3 ? 8 : l ? 32 : 16;
         if (o == 0x28 || o == 0x29 || o == 0x6f || o == 0x7f || o == 0x2b || o == 0xe7)
             return l ? 32 : 16;
-        if (o == 0x6e || o == 0x7e || o == 0xd6)
-            return rex_w || o == 0xd6 ? 8 : 4;
+        if (o == 0x6e || o == 0x7e || o == 0xd6)   /* vmovd/vmovq; f3 0f 7e: vmovq m64 */
+            return rex_w || o == 0xd6 || (o == 0x7e && pp == 2) ? 8 : 4;
         return 0;
     }
     if (op == 0x62 && (p[1] & 0x0c) == 0 && (p[2] & 4)) {   /* EVEX (AVX-512) moves */

@@ -275,21 +275,29 @@ void *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t calle
     return cg_realloc_impl(mem, bytes, caller);
 }
 
+int cg_memalign_args(size_t *align, size_t n)
+{
+    size_t a = *align;
+    if (a <= CG_ALIGN)
+        return 0;
+    if (a > SIZE_MAX / 2 + 1)                       /* glibc: EINVAL above SIZE_MAX/2+1 */
+        return EINVAL;
+    if (a & (a - 1))                                /* glibc rounds up to a power of two */
+        a = (size_t)1 << (64 - __builtin_clzl(a));
+    *align = a;
+    if (a > CG_MAX_REQUEST || n > CG_MAX_REQUEST - a - CG_MINSIZE)
+        return ENOMEM;
+    return 0;
+}
+
 void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
 {
     cg_ensure_init();
     const cg_call_t c = enter(caller, op, OP_MEMALIGN);
-    if (align > CG_ALIGN) {
-        if (align > SIZE_MAX / 2 + 1) {             /* glibc: EINVAL above SIZE_MAX/2+1 */
-            errno = EINVAL;
-            return NULL;
-        }
-        if (align & (align - 1))                    /* glibc rounds up to a power of two */
-            align = (size_t)1 << (64 - __builtin_clzl(align));
-        if (align > CG_MAX_REQUEST || n > CG_MAX_REQUEST - align - CG_MINSIZE) {
-            errno = ENOMEM;
-            return NULL;
-        }
+    int err = cg_memalign_args(&align, n);
+    if (err != 0) {
+        errno = err;
+        return NULL;
     }
     return cg_mode.memalign(align, n, &c);
 }
@@ -311,13 +319,9 @@ int cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t call
 void *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op)
 {
     cg_ensure_init();
-    if (round_size) {              /* pvalloc: a whole number of pages, at least one */
-        size_t r = CG_PAGE_ROUND(n);
-        if (r < n) {
-            errno = ENOMEM;
-            return NULL;
-        }
-        n = r ? r : cg_pagesize;
+    if (round_size && (n = cg_pvalloc_bytes(n)) == 0) {   /* pvalloc: whole pages */
+        errno = ENOMEM;
+        return NULL;
     }
     return cg_memalign_impl(cg_pagesize, n, caller, op);
 }

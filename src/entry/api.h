@@ -36,6 +36,19 @@ int    cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t c
                               void *(*alloc)(size_t align, size_t n, uintptr_t caller,
                                              const char *op)) CG_HIDDEN;
 void  *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op) CG_HIDDEN;
+
+/* memalign's argument checks (glibc 2.36), shared by the ordinary and the
+ * re-entrant paths: *align above 16 is rounded up to a power of two;
+ * returns 0, EINVAL (align above SIZE_MAX/2 + 1) or ENOMEM (no block of n
+ * bytes could have that alignment).  Sets no errno. */
+int    cg_memalign_args(size_t *align, size_t n) CG_HIDDEN;
+/* pvalloc's request: n rounded up to whole pages, one at least; 0 when
+ * that overflows. */
+CG_INLINE size_t cg_pvalloc_bytes(size_t n)
+{
+    size_t r = CG_PAGE_ROUND(n);
+    return r < n ? 0 : r ? r : cg_pagesize;
+}
 size_t cg_usable_size_impl(void *mem, uintptr_t caller) CG_HIDDEN;
 void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
 

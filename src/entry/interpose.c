@@ -128,7 +128,8 @@ CG_PUBLIC void *CG_API(memalign)(size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_alloc(n, align, ra, "memalign"), cg_memalign_impl(align, n, ra, "memalign"));
+    CG_GUARDED(cg_reentry_memalign(align, n, ra, "memalign"),
+               cg_memalign_impl(align, n, ra, "memalign"));
 }
 
 /* aligned_alloc - as memalign (glibc 2.36 accepts any alignment). */
@@ -136,7 +137,7 @@ CG_PUBLIC void *CG_API(aligned_alloc)(size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_alloc(n, align, ra, "aligned_alloc"),
+    CG_GUARDED(cg_reentry_memalign(align, n, ra, "aligned_alloc"),
                cg_memalign_impl(align, n, ra, "aligned_alloc"));
 }
 
@@ -155,7 +156,7 @@ CG_PUBLIC void *CG_API(valloc)(size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_alloc(n, cg_pagesize, ra, "valloc"), cg_valloc_impl(n, false, ra, "valloc"));
+    CG_GUARDED(cg_reentry_valloc(n, false, ra, "valloc"), cg_valloc_impl(n, false, ra, "valloc"));
 }
 
 /* pvalloc - n rounded up to whole pages (at least one), page aligned. */
@@ -163,7 +164,7 @@ CG_PUBLIC void *CG_API(pvalloc)(size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_alloc(n, cg_pagesize, ra, "pvalloc"), cg_valloc_impl(n, true, ra, "pvalloc"));
+    CG_GUARDED(cg_reentry_valloc(n, true, ra, "pvalloc"), cg_valloc_impl(n, true, ra, "pvalloc"));
 }
 
 /* malloc_usable_size - bytes usable in the block (>= what was asked);

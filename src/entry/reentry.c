@@ -78,10 +78,11 @@ static bool first_report_of(uintptr_t caller)
 }
 
 /* Count the call; in debug mode, report it, once per call site (it goes on
- * when halt_on_error=0 or a callback returns) — but not when it was made
- * inside a report on this thread (a signal handler that interrupted one,
- * or a report callback): a report cannot begin inside another, and the
- * call is served all the same, so it is counted only. */
+ * when halt_on_error=0 or a callback returns).  A call made while this
+ * thread writes a report (from a report callback, from a signal handler
+ * that interrupted the report, or from a handler of a signal the report's
+ * own write raised: SIGPIPE) is counted only, since a report cannot begin
+ * inside another: it is served all the same. */
 static void seen(const char *op, uintptr_t caller)
 {
     __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
@@ -94,9 +95,9 @@ void cg_reentry_query(const char *op, uintptr_t caller)
     seen(op, caller);
 }
 
-void *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op)
+/* A block of its own for an allocation (counted by the caller). */
+static void *serve(size_t n, size_t align, uintptr_t caller, const char *op)
 {
-    seen(op, caller);
     if (n > CG_MAX_REQUEST || align > CG_MAX_REQUEST) {
         errno = ENOMEM;
         return NULL;
@@ -122,6 +123,12 @@ void *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op)
     cg_os_unmap(mem, len);
     report(CG_CK_REENTRANT_ALLOC_FULL, op, caller);
     return NULL;
+}
+
+void *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op)
+{
+    seen(op, caller);
+    return serve(n, align, caller, op);
 }
 
 /* The slot of a block served here, claimed (mem set to BUSY) so that no
@@ -166,11 +173,10 @@ bool cg_reentry_release(void *mem)
     return true;
 }
 
-void cg_reentry_free(void *mem, uintptr_t caller, const char *op)
+/* A free: at once for a block of ours, else deferred (counted by the
+ * caller). */
+static void defer(void *mem, uintptr_t caller, const char *op)
 {
-    if (mem == NULL)
-        return;
-    seen(op, caller);
     if (cg_reentry_release(mem))
         return;
     for (size_t i = 0; i < PENDING_SLOTS; i++) {
@@ -182,6 +188,14 @@ void cg_reentry_free(void *mem, uintptr_t caller, const char *op)
         }
     }
     report(CG_CK_REENTRANT_FREE_FULL, op, caller);
+}
+
+void cg_reentry_free(void *mem, uintptr_t caller, const char *op)
+{
+    if (mem == NULL)
+        return;
+    seen(op, caller);
+    defer(mem, caller, op);
 }
 
 /* Bytes of mem a handler may copy, or SIZE_MAX when it cannot be told
@@ -207,22 +221,24 @@ static size_t size_of(void *mem)
     return SIZE_MAX;
 }
 
+/* One call, counted once, whatever it allocates and frees. */
 void *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller)
 {
+    seen("realloc", caller);
     if (mem == NULL)
-        return cg_reentry_alloc(n, 0, caller, "realloc");
+        return serve(n, 0, caller, "realloc");
     if (n == 0) {
-        cg_reentry_free(mem, caller, "realloc");
+        defer(mem, caller, "realloc");
         return NULL;
     }
     size_t old = size_of(mem);
     if (old == SIZE_MAX)
         report(CG_CK_REENTRANT_REALLOC_UNSIZED, "realloc", caller);
-    void *p = cg_reentry_alloc(n, 0, caller, "realloc");
+    void *p = serve(n, 0, caller, "realloc");
     if (p == NULL)
         return NULL;
     memcpy(p, mem, old < n ? old : n);
-    cg_reentry_free(mem, caller, "realloc");
+    defer(mem, caller, "realloc");
     return p;
 }
 
@@ -237,9 +253,25 @@ size_t cg_reentry_usable(void *mem, uintptr_t caller)
     return n;
 }
 
+/* memalign's contract (cg_memalign_args: EINVAL, rounding up to a power
+ * of two, ENOMEM), as from outside. */
 void *cg_reentry_memalign(size_t align, size_t n, uintptr_t caller, const char *op)
 {
+    int err = cg_memalign_args(&align, n);
+    if (err != 0) {
+        errno = err;
+        return NULL;
+    }
     return cg_reentry_alloc(n, align, caller, op);
+}
+
+void *cg_reentry_valloc(size_t n, bool round_size, uintptr_t caller, const char *op)
+{
+    if (round_size && (n = cg_pvalloc_bytes(n)) == 0) {   /* pvalloc: whole pages */
+        errno = ENOMEM;
+        return NULL;
+    }
+    return cg_reentry_alloc(n, cg_pagesize, caller, op);
 }
 
 /* Free what handlers freed while their thread was inside.  Runs at the

@@ -98,7 +98,8 @@ CG_INLINE void cg_inside_end(void)
  *   - a free is deferred: the pointer waits in a lock-free table until the
  *     next slow path of any thread not inside (cg_inside_begin) frees it;
  *     a block from the table above is unmapped at once;
- *   - realloc copies into a fresh block and defers the free;
+ *   - realloc copies into a fresh block and defers the free (one call,
+ *     counted once);
  *   - usable_size answers for blocks it can size without a lock.
  * A call that cannot be served (a table full) is reported
  * (`reentrant-call`) and ends the process; in debug mode every re-entrant
@@ -109,7 +110,11 @@ void  *cg_reentry_alloc(size_t n, size_t align, uintptr_t caller, const char *op
 void   cg_reentry_free(void *mem, uintptr_t caller, const char *op) CG_HIDDEN;
 void  *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
 size_t cg_reentry_usable(void *mem, uintptr_t caller) CG_HIDDEN;
+/* memalign, aligned_alloc and posix_memalign's allocation: the alignment
+ * checked and rounded as from outside (EINVAL, ENOMEM). */
 void  *cg_reentry_memalign(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
+/* valloc, and with round_size pvalloc (n rounded up to whole pages). */
+void  *cg_reentry_valloc(size_t n, bool round_size, uintptr_t caller, const char *op) CG_HIDDEN;
 /* An introspection call (mallinfo2, malloc_stats, cg_verify_heap, ...)
  * made while the thread is inside: counted, and reported in an
  * instrumented mode (once per call site; never from inside a report, a

@@ -53,6 +53,13 @@ Test(insn, vector_moves)
     cr_expect_eq(size_of("c5fa7f07"), 16);     /* vmovdqu %xmm0,(%rdi)     */
     cr_expect_eq(size_of("62e1fe487f07"), 64); /* vmovdqu64 %zmm16,(%rdi)  */
     cr_expect_eq(size_of("62e1fe287f07"), 32); /* vmovdqu64 %ymm16,(%rdi)  */
+    /* found by the faults harness (fuzz/access.c), which makes each form
+     * fault and compares the report's size with the instruction's */
+    cr_expect_eq(size_of("f30f1207"), 16);     /* movsldup (%rdi),%xmm0    */
+    cr_expect_eq(size_of("f30f1607"), 16);     /* movshdup (%rdi),%xmm0    */
+    cr_expect_eq(size_of("f20f1207"), 8);      /* movddup (%rdi),%xmm0     */
+    cr_expect_eq(size_of("c5fa7e07"), 8);      /* vmovq (%rdi),%xmm0       */
+    cr_expect_eq(size_of("c5f97e07"), 4);      /* vmovd %xmm0,(%rdi)       */
 }
 
 Test(insn, strings_and_unknown)

@@ -182,6 +182,28 @@ if gcc -O1 -g -pthread -o "$SQ" "$CG_ROOT/tests/locks/sig_query.c" -ldl; then
 else
   fail locks-signal-query "cannot build tests/locks/sig_query.c"
 fi
+# A signal handler that runs inside chunkguard (made repeatable: SIGPIPE
+# inside malloc_stats, tests/locks/sig_contract.c) gets the contract it
+# would get from outside, in both modes.  The library before this test
+# gave a handler's pvalloc(100) 100 usable bytes, did not round a
+# handler's memalign alignment up (nor give EINVAL for one above
+# SIZE_MAX/2 + 1), counted its realloc as two calls, and ended the process
+# ("error while reporting an error") when debug mode's report of a
+# handler's call raised SIGPIPE again and the handler called once more
+# (all found by the ops harnesses' calls from a handler, fuzz/tune.c).
+SC=$L/sig_contract
+if gcc -O1 -g -o "$SC" "$CG_ROOT/tests/locks/sig_contract.c" -ldl; then
+  for c in pvalloc memalign einval count in-report; do
+    for mode in fast debug; do
+      out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=$mode:halt_on_error=0:stack_depth=1" \
+            timeout -k 5 60 "$SC" $c 2>&1); rc=$?
+      if [ $rc -eq 0 ] && [[ "$out" == *"ok $c"* ]]; then pass locks-signal-contract-$c-$mode
+      else fail locks-signal-contract-$c-$mode "exit $rc: $(head -c 300 <<<"$out")"; fi
+    done
+  done
+else
+  fail locks-signal-contract "cannot build tests/locks/sig_contract.c"
+fi
 # A holder stopped for good inside chunkguard: the report names where the
 # program made the call that took the lock (worker_loop), not the slow path
 # inside chunkguard that took it (the mode table's call made that the site).
