@@ -6,7 +6,7 @@ common=(gcc make python3 libunwind-dev)
 case "${1:-check}" in
   check) pkgs=("${common[@]}" libcriterion-dev clang libclang-rt-14-dev afl++ valgrind strace
                sqlite3 xz-utils tar git perl coreutils procps util-linux spin) ;;
-  demo)  pkgs=("${common[@]}" procps) ;;
+  demo)  pkgs=("${common[@]}" procps binutils) ;;
   # tests/suites/70-command.sh: the SARIF schema's validator, a browser for
   # the HTML report, and the symbolizers tools/chunkguard runs
   command) pkgs=("${common[@]}" python3-jsonschema chromium binutils llvm) ;;
