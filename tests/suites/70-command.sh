@@ -20,7 +20,8 @@
 #                         overflow's 4 wrong bytes 41, the use after free's
 #                         58, leaks sorted by bytes, nothing external; a
 #                         screenshot in build/command/report.png
-#   symbolize             `symbolize` adds file:line to a text report
+#   symbolize             `symbolize` adds file:line to a text report, the
+#                         same with llvm-symbolizer and with addr2line
 set -u
 R=$CG_ROOT; B=$CG_BUILD/command; SO=$CG_SO
 CG="$R/tools/chunkguard"
@@ -187,9 +188,11 @@ grep -q "wrong=." <<<"$cdom" && bad="$bad a clean run's page has wrong bytes;"
 # symbolize: a text report from a run without the command
 { CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD=$SO "$B/buggy" overflow 2>"$tmp/text.txt" >/dev/null; } 2>/dev/null
 "$CG" symbolize <"$tmp/text.txt" >"$tmp/sym.txt"
-if grep -q "#0 0x[0-9a-f]* in overflow .*buggy.c:23 (.*buggy+0x" "$tmp/sym.txt" &&
+CHUNKGUARD_SYMBOLIZER=addr2line "$CG" symbolize <"$tmp/text.txt" >"$tmp/sym2.txt"
+# the program's own frames agree (libc's lack debug info: each tool guesses)
+if cmp -s <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") && grep -q "#0 0x[0-9a-f]* in overflow .*buggy.c:23 (.*buggy+0x" "$tmp/sym.txt" &&
    grep -q "#1 0x[0-9a-f]* in main .*buggy.c:[0-9]* " "$tmp/sym.txt" &&
    ! grep -q "buggy.c" "$tmp/text.txt" &&
    [ "$(grep -vc '^ *#' "$tmp/sym.txt")" -eq "$(grep -vc '^ *#' "$tmp/text.txt")" ]
 then pass symbolize
-else fail symbolize "$(grep -m3 '#' "$tmp/sym.txt")"; fi
+else fail symbolize "$(grep -m3 '#' "$tmp/sym.txt"); addr2line's: $(diff <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") | head -c 300)"; fi
