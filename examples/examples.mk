@@ -12,8 +12,9 @@
 EX_CFLAGS := -O0 -g -Wall -Wextra
 # The examples contain their bug on purpose: keep gcc from "fixing" or
 # warning about it (a double free it can see, free of a non-heap object).
-EX_NOWARN := -Wno-free-nonheap-object -Wno-use-after-free -fno-builtin-malloc -fno-builtin-free
-EX_PROGS  := $(BUILD)/examples/double_free $(BUILD)/examples/invalid_free
+EX_NOWARN := -Wno-free-nonheap-object -Wno-use-after-free -Wno-stringop-overflow -fno-builtin-malloc -fno-builtin-free
+EX_PROGS  := $(BUILD)/examples/double_free $(BUILD)/examples/invalid_free \
+             $(BUILD)/examples/heap_overflow
 
 .PHONY: demo demo-examples fastpath-driver fastpath-toys fastpath-coldpages
 

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # demo.sh — what `make demo` shows: chunkguard's reports on two buggy
 # examples, then a real program (python3) running clean under chunkguard,
-# timed next to glibc.
+# timed next to glibc, and last the buggy examples run as one job by
+# `tools/chunkguard run`, whose HTML report (BUILD/demo/report.html) it
+# names.
 #
 # Usage: tools/demo.sh [BUILD]
 #   BUILD  build directory holding libchunkguard.so and examples/ (default:
@@ -128,6 +130,29 @@ title "wall time (fastest of $RUNS alternating runs each)"
 printf '  %-12s %8s ms\n' glibc "$best_glibc" chunkguard "$best_cg"
 [ "$best_glibc" -gt 0 ] &&
   awk -v g="$best_glibc" -v c="$best_cg" 'BEGIN { printf "  ratio chunkguard/glibc: %.2f\n", c / g }'
+
+title "the buggy examples as a CI job would run them: chunkguard run, debug mode, an HTML report"
+# All three examples in one job, each a child of sh; debug mode also sees
+# heap_overflow's one byte past its block.  The report directory and the
+# page are kept in BUILD/demo (the rest of TMP is removed).
+DEMO=$(realpath -m "$BUILD/demo")
+rm -rf "$DEMO/reports"; mkdir -p "$DEMO"
+job="'$BUILD/examples/double_free'; '$BUILD/examples/invalid_free'; '$BUILD/examples/heap_overflow'; true"
+echo "\$ tools/chunkguard run --mode debug --report-dir $DEMO/reports --html $DEMO/report.html \\"
+echo "    -- sh -c \"double_free; invalid_free; heap_overflow\""
+{ CHUNKGUARD_LIB=$SO "$ROOT/tools/chunkguard" run --mode debug --report-dir "$DEMO/reports" \
+    --srcroot "$ROOT" --title "chunkguard demo: the buggy examples" --html "$DEMO/report.html" \
+    -- sh -c "$job" >"$TMP/job.out" 2>"$TMP/job.err"; } 2>/dev/null
+rc=$?
+sed -n '/^chunkguard: /,$p' "$TMP/job.err"
+if [ "$rc" -ne 23 ]; then
+  problem "chunkguard run exited with status $rc, not 23 (reports were made)"
+elif [ ! -s "$DEMO/report.html" ]; then
+  problem "no HTML report was written"
+else
+  echo "-> exit status 23: the job made reports"
+  echo "HTML report: $DEMO/report.html"
+fi
 
 echo
 if [ "$problems" -eq 0 ]; then

@@ -221,6 +221,18 @@ void cg_dbg_report_at(const cg_call_t *call, cg_check_t id, const void *addr, co
         d.block_kind = cg_kind_name(r->kind);
         d.block_guarded = r->guarded;
         d.block_unguarded = !r->guarded && cg_opt.mode == CG_OPT_MODE_GUARD;
+        if (!r->guarded) {
+            /* from the record's copy of the size word: the chunk's own may
+             * be the damage being reported */
+            size_t csize = r->head & ~CG_FLAG_BITS;
+            size_t usable = (r->head & CG_IS_MMAPPED) ? csize - CG_HDR_SZ : csize - CG_SIZE_SZ;
+            d.has_layout = usable >= r->lead + r->req;
+            d.lead_rz = lead_checked(r);
+            d.tail_rz = d.has_layout ? usable - r->lead - r->req : 0;
+            d.redzone_byte = CG_DBG_REDZONE;
+            d.poison_byte = cg_dbg_poison_byte();
+            d.poison_len = cg_dbg_poison_len(r->req);
+        }
         if (d.block_freed) {
             size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
             d.stacks[d.nstacks++] = (cg_rstack_t){ "freed", (int)r->free_tid, n ? pcs : NULL, n,

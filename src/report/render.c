@@ -188,6 +188,53 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
     jraw(w, "]");
 }
 
+/* The bytes around a debug-mode block, from its leading redzone to the
+ * end of its trailing one, at most CG_JSON_MEM_MAX of them around the
+ * reported address; copied with cg_os_copy_readable, so an unmapped page
+ * cuts the dump short instead of faulting.  null without a layout. */
+#define CG_JSON_MEM_MAX 256
+static void jmemory(jw_t *w, const cg_rdata_t *d)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (!d->has_block || !d->has_layout) {
+        jraw(w, "null");
+        return;
+    }
+    uintptr_t u = (uintptr_t)d->block, a = (uintptr_t)d->addr;
+    uintptr_t lo = u - d->lead_rz, hi = u + d->block_size + d->tail_rz;
+    if (hi - lo > CG_JSON_MEM_MAX) {
+        /* keep the reported address in view, with some bytes before it */
+        uintptr_t from = a >= lo + 64 ? (a - 64) & ~(uintptr_t)15 : lo;
+        if (from < lo)
+            from = lo;
+        if (from > hi - CG_JSON_MEM_MAX)
+            from = hi - CG_JSON_MEM_MAX;
+        lo = from;
+        hi = from + CG_JSON_MEM_MAX;
+    }
+    unsigned char bytes[CG_JSON_MEM_MAX];
+    size_t n = cg_os_copy_readable(bytes, (const void *)lo, hi - lo);
+    jraw(w, "{\"address\":");
+    jfmt_hex(w, lo);
+    jraw(w, ",\"bytes\":\"");
+    for (size_t i = 0; i < n && w->n + 4 < w->cap; i++) {
+        w->b[w->n++] = hex[bytes[i] >> 4];
+        w->b[w->n++] = hex[bytes[i] & 15];
+    }
+    w->b[w->n] = 0;
+    jraw(w, "\",\"lead_redzone\":");
+    jnum(w, (long long)d->lead_rz);
+    jraw(w, ",\"trail_redzone\":");
+    jnum(w, (long long)d->tail_rz);
+    jraw(w, ",\"redzone_byte\":");
+    jnum(w, d->redzone_byte);
+    jraw(w, ",\"poison_byte\":");
+    jnum(w, d->poison_byte);
+    jraw(w, ",\"poison_length\":");
+    jnum(w, d->block_freed ? (long long)d->poison_len : 0);
+    jraw(w, "}");
+}
+
 static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
 {
     jw_t w = { b, 0, cap };
@@ -244,6 +291,8 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
     } else {
         jraw(&w, "null");
     }
+    jraw(&w, ",\"memory\":");
+    jmemory(&w, d);
     jraw(&w, ",\"access\":");
     if (d->access != NULL) {
         jraw(&w, "{\"kind\":");

@@ -59,6 +59,14 @@ typedef struct cg_rdata {
     bool block_unguarded;       /* a debug block in guard mode (no pages
                                  * were left for it)                      */
     const cg_access_t *access;  /* the faulting access, or NULL           */
+    /* The block's layout (debug mode's chunk blocks), for the JSON
+     * "memory" dump; has_layout false: no dump. */
+    bool has_layout;
+    size_t lead_rz;             /* leading redzone bytes before block     */
+    size_t tail_rz;             /* trailing redzone bytes after its end   */
+    unsigned char redzone_byte; /* the redzones' fill                     */
+    unsigned char poison_byte;  /* a freed block's fill                   */
+    size_t poison_len;          /* bytes of a freed block poisoned        */
     size_t objects;             /* memory-leak: blocks in the group (their
                                  * bytes are block_size, has_block false) */
     /* Lock reports (deadlock, lock-wait-timeout, lock-order-inversion). */

@@ -1,0 +1,68 @@
+/*
+ * buggy.c — one bug per argument, for tests/suites/70-command.sh.
+ *
+ *   overflow  writes 4 bytes past a 20-byte block ('A'), then frees it
+ *   uaf       writes 'X' into a freed 32-byte block (found at exit)
+ *   leak      loses blocks of 200, 100 and 300 bytes (and keeps one)
+ *   fork      a forked child runs "overflow" through exec; the parent waits
+ *   ok        nothing wrong
+ * Run with mode=debug (halt_on_error=0 keeps going after a report).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char *kept;     /* a global: reachable, never a leak */
+
+/* Writes past the end of a 20-byte block. */
+static void overflow(void)
+{
+    char *p = malloc(20);
+    memset(p, 'A', 24);
+    free(p);
+}
+
+/* Writes into a block after freeing it. */
+static void use_after_free(void)
+{
+    char *p = malloc(32);
+    free(p);
+    p[3] = 'X';
+}
+
+/* Each loses a block, from a call site of its own: three leak reports. */
+static void lose_100(void) { if (malloc(100) == NULL) exit(1); }
+static void lose_200(void) { if (malloc(200) == NULL) exit(1); }
+static void lose_300(void) { if (malloc(300) == NULL) exit(1); }
+
+/* Loses three blocks (in the order 200, 100, 300) and keeps one. */
+static void leak(void)
+{
+    lose_200();
+    lose_100();
+    lose_300();
+    kept = malloc(10);
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "overflow") == 0)
+            overflow();
+        else if (strcmp(argv[i], "uaf") == 0)
+            use_after_free();
+        else if (strcmp(argv[i], "leak") == 0)
+            leak();
+        else if (strcmp(argv[i], "fork") == 0) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                execl(argv[0], argv[0], "overflow", (char *)NULL);
+                _exit(127);
+            }
+            int st;
+            waitpid(pid, &st, 0);
+        }
+    }
+    return 0;
+}
