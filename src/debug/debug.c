@@ -687,9 +687,12 @@ void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc)
     cg_dbg_report_at(&call, CG_CK_FAULT_WILD_POINTER, a, msg, NULL, NULL, 0, &acc);
 }
 
-void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a, const char *detail)
+void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a,
+                         const cg_chunk_t *big, const char *detail)
 {
-    cg_shadow_t *r = cg_shadow_find(a, NULL);   /* no lock in the fault handler */
+    /* No lock in the fault handler; a big block's record by its chunk (its
+     * header may be on a page the program made unreadable). */
+    cg_shadow_t *r = big != NULL ? cg_shadow_of(big, true, NULL) : cg_shadow_find(a, NULL);
     if (r != NULL)
         dbg_report(call, id, a, detail, r);
 }

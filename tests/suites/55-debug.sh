@@ -329,3 +329,53 @@ for i in $(seq 24); do
 done
 if [ $bad = 0 ]; then pass regress-racing-frees-one-wins
 else fail regress-racing-frees-one-wins "$bad of 12 runs failed: rc=$rc $(head -c 300 <<<"$err")"; fi
+
+# Reports in hostile states (issue 13, point 16; tests/debug/hostile/).
+H=$R/tests/debug/hostile
+for f in exec_block; do
+    gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wno-free-nonheap-object \
+        -Wno-use-after-free -Wno-array-bounds -Wno-stringop-overflow \
+        -o "$B/h_$f" "$H/$f.c" || fail hostile-build "$f"
+done
+hrun() {   # hrun OPTIONS PROGRAM ARGS...: sets out, err, rc
+    local o=$1; shift
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$o" LD_PRELOAD="$SO" "$B/h_$1" "${@:2}" 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+}
+# A SIGSEGV at a pc inside a live block the program made executable (and
+# read-only) with mprotect, storing into itself: a segv report on the block
+# for every size — heap blocks (FAULT_HEAP) and big blocks (FAULT_BIG, or
+# in debug mode a guarded block's GUARD_FAULT_LIVE) alike.  Before the fix
+# a big block's fault was passed on unreported (fast mode) or reported as
+# a wild pointer / an overflow past the block (debug mode).
+# covers checks.def: FAULT_HEAP
+hexec() {   # hexec NAME OPTIONS RC PATTERN... -- ARGS...
+    local name=$1 o=$2 want=$3; shift 3
+    local pats=()
+    while [ "$1" != -- ]; do pats+=("$1"); shift; done; shift
+    hrun "$o" exec_block "$@"
+    local addr missing=""
+    addr=$(sed -n 's/^cg-expect-addr=//p' <<<"$out")
+    for pat in "${pats[@]}"; do grep -Eq -- "$pat" <<<"$err" || missing="$missing [$pat]"; done
+    if [ "$rc" = "$want" ] && [ -n "$addr" ] && [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ] &&
+       grep -q "ERROR: chunkguard: segv on address $addr" <<<"$err" && [ -z "$missing" ] &&
+       ! grep -q 'inside chunkguard' <<<"$err"; then pass "$name"
+    else fail "$name" "rc=$rc addr=$addr missing:$missing $(head -c 700 <<<"$err")"; fi
+}
+for size in 4096 65536 1048576; do
+    what='chunkguard heap region'; [ $size = 1048576 ] && what="live mmap'd block"
+    hexec hostile-exec-fast-$size mode=fast 134 "$what" -- $size
+    [ $size = 4096 ] && size=12288       # a fetch from the block's second page
+    hexec hostile-exec-fast-$size-fetch mode=fast 134 "$what" 'an instruction fetch' -- $size fetch
+done
+hexec hostile-exec-debug-big mode=debug:guard_sample=0 134 'inside the live block' \
+    'a 1048576-byte region' -- 1048576
+hexec hostile-exec-debug-big-fetch mode=debug:guard_sample=0 134 '^EXECUTE at 0x' \
+    'inside the live block' -- 1048576 fetch
+hexec hostile-exec-debug-big-unguarded mode=debug:guard_sample=0:guard_big=0 134 \
+    "live mmap'd block" 'a 1048576-byte region' -- 1048576
+# A call through a NULL function pointer: the fault is the fetch at pc 0;
+# debug mode's one report says so without reading the instruction there
+# (it faulted again inside the handler: "SIGSEGV inside chunkguard").
+hexec hostile-exec-debug-null-call mode=debug:guard_sample=0 139 '^EXECUTE at 0x0 ' \
+    'a NULL or wild' -- 0 null
