@@ -551,10 +551,13 @@ bool cg_os_altstack(void *sp, size_t size, void **old_sp)
 }
 
 /* glibc's own entry point, not the `sigaction` a runtime may interpose: a
- * libFuzzer build links sanitizer_common's interceptor, which silently
- * drops the call when it cannot find the real function (the fault reports
- * of a guard-mode fuzz harness then never happen).  Sanitizer builds keep
- * the interceptor: ASan and TSan track handlers through it. */
+ * libFuzzer build links UBSan's runtime, whose interceptor knows the real
+ * function only once that runtime has started — and chunkguard starts
+ * inside that start (its dlsym of an optional symbol fails, and the loader
+ * mallocs the error message: our first allocation).  The interceptor then
+ * printed "REAL(sigaction_symname) == nullptr" and failed the call: no
+ * fault handler (docs/fuzzing.md, "Why not sigaction").  Sanitizer builds
+ * keep the interceptor: ASan and TSan track handlers through it. */
 #ifndef CG_SANITIZER_BUILD
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 #define libc_sigaction __sigaction

@@ -35,8 +35,13 @@ void cg_report_exit(void)
     __atomic_store_n(&ending_tid, cg_lock_me(), __ATOMIC_RELEASE);
     /* A program that catches SIGABRT and longjmps out must still be able
      * to get its next report. */
-    if (cg_self.in_report)
+    if (cg_self.in_report == CG_REPORT_WRITING)
         cg_report_leave();
+    /* What runs from here on this thread — SIGABRT handlers (libFuzzer's
+     * writes its crash input), exit handlers — may call malloc while the
+     * thread is still inside the call that reported: such calls are
+     * served apart and never reported (entry/reentry.c). */
+    cg_self.in_report = CG_REPORT_ENDED;
     /* exitcode given alone selects exiting; abort_on_error=1 given wins. */
     bool do_abort = CG_OPT_GIVEN(abort_on_error) ? cg_opt.abort_on_error
                                                  : !CG_OPT_GIVEN(exitcode);
@@ -52,12 +57,12 @@ const char *cg_error_token(cg_error_t kind)
 
 void cg_report_enter(void)
 {
-    if (cg_self.in_report) {
+    if (cg_self.in_report == CG_REPORT_WRITING) {
         static const char nested[] = "==chunkguard: error while reporting an error; aborting\n";
         cg_os_write_all(2, nested, sizeof nested - 1);
         cg_os_abort();
     }
-    cg_self.in_report = 1;
+    cg_self.in_report = CG_REPORT_WRITING;
     /* Another thread's fatal report is ending the process (it released the
      * lock on its way to abort): wait for the end, up to 2 s, should the
      * program catch the abort and go on. */
@@ -84,7 +89,7 @@ void cg_report_unlock_all(bool child)
 void cg_report_leave(void)
 {
     cg_unlock(&report_lock);
-    cg_self.in_report = 0;
+    cg_self.in_report = CG_REPORT_NONE;
 }
 
 void cg_report(const cg_call_t *call, cg_error_t kind, const void *addr, const char *check,

@@ -59,6 +59,12 @@ const char *cg_error_token(cg_error_t kind) CG_HIDDEN;
  * (halt_on_error=0). */
 void cg_report_enter(void) CG_HIDDEN;
 void cg_report_leave(void) CG_HIDDEN;
+/* cg_self.in_report: what this thread's report is doing.  WRITING: a
+ * report is being written (a report begun now is a nested one, which
+ * aborts); ENDED: its report ends the process (the abort or exit is under
+ * way: SIGABRT handlers and exit handlers run now, and may allocate). */
+enum { CG_REPORT_NONE = 0, CG_REPORT_WRITING = 1, CG_REPORT_ENDED = 2 };
+
 /* Fork handlers: the report lock is taken last (a report may begin with
  * any other chunkguard lock held; see entry/init.c). */
 void cg_report_lock_all(void) CG_HIDDEN;

@@ -330,9 +330,9 @@ done
 if [ $bad = 0 ]; then pass regress-racing-frees-one-wins
 else fail regress-racing-frees-one-wins "$bad of 12 runs failed: rc=$rc $(head -c 300 <<<"$err")"; fi
 
-# Reports in hostile states (issue 13, point 16; tests/debug/hostile/).
+# Reports in hostile states (issue 13, points 14, 16; tests/debug/hostile/).
 H=$R/tests/debug/hostile
-for f in exec_block; do
+for f in thread_first_free exec_block; do
     gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wno-free-nonheap-object \
         -Wno-use-after-free -Wno-array-bounds -Wno-stringop-overflow \
         -o "$B/h_$f" "$H/$f.c" || fail hostile-build "$f"
@@ -342,6 +342,22 @@ hrun() {   # hrun OPTIONS PROGRAM ARGS...: sets out, err, rc
     out=$(timeout 60 env CHUNKGUARD_OPTIONS="$o" LD_PRELOAD="$SO" "$B/h_$1" "${@:2}" 2>"$tmp/err"); rc=$?
     err=$(cat "$tmp/err")
 }
+# A new thread's first call is a bad free: its report's unwind is the
+# thread's first, whose TLS block the loader mallocs (__tls_get_addr) on
+# chunkguard's behalf: served, never a reentrant-call report.
+for k in interior:invalid-free double:double-free stack:invalid-free; do
+    hrun mode=debug:guard_sample=0 thread_first_free ${k%%:*}
+    if [ $rc = 134 ] && [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ] &&
+       grep -q "ERROR: chunkguard: ${k#*:} on address 0x[0-9a-f]* \[thread T1\]" <<<"$err" &&
+       grep -q 'in bad_free' <<<"$err"; then pass hostile-thread-first-free-${k%%:*}
+    else fail hostile-thread-first-free-${k%%:*} "rc=$rc $(head -c 600 <<<"$err")"; fi
+done
+# ... and with halt_on_error=0 the thread's one report, then the program
+# goes on
+hrun mode=debug:guard_sample=0:halt_on_error=0 thread_first_free interior
+if [ $rc = 0 ] && [ "$out" = survived ] && [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ] &&
+   grep -q 'ERROR: chunkguard: invalid-free' <<<"$err"; then pass hostile-thread-first-free-recover
+else fail hostile-thread-first-free-recover "rc=$rc out=$out $(head -c 600 <<<"$err")"; fi
 # A SIGSEGV at a pc inside a live block the program made executable (and
 # read-only) with mprotect, storing into itself: a segv report on the block
 # for every size — heap blocks (FAULT_HEAP) and big blocks (FAULT_BIG, or
