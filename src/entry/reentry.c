@@ -42,7 +42,7 @@ uint64_t cg_reentry_count(void)
 /* Report check id (a REENTRANT* entry of checks.def) about the call op
  * made at caller.  Only REENTRANT, a call that was served, is recoverable;
  * the others, which could not be served, end the process. */
-static void report(cg_check_t id, const char *op, uintptr_t caller)
+static CG_REALIGN void report(cg_check_t id, const char *op, uintptr_t caller)
 {
     char msg[384];
     uintptr_t pc = caller;

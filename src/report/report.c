@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -90,6 +91,18 @@ void cg_report_leave(void)
 {
     cg_unlock(&report_lock);
     cg_self.in_report = CG_REPORT_NONE;
+}
+
+void cg_report_run(void (*body)(void *arg), void *arg)
+{
+    char *map = NULL;
+    size_t len = CG_REPORT_STACK + cg_pagesize;
+    if (cg_os_altstack_room((uintptr_t)__builtin_frame_address(0)) < CG_REPORT_ROOM &&
+        (map = cg_os_map(len)) != NULL)
+        cg_os_protect(map, cg_pagesize, PROT_NONE);       /* an overflow faults */
+    cg_os_call_on_stack(body, arg, map != NULL ? map + len : NULL);
+    if (map != NULL)
+        cg_os_unmap(map, len);
 }
 
 void cg_report(const cg_call_t *call, cg_error_t kind, const void *addr, const char *check,

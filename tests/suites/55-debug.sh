@@ -330,9 +330,9 @@ done
 if [ $bad = 0 ]; then pass regress-racing-frees-one-wins
 else fail regress-racing-frees-one-wins "$bad of 12 runs failed: rc=$rc $(head -c 300 <<<"$err")"; fi
 
-# Reports in hostile states (issue 13, points 14, 16; tests/debug/hostile/).
+# Reports in hostile states (issue 13, points 13, 14, 16; tests/debug/hostile/).
 H=$R/tests/debug/hostile
-for f in thread_first_free exec_block; do
+for f in misaligned small_altstack thread_first_free exec_block; do
     gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wno-free-nonheap-object \
         -Wno-use-after-free -Wno-array-bounds -Wno-stringop-overflow \
         -o "$B/h_$f" "$H/$f.c" || fail hostile-build "$f"
@@ -342,6 +342,44 @@ hrun() {   # hrun OPTIONS PROGRAM ARGS...: sets out, err, rc
     out=$(timeout 60 env CHUNKGUARD_OPTIONS="$o" LD_PRELOAD="$SO" "$B/h_$1" "${@:2}" 2>"$tmp/err"); rc=$?
     err=$(cat "$tmp/err")
 }
+# A report made with the stack pointer 8 bytes off (a hijacked return into
+# a function that calls exit): the report is written whole, the process
+# ends as the report says (before the fix: SIGSEGV in dl_iterate_phdr's
+# movaps, no report).  The program's own line proves %rsp was misaligned.
+# hostile_whole NAME RC TOKEN PATTERN...: exit status RC, one report of
+# TOKEN with its SUMMARY line, every PATTERN in it, %rsp was off by 8
+hostile_whole() {
+    local name=$1 want=$2 token=$3; shift 3
+    local missing=""
+    for pat in "$@"; do grep -Eq -- "$pat" <<<"$err" || missing="$missing [$pat]"; done
+    if [ "$rc" = "$want" ] && grep -q '^landed: rsp % 16 = 8$' <<<"$err" &&
+       [ "$(grep -c "ERROR: chunkguard: $token" <<<"$err")" = 1 ] && [ -z "$missing" ]; then
+        pass "$name"
+    else fail "$name" "rc=$rc missing:$missing $(head -c 600 <<<"$err")"; fi
+}
+hrun mode=debug:guard_sample=0 misaligned exit-overflow
+hostile_whole hostile-misaligned-exit-report 134 heap-buffer-overflow 'found at exit' \
+    'in main' '^SUMMARY: chunkguard: heap-buffer-overflow'
+hrun mode=debug:guard_sample=0:detect_leaks=1 misaligned exit-leak
+hostile_whole hostile-misaligned-exit-leak 23 'detected memory leaks' \
+    'Direct leak of 40 byte\(s\) in 1 object' 'in main'
+for mode in debug fast; do
+    hrun mode=$mode:guard_sample=0 misaligned free
+    hostile_whole hostile-misaligned-$mode-double-free 134 double-free 'in landed' \
+        '^SUMMARY: chunkguard: double-free'
+done
+# A report begun in a signal handler with little of its alternate stack
+# left (8 KiB, a guard page below): written whole, on a stack of its own
+# (before the fix: the report ran off the stack into the guard page, and
+# the process died of SIGSEGV mid-report).
+for mode in debug fast; do
+    hrun mode=$mode:guard_sample=0 small_altstack 8192
+    if [ $rc = 134 ] && [ "$(grep -c 'ERROR: chunkguard: double-free' <<<"$err")" = 1 ] &&
+       grep -q '^SUMMARY: chunkguard: double-free' <<<"$err" &&
+       { [ $mode = fast ] || grep -q 'in on_usr1' <<<"$err"; }; then
+        pass hostile-small-altstack-$mode
+    else fail hostile-small-altstack-$mode "rc=$rc $(head -c 600 <<<"$err")"; fi
+done
 # A new thread's first call is a bad free: its report's unwind is the
 # thread's first, whose TLS block the loader mallocs (__tls_get_addr) on
 # chunkguard's behalf: served, never a reentrant-call report.
