@@ -541,11 +541,59 @@ bool cg_os_altstack(void *sp, size_t size, void **old_sp)
     return !sys_failed(SYS(SYS_sigaltstack, &ss, 0, 0, 0, 0, 0));
 }
 
+size_t cg_os_altstack_room(uintptr_t sp)
+{
+    stack_t now;
+    if (sys_failed(SYS(SYS_sigaltstack, 0, &now, 0, 0, 0, 0)) || !(now.ss_flags & SS_ONSTACK))
+        return SIZE_MAX;
+    uintptr_t lo = (uintptr_t)now.ss_sp;
+    return sp > lo ? (size_t)(sp - lo) : 0;
+}
+
+#if defined(__x86_64__)
+/* %rdi fn, %rsi arg, %rdx top.  The caller's %rsp is kept in %rbp, which
+ * the CFI names as the frame's base (CFA = %rbp + 16), whatever %rsp does
+ * in between: the frame is what libunwind calls a standard frame. */
+__asm__(".text\n"
+        ".globl cg_os_call_on_stack\n"
+        ".hidden cg_os_call_on_stack\n"
+        ".type cg_os_call_on_stack, @function\n"
+        "cg_os_call_on_stack:\n"
+        ".cfi_startproc\n"
+        "    pushq %rbp\n"
+        ".cfi_def_cfa_offset 16\n"
+        ".cfi_offset %rbp, -16\n"
+        "    movq %rsp, %rbp\n"
+        ".cfi_def_cfa_register %rbp\n"
+        "    testq %rdx, %rdx\n"
+        "    cmovneq %rdx, %rsp\n"
+        "    andq $-16, %rsp\n"
+        "    movq %rdi, %rax\n"
+        "    movq %rsi, %rdi\n"
+        "    callq *%rax\n"
+        "    movq %rbp, %rsp\n"
+        "    popq %rbp\n"
+        ".cfi_def_cfa %rsp, 8\n"
+        "    ret\n"
+        ".cfi_endproc\n"
+        ".size cg_os_call_on_stack, .-cg_os_call_on_stack\n");
+#else
+/* Other ABIs keep the stack aligned in hardware; no switch there. */
+void cg_os_call_on_stack(void (*fn)(void *arg), void *arg, void *top)
+{
+    (void)top;
+    fn(arg);
+}
+#endif
+
 /* glibc's own entry point, not the `sigaction` a runtime may interpose: a
- * libFuzzer build links sanitizer_common's interceptor, which silently
- * drops the call when it cannot find the real function (the fault reports
- * of a guard-mode fuzz harness then never happen).  Sanitizer builds keep
- * the interceptor: ASan and TSan track handlers through it. */
+ * libFuzzer build links UBSan's runtime, whose interceptor knows the real
+ * function only once that runtime has started — and chunkguard starts
+ * inside that start (its dlsym of an optional symbol fails, and the loader
+ * mallocs the error message: our first allocation).  The interceptor then
+ * printed "REAL(sigaction_symname) == nullptr" and failed the call: no
+ * fault handler (docs/fuzzing.md, "Why not sigaction").  Sanitizer builds
+ * keep the interceptor: ASan and TSan track handlers through it. */
 #ifndef CG_SANITIZER_BUILD
 extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 #define libc_sigaction __sigaction

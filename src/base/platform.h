@@ -214,6 +214,38 @@ void  cg_os_resend(int sig) CG_HIDDEN;
  * the one in use (NULL: none); then it becomes [sp, sp + size), or none
  * with sp NULL, or stays with sp (void *)1.  False on failure. */
 bool  cg_os_altstack(void *sp, size_t size, void **old_sp) CG_HIDDEN;
+/* Bytes of the alternate signal stack left below sp when the calling
+ * thread runs on it, or SIZE_MAX when it does not (on its own stack, whose
+ * room is not known).  Async-signal-safe. */
+size_t cg_os_altstack_room(uintptr_t sp) CG_HIDDEN;
+
+/*
+ * The stack pointer's alignment.  The x86_64 ABI promises %rsp + 8 is a
+ * multiple of 16 at every function's entry, and compiled code relies on
+ * it: glibc's dl_iterate_phdr, libunwind and our own code keep 16-byte
+ * values on the stack with movaps, which faults on a misaligned address.
+ * A program that hijacked a return address (an exploit, or a test of one)
+ * breaks the promise for everything it calls, exit's handlers included.
+ * CG_REALIGN marks a function that may start a report: its prologue
+ * realigns the stack (gcc's force_align_arg_pointer), so that the report
+ * is written however the program left %rsp.  Other ABIs need nothing.
+ */
+#if defined(__x86_64__)
+#define CG_REALIGN __attribute__((force_align_arg_pointer))
+#else
+#define CG_REALIGN
+#endif
+
+/*
+ * cg_os_call_on_stack - call fn(arg) with the stack pointer 16-byte
+ * aligned, on the stack whose highest address + 1 is top, or on the
+ * current stack when top is NULL.
+ * @top: NULL, or the end of a mapping of at least the room fn needs
+ * The frame in between is a standard frame-pointer frame with unwind
+ * information, so a stack walk made inside fn goes on into the caller's
+ * frames on the other stack.  Returns when fn returns; async-signal-safe.
+ */
+void  cg_os_call_on_stack(void (*fn)(void *arg), void *arg, void *top) CG_HIDDEN;
 
 /* The dynamic loader: dlopen(name, RTLD_NOW | RTLD_LOCAL), dlsym, and
  * dl_iterate_phdr over the loaded modules. */

@@ -45,7 +45,9 @@ typedef struct cg_thread {
     uint32_t ktid;              /* kernel thread id, 0 until first asked
                                  * (lock.h, cg_lock_me; reset in a fork child) */
     uint8_t state;              /* CG_T_*                                     */
-    uint8_t in_report;          /* writing a report (a nested one aborts)   */
+    uint8_t in_report;          /* writing a report (a nested one aborts),
+                                 * or its end under way: CG_REPORT_* of
+                                 * report/report.h                         */
     uint8_t inside;             /* a slow path is running (reentry.h)       */
     uint8_t in_capture;         /* inside the unwinder (stack.c)            */
     uint32_t sample_left;       /* allocations until the next sampled one

@@ -7,6 +7,10 @@
 
 typedef struct reg_entry {
     uintptr_t chunk;    /* 0: empty                                       */
+    uintptr_t map;      /* the whole mapping's start (the chunk's header
+                         * has it too, but the program can make a
+                         * block's pages unreadable, and the fault paths
+                         * must not read them)                            */
     size_t maplen;      /* length of the whole mapping                    */
 } reg_entry_t;
 
@@ -41,13 +45,12 @@ static reg_entry_t *reg_find(uintptr_t chunk)
     }
 }
 
-static void reg_put(reg_entry_t *tab, size_t cap, uintptr_t chunk, size_t maplen)
+static void reg_put(reg_entry_t *tab, size_t cap, reg_entry_t e)
 {
-    size_t i = slot_of(chunk, cap);
+    size_t i = slot_of(e.chunk, cap);
     while (tab[i].chunk != 0)
         i = (i + 1) & (cap - 1);
-    tab[i].chunk = chunk;
-    tab[i].maplen = maplen;
+    tab[i] = e;
 }
 
 /* Keep the load below 1/2; the table lives in its own mapping. */
@@ -61,7 +64,7 @@ static bool reg_reserve(void)
         return false;
     for (size_t i = 0; i < reg_cap; i++)
         if (reg_tab[i].chunk != 0)
-            reg_put(nt, ncap, reg_tab[i].chunk, reg_tab[i].maplen);
+            reg_put(nt, ncap, reg_tab[i]);
     if (reg_tab != NULL)
         cg_os_unmap_guarded(reg_tab, reg_cap * sizeof *reg_tab);
     reg_tab = nt;
@@ -121,7 +124,7 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, const cg_call_t *call)
     cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
     bool ok = reg_reserve();
     if (ok) {
-        reg_put(reg_tab, reg_cap, (uintptr_t)c, len);
+        reg_put(reg_tab, reg_cap, (reg_entry_t){ (uintptr_t)c, (uintptr_t)raw, len });
         reg_used++;
     }
     cg_unlock_if(&reg_lock, reg_tok);
@@ -191,7 +194,7 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, const cg_call_t *call)
             reg_entry_t *e = reg_find((uintptr_t)c);
             if (e != NULL)
                 reg_remove(e);
-            reg_put(reg_tab, reg_cap, (uintptr_t)nc, newlen);
+            reg_put(reg_tab, reg_cap, (reg_entry_t){ (uintptr_t)nc, (uintptr_t)nc, newlen });
             reg_used++;
         }
     }
@@ -220,25 +223,43 @@ void cg_big_each_locked(void (*fn)(const cg_chunk_t *c, size_t maplen, void *arg
             fn((const cg_chunk_t *)reg_tab[i].chunk, reg_tab[i].maplen, arg);
 }
 
-const cg_chunk_t *cg_big_below(uintptr_t a, size_t max, const cg_call_t *call, uintptr_t *end)
+/* The registry's walk for the fault paths: the live big block whose
+ * mapping holds a, or (holding false) the one whose mapping ends at or
+ * below a and nearest to it, at most max bytes below.  *start, *end: its
+ * mapping.  Reads the registry only, never a block's pages. */
+static const cg_chunk_t *walk_near(uintptr_t a, size_t max, bool holding, const cg_call_t *call,
+                                   uintptr_t *start, uintptr_t *end)
 {
-    const cg_chunk_t *best = NULL;
-    uintptr_t best_end = 0;
+    const reg_entry_t *best = NULL;
     cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
     for (size_t i = 0; i < reg_cap; i++) {
-        const cg_chunk_t *c = (const cg_chunk_t *)reg_tab[i].chunk;
-        if (c == NULL)
+        const reg_entry_t *r = &reg_tab[i];
+        uintptr_t e = r->map + r->maplen;
+        if (r->chunk == 0)
             continue;
-        /* its mapping starts the header's offset before the chunk */
-        uintptr_t e = (uintptr_t)c - c->prev_size + reg_tab[i].maplen;
-        if (e <= a && a - e <= max && e > best_end) {
-            best = c;
-            best_end = e;
-        }
+        if (holding ? a >= r->map && a < e
+                    : e <= a && a - e <= max && (best == NULL || e > best->map + best->maplen))
+            best = r;
+        if (holding && best != NULL)
+            break;
     }
+    const cg_chunk_t *c = best != NULL ? (const cg_chunk_t *)best->chunk : NULL;
+    *start = best != NULL ? best->map : 0;
+    *end = best != NULL ? best->map + best->maplen : 0;
     cg_unlock_if(&reg_lock, reg_tok);
-    *end = best_end;
-    return best;
+    return c;
+}
+
+const cg_chunk_t *cg_big_below(uintptr_t a, size_t max, const cg_call_t *call, uintptr_t *end)
+{
+    uintptr_t start;
+    return walk_near(a, max, false, call, &start, end);
+}
+
+const cg_chunk_t *cg_big_holding(uintptr_t a, const cg_call_t *call, uintptr_t *start,
+                                 uintptr_t *end)
+{
+    return walk_near(a, 0, true, call, start, end);
 }
 
 void cg_big_lock_all(void) { cg_lock(&reg_lock); }

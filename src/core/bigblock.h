@@ -42,6 +42,13 @@ void cg_big_each_locked(void (*fn)(const cg_chunk_t *c, size_t maplen, void *arg
  * (debug/describe.c), O(registry capacity). */
 const cg_chunk_t *cg_big_below(uintptr_t a, size_t max, const cg_call_t *call, uintptr_t *end)
     CG_HIDDEN;
+/* The live big block whose mapping holds address a, or NULL; *start,
+ * *end: its mapping.  Reads the registry, never the block's pages (the
+ * program may have made them unreadable): for the fault handler, which
+ * counts a fault on a live big block as one on chunkguard's memory.
+ * O(registry capacity). */
+const cg_chunk_t *cg_big_holding(uintptr_t a, const cg_call_t *call, uintptr_t *start,
+                                 uintptr_t *end) CG_HIDDEN;
 void cg_big_lock_all(void) CG_HIDDEN;
 void cg_big_unlock_all(bool child) CG_HIDDEN;
 

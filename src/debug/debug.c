@@ -166,52 +166,58 @@ static size_t lead_checked(const cg_shadow_t *r)
 
 /* ---- reports ---------------------------------------------------------- */
 
-/* Write the report of check id (checks.def) about addr, found serving
- * call (its function, and its call site where no stack is captured): the
- * token and sentence from the catalogue, then detail (the numbers:
- * offsets, sizes, bytes found, and when; NULL for none; a later line
- * starts with "\n"), and the block's stacks when r, its record, is known.
- * Then the process ends — unless halt_on_error=0 or a report callback
- * returned, when it returns and the caller leaves the bad block out of
- * reuse for good (a fault, whose token is segv, always ends the
- * process). */
-static CG_COLD void dbg_report(const cg_call_t *call, cg_check_t id, const void *addr,
-                               const char *detail, const cg_shadow_t *r)
+/* A report of debug mode, as its body runs (cg_report_run): the
+ * arguments of cg_dbg_report_at, and for dbg_report's own capture the
+ * return address into dbg_report's caller (from), where "where" begins. */
+typedef struct dbg_args {
+    const cg_call_t *call;
+    cg_check_t id;
+    const void *addr;
+    const char *detail;
+    const cg_shadow_t *r;
+    const uintptr_t *where;     /* given frames, or NULL: captured here */
+    size_t nwhere;
+    const cg_access_t *access;
+    uintptr_t from;             /* dbg_report's return address, or 0    */
+} dbg_args_t;
+
+/* The "where" stack of a report that captures its own, into pcs (room
+ * for CG_STACK_MAX frames): the calling thread's frames from dbg_report's
+ * caller on, chunkguard's own frames dropped.  Returns its start in pcs;
+ * *n: its frames. */
+static const uintptr_t *where_here(const dbg_args_t *a, uintptr_t *pcs, size_t *n)
 {
-    uintptr_t here[64];
-    size_t depth = cg_opt.stack_depth > 1
-                       ? capture_pcs(here, (size_t)cg_opt.stack_depth, 1, call) : 0;
+    size_t depth = (size_t)cg_opt.stack_depth, got = 0;
+    if (depth > 1)
+        got = capture_pcs(pcs, CG_STACK_MAX, 0, a->call);
+    /* the report's own frames (this body, the stack switch, dbg_report) */
+    size_t k = cg_stack_caller_index(pcs, got, a->from);
+    if (k == got)
+        k = 0;
     /* "where" starts in the program: chunkguard's own frames go */
-    size_t skip = own_frames(here, depth, call);
-    if (skip == depth) {
-        here[0] = call->caller;
-        depth = 1;
-        skip = 0;
+    k += own_frames(pcs + k, got - k, a->call);
+    if (k >= got) {
+        pcs[0] = a->call->caller;
+        *n = 1;
+        return pcs;
     }
-    cg_dbg_report_at(call, id, addr, detail, r, here + skip, depth - skip, NULL);
+    *n = got - k < depth ? got - k : depth;
+    return pcs + k;
 }
 
-_Static_assert((int)CG_RBLOCK_RANGE == (int)CG_GUARDED_RANGE &&
-               (int)CG_RBLOCK_SLOT == (int)CG_GUARDED_SLOT,
-               "a report's block kinds are the shadow record's");
-
-void cg_dbg_report(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
-                   const cg_shadow_t *r)
+static void dbg_report_body(void *arg)
 {
-    dbg_report(call, id, addr, detail, r);
-}
-
-void cg_dbg_report_at(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
-                      const cg_shadow_t *r, const uintptr_t *where, size_t nwhere,
-                      const cg_access_t *access)
-{
+    const dbg_args_t *a = arg;
+    const cg_call_t *call = a->call;
+    const cg_shadow_t *r = a->r;
+    const cg_access_t *access = a->access;
     char msg[1024];
     int tid = (int)cg_dbg_tid(call->mt);
     cg_rdata_t d = {
-        .addr = addr, .op = call->op ? call->op : "an allocator call", .tid = tid,
-        .stacks = { { NULL, tid, where, nwhere } }, .nstacks = 1, .access = access,
+        .addr = a->addr, .op = call->op ? call->op : "an allocator call", .tid = tid,
+        .stacks = { { NULL, tid, a->where, a->nwhere } }, .nstacks = 1, .access = access,
     };
-    cg_check_fill(&d, id, detail, msg, sizeof msg);
+    cg_check_fill(&d, a->id, a->detail, msg, sizeof msg);
     if (r != NULL) {
         const uintptr_t *pcs;
         d.has_block = true;
@@ -242,20 +248,68 @@ void cg_dbg_report_at(const cg_call_t *call, cg_check_t id, const void *addr, co
         d.stacks[d.nstacks++] = (cg_rstack_t){ "previously allocated", (int)r->alloc_tid,
                                                n ? pcs : NULL, n, NULL, false };
     }
-    /* A fault: its first lines out before the unwind, which reads the
-     * program's stack (a fault in it loses nothing already written). */
+    /* The first lines out before the unwind, which reads the program's
+     * stack (a fault in it, or a stack it cannot walk, loses nothing
+     * already written).  The report lock is held across the unwind: a
+     * capture may take the loader's lock, so a thread that reports while
+     * it holds that lock waits for this report to end. */
     uintptr_t pcs[CG_STACK_MAX];
-    if (access != NULL && where == NULL) {
+    if (a->where == NULL) {
         cg_report_emit_head(&d);
-        size_t depth = cg_opt.stack_depth > 0 ? (size_t)cg_opt.stack_depth : 1;
-        d.stacks[0].pcs = pcs;
-        d.stacks[0].n = cg_stack_capture_signal(access->ucontext, access->pc, pcs, depth);
-        d.stacks[0].exact0 = true;
+        if (access != NULL) {
+            size_t depth = cg_opt.stack_depth > 0 ? (size_t)cg_opt.stack_depth : 1;
+            d.stacks[0].pcs = pcs;
+            d.stacks[0].n = cg_stack_capture_signal(access->ucontext, access->pc, pcs, depth);
+            d.stacks[0].exact0 = true;
+        } else {
+            d.stacks[0].pcs = where_here(a, pcs, &d.stacks[0].n);
+        }
     }
     if (access != NULL && access->passing)
         cg_report_emit_passing(&d);
     else
         cg_report_emit(&d, d.kind != CG_E_SEGV && access == NULL);
+}
+
+/* Write the report of check id (checks.def) about addr, found serving
+ * call (its function, and its call site where no stack is captured): the
+ * token and sentence from the catalogue, then detail (the numbers:
+ * offsets, sizes, bytes found, and when; NULL for none; a later line
+ * starts with "\n"), and the block's stacks when r, its record, is known.
+ * Then the process ends — unless halt_on_error=0 or a report callback
+ * returned, when it returns and the caller leaves the bad block out of
+ * reuse for good (a fault, whose token is segv, always ends the
+ * process).  The "where" stack starts at this function's caller. */
+static CG_COLD CG_REALIGN void dbg_report(const cg_call_t *call, cg_check_t id, const void *addr,
+                                          const char *detail, const cg_shadow_t *r)
+{
+    dbg_args_t a = { call, id, addr, detail, r, NULL, 0, NULL, CG_RET_ADDR };
+    cg_report_run(dbg_report_body, &a);
+}
+
+_Static_assert((int)CG_RBLOCK_RANGE == (int)CG_GUARDED_RANGE &&
+               (int)CG_RBLOCK_SLOT == (int)CG_GUARDED_SLOT,
+               "a report's block kinds are the shadow record's");
+
+CG_REALIGN void cg_dbg_report(const cg_call_t *call, cg_check_t id, const void *addr,
+                              const char *detail, const cg_shadow_t *r)
+{
+    dbg_report(call, id, addr, detail, r);
+}
+
+CG_REALIGN void cg_dbg_report_at(const cg_call_t *call, cg_check_t id, const void *addr,
+                                 const char *detail, const cg_shadow_t *r, const uintptr_t *where,
+                                 size_t nwhere, const cg_access_t *access)
+{
+    /* where NULL without an access: the call site alone (as a capture of
+     * one frame would give) */
+    uintptr_t site = call->caller;
+    if (where == NULL && access == NULL) {
+        where = &site;
+        nwhere = 1;
+    }
+    dbg_args_t a = { call, id, addr, detail, r, where, nwhere, access, 0 };
+    cg_report_run(dbg_report_body, &a);
 }
 
 /* Up to 16 bytes found at p (len of them), as hex, after "found". */
@@ -484,7 +538,7 @@ size_t cg_dbg_describe_address(const void *p, char *msg, size_t cap)
 
 /* A pointer into a block that is not its start, handed to free or realloc
  * (invalid-free) or to malloc_usable_size (invalid-pointer). */
-void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
+CG_REALIGN void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
                              const cg_shadow_t *r)
 {
     dbg_report(call, CG_CK_FOR_USE(DEBUG_INTERIOR, use), p,
@@ -699,9 +753,12 @@ void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc)
     cg_dbg_report_at(&call, CG_CK_FAULT_WILD_POINTER, a, msg, NULL, NULL, 0, &acc);
 }
 
-void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a, const char *detail)
+void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a,
+                         const cg_chunk_t *big, const char *detail)
 {
-    cg_shadow_t *r = cg_shadow_find(a, NULL);   /* no lock in the fault handler */
+    /* No lock in the fault handler; a big block's record by its chunk (its
+     * header may be on a page the program made unreadable). */
+    cg_shadow_t *r = big != NULL ? cg_shadow_of(big, true, NULL) : cg_shadow_find(a, NULL);
     if (r != NULL)
         dbg_report(call, id, a, detail, r);
 }

@@ -60,15 +60,25 @@ extern const cg_mode_t cg_mode_debug CG_HIDDEN;
 void cg_debug_init(void) CG_HIDDEN;
 
 
-/* A fault on address a in one of our heaps: report check id (a FAULT_*
- * entry of checks.def) with detail and the block the shadow says a is in,
- * if any (returns when it knows nothing); call: the fault handler's. */
-void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a, const char *detail)
-    CG_HIDDEN;
+struct cg_chunk;
+
+/* The access that faulted, from the page-fault error code (fault.c):
+ * the "write" argument of the fault reports below, of cg_guard_fault and
+ * cg_describe_edge_fault.  FETCH: the instruction fetch itself faulted (a
+ * jump or call to memory that is not executable), so the bytes at pc are
+ * not an instruction that ran. */
+enum { CG_ACCESS_UNKNOWN = -1, CG_ACCESS_READ = 0, CG_ACCESS_WRITE = 1, CG_ACCESS_FETCH = 2 };
+
+/* A fault on address a in one of our heaps, or in the mapping of the live
+ * big block big (NULL: none): report check id (a FAULT_* entry of
+ * checks.def) with detail and the block the shadow says a is in, if any
+ * (returns when it knows nothing); call: the fault handler's. */
+void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a,
+                         const struct cg_chunk *big, const char *detail) CG_HIDDEN;
 
 /* A fault of the program's own code on address a, in none of our memory
- * (a NULL or wild pointer), at pc (write: 1, 0, or -1 when not known;
- * uc: the signal's context): one segv report with the faulting stack and
+ * (a NULL or wild pointer), at pc (write: a CG_ACCESS_* value; uc: the
+ * signal's context): one segv report with the faulting stack and
  * what a is, then return, so that the caller lets the default action end
  * the process. */
 void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc) CG_COLD CG_HIDDEN;

@@ -8,6 +8,7 @@
 #define CG_DEBUGBLOCK_H
 
 #include "checks.h"
+#include "debug.h"
 #include "insn.h"
 #include "render.h"
 #include "shadow.h"
@@ -60,12 +61,21 @@ void cg_dbg_report_at(const cg_call_t *call, cg_check_t id, const void *addr, co
 void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
                              const cg_shadow_t *r) CG_COLD CG_HIDDEN;
 
-/* The access of a fault at pc (write: 1, 0, or -1 when not known; uc: the
- * signal's context; passing: the default action follows the report). */
+/* The access of a fault at pc (write: a CG_ACCESS_* value of debug.h; uc:
+ * the signal's context; passing: the default action follows the report).
+ * The instruction's bytes give the access's size only when the fault was
+ * not their own fetch and they can be read (a jump through a NULL or wild
+ * pointer faults on its pc; a page may be executable but unreadable):
+ * reading them then would fault again inside the handler. */
 CG_INLINE cg_access_t cg_dbg_access(uintptr_t pc, int write, void *uc, bool passing)
 {
-    return (cg_access_t){ write > 0 ? "WRITE" : write == 0 ? "READ" : NULL,
-                          cg_insn_access_size((const unsigned char *)pc), pc, uc, passing };
+    const unsigned char *insn = (const unsigned char *)pc;
+    size_t size = write != CG_ACCESS_FETCH && cg_os_readable(insn) && cg_os_readable(insn + 14)
+                      ? cg_insn_access_size(insn) : 0;
+    return (cg_access_t){ write == CG_ACCESS_WRITE   ? "WRITE"
+                          : write == CG_ACCESS_READ  ? "READ"
+                          : write == CG_ACCESS_FETCH ? "EXECUTE" : NULL,
+                          size, pc, uc, passing };
 }
 
 /* What p points at, from /proc/self/maps ("it is on this thread's

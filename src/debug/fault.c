@@ -39,6 +39,7 @@
 #include "debug.h"
 #include "describe.h"
 #include "guard.h"
+#include "bigblock.h"
 #include "heap.h"
 #include "lock.h"
 #include "options.h"
@@ -166,15 +167,18 @@ static void chain(int sig, siginfo_t *si, void *uc)
     cg_os_sigmask(SIG_SETMASK, &before, NULL);
 }
 
-/* Did the faulting access write (1), read (0), or is it not known (-1)?
- * x86_64: the page-fault error code's bit 1. */
+/* What the faulting access was: CG_ACCESS_WRITE, _READ, _FETCH (the
+ * instruction fetch itself faulted: a jump to memory that is not
+ * executable), or _UNKNOWN.  x86_64: the page-fault error code's bits 1
+ * (a write) and 4 (an instruction fetch). */
 static int fault_write(void *uc)
 {
 #if defined(__x86_64__)
-    return (((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+    long err = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_ERR];
+    return err & 16 ? CG_ACCESS_FETCH : err & 2 ? CG_ACCESS_WRITE : CG_ACCESS_READ;
 #else
     (void)uc;
-    return -1;
+    return CG_ACCESS_UNKNOWN;
 #endif
 }
 
@@ -190,7 +194,15 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         cg_guard_fault((void *)a, pc, fault_write(uc), uc);      /* does not return */
     if (!in_code)    /* past a heap's top, or a metadata guard page: reported, no return */
         cg_describe_edge_fault((void *)a, pc, fault_write(uc), uc);
-    if (!in_code && !cg_in_heap((void *)a)) {
+    /* No program call: the faulting code is the frame the report shows. */
+    const cg_call_t call = { .caller = pc, .op = "a memory access", .tc = NULL,
+                             .mt = !CG_SINGLE_THREAD_P };
+    /* A live big block is ours as a heap is: the program may have changed
+     * its pages' protection (mprotect), as it can a heap block's. */
+    uintptr_t big_lo = 0, big_hi = 0;
+    const cg_chunk_t *big = in_code || cg_in_heap((void *)a)
+                                ? NULL : cg_big_holding(a, &call, &big_lo, &big_hi);
+    if (!in_code && !cg_in_heap((void *)a) && big == NULL) {
         /* Not ours.  With no handler of the program's to take it, the
          * instrumented modes say what the address is first (once: the
          * default action follows). */
@@ -209,16 +221,20 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         check = CG_CK_FAULT_INSIDE;
         cg_fmt(detail, sizeof detail, "%s inside chunkguard at %p (%s), touching %p", sname,
                (void *)pc, where, (void *)a);
+    } else if (big != NULL) {
+        check = CG_CK_FAULT_BIG;
+        cg_fmt(detail, sizeof detail, "%s on %p, %zu bytes into the %zu-byte mapping at %p of "
+               "a live big block, at %p (%s)%s", sname, (void *)a, (size_t)(a - big_lo),
+               (size_t)(big_hi - big_lo), (void *)big_lo, (void *)pc, where,
+               fault_write(uc) == CG_ACCESS_FETCH ? "; an instruction fetch" : "");
     } else {
         check = cg_heap_offset((void *)a) < CG_HEAP_DATA_OFF ? CG_CK_FAULT_GUARD : CG_CK_FAULT_HEAP;
-        cg_fmt(detail, sizeof detail, "%s on %p, at %p (%s)", sname, (void *)a, (void *)pc, where);
+        cg_fmt(detail, sizeof detail, "%s on %p, at %p (%s)%s", sname, (void *)a, (void *)pc,
+               where, fault_write(uc) == CG_ACCESS_FETCH ? "; an instruction fetch" : "");
     }
-    /* No program call: the faulting code is the frame the report shows. */
-    const cg_call_t call = { .caller = pc, .op = "a memory access", .tc = NULL,
-                             .mt = !CG_SINGLE_THREAD_P };
     /* In debug mode the shadow may know the block at a. */
-    if (cg_mode.instrumented && cg_in_heap((void *)a))
-        cg_dbg_report_fault(&call, check, (void *)a, detail);
+    if (cg_mode.instrumented && (cg_in_heap((void *)a) || big != NULL))
+        cg_dbg_report_fault(&call, check, (void *)a, big, detail);
     cg_fail_with(&call, check, (void *)a, detail);
 }
 

@@ -341,6 +341,8 @@ void cg_guard_fault(const void *a, uintptr_t pc, int write, void *uc)
                     : !cg_shadow_seen_live(__atomic_load_n(&r->state, __ATOMIC_ACQUIRE))
                         ? CG_CK_GUARD_FAULT_FREED
                     : (const char *)a < (const char *)cg_shadow_user(r) ? CG_CK_GUARD_FAULT_BEFORE
-                                                                        : CG_CK_GUARD_FAULT_PAST;
+                    : (const char *)a < (const char *)cg_shadow_user(r) + r->req
+                        ? CG_CK_GUARD_FAULT_LIVE        /* the program protected its pages */
+                        : CG_CK_GUARD_FAULT_PAST;
     cg_dbg_report_at(&call, id, a, NULL, r, NULL, 0, &acc);
 }

@@ -760,7 +760,7 @@ static void report_all(hc_t *x, const cg_call_t *call)
     }
 }
 
-size_t cg_verify_heap_impl(const cg_call_t *call)
+CG_REALIGN size_t cg_verify_heap_impl(const cg_call_t *call)
 {
     hc_t x = { .single = CG_SINGLE_THREAD_P };
     x.rec = cg_os_map_guarded(RECORD_MAX * sizeof(problem_t));

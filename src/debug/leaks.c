@@ -284,7 +284,7 @@ static size_t leak_check(const char *op)
     return leaked;
 }
 
-size_t cg_leak_check_impl(void)
+CG_REALIGN size_t cg_leak_check_impl(void)
 {
     return leak_check("cg_leak_check");
 }
@@ -293,7 +293,7 @@ size_t cg_leak_check_impl(void)
  * destructors: a preloaded library is finalised last).  Leaks make the
  * exit status exitcode (default 23, as LeakSanitizer's), or abort() with
  * abort_on_error=1. */
-void cg_leak_check_at_exit(void)
+CG_REALIGN void cg_leak_check_at_exit(void)
 {
     if (!cg_opt.detect_leaks)
         return;

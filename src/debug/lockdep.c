@@ -143,7 +143,7 @@ static const char *lock_op(const cg_call_t *call)
     return call != NULL && call->op != NULL ? call->op : "chunkguard";
 }
 
-void cg_lock_report(cg_check_t id, const cg_lock_t *l, uintptr_t site, const cg_call_t *call,
+CG_REALIGN void cg_lock_report(cg_check_t id, const cg_lock_t *l, uintptr_t site, const cg_call_t *call,
                     const char *detail, uint32_t holder, uintptr_t held_site,
                     const char *held_title)
 {

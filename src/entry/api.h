@@ -9,33 +9,36 @@
 #include "fastpath.h"
 
 /* Slow paths; `caller` is the program's return address, for reports.
- * Contracts are those of the standard functions (glibc 2.36). */
-void  *cg_malloc_slow(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+ * Contracts are those of the standard functions (glibc 2.36).  Each
+ * realigns the stack pointer on entry (CG_REALIGN, platform.h): any may
+ * report or unwind, and the program may call us with its stack
+ * misaligned (a hijacked return). */
+void  *cg_malloc_slow(size_t n, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* malloc's slow path for a thread whose tcache missed: called with the
  * inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
-void  *cg_malloc_handoff(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-void   cg_free_slow(void *mem, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+void  *cg_malloc_handoff(size_t n, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
+void   cg_free_slow(void *mem, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
+void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* calloc's slow path for a thread whose tcache missed, entered like
  * cg_malloc_handoff. */
 void  *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
-    CG_HIDDEN CG_NOINLINE;
+    CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* malloc's and calloc's hand-offs when the sampler's count-down reached 0
  * on the inline path (CG_SAMPLE_TURN, core/fastpath.h): the mode's table
  * serves the call; entered like cg_malloc_handoff.  bytes: calloc's
  * nmemb * size, checked. */
-void  *cg_malloc_sampled(size_t n, uintptr_t caller) CG_HIDDEN CG_NOINLINE CG_COLD;
-void  *cg_calloc_sampled(size_t bytes, uintptr_t caller) CG_HIDDEN CG_NOINLINE CG_COLD;
-void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN;
-void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN;
-void  *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
+void  *cg_malloc_sampled(size_t n, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE CG_COLD;
+void  *cg_calloc_sampled(size_t bytes, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE CG_COLD;
+void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN CG_REALIGN;
+void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_REALIGN;
+void  *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN CG_REALIGN;
 /* posix_memalign's contract around alloc (cg_memalign_impl, or the
  * re-entrant cg_reentry_memalign): EINVAL for a bad alignment, ENOMEM,
  * errno kept. */
 int    cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t caller,
                               void *(*alloc)(size_t align, size_t n, uintptr_t caller,
-                                             const char *op)) CG_HIDDEN;
-void  *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op) CG_HIDDEN;
+                                             const char *op)) CG_HIDDEN CG_REALIGN;
+void  *cg_valloc_impl(size_t n, bool round_size, uintptr_t caller, const char *op) CG_HIDDEN CG_REALIGN;
 
 /* memalign's argument checks (glibc 2.36), shared by the ordinary and the
  * re-entrant paths: *align above 16 is rounded up to a power of two;
@@ -49,8 +52,8 @@ CG_INLINE size_t cg_pvalloc_bytes(size_t n)
     size_t r = CG_PAGE_ROUND(n);
     return r < n ? 0 : r ? r : cg_pagesize;
 }
-size_t cg_usable_size_impl(void *mem, uintptr_t caller) CG_HIDDEN;
-void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN;
+size_t cg_usable_size_impl(void *mem, uintptr_t caller) CG_HIDDEN CG_REALIGN;
+void   cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op) CG_HIDDEN CG_REALIGN;
 
 /* A free a signal handler made while its thread was inside (reentry.c),
  * done now: free's checks and release, without the mark (the caller is
@@ -61,10 +64,10 @@ void   cg_free_deferred(void *mem) CG_HIDDEN;
  * when the inline path could not take it: size checks, in-use checks,
  * then tcache, fastbin or arena.  Both below are called with the inline
  * path's re-entry mark set (CG_FAST_ENTER) and end it. */
-void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
 
 /* A tcache-sized chunk that passed every check of cg_free_fast but whose
  * tcache bin is full: straight to its fastbin or arena. */
-void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
 
 #endif /* CG_API_H */

@@ -42,7 +42,7 @@ uint64_t cg_reentry_count(void)
 /* Report check id (a REENTRANT* entry of checks.def) about the call op
  * made at caller.  Only REENTRANT, a call that was served, is recoverable;
  * the others, which could not be served, end the process. */
-static void report(cg_check_t id, const char *op, uintptr_t caller)
+static CG_REALIGN void report(cg_check_t id, const char *op, uintptr_t caller)
 {
     char msg[384];
     uintptr_t pc = caller;
@@ -77,6 +77,19 @@ static bool first_report_of(uintptr_t caller)
     return true;                 /* table full: report, rather than stay silent */
 }
 
+/* Is the call made on chunkguard's own behalf?  While the thread unwinds
+ * its stack (the dynamic loader allocates a dlopen'd unwinder's
+ * thread-local block at the thread's first unwind: __tls_get_addr calls
+ * malloc), writes a report (a callback's allocations), or ends the process
+ * after one (SIGABRT handlers such as libFuzzer's, which writes the crash
+ * input, and exit handlers): such calls are served and counted, never
+ * reported — no report can begin inside another, and none of them is the
+ * program's bug. */
+static bool on_our_behalf(void)
+{
+    return cg_self.in_capture || cg_self.in_report != CG_REPORT_NONE;
+}
+
 /* Count the call; in debug mode, report it, once per call site (it goes on
  * when halt_on_error=0 or a callback returns).  A call made while this
  * thread writes a report (from a report callback, from a signal handler
@@ -86,8 +99,17 @@ static bool first_report_of(uintptr_t caller)
 static void seen(const char *op, uintptr_t caller)
 {
     __atomic_add_fetch(&reentrant_calls, 1, __ATOMIC_RELAXED);
-    if (cg_mode.instrumented && !cg_self.in_report && first_report_of(caller))
+    if (cg_mode.instrumented && !on_our_behalf() && first_report_of(caller))
         report(CG_CK_REENTRANT, op, caller);
+}
+
+/* A call that cannot be served (check: a REENTRANT_*_FULL or *_UNSIZED
+ * entry): reported, which ends the process — unless it is made on our
+ * behalf, when the caller gives its failure answer instead. */
+static void unserved(cg_check_t check, const char *op, uintptr_t caller)
+{
+    if (!on_our_behalf())
+        report(check, op, caller);
 }
 
 void cg_reentry_query(const char *op, uintptr_t caller)
@@ -121,7 +143,8 @@ static void *serve(size_t n, size_t align, uintptr_t caller, const char *op)
         }
     }
     cg_os_unmap(mem, len);
-    report(CG_CK_REENTRANT_ALLOC_FULL, op, caller);
+    unserved(CG_CK_REENTRANT_ALLOC_FULL, op, caller);
+    errno = ENOMEM;
     return NULL;
 }
 
@@ -187,7 +210,7 @@ static void defer(void *mem, uintptr_t caller, const char *op)
             return;
         }
     }
-    report(CG_CK_REENTRANT_FREE_FULL, op, caller);
+    unserved(CG_CK_REENTRANT_FREE_FULL, op, caller);   /* on our behalf: the block stays */
 }
 
 void cg_reentry_free(void *mem, uintptr_t caller, const char *op)
@@ -232,9 +255,12 @@ void *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller)
         return NULL;
     }
     size_t old = size_of(mem);
-    if (old == SIZE_MAX)
-        report(CG_CK_REENTRANT_REALLOC_UNSIZED, "realloc", caller);
-    void *p = serve(n, 0, caller, "realloc");
+    if (old == SIZE_MAX) {
+        unserved(CG_CK_REENTRANT_REALLOC_UNSIZED, "realloc", caller);
+        errno = ENOMEM;
+        return NULL;
+    }
+    void *p = cg_reentry_alloc(n, 0, caller, "realloc");
     if (p == NULL)
         return NULL;
     memcpy(p, mem, old < n ? old : n);
@@ -248,8 +274,10 @@ size_t cg_reentry_usable(void *mem, uintptr_t caller)
         return 0;
     seen("malloc_usable_size", caller);
     size_t n = size_of(mem);
-    if (n == SIZE_MAX)
-        report(CG_CK_REENTRANT_USABLE_UNSIZED, "malloc_usable_size", caller);
+    if (n == SIZE_MAX) {
+        unserved(CG_CK_REENTRANT_USABLE_UNSIZED, "malloc_usable_size", caller);
+        return 0;
+    }
     return n;
 }
 

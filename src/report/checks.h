@@ -57,7 +57,8 @@ typedef enum cg_use {
  * corrupted structure), found serving call, and end the process
  * (cg_report).  Never returns. */
 #define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) \
-    _Noreturn void cg_fail_##id(const cg_call_t *call, const void *addr) CG_COLD CG_HIDDEN;
+    _Noreturn void cg_fail_##id(const cg_call_t *call, const void *addr) CG_COLD CG_HIDDEN \
+        CG_REALIGN;
 #define CG_VERIFY_ENTRY(id, token, name, what)
 #include "checks.def"
 
@@ -69,7 +70,7 @@ typedef enum cg_use {
  * Never returns.
  */
 _Noreturn void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr,
-                            const char *detail) CG_COLD CG_HIDDEN;
+                            const char *detail) CG_COLD CG_HIDDEN CG_REALIGN;
 
 /* cg_check_message - the report text of check id with detail (as
  * cg_fail_with writes it) in buf.  Returns buf. */

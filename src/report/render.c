@@ -36,9 +36,10 @@ static size_t put_frames(char *b, size_t cap, const cg_rstack_t *s)
     return cg_format_stack(b, cap, s->pcs, s->n, s->exact0);
 }
 
-/* The text report into b; *head: the length of its first lines (up to the
- * "where" stack). */
-static size_t render_text(char *b, size_t cap, const cg_rdata_t *d, size_t *head)
+/* The first lines of the text report into b (up to the "where" stack):
+ * what needs no unwinding and no symbol lookup, so they can be written
+ * before anything that may fault.  Returns their length. */
+static size_t render_head(char *b, size_t cap, const cg_rdata_t *d)
 {
     const char *token = cg_error_token(d->kind);
     size_t n = cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p", cg_os_getpid(),
@@ -69,7 +70,15 @@ static size_t render_text(char *b, size_t cap, const cg_rdata_t *d, size_t *head
     if (d->glibc != NULL)
         n += cg_fmt(b + n, cap - n, " (glibc: \"%s\")", d->glibc);
     n += cg_fmt(b + n, cap - n, "\n");
-    *head = n;
+    return n;
+}
+
+/* The rest of the text report, after its head, into b: the stacks, the
+ * block, SUMMARY.  Returns its length. */
+static size_t render_rest(char *b, size_t cap, const cg_rdata_t *d)
+{
+    const char *token = cg_error_token(d->kind);
+    size_t n = 0;
     if (d->nstacks > 0)
         n += put_frames(b + n, cap - n, &d->stacks[0]);
     if (d->lock != NULL)
@@ -374,11 +383,23 @@ static bool publish(const cg_rdata_t *d, const char *text, bool recoverable)
     return true;
 }
 
-void cg_report_publish(const cg_rdata_t *d, const char *text)
+typedef struct publish_args {
+    const cg_rdata_t *d;
+    const char *text;
+} publish_args_t;
+
+static void publish_body(void *arg)
 {
+    const publish_args_t *a = arg;
     cg_report_enter();
-    publish(d, text, true);
+    publish(a->d, a->text, true);
     cg_report_leave();
+}
+
+CG_REALIGN void cg_report_publish(const cg_rdata_t *d, const char *text)
+{
+    publish_args_t a = { d, text };
+    cg_report_run(publish_body, &a);
 }
 
 static bool head_out;      /* cg_report_emit_head wrote the first lines */
@@ -395,29 +416,49 @@ void cg_render_after_fork_child(void)
     head_out = false;
 }
 
-void cg_report_emit_head(const cg_rdata_t *d)
-{
-    cg_report_enter_about(about_tid(d));
-    size_t head;
-    render_text(tbuf, sizeof tbuf, d, &head);
-    cg_log_write(tbuf, head);
-    head_out = true;
-}
-
-/* Write d; then end the process (see cg_report_emit), or return when
- * passing. */
-static void emit(const cg_rdata_t *d, bool recoverable, bool passing)
+/* The head of d into tbuf, written to the log unless cg_report_emit_head
+ * did already; takes the report lock if that did not.  Returns the head's
+ * length.  Every report's first lines are out before its stacks are
+ * symbolized (or, after cg_report_emit_head, unwound). */
+static size_t head_once(const cg_rdata_t *d)
 {
     if (!head_out)
         cg_report_enter_about(about_tid(d));
-    size_t head;
-    size_t tn = render_text(tbuf, sizeof tbuf, d, &head);
-    size_t skip = head_out ? head : 0;
+    size_t head = render_head(tbuf, sizeof tbuf, d);
+    if (!head_out)
+        cg_log_write(tbuf, head);
     head_out = false;
-    cg_log_write(tbuf + skip, tn - skip);
-    bool go_on = passing || (recoverable && !cg_opt.halt_on_error);
-    if (publish(d, tbuf, recoverable))
-        go_on = recoverable || passing;
+    return head;
+}
+
+static void emit_head_body(void *arg)
+{
+    head_once(arg);
+    head_out = true;
+}
+
+CG_REALIGN void cg_report_emit_head(const cg_rdata_t *d)
+{
+    cg_report_run(emit_head_body, (void *)d);
+}
+
+typedef struct emit_args {
+    const cg_rdata_t *d;
+    bool recoverable, passing;
+} emit_args_t;
+
+/* Write d; then end the process (see cg_report_emit), or return when
+ * passing. */
+static void emit_body(void *arg)
+{
+    const emit_args_t *a = arg;
+    const cg_rdata_t *d = a->d;
+    size_t head = head_once(d);
+    size_t tn = head + render_rest(tbuf + head, sizeof tbuf - head, d);
+    cg_log_write(tbuf + head, tn - head);
+    bool go_on = a->passing || (a->recoverable && !cg_opt.halt_on_error);
+    if (publish(d, tbuf, a->recoverable))
+        go_on = a->recoverable || a->passing;
     if (go_on) {
         cg_report_leave();
         return;
@@ -425,12 +466,18 @@ static void emit(const cg_rdata_t *d, bool recoverable, bool passing)
     cg_report_exit();
 }
 
-void cg_report_emit(const cg_rdata_t *d, bool recoverable)
+static void emit(const cg_rdata_t *d, bool recoverable, bool passing)
+{
+    emit_args_t a = { d, recoverable, passing };
+    cg_report_run(emit_body, &a);
+}
+
+CG_REALIGN void cg_report_emit(const cg_rdata_t *d, bool recoverable)
 {
     emit(d, recoverable, false);
 }
 
-void cg_report_emit_passing(const cg_rdata_t *d)
+CG_REALIGN void cg_report_emit_passing(const cg_rdata_t *d)
 {
     emit(d, false, true);
 }

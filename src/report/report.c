@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,8 +36,13 @@ void cg_report_exit(void)
     __atomic_store_n(&ending_tid, cg_lock_me(), __ATOMIC_RELEASE);
     /* A program that catches SIGABRT and longjmps out must still be able
      * to get its next report. */
-    if (cg_self.in_report)
+    if (CG_REPORT_BUSY(cg_self.in_report))
         cg_report_leave();
+    /* What runs from here on this thread — SIGABRT handlers (libFuzzer's
+     * writes its crash input), exit handlers — may call malloc while the
+     * thread is still inside the call that reported: such calls are
+     * served apart and never reported (entry/reentry.c). */
+    cg_self.in_report = CG_REPORT_ENDED;
     /* exitcode given alone selects exiting; abort_on_error=1 given wins. */
     bool do_abort = CG_OPT_GIVEN(abort_on_error) ? cg_opt.abort_on_error
                                                  : !CG_OPT_GIVEN(exitcode);
@@ -91,7 +97,7 @@ static bool report_lock_take(uint32_t about)
 
 void cg_report_enter_about(uint32_t about)
 {
-    if (cg_self.in_report) {
+    if (CG_REPORT_BUSY(cg_self.in_report)) {
         static const char nested[] = "==chunkguard: error while reporting an error; aborting\n";
         cg_os_write_all(2, nested, sizeof nested - 1);
         cg_os_abort();
@@ -102,15 +108,15 @@ void cg_report_enter_about(uint32_t about)
     uint32_t me = cg_lock_me();
     for (int i = 0;; i++) {
         if (!report_lock_take(about)) {
-            cg_self.in_report = 2;             /* written without the lock */
+            cg_self.in_report = CG_REPORT_UNLOCKED;
             break;
         }
-        cg_self.in_report = 1;
+        cg_self.in_report = CG_REPORT_WRITING;
         uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
         if (ending == 0 || ending == me || i == 2000)
             break;
         cg_unlock(&report_lock);
-        cg_self.in_report = 0;
+        cg_self.in_report = CG_REPORT_NONE;
         cg_os_sleep_ms(1);
     }
     if (__atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE) == me)
@@ -131,9 +137,21 @@ void cg_report_after_fork_child(void)
 
 void cg_report_leave(void)
 {
-    if (cg_self.in_report == 1)
+    if (cg_self.in_report == CG_REPORT_WRITING)
         cg_unlock(&report_lock);
-    cg_self.in_report = 0;
+    cg_self.in_report = CG_REPORT_NONE;
+}
+
+void cg_report_run(void (*body)(void *arg), void *arg)
+{
+    char *map = NULL;
+    size_t len = CG_REPORT_STACK + cg_pagesize;
+    if (cg_os_altstack_room((uintptr_t)__builtin_frame_address(0)) < CG_REPORT_ROOM &&
+        (map = cg_os_map(len)) != NULL)
+        cg_os_protect(map, cg_pagesize, PROT_NONE);       /* an overflow faults */
+    cg_os_call_on_stack(body, arg, map != NULL ? map + len : NULL);
+    if (map != NULL)
+        cg_os_unmap(map, len);
 }
 
 void cg_report(const cg_call_t *call, cg_error_t kind, const void *addr, const char *check,

@@ -40,7 +40,7 @@ typedef enum cg_error {
  * written (a fault inside the reporter) goes straight to abort.
  */
 _Noreturn void cg_report(const cg_call_t *call, cg_error_t kind, const void *addr,
-                         const char *check, const char *glibc) CG_COLD CG_HIDDEN;
+                         const char *check, const char *glibc) CG_COLD CG_HIDDEN CG_REALIGN;
 
 /*
  * cg_report_exit - end the process after a report, as the options say:
@@ -67,5 +67,32 @@ void cg_report_leave(void) CG_HIDDEN;
  * a report never waits for a forking thread; see entry/init.c), no report
  * ending the process, none half-written. */
 void cg_report_after_fork_child(void) CG_HIDDEN;
+/*
+ * cg_report_run - run body(arg), the part of a report that renders,
+ * unwinds and writes, on a stack fit for it: realigned to 16 bytes (a
+ * program that hijacked a return address calls us misaligned, see
+ * CG_REALIGN), and on a stack mapped for it when the thread is on an
+ * alternate signal stack with less than CG_REPORT_ROOM bytes left (a
+ * program's small sigaltstack, or ours after a deep fault).  The mapped
+ * stack is unmapped when body returns; a body that ends the process
+ * leaves it.  Every report begins here (render.c, debug.c); nested calls
+ * (a report's body starting the next step) run on the stack they are on,
+ * which has the room.  Async-signal-safe.
+ */
+#define CG_REPORT_ROOM  ((size_t)48 * 1024)
+#define CG_REPORT_STACK ((size_t)256 * 1024)
+void cg_report_run(void (*body)(void *arg), void *arg) CG_HIDDEN CG_REALIGN;
+
+/* cg_self.in_report: what this thread's report is doing.  WRITING: a
+ * report is being written, under the report lock; UNLOCKED: written
+ * without it (cg_report_enter_about) — in both a report begun now is a
+ * nested one, which aborts; ENDED: its report ends the process (the abort
+ * or exit is under way: SIGABRT handlers and exit handlers run now, and
+ * may allocate). */
+enum { CG_REPORT_NONE = 0, CG_REPORT_WRITING = 1, CG_REPORT_UNLOCKED = 2, CG_REPORT_ENDED = 3 };
+#define CG_REPORT_BUSY(s) ((s) == CG_REPORT_WRITING || (s) == CG_REPORT_UNLOCKED)
+
+
+
 
 #endif /* CG_REPORT_H */

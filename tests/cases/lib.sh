@@ -114,7 +114,7 @@ cgcase_judge() {
     fault=1
     if ! printf '%s\n' "$l1" |
         grep -Eq "^==$CGCASE_PID==ERROR: chunkguard: $token on address 0x[0-9a-fA-F]+ at pc 0x[0-9a-fA-F]+\$" ||
-       ! printf '%s\n' "$l2" | grep -Eq "^(READ|WRITE|ACCESS).* at 0x[0-9a-fA-F]+ thread T[0-9]+\$"; then
+       ! printf '%s\n' "$l2" | grep -Eq "^(READ|WRITE|EXECUTE|ACCESS).* at 0x[0-9a-fA-F]+ thread T[0-9]+\$"; then
       echo "fault report's first lines are '$l1' and '$l2', expected '==$CGCASE_PID==ERROR: chunkguard: $token on address 0x... at pc 0x...' and 'READ|WRITE ... at 0x... thread T<n>'"
       return 1
     fi

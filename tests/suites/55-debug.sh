@@ -329,3 +329,107 @@ for i in $(seq 24); do
 done
 if [ $bad = 0 ]; then pass regress-racing-frees-one-wins
 else fail regress-racing-frees-one-wins "$bad of 12 runs failed: rc=$rc $(head -c 300 <<<"$err")"; fi
+
+# Reports in hostile states (issue 13, points 13, 14, 16; tests/debug/hostile/).
+H=$R/tests/debug/hostile
+for f in misaligned small_altstack thread_first_free exec_block; do
+    gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wno-free-nonheap-object \
+        -Wno-use-after-free -Wno-array-bounds -Wno-stringop-overflow \
+        -o "$B/h_$f" "$H/$f.c" || fail hostile-build "$f"
+done
+hrun() {   # hrun OPTIONS PROGRAM ARGS...: sets out, err, rc
+    local o=$1; shift
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$o" LD_PRELOAD="$SO" "$B/h_$1" "${@:2}" 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+}
+# A report made with the stack pointer 8 bytes off (a hijacked return into
+# a function that calls exit): the report is written whole, the process
+# ends as the report says (before the fix: SIGSEGV in dl_iterate_phdr's
+# movaps, no report).  The program's own line proves %rsp was misaligned.
+# hostile_whole NAME RC TOKEN PATTERN...: exit status RC, one report of
+# TOKEN with its SUMMARY line, every PATTERN in it, %rsp was off by 8
+hostile_whole() {
+    local name=$1 want=$2 token=$3; shift 3
+    local missing=""
+    for pat in "$@"; do grep -Eq -- "$pat" <<<"$err" || missing="$missing [$pat]"; done
+    if [ "$rc" = "$want" ] && grep -q '^landed: rsp % 16 = 8$' <<<"$err" &&
+       [ "$(grep -c "ERROR: chunkguard: $token" <<<"$err")" = 1 ] && [ -z "$missing" ]; then
+        pass "$name"
+    else fail "$name" "rc=$rc missing:$missing $(head -c 600 <<<"$err")"; fi
+}
+hrun mode=debug:guard_sample=0 misaligned exit-overflow
+hostile_whole hostile-misaligned-exit-report 134 heap-buffer-overflow 'found at exit' \
+    'in main' '^SUMMARY: chunkguard: heap-buffer-overflow'
+hrun mode=debug:guard_sample=0:detect_leaks=1 misaligned exit-leak
+hostile_whole hostile-misaligned-exit-leak 23 'detected memory leaks' \
+    'Direct leak of 40 byte\(s\) in 1 object' 'in main'
+for mode in debug fast; do
+    hrun mode=$mode:guard_sample=0 misaligned free
+    hostile_whole hostile-misaligned-$mode-double-free 134 double-free 'in landed' \
+        '^SUMMARY: chunkguard: double-free'
+done
+# A report begun in a signal handler with little of its alternate stack
+# left (8 KiB, a guard page below): written whole, on a stack of its own
+# (before the fix: the report ran off the stack into the guard page, and
+# the process died of SIGSEGV mid-report).
+for mode in debug fast; do
+    hrun mode=$mode:guard_sample=0 small_altstack 8192
+    if [ $rc = 134 ] && [ "$(grep -c 'ERROR: chunkguard: double-free' <<<"$err")" = 1 ] &&
+       grep -q '^SUMMARY: chunkguard: double-free' <<<"$err" &&
+       { [ $mode = fast ] || grep -q 'in on_usr1' <<<"$err"; }; then
+        pass hostile-small-altstack-$mode
+    else fail hostile-small-altstack-$mode "rc=$rc $(head -c 600 <<<"$err")"; fi
+done
+# A new thread's first call is a bad free: its report's unwind is the
+# thread's first, whose TLS block the loader mallocs (__tls_get_addr) on
+# chunkguard's behalf: served, never a reentrant-call report.
+for k in interior:invalid-free double:double-free stack:invalid-free; do
+    hrun mode=debug:guard_sample=0 thread_first_free ${k%%:*}
+    if [ $rc = 134 ] && [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ] &&
+       grep -q "ERROR: chunkguard: ${k#*:} on address 0x[0-9a-f]* \[thread T1\]" <<<"$err" &&
+       grep -q 'in bad_free' <<<"$err"; then pass hostile-thread-first-free-${k%%:*}
+    else fail hostile-thread-first-free-${k%%:*} "rc=$rc $(head -c 600 <<<"$err")"; fi
+done
+# ... and with halt_on_error=0 the thread's one report, then the program
+# goes on
+hrun mode=debug:guard_sample=0:halt_on_error=0 thread_first_free interior
+if [ $rc = 0 ] && [ "$out" = survived ] && [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ] &&
+   grep -q 'ERROR: chunkguard: invalid-free' <<<"$err"; then pass hostile-thread-first-free-recover
+else fail hostile-thread-first-free-recover "rc=$rc out=$out $(head -c 600 <<<"$err")"; fi
+# A SIGSEGV at a pc inside a live block the program made executable (and
+# read-only) with mprotect, storing into itself: a segv report on the block
+# for every size — heap blocks (FAULT_HEAP) and big blocks (FAULT_BIG, or
+# in debug mode a guarded block's GUARD_FAULT_LIVE) alike.  Before the fix
+# a big block's fault was passed on unreported (fast mode) or reported as
+# a wild pointer / an overflow past the block (debug mode).
+# covers checks.def: FAULT_HEAP
+hexec() {   # hexec NAME OPTIONS RC PATTERN... -- ARGS...
+    local name=$1 o=$2 want=$3; shift 3
+    local pats=()
+    while [ "$1" != -- ]; do pats+=("$1"); shift; done; shift
+    hrun "$o" exec_block "$@"
+    local addr missing=""
+    addr=$(sed -n 's/^cg-expect-addr=//p' <<<"$out")
+    for pat in "${pats[@]}"; do grep -Eq -- "$pat" <<<"$err" || missing="$missing [$pat]"; done
+    if [ "$rc" = "$want" ] && [ -n "$addr" ] && [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ] &&
+       grep -q "ERROR: chunkguard: segv on address $addr" <<<"$err" && [ -z "$missing" ] &&
+       ! grep -q 'inside chunkguard' <<<"$err"; then pass "$name"
+    else fail "$name" "rc=$rc addr=$addr missing:$missing $(head -c 700 <<<"$err")"; fi
+}
+for size in 4096 65536 1048576; do
+    what='chunkguard heap region'; [ $size = 1048576 ] && what="live mmap'd block"
+    hexec hostile-exec-fast-$size mode=fast 134 "$what" -- $size
+    [ $size = 4096 ] && size=12288       # a fetch from the block's second page
+    hexec hostile-exec-fast-$size-fetch mode=fast 134 "$what" 'an instruction fetch' -- $size fetch
+done
+hexec hostile-exec-debug-big mode=debug:guard_sample=0 134 'inside the live block' \
+    'a 1048576-byte region' -- 1048576
+hexec hostile-exec-debug-big-fetch mode=debug:guard_sample=0 134 '^EXECUTE at 0x' \
+    'inside the live block' -- 1048576 fetch
+hexec hostile-exec-debug-big-unguarded mode=debug:guard_sample=0:guard_big=0 134 \
+    "live mmap'd block" 'a 1048576-byte region' -- 1048576
+# A call through a NULL function pointer: the fault is the fetch at pc 0;
+# debug mode's one report says so without reading the instruction there
+# (it faulted again inside the handler: "SIGSEGV inside chunkguard").
+hexec hostile-exec-debug-null-call mode=debug:guard_sample=0 139 '^EXECUTE at 0x0 ' \
+    'a NULL or wild' -- 0 null

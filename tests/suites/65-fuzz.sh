@@ -82,3 +82,9 @@ for e in $BLINDED; do
         fi
     fi
 done
+
+# The recipes of docs/fuzzing.md ("Your own program") in debug mode, run to
+# the first crash under libFuzzer and under AFL++ (fuzz/tools/recipes.sh):
+# each keeps the crashing input, which replays to the report; the
+# libFuzzer binary starts without the sanitizer runtime's sigaction warning.
+"$R/fuzz/tools/recipes.sh" "$CG_BUILD/libchunkguard.a" "$tmp/recipes"
