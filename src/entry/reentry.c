@@ -260,7 +260,7 @@ void *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller)
         errno = ENOMEM;
         return NULL;
     }
-    void *p = cg_reentry_alloc(n, 0, caller, "realloc");
+    void *p = serve(n, 0, caller, "realloc");
     if (p == NULL)
         return NULL;
     memcpy(p, mem, old < n ? old : n);
