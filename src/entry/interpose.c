@@ -141,7 +141,8 @@ CG_PUBLIC void *CG_API(aligned_alloc)(size_t align, size_t n)
 }
 
 /* posix_memalign - 0 and *memptr set, or EINVAL (align not a power of two
- * multiple of sizeof(void *)) or ENOMEM, *memptr untouched; errno kept. */
+ * multiple of sizeof(void *)) or ENOMEM, *memptr untouched.  errno is kept,
+ * except that ENOMEM also leaves errno == ENOMEM (as glibc 2.36 does). */
 CG_PUBLIC int CG_API(posix_memalign)(void **memptr, size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
