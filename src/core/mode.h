@@ -54,6 +54,11 @@ typedef struct cg_mode {
      * at exit (its destructor, before the stats file); may be NULL. */
     void   (*start)(void);
     void   (*at_exit)(void);
+    /* Memory the program has freed that the mode still holds in the core
+     * (debug mode's quarantine), which mallinfo counts as free: chunk
+     * bytes in heaps, and bytes and blocks of big blocks; may be NULL.
+     * Takes no lock. */
+    void   (*held)(size_t *heap_bytes, size_t *big_bytes, size_t *big_blocks);
     /* A thread's first call into chunkguard, and its exit (not the main
      * thread's: the process's exit is at_exit); may be NULL. */
     void   (*thread_start)(void);

@@ -744,6 +744,7 @@ const cg_mode_t cg_mode_debug = {
     .usable = dbg_usable,
     .start = debug_start,
     .at_exit = debug_at_exit,
+    .held = cg_quarantine_held,
     .thread_start = cg_fault_thread_start,
     .thread_exit = cg_fault_thread_exit,
 };

@@ -42,6 +42,11 @@ void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 /* Bytes and blocks now held. */
 void cg_quarantine_usage(size_t *bytes, size_t *blocks) CG_HIDDEN;
 
+/* Chunk bytes now held in heap chunks, and bytes and blocks in mmap'd big
+ * blocks (what mallinfo moves from "in use" to free).  No lock; the
+ * counts may be a moment old. */
+void cg_quarantine_held(size_t *heap_bytes, size_t *big_bytes, size_t *big_blocks) CG_HIDDEN;
+
 /* Fork handlers (taken before the shadow and arena locks). */
 void cg_quarantine_lock_all(void) CG_HIDDEN;
 void cg_quarantine_unlock_all(bool child) CG_HIDDEN;
