@@ -166,6 +166,11 @@ static void init_core(void)
     cg_link_secret = (uintptr_t)cg_os_random64() & ~(uintptr_t)CG_ALIGN_MASK;
     cg_tunables_init();
     cg_options_init();
+    /* MALLOC_CHECK_=1..3 (glibc.malloc.check): glibc's checking allocator,
+     * whose malloc_usable_size is the size requested; debug mode is ours
+     * (docs/options.md, "glibc's settings").  A mode given wins. */
+    if (cg_tunable_check != 0 && !CG_OPT_GIVEN(mode))
+        cg_opt.mode = CG_OPT_MODE_DEBUG;
     apply_options();
     cg_debug_init();
     /* guard mode: debug mode's table, every block guarded (debug/sample.h) */
