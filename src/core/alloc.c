@@ -19,6 +19,20 @@ void *cg_malloc_mem(size_t n, const cg_call_t *call)
     return cg_malloc_mem_inline(n, call);
 }
 
+void cg_consolidate_before_big(const cg_call_t *call)
+{
+    /* The thread's arena, without attaching one: a thread that has none
+     * has freed nothing into one it uses (the main arena while
+     * single-threaded). */
+    cg_arena_t *av = cg_self.arena != NULL ? cg_self.arena : &cg_main_arena;
+    if (!CG_LOAD(av->have_fastchunks))
+        return;
+    cg_tok_t av_tok = cg_lock_if_op(&av->lock, call);
+    if (av->top != NULL && CG_LOAD(av->have_fastchunks))
+        cg_arena_consolidate(av, call);
+    cg_unlock_if(&av->lock, av_tok);
+}
+
 void cg_report_bad_size(cg_chunk_t *c, cg_use_t use, const cg_call_t *call)
 {
     /* A "chunk" whose size reaches exactly the heap's end is the top chunk:

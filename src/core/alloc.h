@@ -78,6 +78,13 @@ CG_INLINE cg_chunk_t *cg_from_arenas(size_t nb, size_t align, const cg_call_t *c
     return c;
 }
 
+/* A request at or above the mmap threshold about to get a big block:
+ * consolidate the fastbins of the thread's arena first, as glibc's
+ * _int_malloc does for every large request (a damaged fastbin is found
+ * there, not left for later).  Takes the arena lock when call->mt and the
+ * arena has fast chunks (alloc.c). */
+void cg_consolidate_before_big(const cg_call_t *call) CG_HIDDEN CG_NOINLINE;
+
 /* A chunk of at least nb bytes from the tcache, an arena, or a big block.
  * *fresh says its memory is known to read zero.  NULL with errno ENOMEM. */
 CG_INLINE cg_chunk_t *cg_alloc_chunk(size_t nb, const cg_call_t *call, cg_tcache_t *tc,
@@ -90,10 +97,12 @@ CG_INLINE cg_chunk_t *cg_alloc_chunk(size_t nb, const cg_call_t *call, cg_tcache
             return cg_mem2chunk(cg_tcache_get(tc, idx, call));
     }
     cg_chunk_t *c = NULL;
-    if (nb >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max &&
-        (c = cg_big_alloc(nb, 0, call)) != NULL) {
-        *fresh = true;
-        return c;
+    if (nb >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max) {
+        cg_consolidate_before_big(call);
+        if ((c = cg_big_alloc(nb, 0, call)) != NULL) {
+            *fresh = true;
+            return c;
+        }
     }
     c = cg_from_arenas(nb, 0, call, tc, fresh);
     if (c == NULL && (c = cg_big_alloc(nb, 0, call)) != NULL)
