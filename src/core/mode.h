@@ -54,6 +54,11 @@ typedef struct cg_mode {
      * at exit (its destructor, before the stats file); may be NULL. */
     void   (*start)(void);
     void   (*at_exit)(void);
+    /* The process ends by _exit or _Exit (no atexit handler, no
+     * destructor runs): the checks at_exit makes of the blocks, without
+     * what needs the program's cooperation (the leak check, flushing its
+     * stdio); may be NULL. */
+    void   (*at_exit_now)(void);
     /* Memory the program has freed that the mode still holds in the core
      * (debug mode's quarantine), which mallinfo counts as free: chunk
      * bytes in heaps, and bytes and blocks of big blocks; may be NULL.

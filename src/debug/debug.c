@@ -393,14 +393,17 @@ static void check_live_at_exit(cg_shadow_t *r, void *arg)
  * or reuse a block under the walk — every live block.  (glibc never sets
  * __libc_single_threaded again once a thread was created: the kernel's
  * count of the process's threads says whether the others have ended.) */
-static void checks_at_exit(void)
+static void checks_at_exit(const char *op, bool flush)
 {
     /* No program call: the reports name the exit. */
-    cg_call_t call = cg_call_internal("exit");
+    cg_call_t call = cg_call_internal(op);
     /* A report now ends the process before exit() would flush the
      * program's stdio buffers: flush them first, so that its output
-     * is not lost (exit flushes them anyway; nothing allocates). */
-    cg_os_flush_stdio();
+     * is not lost (exit flushes them anyway; nothing allocates).  _exit
+     * flushes nothing: a forked child's copies of its parent's buffers
+     * must not come out twice. */
+    if (flush)
+        cg_os_flush_stdio();
     cg_quarantine_each(check_at_exit, &call);
     if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
         cg_shadow_each(check_live_at_exit, &call);
@@ -411,8 +414,16 @@ static void checks_at_exit(void)
  * flushed before it), then the leak check (detect_leaks=1). */
 static void debug_at_exit(void)
 {
-    checks_at_exit();
+    checks_at_exit("exit", true);
     cg_leak_check_at_exit();
+}
+
+/* At _exit or _Exit: the blocks, as at exit (a child that ends so would
+ * take a write after free away unseen), but no leak check: such an exit
+ * skips the program's own cleanup on purpose. */
+static void debug_at_exit_now(void)
+{
+    checks_at_exit("_exit", false);
 }
 
 
@@ -744,6 +755,7 @@ const cg_mode_t cg_mode_debug = {
     .usable = dbg_usable,
     .start = debug_start,
     .at_exit = debug_at_exit,
+    .at_exit_now = debug_at_exit_now,
     .held = cg_quarantine_held,
     .thread_start = cg_fault_thread_start,
     .thread_exit = cg_fault_thread_exit,

@@ -259,6 +259,17 @@ static void write_stats_file(void)
     cg_os_write_file(path, line, n, false);
 }
 
+void cg_exit_now(int status)
+{
+    /* Not from inside chunkguard (a signal handler that interrupted it,
+     * code it calls), nor after a report began to end the process: the
+     * state the checks read may be half-changed, or has been reported. */
+    if (cg_init_state == 2 && cg_mode.at_exit_now != NULL && !cg_reentered() &&
+        !cg_self.in_report && !cg_report_ending())
+        cg_mode.at_exit_now();
+    cg_os_exit(status);
+}
+
 /* The library's destructor: the mode's checks at exit, then the stats
  * file. */
 __attribute__((destructor)) static void cg_destructor(void)
