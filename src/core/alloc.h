@@ -137,14 +137,16 @@ static inline void cg_check_heap_size(cg_chunk_t *c, cg_use_t use, const cg_call
 }
 
 /* A heap chunk being freed or resized must be in use: not in this thread's
- * tcache (the key is only a hint; the walk is exact) and not free in a bin
- * (the next chunk's PREV_INUSE bit). */
+ * tcache nor in a fastbin (its key is the hint: tcache.c's
+ * cg_freed_key_check is exact) and not free in a bin (the next chunk's
+ * PREV_INUSE bit).  The largest tcache chunk bounds both keyed kinds (a
+ * fastbin chunk is at most 176 bytes); the constant saves a load. */
 static inline void cg_check_in_use(cg_chunk_t *c, size_t size, cg_tcache_t *tc,
                                    const cg_call_t *call)
 {
-    if (CG_CHECK_ON(TCACHE_DOUBLE_FREE) && tc != NULL && size <= cg_mp.tcache_max_csize &&
+    if (CG_CHECK_ON(TCACHE_DOUBLE_FREE) && size <= CG_KEYED_MAX_CSIZE &&
         CG_UNLIKELY(((cg_tentry_t *)cg_chunk2mem(c))->key == cg_tcache_key))
-        cg_tcache_double_free_check(tc, cg_csize2tidx(size), cg_chunk2mem(c), call);
+        cg_freed_key_check(c, size, tc, call);
     if (CG_CHECK_ON(NOT_INUSE) && CG_UNLIKELY(!cg_prev_inuse(cg_at(c, size))))
         cg_fail_NOT_IN_USE(call, cg_chunk2mem(c));
 }

@@ -37,6 +37,7 @@
 #include "mode.h"
 #include "reentry.h"
 #include "tcache.h"
+#include "fastbin.h"
 
 int cg_init_state;            /* 0 not started, 1 in progress, 2 ready */
 static int core_ready;
@@ -163,6 +164,7 @@ static void init_core(void)
     if (ps >= 4096 && (ps & (ps - 1)) == 0)
         cg_pagesize = ps;
     cg_tcache_key = (uintptr_t)cg_os_random64();
+    cg_fastbin_secret = (uintptr_t)cg_os_random64();
     cg_link_secret = (uintptr_t)cg_os_random64() & ~(uintptr_t)CG_ALIGN_MASK;
     cg_tunables_init();
     cg_options_init();
