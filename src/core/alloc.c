@@ -33,6 +33,45 @@ void cg_consolidate_before_big(const cg_call_t *call)
     cg_unlock_if(&av->lock, av_tok);
 }
 
+/* Could x be a free-list link of av: a bin header in av, or a readable
+ * chunk address in one of our heaps? */
+static bool link_readable(const cg_arena_t *av, const cg_chunk_t *x)
+{
+    return (uintptr_t)x - (uintptr_t)av < sizeof *av || cg_heap_contains(x);
+}
+
+void cg_report_not_in_use(cg_chunk_t *c, size_t size, const cg_call_t *call)
+{
+    char detail[224];
+    void *mem = cg_chunk2mem(c);
+    cg_heap_t *h = cg_heap_base(c);
+    /* next starts a chunk or is the fencepost closing an old heap: the
+     * size check passed (cg_check_heap_size) */
+    cg_chunk_t *next = cg_at(c, size);
+    size_t head = cg_head(next), nsize = head & ~CG_FLAG_BITS;
+    char *end = cg_heap_end(h), *nend = (char *)next + nsize;
+    cg_fmt(detail, sizeof detail, "the chunk after it, at %p, has the size|flags word 0x%x (the "
+           "8 bytes at %p)", (void *)next, head, (void *)&next->size);
+    /* A size no chunk after c can have: below the minimum, not a multiple
+     * of 16, mmapped, or not ending where a chunk starts or the heap ends.
+     * (The fencepost, whose sizes are our own, is judged by its links.) */
+    if (next != CG_LOAD(h->fence) &&
+        ((head & CG_IS_MMAPPED) || nsize < CG_MINSIZE || (nsize & CG_ALIGN_MASK) ||
+         nsize > (size_t)(end - (char *)next) ||
+         (nend != end && !cg_start_test(h, nend) && (cg_chunk_t *)nend != CG_LOAD(h->fence))))
+        cg_fail_with(call, CG_CK_NOT_IN_USE_NEXT_SIZE, mem, detail);
+    /* A block freed before sits in a bin: its links lead to neighbours
+     * (or the bin) that point back at it, and the next chunk's prev_size
+     * is its size.  Read without the arena lock, each link tested before
+     * it is followed: this is the report. */
+    cg_arena_t *av = cg_arena_of(c);
+    cg_chunk_t *fd = c->fd, *bk = c->bk;
+    if (next->prev_size == size && link_readable(av, fd) && link_readable(av, bk) &&
+        fd->bk == c && bk->fd == c)
+        cg_fail_NOT_IN_USE(call, mem);
+    cg_fail_with(call, CG_CK_NOT_IN_USE_FLAG, mem, detail);
+}
+
 void cg_report_bad_size(cg_chunk_t *c, cg_use_t use, const cg_call_t *call)
 {
     /* A "chunk" whose size reaches exactly the heap's end is the top chunk:

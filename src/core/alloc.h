@@ -136,6 +136,12 @@ static inline void cg_check_heap_size(cg_chunk_t *c, cg_use_t use, const cg_call
         cg_fail_BAD_NEXT(call, cg_chunk2mem(c));
 }
 
+/* The report of the in-use check below: the next chunk's PREV_INUSE bit
+ * says c is free — a double free when c looks free (in a bin), heap
+ * corruption of that chunk's header otherwise (alloc.c). */
+void cg_report_not_in_use(cg_chunk_t *c, size_t size, const cg_call_t *call)
+    CG_COLD CG_HIDDEN __attribute__((noreturn));
+
 /* A heap chunk being freed or resized must be in use: not in this thread's
  * tcache nor in a fastbin (its key is the hint: tcache.c's
  * cg_freed_key_check is exact) and not free in a bin (the next chunk's
@@ -148,7 +154,7 @@ static inline void cg_check_in_use(cg_chunk_t *c, size_t size, cg_tcache_t *tc,
         CG_UNLIKELY(((cg_tentry_t *)cg_chunk2mem(c))->key == cg_tcache_key))
         cg_freed_key_check(c, size, tc, call);
     if (CG_CHECK_ON(NOT_INUSE) && CG_UNLIKELY(!cg_prev_inuse(cg_at(c, size))))
-        cg_fail_NOT_IN_USE(call, cg_chunk2mem(c));
+        cg_report_not_in_use(c, size, call);
 }
 
 /* Give a validated heap chunk back: tcache if its bin has room, else the
