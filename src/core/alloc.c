@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "mode.h"
+
 cg_chunk_t *cg_from_other_arena(cg_arena_t *failed, size_t nb, size_t align,
                                 const cg_call_t *call, cg_tcache_t *tc, bool *fresh)
 {
@@ -81,6 +83,24 @@ void cg_report_bad_size(cg_chunk_t *c, cg_use_t use, const cg_call_t *call)
     cg_fail_BAD_SIZE(call, cg_chunk2mem(c));
 }
 
+/* Did a block start at mem once, and was it freed and merged into the
+ * free chunk that ends at pend (mem 16-byte aligned, inside it)?  Memory
+ * no chunk has reached yet (from the heap's clean mark up) never held a
+ * block; elsewhere the stale header such a block leaves must still be
+ * there: a size a chunk can have, ending inside that free chunk.  (Where
+ * the memory held a block's data, that data can look like a header: then
+ * this says yes.) */
+static bool held_a_block(const cg_heap_t *h, const void *mem, const char *pend)
+{
+    /* the chunk such a block had: its memory is the mode's lead before mem */
+    const char *c = (const char *)mem - cg_mode.block_lead - CG_HDR_SZ;
+    if ((const char *)mem > CG_LOAD(h->clean_from) || c < h->data)
+        return false;
+    size_t head = ((const cg_chunk_t *)c)->size, size = head & ~CG_FLAG_BITS;
+    return !(head & CG_IS_MMAPPED) && size >= CG_MINSIZE && !(size & CG_ALIGN_MASK) &&
+           size <= (size_t)(pend - c);
+}
+
 /* A pointer into one of our heaps that is not a chunk start: say what it
  * points into, as precisely as the start bitmap allows. */
 void cg_report_not_a_block(void *mem, cg_use_t use, const cg_call_t *call)
@@ -94,10 +114,16 @@ void cg_report_not_a_block(void *mem, cg_use_t use, const cg_call_t *call)
         cg_fail_with(call, CG_CK_FOR_USE(NO_BLOCK, use), mem, NULL);
     } else if (pend == cg_heap_end(h) || !cg_prev_inuse((cg_chunk_t *)pend)) {
         /* free space: the top chunk, or a free chunk in a bin */
-        if (cg_aligned_ok(mem))
-            cg_fail_with(call, pend == cg_heap_end(h) ? CG_CK_FOR_USE(FREED_TOP, use)
-                                                      : CG_CK_FOR_USE(FREED_BIN, use), mem, NULL);
-        cg_fail_with(call, CG_CK_FOR_USE(MISALIGNED_FREE_MEMORY, use), mem, NULL);
+        bool top = pend == cg_heap_end(h);
+        if (!cg_aligned_ok(mem))
+            cg_fail_with(call, CG_CK_FOR_USE(MISALIGNED_FREE_MEMORY, use), mem, NULL);
+        if (held_a_block(h, mem, pend))
+            cg_fail_with(call, top ? CG_CK_FOR_USE(FREED_TOP, use) : CG_CK_FOR_USE(FREED_BIN, use),
+                         mem, NULL);
+        cg_fmt(detail, sizeof detail, "it is %zu bytes into %s at %p (%zu bytes)",
+               (size_t)((char *)mem - (char *)p), top ? "the top chunk" : "a free chunk",
+               (void *)p, psize);
+        cg_fail_with(call, CG_CK_FOR_USE(IN_FREE_SPACE, use), mem, detail);
     } else {
         size_t off = (size_t)((char *)mem - (char *)cg_chunk2mem(p));
         size_t usable = psize - CG_SIZE_SZ;

@@ -34,6 +34,11 @@ typedef struct cg_mode {
      * calls are reported; redzone, quarantine, detect_leaks and
      * halt_on_error act. */
     bool instrumented;
+    /* Bytes from a heap chunk's memory to the pointer the program gets
+     * (debug mode's leading redzone, CG_DBG_LEAD; 0 in fast mode): where
+     * the core's reports look for the stale header of a block freed long
+     * ago (alloc.c). */
+    size_t block_lead;
     /* n bytes (n <= CG_MAX_REQUEST already checked for calloc: bytes is
      * nmemb * size without overflow).  NULL with errno ENOMEM. */
     void  *(*malloc)(size_t n, const cg_call_t *c);

@@ -747,6 +747,7 @@ const cg_mode_t cg_mode_debug = {
     .name = "debug",
     .tcache = false,
     .instrumented = true,
+    .block_lead = CG_DBG_LEAD,
     .malloc = dbg_malloc,
     .calloc = dbg_calloc,
     .memalign = dbg_memalign,
