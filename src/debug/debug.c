@@ -275,6 +275,46 @@ static CG_COLD void report_header(const cg_call_t *call, const cg_shadow_t *r,
 
 static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char *when);
 
+/* Damage [bad, last] in the trailing redzone of r's block that does not
+ * start at the block's end but reaches the chunk after it (its header's
+ * first word, prev_size, is the redzone's last 8 bytes) is a write before
+ * the next block, an underflow of it, not an overflow of this one: when
+ * that chunk is a debug block, report it so, naming it ("N bytes before").
+ * True when it reported. */
+static bool blame_next(const cg_call_t *call, const cg_shadow_t *r, const unsigned char *bad,
+                       const unsigned char *last, const char *when)
+{
+    const cg_chunk_t *c = r->chunk;
+    if (cg_is_mmapped(c) || !cg_in_heap(c))
+        return false;
+    const cg_chunk_t *nc = cg_at(c, cg_csize(c));
+    if ((const unsigned char *)nc > last + 1 || bad <= (const unsigned char *)cg_shadow_user(r) + r->req)
+        return false;
+    cg_shadow_t *nr = cg_heap_offset(nc) >= CG_HEAP_DATA_OFF &&
+                              cg_start_test(cg_heap_base(c), nc)
+                          ? cg_shadow_of(nc, false, call) : NULL;
+    if (nr == NULL || nr->chunk != nc || nr->guarded)
+        return false;
+    const unsigned char *un = cg_shadow_user(nr);
+    char msg[384];
+    size_t span = (size_t)(last - bad) + 1;
+    size_t n = span == 1
+        ? cg_fmt(msg, sizeof msg, "1 byte changed, %zu bytes before a %zu-byte region (found "
+                 "%s); found", (size_t)(un - bad), nr->req, when)
+        : cg_fmt(msg, sizeof msg, "%zu bytes changed, from %zu to %zu bytes before a %zu-byte "
+                 "region (found %s); found", span, (size_t)(un - bad), (size_t)(un - last),
+                 nr->req, when);
+    n += hex_bytes(msg + n, sizeof msg - n, bad, span);
+    n += cg_fmt(msg + n, sizeof msg - n, "%s (expected %x)", span > 16 ? " ..." : "",
+                (size_t)CG_DBG_REDZONE);
+    size_t now = cg_head(nc);
+    if ((now | CG_PREV_INUSE) != (nr->head | CG_PREV_INUSE))
+        cg_fmt(msg + n, sizeof msg - n, "; its chunk's size word was 0x%x, is now 0x%x",
+               nr->head, now);
+    dbg_report(call, CG_CK_DEBUG_BEFORE_HEADER, bad, msg, nr);
+    return true;
+}
+
 /* An overwritten header is often the far end of an overflow of the block
  * before it: when that block's trailing redzone is damaged too, the report
  * is about that block.  True when it reported. */
@@ -323,6 +363,8 @@ static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char 
                 last = q;
                 break;
             }
+        if (blame_next(call, r, bad, last, when))
+            return false;
         size_t span = (size_t)(last - bad) + 1;
         bool to_end = last == u + r->req + tail - 1;
         size_t n = cg_fmt(msg, sizeof msg, "%zu bytes past a %zu-byte region (found %s), "
