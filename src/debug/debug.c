@@ -55,6 +55,9 @@ static void find_loader(void)
 
 static bool priming;       /* blocks allocated now are chunkguard's own */
 
+static bool core_report(const cg_call_t *call, cg_check_t id, cg_error_t kind, const void *addr,
+                        const char *detail);
+
 CG_STARTUP void cg_debug_init(void)
 {
     if (cg_opt.mode == CG_OPT_MODE_FAST)
@@ -66,6 +69,7 @@ CG_STARTUP void cg_debug_init(void)
      * (At initialisation, single-threaded.) */
     const cg_call_t init = { .caller = 0, .op = "initialisation", .tc = NULL, .mt = false };
     cg_param_set(M_MXFAST, 0, &init);
+    cg_fail_hook = core_report;
 }
 
 static void debug_start(void)
@@ -254,6 +258,44 @@ static size_t hex_bytes(char *out, size_t cap, const unsigned char *p, size_t le
         n += cg_fmt(out + n, cap - n, " %c%c", "0123456789abcdef"[p[i] >> 4],
                     "0123456789abcdef"[p[i] & 15]);
     return n;
+}
+
+/* The record of the block a is in; for heap corruption in a heap, else
+ * the nearest block below a (an overflow runs upward): a few chunks back
+ * over free space and the top chunk.  No lock (a report). */
+static cg_shadow_t *block_at_or_below(const void *a, bool below)
+{
+    cg_shadow_t *r = cg_shadow_find(a, NULL);
+    if (r != NULL || !below || !cg_in_heap(a) || cg_heap_offset(a) < CG_HEAP_DATA_OFF)
+        return r;
+    cg_heap_t *h = cg_heap_base(a);
+    const char *p = a;
+    for (int i = 0; i < 8 && p > h->data; i++) {
+        cg_chunk_t *c = cg_heap_find_chunk(h, p - 1);
+        if (c == NULL)
+            return NULL;
+        if ((r = cg_shadow_of(c, false, NULL)) != NULL && r->chunk == c && !r->guarded)
+            return r;
+        p = (const char *)c;
+    }
+    return NULL;
+}
+
+/* The core's checks (checks.c, cg_fail_hook) in an instrumented mode: the
+ * report with the whole stack from the program's call, and the block the
+ * address is in — or, for heap corruption, the nearest block below it,
+ * with its stacks (a wild write into the top chunk names the block an
+ * overflow of which reached it).  The fault handler's checks keep their
+ * own way (fault.c: the faulting stack is the signal's).  True when it
+ * reported (the caller then ends the process). */
+static bool core_report(const cg_call_t *call, cg_check_t id, cg_error_t kind, const void *addr,
+                        const char *detail)
+{
+    if (id == CG_CK_FAULT_INSIDE || id == CG_CK_FAULT_GUARD || id == CG_CK_FAULT_HEAP ||
+        id == CG_CK_FAULT_OVERFLOW || id == CG_CK_FAULT_WILD)
+        return false;
+    dbg_report(call, id, addr, detail, block_at_or_below(addr, kind == CG_E_HEAP_CORRUPTION));
+    return true;
 }
 
 /* ---- checks ----------------------------------------------------------- */
