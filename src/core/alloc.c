@@ -160,8 +160,10 @@ cg_chunk_t *cg_owned_big(void *mem, cg_use_t use, const cg_call_t *call, bool *b
 cg_chunk_t *cg_aligned_chunk(size_t nb, size_t align, const cg_call_t *call)
 {
     cg_chunk_t *c = NULL;
-    if (nb + align >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max)
+    if (nb + align >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max) {
+        cg_consolidate_before_big(call);    /* glibc's _int_memalign asks for a large chunk */
         c = cg_big_alloc(nb, align, call);
+    }
     bool fresh;                       /* unused: memalign promises no zeroing */
     if (c == NULL)
         c = cg_from_arenas(nb, align, call, NULL, &fresh);
