@@ -62,7 +62,8 @@ typedef struct cg_mode {
     /* The process ends by _exit or _Exit (no atexit handler, no
      * destructor runs): the checks at_exit makes of the blocks, without
      * what needs the program's cooperation (the leak check, flushing its
-     * stdio); may be NULL. */
+     * stdio), and in a forked child only of what the child freed (debug
+     * mode); may be NULL. */
     void   (*at_exit_now)(void);
     /* Memory the program has freed that the mode still holds in the core
      * (debug mode's quarantine), which mallinfo counts as free: chunk

@@ -34,6 +34,12 @@ size_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call,
  * the quarantine lock (fn must not free). */
 void cg_quarantine_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
 
+/* In a forked child, call fn(r, arg) on the records the child itself put
+ * in the quarantine since the latest fork, oldest first, under the
+ * quarantine lock, and return true: O(those), whatever the quarantine
+ * holds.  In a process that has not forked, cg_quarantine_each and false. */
+bool cg_quarantine_each_since_fork(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
+
 /* Call fn(r, arg) on every record in the quarantine, oldest first, while
  * the caller holds the quarantine lock (cg_quarantine_lock_all); at most
  * as many steps as blocks are counted.  For the heap verifier. */

@@ -262,8 +262,9 @@ CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
 /* _exit, _Exit - end the process at once with status, as glibc's do (the
  * exit_group system call: no atexit handler, destructor or stdio flush).
  * In debug and guard mode the blocks are checked first, as at exit (not
- * for leaks): a child that ends with _exit would otherwise take a write
- * after free or an overflow away unseen.  Nothing is checked when called
+ * for leaks; in a forked child, the blocks it freed itself): a child that
+ * ends with _exit would otherwise take a write after free away unseen.
+ * Nothing is checked when called
  * from inside chunkguard (a signal handler interrupting it) or once a
  * report is ending the process. */
 CG_PUBLIC _Noreturn void _exit(int status)

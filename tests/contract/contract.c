@@ -15,9 +15,10 @@
  *                                    where it was, exactly (in debug mode
  *                                    too: a quarantined block is free)
  *   contract usable N               prints malloc_usable_size(malloc(N))
- *   contract uaf-child-exit how     frees a block, forks; the child writes
- *                                    into the freed block's first word and
- *                                    ends with _exit(0) or _Exit(0) (how);
+ *   contract uaf-child-exit how     forks while blocks wait freed in the
+ *                                    quarantine; the child frees a block,
+ *                                    writes into its first word and ends
+ *                                    with _exit(0) or _Exit(0) (how);
  *                                    prints the child's end ("signal=N" or
  *                                    "exit=N")
  * Each prints "ok" (or its value) and exits 0, or says what failed and
@@ -144,15 +145,17 @@ static int mallinfo_free(size_t size)
 
 static int uaf_child_exit(const char *how)
 {
-    long *p = malloc(40);
-    if (p == NULL)
-        return failed("malloc", 40, 0);
-    free(p);
+    for (int i = 0; i < 100; i++)          /* the parent's freed blocks */
+        free(malloc(40 + (size_t)i));
     fflush(stdout);
     pid_t pid = fork();
     if (pid < 0)
         return failed("fork", errno, 0);
     if (pid == 0) {
+        long *p = malloc(40);
+        if (p == NULL)
+            _exit(3);
+        free(p);
         *(volatile long *)p = 0x4141414141414141;      /* the write after free */
         if (strcmp(how, "_Exit") == 0)
             _Exit(0);
