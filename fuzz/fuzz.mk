@@ -35,7 +35,7 @@ FZ_RENAME := -Dcg_opt=fz_opt -Dcg_opt_given=fz_opt_given -Dcg_options_init=fz_op
              -Dcg_expand_path=fz_expand_path -Dcg_default_options=fz_default_options \
              -Dcg_tunables_init=fz_tunables_init -Dcg_param_set=fz_param_set \
              -Dcg_param_set_tcache_count=fz_param_set_tcache_count \
-             -Dcg_param_set_tcache_max=fz_param_set_tcache_max
+             -Dcg_param_set_tcache_max=fz_param_set_tcache_max -Dcg_tunable_check=fz_tunable_check
 FZ_UUT    := options tunables
 
 fz_src_ops-fast  := fuzz/ops.c

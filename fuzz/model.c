@@ -10,8 +10,10 @@
  *   - malloc_usable_size >= the request (== in debug mode);
  *   - calloc zeroed; realloc keeps the first min(old, new) bytes;
  *   - errno: ENOMEM with every failed allocation, EINVAL for a bad
- *     alignment (posix_memalign returns it and leaves errno and *memptr
- *     alone), free keeps errno, a failed realloc leaves the block intact.
+ *     alignment (posix_memalign returns the error and leaves *memptr
+ *     alone, and errno too for EINVAL; after ENOMEM errno is ENOMEM, as
+ *     in glibc), free keeps errno, a failed realloc leaves the block
+ *     intact.
  * FZ_OP_TUNE also asks the process-wide questions (tune.c).
  */
 #define _GNU_SOURCE
@@ -342,7 +344,7 @@ static void op_aligned(fz_model_t *m, fz_in_t *in, unsigned i, unsigned op)
         note(m, r == 0);
         bool bad = align < sizeof(void *) || (align & (align - 1)) != 0;
         if (bad || fails || too_big) {
-            if (r != (bad ? EINVAL : ENOMEM) || p != (void *)m || errno != 0)
+            if (r != (bad ? EINVAL : ENOMEM) || p != (void *)m || errno != (bad ? 0 : ENOMEM))
                 fz_fail("posix_memalign(%zu, %zu) = %d, errno %d, ptr %s", align, n, r, errno,
                         p == (void *)m ? "kept" : "changed");
             return;

@@ -65,14 +65,20 @@ const char *cg_default_options(void);
  * cg_tunables_init - apply glibc's malloc settings from the environment,
  * before CHUNKGUARD_OPTIONS: GLIBC_TUNABLES entries glibc.malloc.
  * {tcache_count, tcache_max, mmap_threshold, trim_threshold, arena_max,
- * perturb, mxfast} and the variables MALLOC_PERTURB_, MALLOC_ARENA_MAX,
- * MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_, MALLOC_TOP_PAD_ and
- * MALLOC_MMAP_MAX_, with glibc 2.36's meanings and limits (a value out of
+ * perturb, mxfast, check} and the variables MALLOC_PERTURB_,
+ * MALLOC_ARENA_MAX, MALLOC_MMAP_THRESHOLD_, MALLOC_TRIM_THRESHOLD_,
+ * MALLOC_TOP_PAD_, MALLOC_MMAP_MAX_ and MALLOC_CHECK_, with glibc 2.36's
+ * meanings and limits (a value out of
  * glibc's range is ignored, as glibc ignores it).  Other tunables are left
  * to glibc.  Nothing is read in an AT_SECURE process (glibc ignores these
  * there too).  Runs once, at initialisation; never allocates.
  */
 void cg_tunables_init(void) CG_HIDDEN;
+
+/* glibc.malloc.check (MALLOC_CHECK_), 0 to 3, as cg_tunables_init found
+ * it: non-zero asks for glibc's checking allocator (libc_malloc_debug.so),
+ * which chunkguard's debug mode stands in for (entry/init.c). */
+extern int cg_tunable_check CG_HIDDEN;
 
 /*
  * cg_expand_path - copy path option `in` to out (capacity cap bytes,

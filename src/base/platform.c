@@ -434,7 +434,13 @@ void cg_os_abort(void)
 
 void cg_os_exit(int status)
 {
-    _exit(status);
+    /* The system call itself, as glibc's _exit makes it: chunkguard
+     * exports _exit (entry/interpose.c), and a call by name could bind to
+     * that and check the heap again on the way out of a report. */
+    for (;;) {
+        SYS(SYS_exit_group, status, 0, 0, 0, 0, 0);
+        SYS(SYS_exit, status, 0, 0, 0, 0, 0);
+    }
 }
 
 void cg_os_sleep_ms(unsigned ms)

@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "mode.h"
+
 cg_chunk_t *cg_from_other_arena(cg_arena_t *failed, size_t nb, size_t align,
                                 const cg_call_t *call, cg_tcache_t *tc, bool *fresh)
 {
@@ -19,6 +21,59 @@ void *cg_malloc_mem(size_t n, const cg_call_t *call)
     return cg_malloc_mem_inline(n, call);
 }
 
+void cg_consolidate_before_big(const cg_call_t *call)
+{
+    /* The thread's arena, without attaching one: a thread that has none
+     * has freed nothing into one it uses (the main arena while
+     * single-threaded). */
+    cg_arena_t *av = cg_self.arena != NULL ? cg_self.arena : &cg_main_arena;
+    if (!CG_LOAD(av->have_fastchunks))
+        return;
+    cg_tok_t av_tok = cg_lock_if_op(&av->lock, call);
+    if (av->top != NULL && CG_LOAD(av->have_fastchunks))
+        cg_arena_consolidate(av, call);
+    cg_unlock_if(&av->lock, av_tok);
+}
+
+/* Could x be a free-list link of av: a bin header in av, or a readable
+ * chunk address in one of our heaps? */
+static bool link_readable(const cg_arena_t *av, const cg_chunk_t *x)
+{
+    return (uintptr_t)x - (uintptr_t)av < sizeof *av || cg_heap_contains(x);
+}
+
+void cg_report_not_in_use(cg_chunk_t *c, size_t size, const cg_call_t *call)
+{
+    char detail[224];
+    void *mem = cg_chunk2mem(c);
+    cg_heap_t *h = cg_heap_base(c);
+    /* next starts a chunk or is the fencepost closing an old heap: the
+     * size check passed (cg_check_heap_size) */
+    cg_chunk_t *next = cg_at(c, size);
+    size_t head = cg_head(next), nsize = head & ~CG_FLAG_BITS;
+    char *end = cg_heap_end(h), *nend = (char *)next + nsize;
+    cg_fmt(detail, sizeof detail, "the chunk after it, at %p, has the size|flags word 0x%x (the "
+           "8 bytes at %p)", (void *)next, head, (void *)&next->size);
+    /* A size no chunk after c can have: below the minimum, not a multiple
+     * of 16, mmapped, or not ending where a chunk starts or the heap ends.
+     * (The fencepost, whose sizes are our own, is judged by its links.) */
+    if (next != CG_LOAD(h->fence) &&
+        ((head & CG_IS_MMAPPED) || nsize < CG_MINSIZE || (nsize & CG_ALIGN_MASK) ||
+         nsize > (size_t)(end - (char *)next) ||
+         (nend != end && !cg_start_test(h, nend) && (cg_chunk_t *)nend != CG_LOAD(h->fence))))
+        cg_fail_with(call, CG_CK_NOT_IN_USE_NEXT_SIZE, mem, detail);
+    /* A block freed before sits in a bin: its links lead to neighbours
+     * (or the bin) that point back at it, and the next chunk's prev_size
+     * is its size.  Read without the arena lock, each link tested before
+     * it is followed: this is the report. */
+    cg_arena_t *av = cg_arena_of(c);
+    cg_chunk_t *fd = c->fd, *bk = c->bk;
+    if (next->prev_size == size && link_readable(av, fd) && link_readable(av, bk) &&
+        fd->bk == c && bk->fd == c)
+        cg_fail_NOT_IN_USE(call, mem);
+    cg_fail_with(call, CG_CK_NOT_IN_USE_FLAG, mem, detail);
+}
+
 void cg_report_bad_size(cg_chunk_t *c, cg_use_t use, const cg_call_t *call)
 {
     /* A "chunk" whose size reaches exactly the heap's end is the top chunk:
@@ -26,6 +81,24 @@ void cg_report_bad_size(cg_chunk_t *c, cg_use_t use, const cg_call_t *call)
     if ((char *)c + cg_csize(c) == cg_heap_end(cg_heap_base(c)))
         cg_fail_with(call, CG_CK_FOR_USE(TOP_START, use), cg_chunk2mem(c), NULL);
     cg_fail_BAD_SIZE(call, cg_chunk2mem(c));
+}
+
+/* Did a block start at mem once, and was it freed and merged into the
+ * free chunk that ends at pend (mem 16-byte aligned, inside it)?  Memory
+ * no chunk has reached yet (from the heap's clean mark up) never held a
+ * block; elsewhere the stale header such a block leaves must still be
+ * there: a size a chunk can have, ending inside that free chunk.  (Where
+ * the memory held a block's data, that data can look like a header: then
+ * this says yes.) */
+static bool held_a_block(const cg_heap_t *h, const void *mem, const char *pend)
+{
+    /* the chunk such a block had: its memory is the mode's lead before mem */
+    const char *c = (const char *)mem - cg_mode.block_lead - CG_HDR_SZ;
+    if ((const char *)mem > CG_LOAD(h->clean_from) || c < h->data)
+        return false;
+    size_t head = ((const cg_chunk_t *)c)->size, size = head & ~CG_FLAG_BITS;
+    return !(head & CG_IS_MMAPPED) && size >= CG_MINSIZE && !(size & CG_ALIGN_MASK) &&
+           size <= (size_t)(pend - c);
 }
 
 /* A pointer into one of our heaps that is not a chunk start: say what it
@@ -41,10 +114,16 @@ void cg_report_not_a_block(void *mem, cg_use_t use, const cg_call_t *call)
         cg_fail_with(call, CG_CK_FOR_USE(NO_BLOCK, use), mem, NULL);
     } else if (pend == cg_heap_end(h) || !cg_prev_inuse((cg_chunk_t *)pend)) {
         /* free space: the top chunk, or a free chunk in a bin */
-        if (cg_aligned_ok(mem))
-            cg_fail_with(call, pend == cg_heap_end(h) ? CG_CK_FOR_USE(FREED_TOP, use)
-                                                      : CG_CK_FOR_USE(FREED_BIN, use), mem, NULL);
-        cg_fail_with(call, CG_CK_FOR_USE(MISALIGNED_FREE_MEMORY, use), mem, NULL);
+        bool top = pend == cg_heap_end(h);
+        if (!cg_aligned_ok(mem))
+            cg_fail_with(call, CG_CK_FOR_USE(MISALIGNED_FREE_MEMORY, use), mem, NULL);
+        if (held_a_block(h, mem, pend))
+            cg_fail_with(call, top ? CG_CK_FOR_USE(FREED_TOP, use) : CG_CK_FOR_USE(FREED_BIN, use),
+                         mem, NULL);
+        cg_fmt(detail, sizeof detail, "it is %zu bytes into %s at %p (%zu bytes)",
+               (size_t)((char *)mem - (char *)p), top ? "the top chunk" : "a free chunk",
+               (void *)p, psize);
+        cg_fail_with(call, CG_CK_FOR_USE(IN_FREE_SPACE, use), mem, detail);
     } else {
         size_t off = (size_t)((char *)mem - (char *)cg_chunk2mem(p));
         size_t usable = psize - CG_SIZE_SZ;
@@ -81,8 +160,10 @@ cg_chunk_t *cg_owned_big(void *mem, cg_use_t use, const cg_call_t *call, bool *b
 cg_chunk_t *cg_aligned_chunk(size_t nb, size_t align, const cg_call_t *call)
 {
     cg_chunk_t *c = NULL;
-    if (nb + align >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max)
+    if (nb + align >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max) {
+        cg_consolidate_before_big(call);    /* glibc's _int_memalign asks for a large chunk */
         c = cg_big_alloc(nb, align, call);
+    }
     bool fresh;                       /* unused: memalign promises no zeroing */
     if (c == NULL)
         c = cg_from_arenas(nb, align, call, NULL, &fresh);

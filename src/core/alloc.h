@@ -78,6 +78,13 @@ CG_INLINE cg_chunk_t *cg_from_arenas(size_t nb, size_t align, const cg_call_t *c
     return c;
 }
 
+/* A request at or above the mmap threshold about to get a big block:
+ * consolidate the fastbins of the thread's arena first, as glibc's
+ * _int_malloc does for every large request (a damaged fastbin is found
+ * there, not left for later).  Takes the arena lock when call->mt and the
+ * arena has fast chunks (alloc.c). */
+void cg_consolidate_before_big(const cg_call_t *call) CG_HIDDEN CG_NOINLINE;
+
 /* A chunk of at least nb bytes from the tcache, an arena, or a big block.
  * *fresh says its memory is known to read zero.  NULL with errno ENOMEM. */
 CG_INLINE cg_chunk_t *cg_alloc_chunk(size_t nb, const cg_call_t *call, cg_tcache_t *tc,
@@ -90,10 +97,12 @@ CG_INLINE cg_chunk_t *cg_alloc_chunk(size_t nb, const cg_call_t *call, cg_tcache
             return cg_mem2chunk(cg_tcache_get(tc, idx, call));
     }
     cg_chunk_t *c = NULL;
-    if (nb >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max &&
-        (c = cg_big_alloc(nb, 0, call)) != NULL) {
-        *fresh = true;
-        return c;
+    if (nb >= CG_LOAD(cg_mp.mmap_threshold) && (int)CG_LOAD(cg_mp.n_mmaps) < cg_mp.n_mmaps_max) {
+        cg_consolidate_before_big(call);
+        if ((c = cg_big_alloc(nb, 0, call)) != NULL) {
+            *fresh = true;
+            return c;
+        }
     }
     c = cg_from_arenas(nb, 0, call, tc, fresh);
     if (c == NULL && (c = cg_big_alloc(nb, 0, call)) != NULL)
@@ -127,17 +136,25 @@ static inline void cg_check_heap_size(cg_chunk_t *c, cg_use_t use, const cg_call
         cg_fail_BAD_NEXT(call, cg_chunk2mem(c));
 }
 
+/* The report of the in-use check below: the next chunk's PREV_INUSE bit
+ * says c is free — a double free when c looks free (in a bin), heap
+ * corruption of that chunk's header otherwise (alloc.c). */
+void cg_report_not_in_use(cg_chunk_t *c, size_t size, const cg_call_t *call)
+    CG_COLD CG_HIDDEN __attribute__((noreturn));
+
 /* A heap chunk being freed or resized must be in use: not in this thread's
- * tcache (the key is only a hint; the walk is exact) and not free in a bin
- * (the next chunk's PREV_INUSE bit). */
+ * tcache nor in a fastbin (its key is the hint: tcache.c's
+ * cg_freed_key_check is exact) and not free in a bin (the next chunk's
+ * PREV_INUSE bit).  The largest tcache chunk bounds both keyed kinds (a
+ * fastbin chunk is at most 176 bytes); the constant saves a load. */
 static inline void cg_check_in_use(cg_chunk_t *c, size_t size, cg_tcache_t *tc,
                                    const cg_call_t *call)
 {
-    if (CG_CHECK_ON(TCACHE_DOUBLE_FREE) && tc != NULL && size <= cg_mp.tcache_max_csize &&
+    if (CG_CHECK_ON(TCACHE_DOUBLE_FREE) && size <= CG_KEYED_MAX_CSIZE &&
         CG_UNLIKELY(((cg_tentry_t *)cg_chunk2mem(c))->key == cg_tcache_key))
-        cg_tcache_double_free_check(tc, cg_csize2tidx(size), cg_chunk2mem(c), call);
+        cg_freed_key_check(c, size, tc, call);
     if (CG_CHECK_ON(NOT_INUSE) && CG_UNLIKELY(!cg_prev_inuse(cg_at(c, size))))
-        cg_fail_NOT_IN_USE(call, cg_chunk2mem(c));
+        cg_report_not_in_use(c, size, call);
 }
 
 /* Give a validated heap chunk back: tcache if its bin has room, else the

@@ -232,6 +232,10 @@ void cg_arena_consolidate(cg_arena_t *av, const cg_call_t *call)
             if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(!cg_inuse(p)))
                 cg_fail_FASTBIN_TWICE(call, cg_chunk2mem(p));
             cg_chunk_t *n = cg_reveal(&p->fd, p->fd);
+            /* its memory may end up inside another chunk, or be carved at
+             * p again: no stale key and mark there (fastbin.h) */
+            if (CG_CHECK_ON(TCACHE_DOUBLE_FREE))
+                cg_fastbin_untag(p);
             merge_and_bin(av, p, cg_csize(p), call);
             p = n;
         }
@@ -481,10 +485,14 @@ static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb,
     return v;
 }
 
-/* A chunk moving from a fastbin into the tcache that is the one just
- * handed out (v), or already in a tcache (its key), was freed twice into
- * the fastbin with another free between ("fastbin dup", which the fasttop
- * check cannot see; glibc hands it out twice). */
+/* A chunk moving from a fastbin into the tcache (x, still tagged) that
+ * is the one just handed out (v), or one already moved into the tcache
+ * (it has the tcache key but lost its fastbin mark when it was moved),
+ * was freed twice into the fastbin with another free between ("fastbin
+ * dup", which the fasttop check cannot see; glibc hands it out twice).
+ * Free itself catches such a second free by the chunk's key and mark
+ * (fastbin.h); this finds the dup whose key and mark a write after free
+ * had wiped in between. */
 CG_INLINE void check_stash_dup(cg_tcache_t *tc, size_t ti, const cg_chunk_t *v, cg_chunk_t *x,
                                const cg_call_t *call)
 {
@@ -493,9 +501,8 @@ CG_INLINE void check_stash_dup(cg_tcache_t *tc, size_t ti, const cg_chunk_t *v, 
     if (CG_UNLIKELY(x == v))
         cg_fail_FASTBIN_DUP(call, cg_chunk2mem(x));
     cg_tentry_t *e = (cg_tentry_t *)cg_chunk2mem(x);
-    if (CG_UNLIKELY(e->key == cg_tcache_key)) {
+    if (CG_UNLIKELY(e->key == cg_tcache_key && !cg_fastbin_marked(x)))
         cg_tcache_double_free_check(tc, ti, e, call);   /* reports if in this bin */
-    }
 }
 
 cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call, bool *fresh,
@@ -519,9 +526,13 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call, bo
                 while (tc->counts[ti] < cg_mp.tcache_count && CG_LOAD(av->fastbins[idx]) != NULL &&
                        (x = cg_fastbin_pop(av, idx, call)) != NULL) {
                     check_stash_dup(tc, ti, v, x, call);
+                    if (CG_CHECK_ON(TCACHE_DOUBLE_FREE))
+                        cg_fastbin_untag(x);
                     cg_tcache_put(tc, ti, cg_chunk2mem(x));
                 }
             }
+            if (CG_CHECK_ON(TCACHE_DOUBLE_FREE))
+                cg_fastbin_untag(v);
             return v;
         }
     }

@@ -18,6 +18,51 @@
 
 #include "arena.h"
 #include "checks.h"
+#include "tcache.h"
+
+/*
+ * A chunk in a fastbin stays "in use" to the rest of the heap: nothing in
+ * its header says it is free.  Its memory says it, as a tcache entry's
+ * does: words 1 and 2 of its user memory hold the tcache key (where a
+ * tcache entry keeps it) and its fastbin mark, a second secret mixed with
+ * the chunk's address.  (A 32-byte chunk has 24 usable bytes: its word 2
+ * is the next chunk's prev_size, unused while this chunk counts as in
+ * use.)  The key sends a second free of the chunk off free's inline path,
+ * which tests that key already (fastpath.h, cg_free_fast: no instruction of
+ * its own there); the mark then tells a chunk in a fastbin from one in a
+ * tcache in O(1) (cg_freed_key_check, tcache.c).  Both are cleared when
+ * the chunk leaves its fastbin (pop, consolidation), so that no block
+ * handed out, nor any chunk its memory becomes part of, carries them.
+ * glibc catches a fastbin double free only at the bin's top ("fasttop").
+ */
+extern uintptr_t cg_fastbin_secret CG_HIDDEN;
+/* The largest fastbin chunk M_MXFAST can allow (176 bytes). */
+#define CG_FASTBIN_MAX_CSIZE ((CG_MXFAST_MAX + CG_SIZE_SZ + CG_ALIGN_MASK) & ~(size_t)CG_ALIGN_MASK)
+CG_INLINE uintptr_t cg_fastbin_mark(const cg_chunk_t *c)
+{
+    return cg_fastbin_secret ^ (uintptr_t)c;
+}
+/* Word i of c's user memory (0: the safe-linked next pointer). */
+CG_INLINE uintptr_t *cg_fastbin_word(cg_chunk_t *c, size_t i)
+{
+    return (uintptr_t *)cg_chunk2mem(c) + i;
+}
+CG_INLINE void cg_fastbin_tag(cg_chunk_t *c)
+{
+    *cg_fastbin_word(c, 1) = cg_tcache_key;
+    *cg_fastbin_word(c, 2) = cg_fastbin_mark(c);
+}
+CG_INLINE void cg_fastbin_untag(cg_chunk_t *c)
+{
+    *cg_fastbin_word(c, 1) = 0;
+    *cg_fastbin_word(c, 2) = 0;
+}
+/* Does c carry the mark of a chunk in a fastbin?  (c's size is a fastbin
+ * size, so word 2 is its memory.) */
+CG_INLINE bool cg_fastbin_marked(cg_chunk_t *c)
+{
+    return *cg_fastbin_word(c, 2) == cg_fastbin_mark(c);
+}
 
 /* free: the chunk after c must have a plausible size, inside the heap
  * (glibc: "free(): invalid next size").  Needs c's own size checked. */
@@ -36,6 +81,8 @@ CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, const
     bool mt = call->mt;
     cg_chunk_t **fb = &av->fastbins[cg_fastbin_index(size)];
     cg_chunk_t *old = mt ? __atomic_load_n(fb, __ATOMIC_RELAXED) : *fb;
+    if (CG_CHECK_ON(TCACHE_DOUBLE_FREE))
+        cg_fastbin_tag(c);            /* before the swap publishes c */
     for (;;) {
         if (CG_CHECK_ON(FASTTOP) && CG_UNLIKELY(old == c))
             cg_fail_FASTTOP(call, cg_chunk2mem(c));
@@ -75,7 +122,7 @@ CG_INLINE void cg_fastbin_check_index(const cg_chunk_t *v, size_t idx, cg_check_
 }
 
 /* Pop under the arena lock (call->mt) or single-threaded; NULL when
- * empty. */
+ * empty.  The chunk keeps its key and mark (cg_fastbin_untag them). */
 CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, const cg_call_t *call)
 {
     bool mt = call->mt;
@@ -97,7 +144,7 @@ CG_INLINE cg_chunk_t *cg_fastbin_pop(cg_arena_t *av, size_t idx, const cg_call_t
             break;
     }
     cg_fastbin_check_index(v, idx, CG_CK_FASTBIN_INDEX, call);
-    return v;
+    return v;      /* still tagged: the caller checks and untags it */
 }
 
 CG_INLINE void cg_perturb_free(cg_chunk_t *c, size_t size)

@@ -15,6 +15,7 @@
 #include "bigblock.h"
 #include "info.h"
 #include "checks.h"
+#include "mode.h"
 #include "tcache.h"
 
 typedef struct arena_info {
@@ -51,10 +52,16 @@ static void gather(cg_arena_t *av, arena_info_t *ai, const cg_call_t *call)
         }
     }
     ai->top = av->top ? cg_csize(av->top) : 0;
-    ai->system = av->system_mem;
-    ai->max_system = av->max_system_mem;
-    for (cg_heap_t *h = av->heap; h != NULL; h = h->prev)
+    /* The heaps' chunk space: each heap's header, start bitmap, shadow map
+     * and guard page (CG_HEAP_DATA_OFF) are chunkguard's out-of-band
+     * metadata, neither in use by the program nor free for it.  (glibc's
+     * arena counts its small heap header; ours is 4.5 MiB of address
+     * space, and a new arena made mallinfo's "in use" jump by it.) */
+    for (cg_heap_t *h = av->heap; h != NULL; h = h->prev) {
         ai->heaps++;
+        ai->system += h->size - CG_HEAP_DATA_OFF;
+    }
+    ai->max_system = av->max_system_mem - ai->heaps * CG_HEAP_DATA_OFF;
     cg_unlock_if(&av->lock, av_tok);
 }
 
@@ -76,6 +83,19 @@ struct mallinfo2 cg_mallinfo2_impl(const cg_call_t *call)
     }
     m.hblks = CG_LOAD(cg_mp.n_mmaps);
     m.hblkhd = CG_LOAD(cg_mp.mmapped_mem);
+    /* Blocks the program freed that the mode holds (debug mode's
+     * quarantine) are free to the program, as they would be in glibc:
+     * heap chunks move to fordblks, big blocks leave hblks/hblkhd (glibc
+     * would have unmapped them). */
+    if (cg_mode.held != NULL) {
+        size_t heap, big, nbig;
+        cg_mode.held(&heap, &big, &nbig);
+        heap = heap < m.uordblks ? heap : m.uordblks;
+        m.uordblks -= heap;
+        m.fordblks += heap;
+        m.hblkhd -= big < m.hblkhd ? big : m.hblkhd;
+        m.hblks -= nbig < m.hblks ? nbig : m.hblks;
+    }
     return m;
 }
 

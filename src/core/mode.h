@@ -34,6 +34,11 @@ typedef struct cg_mode {
      * calls are reported; redzone, quarantine, detect_leaks and
      * halt_on_error act. */
     bool instrumented;
+    /* Bytes from a heap chunk's memory to the pointer the program gets
+     * (debug mode's leading redzone, CG_DBG_LEAD; 0 in fast mode): where
+     * the core's reports look for the stale header of a block freed long
+     * ago (alloc.c). */
+    size_t block_lead;
     /* n bytes (n <= CG_MAX_REQUEST already checked for calloc: bytes is
      * nmemb * size without overflow).  NULL with errno ENOMEM. */
     void  *(*malloc)(size_t n, const cg_call_t *c);
@@ -54,6 +59,17 @@ typedef struct cg_mode {
      * at exit (its destructor, before the stats file); may be NULL. */
     void   (*start)(void);
     void   (*at_exit)(void);
+    /* The process ends by _exit or _Exit (no atexit handler, no
+     * destructor runs): the checks at_exit makes of the blocks, without
+     * what needs the program's cooperation (the leak check, flushing its
+     * stdio), and in a forked child only of what the child freed (debug
+     * mode); may be NULL. */
+    void   (*at_exit_now)(void);
+    /* Memory the program has freed that the mode still holds in the core
+     * (debug mode's quarantine), which mallinfo counts as free: chunk
+     * bytes in heaps, and bytes and blocks of big blocks; may be NULL.
+     * Takes no lock. */
+    void   (*held)(size_t *heap_bytes, size_t *big_bytes, size_t *big_blocks);
     /* A thread's first call into chunkguard, and its exit (not the main
      * thread's: the process's exit is at_exit); may be NULL. */
     void   (*thread_start)(void);

@@ -11,6 +11,7 @@
 
 
 uintptr_t cg_tcache_key;
+uintptr_t cg_fastbin_secret;
 uintptr_t cg_link_secret;
 
 /* Live thread caches, for cg_get_stats; counts of exited threads are folded
@@ -42,6 +43,22 @@ void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e,
         if (CG_CHECK_ON(SAFE_LINK) && !cg_tcache_link_ok(t, nx))
             cg_tcache_report_bad_link(t, nx, call);
         t = nx;
+    }
+}
+
+void cg_freed_key_check(cg_chunk_t *c, size_t size, cg_tcache_t *tc, const cg_call_t *call)
+{
+    void *mem = cg_chunk2mem(c);
+    if (tc != NULL && size <= cg_mp.tcache_max_csize)
+        cg_tcache_double_free_check(tc, cg_csize2tidx(size), mem, call);
+    /* Any fastbin size M_MXFAST allows, whatever it is now: a chunk freed
+     * under a larger limit is still in its fastbin.  At the bin's top it
+     * is glibc's "fasttop" case, reported as glibc names it. */
+    if (size <= CG_FASTBIN_MAX_CSIZE && cg_fastbin_marked(c)) {
+        cg_chunk_t **fb = &cg_arena_of(c)->fastbins[cg_fastbin_index(size)];
+        if (CG_CHECK_ON(FASTTOP) && __atomic_load_n(fb, __ATOMIC_RELAXED) == c)
+            cg_fail_FASTTOP(call, mem);
+        cg_fail_FASTBIN_DOUBLE_FREE(call, mem);
     }
 }
 

@@ -67,6 +67,18 @@ CG_INLINE bool cg_tcache_link_ok(const cg_tentry_t *e, const cg_tentry_t *n)
 void cg_tcache_double_free_check(cg_tcache_t *tc, size_t idx, cg_tentry_t *e,
                                  const cg_call_t *call) CG_HIDDEN;
 
+/* The largest chunk that can carry the tcache key: a tcache entry's (a
+ * fastbin chunk's, fastbin.h, is smaller). */
+#define CG_KEYED_MAX_CSIZE (CG_MINSIZE + (CG_TCACHE_BINS - 1) * CG_ALIGN)
+
+/* A heap chunk of size bytes being freed or resized (c, validated) has the
+ * tcache key: is it in tc's bin of its size (tc may be NULL), or in a
+ * fastbin (its fastbin mark, fastbin.h)?  Reports the double free if so;
+ * returns when the key was a coincidence, or the chunk is in another
+ * thread's tcache, which glibc does not find either. */
+void cg_freed_key_check(cg_chunk_t *c, size_t size, cg_tcache_t *tc, const cg_call_t *call)
+    CG_COLD CG_HIDDEN CG_NOINLINE;
+
 /* Create this thread's tcache (its first slow-path call, inside: see
  * entry/reentry.h; call: that call, whose tc is still NULL); the existing
  * one, or NULL once it was shut down or when out of memory. */

@@ -18,7 +18,9 @@
 #include "params.h"
 #include "options.h"
 
-enum { T_PARAM, T_TCACHE_COUNT, T_TCACHE_MAX };
+enum { T_PARAM, T_TCACHE_COUNT, T_TCACHE_MAX, T_CHECK };
+
+int cg_tunable_check;
 
 typedef struct tunable {
     const char *name;      /* after "glibc.malloc."                 */
@@ -38,6 +40,7 @@ static const tunable_t tunables[] = {
     { "mxfast",         NULL,                     T_PARAM, M_MXFAST,         0, 160 },
     { "tcache_count",   NULL,                     T_TCACHE_COUNT, 0,         0, 65535 },
     { "tcache_max",     NULL,                     T_TCACHE_MAX, 0,           0, 1032 },
+    { "check",          "MALLOC_CHECK_",          T_CHECK, 0,                0, 3 },
 };
 #define NTUNABLES (sizeof tunables / sizeof tunables[0])
 
@@ -85,6 +88,9 @@ static void apply(const tunable_t *t, const char *val, size_t n)
         break;
     case T_TCACHE_MAX:
         cg_param_set_tcache_max(v);
+        break;
+    case T_CHECK:
+        cg_tunable_check = (int)v;    /* init.c turns it into the mode */
         break;
     }
 }

@@ -55,6 +55,9 @@ static void find_loader(void)
 
 static bool priming;       /* blocks allocated now are chunkguard's own */
 
+static bool core_report(const cg_call_t *call, cg_check_t id, cg_error_t kind, const void *addr,
+                        const char *detail);
+
 CG_STARTUP void cg_debug_init(void)
 {
     if (cg_opt.mode == CG_OPT_MODE_FAST)
@@ -66,6 +69,7 @@ CG_STARTUP void cg_debug_init(void)
      * (At initialisation, single-threaded.) */
     const cg_call_t init = { .caller = 0, .op = "initialisation", .tc = NULL, .mt = false };
     cg_param_set(M_MXFAST, 0, &init);
+    cg_fail_hook = core_report;
 }
 
 static void debug_start(void)
@@ -322,6 +326,44 @@ static size_t hex_bytes(char *out, size_t cap, const unsigned char *p, size_t le
     return n;
 }
 
+/* The record of the block a is in; for heap corruption in a heap, else
+ * the nearest block below a (an overflow runs upward): a few chunks back
+ * over free space and the top chunk.  No lock (a report). */
+static cg_shadow_t *block_at_or_below(const void *a, bool below)
+{
+    cg_shadow_t *r = cg_shadow_find(a, NULL);
+    if (r != NULL || !below || !cg_in_heap(a) || cg_heap_offset(a) < CG_HEAP_DATA_OFF)
+        return r;
+    cg_heap_t *h = cg_heap_base(a);
+    const char *p = a;
+    for (int i = 0; i < 8 && p > h->data; i++) {
+        cg_chunk_t *c = cg_heap_find_chunk(h, p - 1);
+        if (c == NULL)
+            return NULL;
+        if ((r = cg_shadow_of(c, false, NULL)) != NULL && r->chunk == c && !r->guarded)
+            return r;
+        p = (const char *)c;
+    }
+    return NULL;
+}
+
+/* The core's checks (checks.c, cg_fail_hook) in an instrumented mode: the
+ * report with the whole stack from the program's call, and the block the
+ * address is in — or, for heap corruption, the nearest block below it,
+ * with its stacks (a wild write into the top chunk names the block an
+ * overflow of which reached it).  The fault handler's checks keep their
+ * own way (fault.c: the faulting stack is the signal's).  True when it
+ * reported (the caller then ends the process). */
+static bool core_report(const cg_call_t *call, cg_check_t id, cg_error_t kind, const void *addr,
+                        const char *detail)
+{
+    if (id == CG_CK_FAULT_INSIDE || id == CG_CK_FAULT_GUARD || id == CG_CK_FAULT_HEAP ||
+        id == CG_CK_FAULT_OVERFLOW || id == CG_CK_FAULT_WILD)
+        return false;
+    dbg_report(call, id, addr, detail, block_at_or_below(addr, kind == CG_E_HEAP_CORRUPTION));
+    return true;
+}
+
 /* ---- checks ----------------------------------------------------------- */
 
 static CG_COLD void report_header(const cg_call_t *call, const cg_shadow_t *r,
@@ -340,6 +382,46 @@ static CG_COLD void report_header(const cg_call_t *call, const cg_shadow_t *r,
 }
 
 static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char *when);
+
+/* Damage [bad, last] in the trailing redzone of r's block that does not
+ * start at the block's end but reaches the chunk after it (its header's
+ * first word, prev_size, is the redzone's last 8 bytes) is a write before
+ * the next block, an underflow of it, not an overflow of this one: when
+ * that chunk is a debug block, report it so, naming it ("N bytes before").
+ * True when it reported. */
+static bool blame_next(const cg_call_t *call, const cg_shadow_t *r, const unsigned char *bad,
+                       const unsigned char *last, const char *when)
+{
+    const cg_chunk_t *c = r->chunk;
+    if (cg_is_mmapped(c) || !cg_in_heap(c))
+        return false;
+    const cg_chunk_t *nc = cg_at(c, cg_csize(c));
+    if ((const unsigned char *)nc > last + 1 || bad <= (const unsigned char *)cg_shadow_user(r) + r->req)
+        return false;
+    cg_shadow_t *nr = cg_heap_offset(nc) >= CG_HEAP_DATA_OFF &&
+                              cg_start_test(cg_heap_base(c), nc)
+                          ? cg_shadow_of(nc, false, call) : NULL;
+    if (nr == NULL || nr->chunk != nc || nr->guarded)
+        return false;
+    const unsigned char *un = cg_shadow_user(nr);
+    char msg[384];
+    size_t span = (size_t)(last - bad) + 1;
+    size_t n = span == 1
+        ? cg_fmt(msg, sizeof msg, "1 byte changed, %zu bytes before a %zu-byte region (found "
+                 "%s); found", (size_t)(un - bad), nr->req, when)
+        : cg_fmt(msg, sizeof msg, "%zu bytes changed, from %zu to %zu bytes before a %zu-byte "
+                 "region (found %s); found", span, (size_t)(un - bad), (size_t)(un - last),
+                 nr->req, when);
+    n += hex_bytes(msg + n, sizeof msg - n, bad, span);
+    n += cg_fmt(msg + n, sizeof msg - n, "%s (expected %x)", span > 16 ? " ..." : "",
+                (size_t)CG_DBG_REDZONE);
+    size_t now = cg_head(nc);
+    if ((now | CG_PREV_INUSE) != (nr->head | CG_PREV_INUSE))
+        cg_fmt(msg + n, sizeof msg - n, "; its chunk's size word was 0x%x, is now 0x%x",
+               nr->head, now);
+    dbg_report(call, CG_CK_DEBUG_BEFORE_HEADER, bad, msg, nr);
+    return true;
+}
 
 /* An overwritten header is often the far end of an overflow of the block
  * before it: when that block's trailing redzone is damaged too, the report
@@ -389,6 +471,8 @@ static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char 
                 last = q;
                 break;
             }
+        if (blame_next(call, r, bad, last, when))
+            return false;
         size_t span = (size_t)(last - bad) + 1;
         bool to_end = last == u + r->req + tail - 1;
         size_t n = cg_fmt(msg, sizeof msg, "%zu bytes past a %zu-byte region (found %s), "
@@ -465,7 +549,9 @@ static void checks_at_exit(void)
     cg_call_t call = cg_call_internal("exit");
     /* A report now ends the process before exit() would flush the
      * program's stdio buffers: flush them first, so that its output
-     * is not lost (exit flushes them anyway; nothing allocates). */
+     * is not lost (exit flushes them anyway; nothing allocates).  (_exit
+     * flushes nothing: a forked child's copies of its parent's buffers
+     * must not come out twice.) */
     cg_os_flush_stdio();
     cg_quarantine_each(check_at_exit, &call);
     if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
@@ -479,6 +565,22 @@ static void debug_at_exit(void)
 {
     checks_at_exit();
     cg_leak_check_at_exit();
+}
+
+/* At _exit or _Exit: the blocks, as at exit (a child that ends so would
+ * take a write after free away unseen), but no leak check: such an exit
+ * skips the program's own cleanup on purpose.  A forked child checks only
+ * the blocks it freed itself: walking its parent's whole quarantine and
+ * every live block at each child's end made a program that forks while
+ * threads allocate five times slower (30-threads' fork test timed out);
+ * its own exit() still checks everything. */
+static void debug_at_exit_now(void)
+{
+    cg_call_t call = cg_call_internal("_exit");
+    if (cg_quarantine_each_since_fork(check_at_exit, &call))
+        return;
+    if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
+        cg_shadow_each(check_live_at_exit, &call);
 }
 
 
@@ -805,6 +907,7 @@ const cg_mode_t cg_mode_debug = {
     .name = "debug",
     .tcache = false,
     .instrumented = true,
+    .block_lead = CG_DBG_LEAD,
     .malloc = dbg_malloc,
     .calloc = dbg_calloc,
     .memalign = dbg_memalign,
@@ -813,6 +916,8 @@ const cg_mode_t cg_mode_debug = {
     .usable = dbg_usable,
     .start = debug_start,
     .at_exit = debug_at_exit,
+    .at_exit_now = debug_at_exit_now,
+    .held = cg_quarantine_held,
     .thread_start = cg_fault_thread_start,
     .thread_exit = cg_fault_thread_exit,
 };

@@ -34,6 +34,12 @@ size_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call,
  * the quarantine lock (fn must not free). */
 void cg_quarantine_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
 
+/* In a forked child, call fn(r, arg) on the records the child itself put
+ * in the quarantine since the latest fork, oldest first, under the
+ * quarantine lock, and return true: O(those), whatever the quarantine
+ * holds.  In a process that has not forked, cg_quarantine_each and false. */
+bool cg_quarantine_each_since_fork(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
+
 /* Call fn(r, arg) on every record in the quarantine, oldest first, while
  * the caller holds the quarantine lock (cg_quarantine_lock_all); at most
  * as many steps as blocks are counted.  For the heap verifier. */
@@ -41,6 +47,11 @@ void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 
 /* Bytes and blocks now held. */
 void cg_quarantine_usage(size_t *bytes, size_t *blocks) CG_HIDDEN;
+
+/* Chunk bytes now held in heap chunks, and bytes and blocks in mmap'd big
+ * blocks (what mallinfo moves from "in use" to free).  No lock; the
+ * counts may be a moment old. */
+void cg_quarantine_held(size_t *heap_bytes, size_t *big_bytes, size_t *big_blocks) CG_HIDDEN;
 
 /* Fork handlers (taken before the shadow and arena locks). */
 void cg_quarantine_lock_all(void) CG_HIDDEN;

@@ -307,11 +307,16 @@ int cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t call
 {
     if (align % sizeof(void *) != 0 || (align & (align - 1)) != 0 || align == 0)
         return EINVAL;
+    /* errno: kept on success and for EINVAL; ENOMEM on failure, as
+     * glibc's posix_memalign leaves it (its allocator sets it; glibc's
+     * own tests rely on it). */
     int saved = errno;
     void *p = alloc(align, n, caller, "posix_memalign");
-    errno = saved;
-    if (p == NULL)
+    if (p == NULL) {
+        errno = ENOMEM;
         return ENOMEM;
+    }
+    errno = saved;
     *memptr = p;
     return 0;
 }

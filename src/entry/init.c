@@ -37,6 +37,7 @@
 #include "mode.h"
 #include "reentry.h"
 #include "tcache.h"
+#include "fastbin.h"
 
 int cg_init_state;            /* 0 not started, 1 in progress, 2 ready */
 static int core_ready;
@@ -217,9 +218,15 @@ static void init_core(void)
     if (ps >= 4096 && (ps & (ps - 1)) == 0)
         cg_pagesize = ps;
     cg_tcache_key = (uintptr_t)cg_os_random64();
+    cg_fastbin_secret = (uintptr_t)cg_os_random64();
     cg_link_secret = (uintptr_t)cg_os_random64() & ~(uintptr_t)CG_ALIGN_MASK;
     cg_tunables_init();
     cg_options_init();
+    /* MALLOC_CHECK_=1..3 (glibc.malloc.check): glibc's checking allocator,
+     * whose malloc_usable_size is the size requested; debug mode is ours
+     * (docs/options.md, "glibc's settings").  A mode given wins. */
+    if (cg_tunable_check != 0 && !CG_OPT_GIVEN(mode))
+        cg_opt.mode = CG_OPT_MODE_DEBUG;
     apply_options();
     cg_debug_init();
     /* guard mode: debug mode's table, every block guarded (debug/sample.h) */
@@ -306,6 +313,17 @@ static void write_stats_file(void)
                       (size_t)st.mmapped_chunks, (size_t)st.arenas, (size_t)st.heaps,
                       maps_have_brk_heap() ? 1 : 0);
     cg_os_write_file(path, line, n, false);
+}
+
+void cg_exit_now(int status)
+{
+    /* Not from inside chunkguard (a signal handler that interrupted it,
+     * code it calls), nor after a report began to end the process: the
+     * state the checks read may be half-changed, or has been reported. */
+    if (cg_init_state == 2 && cg_mode.at_exit_now != NULL && !cg_reentered() &&
+        !cg_self.in_report && !cg_report_ending())
+        cg_mode.at_exit_now();
+    cg_os_exit(status);
 }
 
 /* The library's destructor: the mode's checks at exit, then the stats

@@ -20,5 +20,10 @@ CG_INLINE void cg_ensure_init(void)
 /* Arrange for the calling thread's tcache to be flushed when it exits. */
 void cg_thread_register_exit(struct cg_tcache *tc) CG_HIDDEN;
 
+/* _exit and _Exit (entry/interpose.c): the mode's checks of an immediate
+ * exit (mode.h, at_exit_now), then the exit_group system call with
+ * status.  Never returns. */
+_Noreturn void cg_exit_now(int status) CG_HIDDEN;
+
 
 #endif /* CG_INIT_H */

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "chunkguard.h"
@@ -142,7 +143,8 @@ CG_PUBLIC void *CG_API(aligned_alloc)(size_t align, size_t n)
 }
 
 /* posix_memalign - 0 and *memptr set, or EINVAL (align not a power of two
- * multiple of sizeof(void *)) or ENOMEM, *memptr untouched; errno kept. */
+ * multiple of sizeof(void *)) or ENOMEM, *memptr untouched.  errno is kept,
+ * except that ENOMEM also leaves errno == ENOMEM (as glibc 2.36 does). */
 CG_PUBLIC int CG_API(posix_memalign)(void **memptr, size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
@@ -256,6 +258,26 @@ CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
     };
     return m;
 }
+
+#ifndef CHUNKGUARD_PREFIXED
+/* _exit, _Exit - end the process at once with status, as glibc's do (the
+ * exit_group system call: no atexit handler, destructor or stdio flush).
+ * In debug and guard mode the blocks are checked first, as at exit (not
+ * for leaks; in a forked child, the blocks it freed itself): a child that
+ * ends with _exit would otherwise take a write after free away unseen.
+ * Nothing is checked when called
+ * from inside chunkguard (a signal handler interrupting it) or once a
+ * report is ending the process. */
+CG_PUBLIC _Noreturn void _exit(int status)
+{
+    cg_exit_now(status);
+}
+
+CG_PUBLIC _Noreturn void _Exit(int status)
+{
+    cg_exit_now(status);
+}
+#endif
 
 /* malloc_trim - give free memory back to the OS: trim every arena's top to
  * pad bytes (plus a page) and release the whole pages inside free chunks.

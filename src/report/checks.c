@@ -36,8 +36,15 @@ void cg_check_fill(cg_rdata_t *d, cg_check_t id, const char *detail, char *buf, 
     d->message = cg_check_message(id, detail, buf, cap);
 }
 
+bool (*cg_fail_hook)(const cg_call_t *call, cg_check_t id, cg_error_t kind, const void *addr,
+                    const char *detail);
+
 void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail)
 {
+    /* The core's state is damaged: this report is final even where the
+     * hook's would return (halt_on_error=0, a report callback). */
+    if (cg_fail_hook != NULL && cg_fail_hook(call, id, checks[id].kind, addr, detail))
+        cg_report_exit();
     char msg[768];
     const char *text = detail ? cg_check_message(id, detail, msg, sizeof msg) : checks[id].sentence;
     cg_report(call, checks[id].kind, addr, text, checks[id].glibc);

@@ -72,6 +72,17 @@ typedef enum cg_use {
 _Noreturn void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr,
                             const char *detail) CG_COLD CG_HIDDEN CG_REALIGN;
 
+/*
+ * cg_fail_hook - set once at initialisation by an instrumented mode
+ * (debug/debug.c), NULL otherwise: cg_fail_with hands it the report first
+ * (call, check id, its kind, addr, detail), so that the report gets what
+ * only that mode knows (the whole stack, the block nearby).  It returns
+ * true when it wrote the report (cg_fail_with then ends the process),
+ * false to leave it to cg_report.
+ */
+extern bool (*cg_fail_hook)(const cg_call_t *call, cg_check_t id, cg_error_t kind,
+                            const void *addr, const char *detail) CG_HIDDEN;
+
 /* cg_check_message - the report text of check id with detail (as
  * cg_fail_with writes it) in buf.  Returns buf. */
 const char *cg_check_message(cg_check_t id, const char *detail, char *buf, size_t cap)

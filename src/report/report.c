@@ -51,6 +51,11 @@ void cg_report_exit(void)
     cg_os_exit(cg_opt.exitcode);
 }
 
+bool cg_report_ending(void)
+{
+    return __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE) != 0;
+}
+
 const char *cg_error_token(cg_error_t kind)
 {
     return tokens[kind];

@@ -50,6 +50,11 @@ _Noreturn void cg_report(const cg_call_t *call, cg_error_t kind, const void *add
  */
 _Noreturn void cg_report_exit(void) CG_COLD CG_HIDDEN;
 
+/* Has a fatal report begun ending the process (cg_report_exit)?  Then
+ * nothing more is checked on the way out (a handler of SIGABRT that calls
+ * _exit, say). */
+bool cg_report_ending(void) CG_HIDDEN;
+
 /* The stable token of an error kind ("double-free", ...). */
 const char *cg_error_token(cg_error_t kind) CG_HIDDEN;
 

@@ -249,13 +249,18 @@ static inline struct case_fast_pair case_fastbin_pair(int apart)
 }
 
 /*
- * case_fastbin_dup - case_fastbin_pair(@apart), then free(a) again.
- * a is not the fastbin's top, so the fasttop check lets it in: the fastbin
- * is a -> b -> a, the "fastbin dup".  Returns a.
+ * case_fastbin_dup - case_fastbin_pair(@apart), then a use-after-free
+ * write that wipes a's second and third words, then free(a) again.
+ * A chunk in a fastbin carries the tcache key and a fastbin mark there,
+ * which catch the second free at once (doublefree_fastbin_middle.c); with
+ * them wiped, a is not the fastbin's top, so the fasttop check lets it in:
+ * the fastbin is a -> b -> a, the "fastbin dup", for the checks that meet
+ * it later.  Returns a.
  */
 static inline char *case_fastbin_dup(int apart)
 {
     struct case_fast_pair f = case_fastbin_pair(apart);
+    memset(f.a + sizeof(size_t), 0, 2 * sizeof(size_t));   /* the use after free */
     free(f.a);
     return f.a;
 }

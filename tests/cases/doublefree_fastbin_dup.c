@@ -3,9 +3,11 @@
 /*
  * The classic "fastbin dup": with the tcache bin full, free(a), free(b),
  * free(a) puts a twice in the fastbin (a -> b -> a); the fasttop check
- * sees only that a is not the bin's top.  When the tcache bin is drained,
- * a malloc refills it from the fastbin, and the refill meets a, already
- * moved into the tcache once — its key says so.  glibc hands a out twice.
+ * sees only that a is not the bin's top, and a use-after-free write before
+ * the second free wiped the key and mark that would catch it there
+ * (case_fastbin_dup).  When the tcache bin is drained, a malloc takes a
+ * from the fastbin and refills the tcache from the rest, and the refill
+ * meets a again.  glibc hands a out twice.
  */
 #include "case.h"
 

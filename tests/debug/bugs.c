@@ -24,6 +24,8 @@
  *                            heap a block is in (a wild write into
  *                            chunkguard's metadata), then free
  *   bugs guard               touch the guard page before a heap's first block
+ *   bugs top-wild            a wild write over the top chunk's size word, just
+ *                            past the last block; then a request the top serves
  *   bugs null                a NULL dereference (not chunkguard's business)
  *   bugs ok                  a clean run: prints "ok"
  */
@@ -154,6 +156,13 @@ int main(int argc, char **argv)
                 free_here(q[i]);
             free_here(p);
         }
+    } else if (!strcmp(m, "top-wild")) {
+        /* the last block: its chunk (80 bytes for 40 with the redzones)
+         * starts 32 bytes before it, and the top chunk's size word is 8
+         * bytes into the top, just past it */
+        char *p = alloc_here(40);
+        bug_here_write(p, 80 - 32 + 8, 8);
+        sink = alloc_here(3000);        /* under a page: not a guard_big block */
     } else if (!strcmp(m, "null")) {
         *(volatile int *)(uintptr_t)sink_null = 1;
     } else if (!strcmp(m, "leak")) {

@@ -56,7 +56,13 @@ if [ -n "$tls" ] && [ "$tls" -le 64 ]; then pass "tls-small ($tls bytes)"
 else fail tls-small "PT_TLS memsz='$tls'"; fi
 
 # exports: exactly the API.
-want="__libc_calloc __libc_free __libc_malloc __libc_memalign __libc_pvalloc __libc_realloc __libc_valloc __sysv_signal aligned_alloc bsd_signal calloc cg_describe cg_get_stats cg_leak_check cg_set_report_callback cg_verify_heap free free_aligned_sized free_sized mallinfo mallinfo2 malloc malloc_info malloc_stats malloc_trim malloc_usable_size mallopt memalign posix_memalign pvalloc realloc reallocarray sigaction signal sysv_signal valloc"
+want=$(printf '%s\n' _Exit __libc_calloc __libc_free __libc_malloc __libc_memalign \
+    __libc_pvalloc __libc_realloc __libc_valloc __sysv_signal _exit \
+    aligned_alloc bsd_signal calloc cg_describe cg_get_stats cg_leak_check \
+    cg_set_report_callback cg_verify_heap free free_aligned_sized free_sized \
+    mallinfo mallinfo2 malloc malloc_info malloc_stats malloc_trim \
+    malloc_usable_size mallopt memalign posix_memalign pvalloc realloc \
+    reallocarray sigaction signal sysv_signal valloc | sort | tr '\n' ' ' | sed 's/ $//')
 got=$(nm -D --defined-only "$SO" | awk '{print $3}' | sed 's/@.*//' | sort | tr '\n' ' ' | sed 's/ $//')
 if [ "$got" = "$want" ]; then pass exports
 else fail exports "got: $got"; fi

@@ -57,6 +57,12 @@ expect debug-overflow-live-at-exit-after-threads heap-buffer-overflow \
     "1 bytes past a 40-byte region" 'found at exit' 'in alloc_here'
 run underflow
 expect debug-underflow heap-buffer-overflow "before a 40-byte region" 'in free_here' 'in alloc_here'
+# a wild write into the top chunk's header, found when the top serves a
+# request: the whole stack of that call, and the block just below the
+# damage with its allocation stack (issue 13, point 12)
+run top-wild
+expect debug-top-wild heap-corruption "malloc\(\): the top chunk's size" '#0 0x[0-9a-f]+ in alloc_here' \
+    '#1 0x[0-9a-f]+ in main' 'bytes past the end of a 40-byte region' 'previously allocated by thread T0 here'
 run header
 expect debug-header heap-corruption 'header was overwritten' '\[\+8\]' 'in alloc_here'
 
