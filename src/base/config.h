@@ -76,4 +76,18 @@ static_assert(CG_MINSIZE == 2 * CG_HDR_SZ, "minimum chunk holds fd and bk");
 static_assert((CG_MXFAST_MAX + CG_SIZE_SZ + CG_ALIGN_MASK) / 16 - 2 < CG_NFASTBINS,
               "fastbins cover M_MXFAST's maximum");
 
+/* chunkguard itself built with a sanitizer (the test builds of
+ * tests/suites/35-sanitizers.sh): libc's wrappers stay in use, which the
+ * sanitizer's runtime intercepts, and chunkguard interposes no libc
+ * function that the runtime intercepts too (sigaction, signal). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define CG_SANITIZER_BUILD 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CG_SANITIZER_BUILD 1
+#endif
+
 #endif /* CG_CONFIG_H */

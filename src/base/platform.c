@@ -34,17 +34,8 @@ size_t cg_pagesize = 4096;
  * corrupted process might need — and fewer of libc's pages touched, which
  * shows up in small programs' RSS.  Sanitizer builds keep libc's wrappers,
  * which their runtimes intercept.  Returns the raw result: -errno on
- * failure.
+ * failure.  (CG_SANITIZER_BUILD: config.h.)
  */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define CG_SANITIZER_BUILD 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CG_SANITIZER_BUILD 1
-#endif
 
 #if defined(__x86_64__) && !defined(CG_SANITIZER_BUILD)
 static long sys6(long nr, long a, long b, long c, long d, long e, long f)
@@ -568,6 +559,23 @@ int cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
     int r = libc_sigaction(sig, act, old);
     errno = saved;
     return r;
+}
+
+int cg_os_program_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    return libc_sigaction(sig, act, old);
+}
+
+void cg_os_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    int saved = errno;
+    pthread_sigmask(how, set, old);
+    errno = saved;
+}
+
+void cg_os_resend(int sig)
+{
+    SYS(SYS_tgkill, cg_os_getpid(), cg_os_gettid(), sig, 0, 0, 0);
 }
 
 void *cg_os_dlopen(const char *name)

@@ -7,6 +7,7 @@
 #ifndef CG_PLATFORM_H
 #define CG_PLATFORM_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -183,6 +184,13 @@ void  cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
 /* Signals: sigaction, 0 or -1 (errno kept). */
 struct sigaction;
 int   cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CG_HIDDEN;
+/* libc's sigaction for a call the program made (entry/signals.c): its
+ * result and errno as libc gives them. */
+int   cg_os_program_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CG_HIDDEN;
+/* The calling thread's signal mask (pthread_sigmask; errno kept), and a
+ * signal sent to the calling thread itself (tgkill; errno kept). */
+void  cg_os_sigmask(int how, const sigset_t *set, sigset_t *old) CG_HIDDEN;
+void  cg_os_resend(int sig) CG_HIDDEN;
 /* The calling thread's alternate signal stack (sigaltstack): *old_sp is
  * the one in use (NULL: none); then it becomes [sp, sp + size), or none
  * with sp NULL, or stays with sp (void *)1.  False on failure. */

@@ -7,8 +7,11 @@
  * ours — the program's own NULL dereference, say — is passed to that
  * handler, or, when it was the default action, the default is restored and
  * the faulting instruction runs again, so the program dies exactly as it
- * would have without us.  A program that installs its own handler later
- * simply replaces ours.
+ * would have without us.  A handler the program installs later, with
+ * sigaction or signal, goes behind ours (entry/signals.c): the program
+ * sees its own handler when it asks, gets every fault that is not ours as
+ * the kernel gave it, and a bad access to a block is still reported.  A
+ * SIGSEGV or SIGBUS sent by kill or raise is never ours.
  *
  * Ours are: a fault whose instruction is in libchunkguard's code (our
  * metadata was damaged past what the checks could see: a wild write), and
@@ -26,6 +29,7 @@
 #include <elf.h>
 #include <link.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/auxv.h>
@@ -36,14 +40,79 @@
 #include "describe.h"
 #include "guard.h"
 #include "heap.h"
+#include "lock.h"
 #include "options.h"
 #include "checks.h"
 #include "shadow.h"
 #include "symbolize.h"
 #include "thread.h"
 
-static struct sigaction old_segv, old_bus;
 static uintptr_t code_lo, code_hi;      /* our executable mapping */
+
+/* The program's own disposition of SIGSEGV ([0]) and SIGBUS ([1]): what
+ * was there when ours was installed, then what the program set.  Written
+ * by cg_fault_sigaction with every signal blocked and one writer at a time,
+ * read by the handler under a sequence count (odd while a write is on). */
+struct prog_action {
+    _Atomic unsigned seq;
+    struct sigaction sa;
+};
+static struct prog_action prog[2];
+static atomic_flag prog_writing = ATOMIC_FLAG_INIT;
+static bool installed;
+
+static struct prog_action *prog_of(int sig) { return &prog[sig == SIGBUS]; }
+
+static void prog_get(int sig, struct sigaction *out)
+{
+    struct prog_action *p = prog_of(sig);
+    unsigned s;
+    do {
+        while ((s = atomic_load_explicit(&p->seq, memory_order_acquire)) & 1)
+            CG_CPU_RELAX();
+        memcpy(out, &p->sa, sizeof *out);
+        atomic_thread_fence(memory_order_acquire);
+    } while (atomic_load_explicit(&p->seq, memory_order_relaxed) != s);
+}
+
+static void prog_set(int sig, const struct sigaction *act)
+{
+    struct prog_action *p = prog_of(sig);
+    unsigned s = atomic_load_explicit(&p->seq, memory_order_relaxed);
+    atomic_store_explicit(&p->seq, s + 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    memcpy(&p->sa, act, sizeof *act);
+    atomic_store_explicit(&p->seq, s + 2, memory_order_release);
+}
+
+static bool prog_default(const struct sigaction *a)
+{
+    return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
+}
+
+bool cg_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (!installed || (sig != SIGSEGV && sig != SIGBUS))
+        return false;
+    /* every signal blocked: a handler of this thread that calls sigaction
+     * cannot find the write half done; other threads wait their turn */
+    sigset_t all, mask;
+    sigfillset(&all);
+    cg_os_sigmask(SIG_BLOCK, &all, &mask);
+    while (atomic_flag_test_and_set_explicit(&prog_writing, memory_order_acquire))
+        cg_os_yield();
+    if (old != NULL)
+        prog_get(sig, old);
+    if (act != NULL) {
+        struct sigaction a = *act;
+        sigdelset(&a.sa_mask, SIGKILL);            /* as the kernel does */
+        sigdelset(&a.sa_mask, SIGSTOP);
+        prog_set(sig, &a);
+    }
+    atomic_flag_clear_explicit(&prog_writing, memory_order_release);
+    cg_os_sigmask(SIG_SETMASK, &mask, NULL);
+    return true;
+}
 
 static uintptr_t fault_pc(void *uc)
 {
@@ -57,21 +126,44 @@ static uintptr_t fault_pc(void *uc)
 #endif
 }
 
-/* Hand the fault to whoever had the signal before us. */
+/* A signal sent by kill, tgkill, raise or sigqueue, not a fault. */
+static bool sent(const siginfo_t *si) { return si->si_code <= 0; }
+
+/* Hand the signal to the program's disposition, as the kernel would have:
+ * its handler, with its mask and flags; or the default action (a fault
+ * kills when its instruction runs again, a sent signal is sent again); or
+ * nothing, for a sent signal it ignores (a fault cannot be ignored: the
+ * kernel kills). */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
-    struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
-    if (old->sa_flags & SA_SIGINFO) {
-        old->sa_sigaction(sig, si, uc);
-    } else if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN) {
-        /* the default action, when the instruction faults again */
+    struct sigaction a;
+    prog_get(sig, &a);
+    if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
+        if (a.sa_handler == SIG_IGN && sent(si))
+            return;
         struct sigaction dfl;
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
         cg_os_sigaction(sig, &dfl, NULL);
-    } else {
-        old->sa_handler(sig);
+        if (sent(si))
+            cg_os_resend(sig);          /* not blocked (SA_NODEFER): delivered now */
+        return;
     }
+    if (a.sa_flags & SA_RESETHAND) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        cg_fault_sigaction(sig, &dfl, NULL);
+    }
+    sigset_t mask = a.sa_mask, before;
+    if (!(a.sa_flags & SA_NODEFER))
+        sigaddset(&mask, sig);
+    cg_os_sigmask(SIG_BLOCK, &mask, &before);
+    if (a.sa_flags & SA_SIGINFO)
+        a.sa_sigaction(sig, si, uc);
+    else
+        a.sa_handler(sig);
+    cg_os_sigmask(SIG_SETMASK, &before, NULL);
 }
 
 /* Did the faulting access write (1), read (0), or is it not known (-1)?
@@ -88,6 +180,10 @@ static int fault_write(void *uc)
 
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
+    if (sent(si)) {
+        chain(sig, si, uc);             /* si_addr means nothing here */
+        return;
+    }
     uintptr_t pc = fault_pc(uc), a = (uintptr_t)si->si_addr;
     bool in_code = pc >= code_lo && pc < code_hi;
     if (!in_code && cg_shadow_in_pages((void *)a))
@@ -98,9 +194,9 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         /* Not ours.  With no handler of the program's to take it, the
          * instrumented modes say what the address is first (once: the
          * default action follows). */
-        struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
-        if (cg_mode.instrumented && !(old->sa_flags & SA_SIGINFO) &&
-            old->sa_handler == SIG_DFL && (si->si_code > 0 || sig == SIGBUS))
+        struct sigaction old;
+        prog_get(sig, &old);
+        if (cg_mode.instrumented && prog_default(&old))
             cg_dbg_report_wild((void *)a, pc, fault_write(uc), uc);
         chain(sig, si, uc);
         return;
@@ -213,6 +309,7 @@ CG_STARTUP void cg_fault_install(void)
     sa.sa_sigaction = on_fault;
     sa.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
-    cg_os_sigaction(SIGSEGV, &sa, &old_segv);
-    cg_os_sigaction(SIGBUS, &sa, &old_bus);
+    cg_os_sigaction(SIGSEGV, &sa, &prog[0].sa);
+    cg_os_sigaction(SIGBUS, &sa, &prog[1].sa);
+    installed = true;
 }

@@ -150,7 +150,7 @@ bool cg_gpool_at_limit(void)
 
 bool cg_gpool_open(char *p, size_t len)
 {
-    return cg_os_protect(p, len, PROT_READ | PROT_WRITE);
+    return cg_os_commit(p, len);
 }
 
 void cg_gpool_untake(char *lo, uint32_t pages, bool mt)

@@ -130,27 +130,24 @@ void *cg_malloc_handoff(size_t n, uintptr_t caller)
  * (CG_SAMPLE_TURN), so the table serves the call — the sampler's, when
  * sampling is on (debug/sample.h).  Entered with the mark set, as the
  * other hand-offs. */
-CG_INLINE void *malloc_sampled_as(size_t n, uintptr_t caller, const char *op, int family)
+/* family: operator new's, for its plain forms' sampled hand-off. */
+CG_INLINE void *sampled(size_t n, uintptr_t caller, const char *api, int op, int family)
 {
     handoff_begin_alloc();
-    cg_call_t c = enter_as(caller, op, OP_MALLOC, family);
-    void *p = cg_mode.malloc(n, &c);
+    const cg_call_t c = enter_as(caller, api, op, family);
+    void *p = op == OP_CALLOC ? cg_mode.calloc(n, &c) : cg_mode.malloc(n, &c);
     cg_inside_end();
     return p;
 }
 
 void *cg_malloc_sampled(size_t n, uintptr_t caller)
 {
-    return malloc_sampled_as(n, caller, "malloc", CG_FAMILY_MALLOC);
+    return sampled(n, caller, "malloc", OP_MALLOC, CG_FAMILY_MALLOC);
 }
 
 void *cg_calloc_sampled(size_t bytes, uintptr_t caller)
 {
-    handoff_begin_alloc();
-    cg_call_t c = enter(caller, "calloc", OP_CALLOC);
-    void *p = cg_mode.calloc(bytes, &c);
-    cg_inside_end();
-    return p;
+    return sampled(bytes, caller, "calloc", OP_CALLOC, CG_FAMILY_MALLOC);
 }
 
 /* A block served to a signal handler (reentry.c), now given back. */
@@ -419,7 +416,7 @@ void *cg_new_handoff(size_t n, int how, uintptr_t caller)
 void *cg_new_sampled(size_t n, int how, uintptr_t caller)
 {
     int family = CG_NEW_FAMILY(how);
-    void *p = malloc_sampled_as(n, caller, cg_family_new_name(family), family);
+    void *p = sampled(n, caller, cg_family_new_name(family), OP_MALLOC, family);
     return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, 0, how, caller);
 }
 

@@ -10,6 +10,10 @@ make -s -C "$R" lib >/dev/null || { echo "FAIL guard-build: make lib"; exit 1; }
 gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -Wno-use-after-free \
     -Wno-array-bounds -Wno-stringop-overflow -o "$B/faults" "$R/tests/guard/faults.c" -ldl ||
     { echo "FAIL guard-build: faults"; exit 1; }
+gcc -O1 -g -Wall -o "$B/sigchain" "$R/tests/guard/sigchain.c" ||
+    { echo "FAIL guard-build: sigchain"; exit 1; }
+gcc -O1 -g -Wall -o "$B/sigchain-linked" "$R/tests/guard/sigchain.c" "$CG_BUILD/libchunkguard.a" \
+    -pthread -lunwind -ldl || { echo "FAIL guard-build: sigchain-linked"; exit 1; }
 gcc -O1 -g -Wall -I"$R/src/debug" -I"$R/src/base" -I"$R/include" -o "$B/insn_test" \
     "$R/tests/guard/insn_test.c" "$R/src/debug/insn.c" -lcriterion ||
     { echo "FAIL guard-build: insn_test"; exit 1; }
@@ -249,3 +253,43 @@ OPTS=mode=guard
 run own-handler
 if [ $rc = 42 ] && ! grep -q chunkguard <<<"$err"; then pass guard-program-handler-untouched
 else fail guard-program-handler-untouched "rc=$rc $(head -c 300 <<<"$err")"; fi
+
+# the program's handlers (tests/guard/sigchain.c): one installed after
+# chunkguard's, with sigaction or signal, sits behind it: a bad access to a
+# block is still reported at the access; the program's own faults reach its
+# handler; it sees its own handler when it asks; raise(SIGSEGV) ends the
+# process (or is ignored) as without chunkguard.  Preloaded and linked in.
+sig() {   # sig BINARY OPTS CASE: sets out, err, rc
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$2" ${3:+LD_PRELOAD="$SO"} "$B/$1" "$4" 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+}
+for how in preload linked; do
+    bin=sigchain; [ $how = linked ] && bin=sigchain-linked
+    pre=1; [ $how = linked ] && pre=
+    for api in sigaction signal; do
+        for o in mode=guard mode=debug:guard_sample=1; do
+            m=${o%%:*}; m=${m#mode=}
+            sig $bin $o "$pre" $api-then-uaf
+            if [ $rc = 134 ] && grep -Eq '^==[0-9]+==ERROR: chunkguard: heap-use-after-free on address' <<<"$err" &&
+               grep -q 'in read_here' <<<"$err"; then pass "$how-$api-handler-keeps-guard-fault-$m"
+            else fail "$how-$api-handler-keeps-guard-fault-$m" "rc=$rc $(head -c 300 <<<"$err")"; fi
+        done
+    done
+    for o in mode=fast mode=debug mode=guard; do
+        sig $bin $o "$pre" sigaction-null; a=$rc; e1=$err
+        sig $bin $o "$pre" signal-null; b=$rc; e2=$err
+        sig $bin $o "$pre" reraise-null; c=$rc; e3=$err
+        if [ $a = 42 ] && [ $b = 44 ] && [ $c = 139 ] && [ "$out" = "program handler ran" ] &&
+           [ -z "$e1$e2$e3" ]; then pass "$how-program-fault-to-its-handler-${o#mode=}"
+        else fail "$how-program-fault-to-its-handler-${o#mode=}" "rc=$a/$b/$c out=$out $(head -c 300 <<<"$e1$e2$e3")"; fi
+        sig $bin $o "$pre" query
+        if [ $rc = 0 ] && [ "$out" = ok ]; then pass "$how-program-sees-its-handler-${o#mode=}"
+        else fail "$how-program-sees-its-handler-${o#mode=}" "rc=$rc $out"; fi
+        sig $bin $o "$pre" raise; a=$rc; sig $bin $o "$pre" raise-bus; b=$rc
+        sig $bin $o "$pre" raise-ignored; c=$rc; co=$out
+        sig $bin $o "$pre" resethand; d=$rc
+        if [ $a = 139 ] && [ $b = 135 ] && [ $c = 0 ] && [ "$co" = survived ] && [ $d = 139 ] &&
+           [ "$out" = "handler ran once" ]; then pass "$how-raised-segv-as-without-chunkguard-${o#mode=}"
+        else fail "$how-raised-segv-as-without-chunkguard-${o#mode=}" "raise=$a raise-bus=$b ignored=$c/$co resethand=$d/$out"; fi
+    done
+done
