@@ -12,7 +12,10 @@
  *     with one, through libstdc++'s own nothrow form, which calls our
  *     throwing form and catches what it throws (a handler may throw
  *     std::bad_alloc itself: that must come out as NULL, and only C++ can
- *     catch it).
+ *     catch it).  Where libstdc++.so.6 is not loaded (a program with the
+ *     runtime linked statically) the handler is called directly: a throw
+ *     from it then leaves the nothrow form, which the caller's noexcept
+ *     turns into std::terminate.
  *
  * chunkguard is C and must not load the C++ runtime into a C program, so
  * the runtime's functions are looked up only here, only when an

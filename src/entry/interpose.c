@@ -4,7 +4,8 @@
  * Built two ways from one source: with the standard names (malloc, free,
  * ... and glibc's __libc_* aliases) for libchunkguard.so/.a, or with
  * CHUNKGUARD_PREFIXED as cg_malloc, cg_free, ... for the build that
- * interposes nothing.  Each function here is thin: the tcache hit paths of
+ * interposes nothing; the standard build also exports C++'s operator new
+ * and delete (below).  Each function here is thin: the tcache hit paths of
  * malloc, free and calloc are inlined (core/fastpath.h; no call),
  * everything else is one call into api.c or info.c under the re-entry
  * mark (reentry.h).  Contracts are glibc 2.36's; see malloc(3) and
