@@ -3,7 +3,8 @@
 # ---- 15-checks-off.sh; owner: the cases helper). Targets prefixed cgcases-.
 #
 # cgcases-bins             every tests/cases/<kind>_<variant>.c built as
-#                          $(BUILD)/cases/<name>, plus the spawn helper.
+#                          $(BUILD)/cases/<name>, plus the spawn helper;
+#                          a C++ case (<kind>_<variant>.cc) with $(CXX).
 # cgcases-off-variants     one library per check switch, with that check
 #                          compiled out: $(BUILD)/off-<NAME>/libchunkguard.so.
 #                          CGCASES_OFF="FASTTOP UNLINK" limits the set; the
@@ -15,7 +16,9 @@
 #                          Use make -j2: the variants build side by side.
 
 CGCASES_SRCS := $(wildcard tests/cases/*_*.c)
-CGCASES_BINS := $(patsubst tests/cases/%.c,$(BUILD)/cases/%,$(CGCASES_SRCS))
+CGCASES_CXX_SRCS := $(wildcard tests/cases/*_*.cc)
+CGCASES_BINS := $(patsubst tests/cases/%.c,$(BUILD)/cases/%,$(CGCASES_SRCS)) \
+                $(patsubst tests/cases/%.cc,$(BUILD)/cases/%,$(CGCASES_CXX_SRCS))
 cgcases_lp := (
 CGCASES_OFF  ?= $(shell sed -n -e 's/^CG_CHECK_ENTRY$(cgcases_lp)[A-Z0-9_]*, *[A-Z_]*, *\([A-Z_]*\),.*/\1/p' \
                     -e 's/^CG_PER_USE$(cgcases_lp)[A-Z0-9_]*, *\([A-Z_]*\),.*/\1/p' src/report/checks.def | \
@@ -37,6 +40,15 @@ $(BUILD)/cases/spawn: tests/cases/harness/spawn.c
 $(BUILD)/cases/%: tests/cases/%.c tests/cases/case.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CGCASES_CFLAGS) -o $@ $<
+
+# C++ cases: the same, with the warnings about mismatched new and delete
+# (the point of most of them) silenced.  C++17, whose sized and aligned
+# operator delete forms the compiler calls.
+CGCASES_CXXFLAGS := -std=gnu++17 -O0 -g -fno-builtin -Wall -Wno-mismatched-new-delete \
+                    -Wno-free-nonheap-object
+$(BUILD)/cases/%: tests/cases/%.cc tests/cases/case.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(CGCASES_CXXFLAGS) -o $@ $<
 
 # Each variant is its own make run (its own BUILD dir and CG_DEFS); only the
 # preloaded .so is built, the test needs nothing else.  The sub-make decides

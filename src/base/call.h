@@ -20,6 +20,49 @@
 
 struct cg_tcache;
 
+/*
+ * The family of an allocation call: C's malloc family, or one of C++'s
+ * operator new forms.  What one family allocates only the same family
+ * releases — free and realloc take malloc's blocks (malloc, calloc,
+ * realloc, the memalign family), operator delete takes operator new's,
+ * delete[] new[]'s, and the std::align_val_t forms each other's (C++17
+ * [new.delete]; glibc does not care, debug mode checks it:
+ * alloc-dealloc-mismatch).  0 is C's, so a call filled without a family
+ * is C's.  The nothrow forms are their throwing forms' family.
+ */
+enum {
+    CG_FAMILY_MALLOC = 0,          /* malloc ... / free, realloc, free_sized       */
+    CG_FAMILY_NEW,                 /* operator new / operator delete             */
+    CG_FAMILY_NEW_ARRAY,           /* operator new[] / operator delete[]         */
+    CG_FAMILY_NEW_ALIGNED,         /* operator new(size, align_val_t) / delete   */
+    CG_FAMILY_NEW_ARRAY_ALIGNED,   /* operator new[](size, align_val_t) / delete[] */
+    CG_FAMILY_COUNT,
+    /* a release whose family is not known (a free deferred from a signal
+     * handler, whose table keeps only the pointer): not checked */
+    CG_FAMILY_UNKNOWN = 0xff
+};
+
+CG_INLINE bool cg_family_array(int f)
+{
+    return f == CG_FAMILY_NEW_ARRAY || f == CG_FAMILY_NEW_ARRAY_ALIGNED;
+}
+
+/* What a C++ family's allocating and releasing functions are called in
+ * reports ("operator new[]"; NULL for the malloc family, whose calls name
+ * themselves). */
+CG_INLINE const char *cg_family_new_name(int f)
+{
+    return f == CG_FAMILY_NEW ? "operator new" : f == CG_FAMILY_NEW_ARRAY ? "operator new[]"
+           : f == CG_FAMILY_NEW_ALIGNED ? "aligned operator new"
+           : f == CG_FAMILY_NEW_ARRAY_ALIGNED ? "aligned operator new[]" : NULL;
+}
+CG_INLINE const char *cg_family_delete_name(int f)
+{
+    return f == CG_FAMILY_NEW ? "operator delete" : f == CG_FAMILY_NEW_ARRAY ? "operator delete[]"
+           : f == CG_FAMILY_NEW_ALIGNED ? "aligned operator delete"
+           : f == CG_FAMILY_NEW_ARRAY_ALIGNED ? "aligned operator delete[]" : NULL;
+}
+
 typedef struct cg_call {
     uintptr_t caller;           /* the program's call site (0: none)        */
     const char *op;             /* the API function served ("malloc", ...)  */
@@ -28,6 +71,9 @@ typedef struct cg_call {
     bool mt;                    /* other threads may run: decided once, at
                                  * the top of the operation (locks are taken,
                                  * atomics used)                            */
+    uint8_t family;             /* CG_FAMILY_*: the API's family (a block
+                                 * allocated records it; a release of a
+                                 * block is checked against it)             */
 } cg_call_t;
 
 /* The context of work chunkguard does on no program call's behalf: op

@@ -642,6 +642,21 @@ void *cg_os_dlsym(void *handle, const char *name)
     return dlsym(handle, name);
 }
 
+void *cg_os_cxx_function(const char *name, bool lib_only)
+{
+    int saved = errno;
+    void *fn = NULL;
+    void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    if (h != NULL) {
+        fn = dlsym(h, name);      /* the handle's own scope: libstdc++ first */
+        dlclose(h);               /* the count NOLOAD took; still loaded */
+    }
+    if (fn == NULL && !lib_only)
+        fn = dlsym(RTLD_DEFAULT, name);
+    errno = saved;
+    return fn;
+}
+
 int cg_os_each_module(int (*cb)(struct dl_phdr_info *info, size_t size, void *arg), void *arg)
 {
     return dl_iterate_phdr(cb, arg);

@@ -255,6 +255,17 @@ void *cg_os_dlsym(void *handle, const char *name) CG_HIDDEN;
 int   cg_os_each_module(int (*cb)(struct dl_phdr_info *info, size_t size, void *arg), void *arg)
     CG_HIDDEN;
 
+/* The C++ runtime, when the process has one (chunkguard never loads it:
+ * operator new's failure path needs std::get_new_handler, the throw of
+ * std::bad_alloc and libstdc++'s own nothrow forms, entry/cxx.c): the
+ * function of that mangled name in libstdc++.so.6 when it is loaded —
+ * by the program, a library or dlopen, even RTLD_LOCAL: that library's
+ * own definition, never one that interposes it — else, unless lib_only,
+ * the first in the process's global scope (another runtime, libc++).
+ * NULL when there is none.  May allocate (the loader's bookkeeping):
+ * call it outside chunkguard (no lock held, not inside).  errno kept. */
+void *cg_os_cxx_function(const char *name, bool lib_only) CG_HIDDEN;
+
 /* libc's own read, write and syscall, with libc's contract (-1 and errno):
  * for the shims debug/stack.c installs in libunwind's imports. */
 ssize_t cg_os_libc_read(int fd, void *buf, size_t n) CG_HIDDEN;

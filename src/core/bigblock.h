@@ -27,6 +27,17 @@ void cg_big_free(cg_chunk_t *c, const cg_call_t *call) CG_HIDDEN;
 /* Resize with mremap; NULL if it cannot (caller copies). */
 cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, const cg_call_t *call) CG_HIDDEN;
 CG_INLINE size_t cg_big_usable(const cg_chunk_t *c) { return cg_csize(c) - CG_HDR_SZ; }
+/* Could live big block c have been mapped for a request of n bytes?  Its
+ * mapping is n's chunk size and a size word rounded up to whole pages
+ * when no alignment moved the chunk in (prev_size 0: cg_big_alloc and
+ * cg_big_resize); with one, n is at most its usable bytes.  The big-block
+ * counterpart of cg_heap_chunk_fits. */
+CG_INLINE bool cg_big_fits(const cg_chunk_t *c, size_t n)
+{
+    if (n > cg_big_usable(c))
+        return false;
+    return c->prev_size != 0 || CG_PAGE_ROUND(cg_request2size(n) + CG_SIZE_SZ) == cg_csize(c);
+}
 /* Was c one of the last 1024 big blocks freed (bigblock.c, RECENT)?
  * Only consulted when a pointer is about to be reported as not ours. */
 bool cg_big_recently_freed(const cg_chunk_t *c, const cg_call_t *call) CG_HIDDEN;

@@ -102,6 +102,17 @@ CG_INLINE bool cg_aligned_ok(const void *p) { return ((uintptr_t)p & CG_ALIGN_MA
 /* Usable bytes of an in-use chunk (not mmapped). */
 CG_INLINE size_t cg_heap_usable(const cg_chunk_t *c) { return cg_csize(c) - CG_SIZE_SZ; }
 
+/* Could in-use heap chunk c (not mmapped) have been handed out for a
+ * request of n bytes?  Its size is n's chunk size, or 16 more: the core
+ * never splits off a remainder smaller than MINSIZE (glibc's rule: every
+ * split in arena.c, the aligned chunk's tail, realloc in place), so a
+ * request's chunk is smaller than its chunk size plus MINSIZE.  For a
+ * sized delete's check in fast mode, which knows only the chunk. */
+CG_INLINE bool cg_heap_chunk_fits(const cg_chunk_t *c, size_t n)
+{
+    return n <= CG_MAX_REQUEST && cg_csize(c) - cg_request2size(n) < CG_MINSIZE;
+}
+
 /*
  * Safe-linking of singly linked free lists (tcache, fastbins): a next
  * pointer is stored XORed with the address of the slot that holds it shifted

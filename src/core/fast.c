@@ -6,6 +6,7 @@
 #include "mode.h"
 
 #include "alloc.h"
+#include "fmt.h"
 
 static void *fast_malloc(size_t n, const cg_call_t *call)
 {
@@ -67,6 +68,25 @@ static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
     return cg_chunk2mem(nc);
 }
 
+/* A sized or aligned operator delete's arguments against in-use chunk c
+ * (big: a big block): the size must be one the chunk could have been
+ * handed out for, and mem aligned as said (fast mode knows no more: the
+ * exact checks are debug mode's).  Reports new-delete-type-mismatch. */
+static void check_delete(cg_chunk_t *c, bool big, void *mem, size_t sized, size_t salign,
+                         const cg_call_t *call)
+{
+    if (CG_CHECK_ON(SIZED_FREE) && sized != SIZE_MAX &&
+        CG_UNLIKELY(!(big ? cg_big_fits(c, sized) : cg_heap_chunk_fits(c, sized)))) {
+        char msg[120];
+        cg_fmt(msg, sizeof msg, "%zu given, for a block of %zu usable bytes (a %zu-byte %s)",
+               sized, cg_usable_of(c), cg_csize(c), big ? "mapping" : "chunk");
+        cg_fail_with(call, CG_CK_NEW_DELETE_SIZE, mem, msg);
+    }
+    if (CG_CHECK_ON(SIZED_FREE) &&
+        CG_UNLIKELY(salign != 0 && ((uintptr_t)mem & (salign - 1)) != 0))
+        cg_fail_NEW_DELETE_ALIGN(call, mem);
+}
+
 static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *call)
 {
     bool big;
@@ -74,11 +94,16 @@ static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *c
     if (sized != SIZE_MAX || salign != 0) {
         if (!big)
             cg_check_in_use(c, cg_csize(c), call->tc, call);
-        if (CG_CHECK_ON(SIZED_FREE) && CG_UNLIKELY(sized != SIZE_MAX && sized > cg_usable_of(c)))
-            cg_fail_SIZED_FREE_SIZE(call, mem);
-        if (CG_CHECK_ON(SIZED_FREE) &&
-            CG_UNLIKELY(salign != 0 && ((uintptr_t)mem & (salign - 1)) != 0))
-            cg_fail_SIZED_FREE_ALIGN(call, mem);
+        if (call->family != CG_FAMILY_MALLOC) {
+            check_delete(c, big, mem, sized, salign, call);
+        } else {
+            if (CG_CHECK_ON(SIZED_FREE) &&
+                CG_UNLIKELY(sized != SIZE_MAX && sized > cg_usable_of(c)))
+                cg_fail_SIZED_FREE_SIZE(call, mem);
+            if (CG_CHECK_ON(SIZED_FREE) &&
+                CG_UNLIKELY(salign != 0 && ((uintptr_t)mem & (salign - 1)) != 0))
+                cg_fail_SIZED_FREE_ALIGN(call, mem);
+        }
     }
     cg_release(c, big, call, call->tc);
 }

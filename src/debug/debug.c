@@ -638,13 +638,86 @@ size_t cg_dbg_describe_address(const void *p, char *msg, size_t cap)
                   "(another allocator, a thread stack, or mmap)", (void *)m.lo, (void *)m.hi);
 }
 
+/* ---- families (base/call.h): what allocated a block must release it ---- */
+
+/* "operator delete() releases only what operator new() allocates", for
+ * the family of call, into msg.  Returns its length. */
+static size_t family_rule(char *msg, size_t cap, const cg_call_t *call)
+{
+    if (call->family == CG_FAMILY_MALLOC)
+        return cg_fmt(msg, cap, "%s() releases only what malloc(), calloc(), realloc() or the "
+                      "memalign family allocate", call->op);
+    return cg_fmt(msg, cap, "%s() releases only what %s() allocates", call->op,
+                  cg_family_new_name(call->family));
+}
+
+/* An array's cookie: the count that new[] keeps before an array of
+ * objects with a destructor, for delete[] to read back (the Itanium C++
+ * ABI, "Array Operator new Cookies").  It takes max(sizeof(size_t),
+ * alignof(T)) bytes: 8 or 16 for any type plain new[] serves, the
+ * alignment itself (a power of two above 16) for aligned new[].  A
+ * pointer d bytes off a block's start may have stepped over one when d
+ * is 8 or 16, or, with an aligned family on either side, such a power of
+ * two. */
+static bool cookie_size(size_t d, bool aligned)
+{
+    return d == 8 || d == 16 || (aligned && d > 16 && (d & (d - 1)) == 0);
+}
+
+static bool family_aligned(int f)
+{
+    return f == CG_FAMILY_NEW_ALIGNED || f == CG_FAMILY_NEW_ARRAY_ALIGNED;
+}
+
+/* p, not the start of live block r: a cookie's size before it while call
+ * is an array delete and r no array (the compiler read a cookie that plain
+ * new, or malloc, never wrote), or after it while r is an array and call
+ * no array delete (a pointer to new[]'s first element).  Then that is
+ * the report, alloc-dealloc-mismatch (returns true); false, nothing
+ * reported, for any other pointer. */
+static bool cookie_mismatch(const cg_call_t *call, const cg_shadow_t *r, const void *p)
+{
+    int fam = cg_kind_family(r->kind);
+    const char *u = cg_shadow_user(r), *q = p;
+    if (!cg_opt.alloc_dealloc_mismatch || fam == call->family ||
+        call->family == CG_FAMILY_UNKNOWN)
+        return false;
+    bool before = q < u && cg_family_array(call->family) && !cg_family_array(fam);
+    bool after = q > u && cg_family_array(fam) && !cg_family_array(call->family);
+    size_t d = q < u ? (size_t)(u - q) : (size_t)(q - u);
+    if (!(before || after) || !cookie_size(d, family_aligned(fam) || family_aligned(call->family)))
+        return false;
+    char msg[200];
+    cg_fmt(msg, sizeof msg, "the block at %p came from %s(); %s() was given the address %zu "
+           "bytes %s its start", (const void *)u, cg_kind_name(r->kind), call->op, d,
+           before ? "before" : "after");
+    dbg_report(call, CG_CK_ALLOC_DEALLOC_MISMATCH_COOKIE, p, msg, r);
+    return true;
+}
+
+/* A release of block r by another family than the one that allocated it
+ * is reported (recoverable: the block is sound, the release goes on). */
+static void check_family(const cg_call_t *call, const cg_shadow_t *r, const void *p)
+{
+    if (cg_kind_family(r->kind) == call->family || call->family == CG_FAMILY_UNKNOWN ||
+        !cg_opt.alloc_dealloc_mismatch)
+        return;
+    char msg[256];
+    size_t n = cg_fmt(msg, sizeof msg, "the block came from %s(); ", cg_kind_name(r->kind));
+    family_rule(msg + n, sizeof msg - n, call);
+    dbg_report(call, CG_CK_ALLOC_DEALLOC_MISMATCH, p, msg, r);
+}
+
 /* A pointer into a block that is not its start, handed to free or realloc
  * (invalid-free) or to malloc_usable_size (invalid-pointer). */
 CG_REALIGN void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
                              const cg_shadow_t *r)
 {
+    bool live = cg_shadow_seen_live(r->state);
+    if (use != CG_USE_USABLE && live && cookie_mismatch(call, r, p))
+        return;
     dbg_report(call, CG_CK_FOR_USE(DEBUG_INTERIOR, use), p,
-               cg_shadow_seen_live(r->state) ? NULL : "the block it points into was freed", r);
+               live ? NULL : "the block it points into was freed", r);
 }
 
 /* ---- the API ---------------------------------------------------------- */
@@ -669,6 +742,7 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
 {
     bool mt = call->mt;
     uint32_t stack = cg_dbg_capture(call);
+    uint8_t shift = cg_align_shift(align);
     if (align < CG_ALIGN)
         align = CG_ALIGN;
     size_t lead = align > CG_DBG_LEAD ? align : CG_DBG_LEAD;
@@ -697,7 +771,8 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
     r->alloc_stack = stack;
     r->alloc_tid = cg_dbg_tid(mt);
     r->lead = (uint32_t)lead;
-    r->kind = (uint8_t)kind;
+    r->kind = cg_kind_of_call(kind, call);
+    r->align_shift = shift;
     /* The loader's own blocks (link maps, thread TLS blocks and vectors)
      * are referenced from places no leak scan reads (a thread's control
      * block in its cached stack): they are the system's, never leaks. */
@@ -746,18 +821,37 @@ bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check
     return false;
 }
 
-bool cg_dbg_sized_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p, size_t sized,
-                     size_t salign)
+bool cg_dbg_release_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p, size_t sized,
+                       size_t salign)
 {
-    char msg[80];
+    char msg[96];
+    bool cxx = call->family != CG_FAMILY_MALLOC;
+    check_family(call, r, p);
+    /* a block of another family: its size and alignment are not what the
+     * release's arguments describe (reported above, or allowed) */
+    if (cg_kind_family(r->kind) != call->family)
+        return true;
     if (CG_CHECK_ON(SIZED_FREE) && sized != SIZE_MAX && sized != r->req) {
         cg_fmt(msg, sizeof msg, "%zu given, %zu requested", sized, r->req);
-        dbg_report(call, CG_CK_DEBUG_SIZED_FREE_SIZE, p, msg, r);
+        dbg_report(call, cxx ? CG_CK_DEBUG_NEW_DELETE_SIZE : CG_CK_DEBUG_SIZED_FREE_SIZE, p, msg,
+                   r);
         return false;
     }
-    if (CG_CHECK_ON(SIZED_FREE) && salign != 0 && ((uintptr_t)p & (salign - 1)) != 0) {
-        cg_fmt(msg, sizeof msg, "the alignment given is %zu", salign);
-        dbg_report(call, CG_CK_SIZED_FREE_ALIGN, p, msg, r);
+    if (!CG_CHECK_ON(SIZED_FREE) || salign == 0)
+        return true;
+    if (!cxx) {
+        if (((uintptr_t)p & (salign - 1)) != 0) {
+            cg_fmt(msg, sizeof msg, "the alignment given is %zu", salign);
+            dbg_report(call, CG_CK_SIZED_FREE_ALIGN, p, msg, r);
+            return false;
+        }
+        return true;
+    }
+    /* aligned delete: exactly the alignment aligned new was given */
+    size_t had = (size_t)1 << r->align_shift;
+    if (salign != had) {
+        cg_fmt(msg, sizeof msg, "alignment %zu given, %zu requested", salign, had);
+        dbg_report(call, CG_CK_DEBUG_NEW_DELETE_ALIGN, p, msg, r);
         return false;
     }
     return true;
@@ -769,7 +863,7 @@ bool cg_dbg_sized_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p,
 static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t sized,
                         size_t salign)
 {
-    bool ok = cg_dbg_sized_ok(call, r, p, sized, salign) && check_block(call, r, "at free");
+    bool ok = cg_dbg_release_ok(call, r, p, sized, salign) && check_block(call, r, "at free");
     r->free_stack = cg_dbg_capture(call);
     r->free_tid = cg_dbg_tid(call->mt);
     __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);
@@ -879,7 +973,7 @@ static void *dbg_calloc(size_t bytes, const cg_call_t *call)
 
 static void *dbg_memalign(size_t align, size_t n, const cg_call_t *call)
 {
-    return dbg_alloc(n, align > CG_ALIGN ? align : 0, CG_KIND_MEMALIGN, false, call);
+    return dbg_alloc(n, align, CG_KIND_MEMALIGN, false, call);
 }
 
 static size_t dbg_usable(void *p, const cg_call_t *call)

@@ -31,11 +31,17 @@ uint8_t cg_dbg_block_mode(uintptr_t caller) CG_HIDDEN;
 bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
     CG_HIDDEN;
 
-/* A C23 sized or aligned free's arguments (sized: SIZE_MAX when none;
- * salign: 0 when none) match the block?  Reports free-size-mismatch and
- * returns false when not. */
-bool cg_dbg_sized_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p, size_t sized,
-                     size_t salign) CG_HIDDEN;
+/* Does the release of block r (user pointer p) by call match how it was
+ * allocated?  The family first (base/call.h): a block that call's family
+ * does not release is reported (alloc-dealloc-mismatch, unless
+ * alloc_dealloc_mismatch=0), and the release goes on — the block itself
+ * is sound.  Then, for a block of call's family, the arguments of a
+ * sized or aligned release (sized: SIZE_MAX when none; salign: 0 when
+ * none): a C23 sized free's (free-size-mismatch) or a sized or aligned
+ * operator delete's (new-delete-type-mismatch) that do not match are
+ * reported and false returned. */
+bool cg_dbg_release_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p, size_t sized,
+                       size_t salign) CG_HIDDEN;
 
 /*
  * cg_dbg_report - the report of check id (checks.def) about addr, with
@@ -51,7 +57,11 @@ bool cg_dbg_sized_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p,
  * writes its first lines, then unwinds the faulting stack from
  * access->ucontext.
  * cg_dbg_report_not_start - p, handed to free or realloc (use), or to
- * malloc_usable_size, is inside r's block but not its start.
+ * malloc_usable_size, is inside r's block but not its start.  When p is
+ * an array cookie away from the start of a live block of another family
+ * (delete[] of what plain new allocated, delete of what new[] did: the
+ * compiler stepped over a cookie that was never there), that is the
+ * report: alloc-dealloc-mismatch, not an interior pointer.
  */
 void cg_dbg_report(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
                    const cg_shadow_t *r) CG_COLD CG_HIDDEN;

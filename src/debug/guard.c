@@ -108,7 +108,8 @@ static void *place(char *lo, const layout_t *L, size_t n, size_t align, int kind
     r->req = n;
     r->alloc_stack = stack;
     r->alloc_tid = cg_dbg_tid(c->mt);
-    r->kind = (uint8_t)kind;
+    r->kind = cg_kind_of_call(kind, c);
+    r->align_shift = cg_align_shift(align);
     r->mode = cg_dbg_block_mode(c->caller);
     unsigned char *front_lo, *back_lo;
     size_t front, back;
@@ -211,7 +212,7 @@ static void finish_free(const cg_call_t *c, cg_shadow_t *r, void *p, size_t size
                         size_t salign)
 {
     bool mt = c->mt;
-    bool ok = cg_dbg_sized_ok(c, r, p, sized, salign) && check_slack(c, r, "at free");
+    bool ok = cg_dbg_release_ok(c, r, p, sized, salign) && check_slack(c, r, "at free");
     r->free_stack = cg_dbg_capture(c);
     r->free_tid = cg_dbg_tid(mt);
     __atomic_store_n(&r->state, CG_SH_QUARANTINED, __ATOMIC_RELEASE);

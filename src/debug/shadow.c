@@ -28,11 +28,13 @@ static size_t big_cap, big_used;
 
 const char *cg_kind_name(int kind)
 {
-    static const char *const names[CG_KIND_COUNT] = {
+    static const char *const names[CG_KIND_NEW] = {
         [CG_KIND_MALLOC] = "malloc", [CG_KIND_CALLOC] = "calloc",
         [CG_KIND_REALLOC] = "realloc", [CG_KIND_MEMALIGN] = "memalign",
     };
-    return kind >= 0 && kind < CG_KIND_COUNT ? names[kind] : "?";
+    if (kind >= CG_KIND_NEW && kind < CG_KIND_COUNT)
+        return cg_family_new_name(cg_kind_family(kind));
+    return kind >= 0 && kind < CG_KIND_NEW ? names[kind] : "?";
 }
 
 cg_shadow_t *cg_shadow_at(uint32_t id)

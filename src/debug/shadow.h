@@ -39,7 +39,35 @@ CG_INLINE bool cg_shadow_seen_live(uint8_t state)
  * sampled guard slot. */
 enum { CG_GUARDED_NONE = 0, CG_GUARDED_RANGE = 1, CG_GUARDED_SLOT = 2 };
 
-enum { CG_KIND_MALLOC = 0, CG_KIND_CALLOC, CG_KIND_REALLOC, CG_KIND_MEMALIGN, CG_KIND_COUNT };
+/* How a block was allocated: the malloc family's functions, then one
+ * kind per C++ family (base/call.h's CG_FAMILY_NEW ... in order). */
+enum { CG_KIND_MALLOC = 0, CG_KIND_CALLOC, CG_KIND_REALLOC, CG_KIND_MEMALIGN,
+       CG_KIND_NEW, CG_KIND_NEW_ARRAY, CG_KIND_NEW_ALIGNED, CG_KIND_NEW_ARRAY_ALIGNED,
+       CG_KIND_COUNT };
+_Static_assert(CG_KIND_NEW_ARRAY_ALIGNED - CG_KIND_NEW ==
+               CG_FAMILY_NEW_ARRAY_ALIGNED - CG_FAMILY_NEW, "one kind per C++ family");
+
+/* The kind a block allocated by call gets: kind (CG_KIND_MALLOC ...
+ * CG_KIND_MEMALIGN, what the mode's table was asked for) for the malloc
+ * family, the family's own for operator new's. */
+CG_INLINE uint8_t cg_kind_of_call(int kind, const cg_call_t *call)
+{
+    return (uint8_t)(call->family == CG_FAMILY_MALLOC ? kind
+                                                      : CG_KIND_NEW + call->family - CG_FAMILY_NEW);
+}
+
+/* The family (CG_FAMILY_*) whose functions release a block of this kind. */
+CG_INLINE int cg_kind_family(int kind)
+{
+    return kind >= CG_KIND_NEW ? kind - CG_KIND_NEW + CG_FAMILY_NEW : CG_FAMILY_MALLOC;
+}
+
+/* log2 of an alignment a memalign or an aligned operator new asked for
+ * (a power of two; 0: none asked), for the record's align_shift. */
+CG_INLINE uint8_t cg_align_shift(size_t align)
+{
+    return align ? (uint8_t)__builtin_ctzl(align) : 0;
+}
 enum { CG_MODE_FAST = 0, CG_MODE_DEBUG = 1,
        CG_MODE_INTERNAL = 2 };   /* allocated for chunkguard itself (the
                                   * unwinder's loading): never a leak */
@@ -62,13 +90,16 @@ typedef struct cg_shadow {
     uint8_t  guarded;         /* CG_GUARDED_*: a block on pages of its own
                                * (guardpool.h): chunk is then user - CG_HDR_SZ,
                                * never read, head the first page of its range   */
-    uint8_t  pad_[3];         /* to 64 bytes: a record is one cache line, so a
+    uint8_t  align_shift;     /* log2 of the alignment asked for (memalign, aligned
+                               * new; 0: none), for aligned delete's check      */
+    uint8_t  pad_[2];         /* to 64 bytes: a record is one cache line, so a
                                * lookup of a block long untouched is one miss   */
     uint32_t pages;           /* a guarded block's range, guard page included     */
 } cg_shadow_t;
 _Static_assert(sizeof(cg_shadow_t) == 64, "one shadow record per cache line");
 
-/* "malloc", "calloc", "realloc", "memalign" for a CG_KIND_* value. */
+/* "malloc", "calloc", "realloc", "memalign", "operator new", ... for a
+ * CG_KIND_* value. */
 const char *cg_kind_name(int kind) CG_HIDDEN;
 
 /* The user pointer of a record's block. */

@@ -76,6 +76,15 @@ CG_INLINE cg_call_t enter(uintptr_t caller, const char *op, int opidx)
     return (cg_call_t){ .caller = caller, .op = op, .tc = tc, .mt = mt };
 }
 
+/* enter, for a call of an allocation family (base/call.h) other than C's,
+ * or of C's with an op of its own. */
+CG_INLINE cg_call_t enter_as(uintptr_t caller, const char *op, int opidx, int family)
+{
+    cg_call_t c = enter(caller, op, opidx);
+    c.family = (uint8_t)family;
+    return c;
+}
+
 void *cg_malloc_slow(size_t n, uintptr_t caller)
 {
     cg_ensure_init();
@@ -102,23 +111,30 @@ CG_INLINE void handoff_begin_alloc(void)
     cg_reentry_drain_pending();
 }
 
-void *cg_malloc_handoff(size_t n, uintptr_t caller)
+/* The tcache-miss hand-off of malloc and of operator new (op, family). */
+CG_INLINE void *malloc_handoff_as(size_t n, uintptr_t caller, const char *op, int family)
 {
     handoff_begin_alloc();
-    const cg_call_t c = enter(caller, "malloc", OP_MALLOC);
+    const cg_call_t c = enter_as(caller, op, OP_MALLOC, family);
     void *p = cg_malloc_mem_inline(n, &c);
     cg_inside_end();
     return p;
+}
+
+void *cg_malloc_handoff(size_t n, uintptr_t caller)
+{
+    return malloc_handoff_as(n, caller, "malloc", CG_FAMILY_MALLOC);
 }
 
 /* The inline paths' sampled hand-offs: the sampler's count-down reached 0
  * (CG_SAMPLE_TURN), so the table serves the call — the sampler's, when
  * sampling is on (debug/sample.h).  Entered with the mark set, as the
  * other hand-offs. */
-CG_INLINE void *sampled(size_t n, uintptr_t caller, const char *api, int op)
+/* family: operator new's, for its plain forms' sampled hand-off. */
+CG_INLINE void *sampled(size_t n, uintptr_t caller, const char *api, int op, int family)
 {
     handoff_begin_alloc();
-    const cg_call_t c = enter(caller, api, op);
+    const cg_call_t c = enter_as(caller, api, op, family);
     void *p = op == OP_CALLOC ? cg_mode.calloc(n, &c) : cg_mode.malloc(n, &c);
     cg_inside_end();
     return p;
@@ -126,12 +142,12 @@ CG_INLINE void *sampled(size_t n, uintptr_t caller, const char *api, int op)
 
 void *cg_malloc_sampled(size_t n, uintptr_t caller)
 {
-    return sampled(n, caller, "malloc", OP_MALLOC);
+    return sampled(n, caller, "malloc", OP_MALLOC, CG_FAMILY_MALLOC);
 }
 
 void *cg_calloc_sampled(size_t bytes, uintptr_t caller)
 {
-    return sampled(bytes, caller, "calloc", OP_CALLOC);
+    return sampled(bytes, caller, "calloc", OP_CALLOC, CG_FAMILY_MALLOC);
 }
 
 /* A block served to a signal handler (reentry.c), now given back. */
@@ -140,12 +156,21 @@ CG_INLINE bool reentry_block(void *mem)
     return CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_release(mem);
 }
 
-static void free_slow(void *mem, uintptr_t caller)
+/* A release on a slow path (inside): a block served to a signal handler
+ * goes back, any other to the mode's free.  sized, salign: as the table's
+ * free takes them; op, family: the call's. */
+CG_INLINE void release_as(void *mem, size_t sized, size_t salign, uintptr_t caller,
+                          const char *op, int family)
 {
     if (reentry_block(mem))
         return;
-    const cg_call_t c = enter(caller, "free", OP_FREE);
-    cg_mode.free(mem, SIZE_MAX, 0, &c);
+    const cg_call_t c = enter_as(caller, op, OP_FREE, family);
+    cg_mode.free(mem, sized, salign, &c);
+}
+
+static void free_slow(void *mem, uintptr_t caller)
+{
+    release_as(mem, SIZE_MAX, 0, caller, "free", CG_FAMILY_MALLOC);
 }
 
 void cg_free_slow(void *mem, uintptr_t caller)
@@ -156,47 +181,61 @@ void cg_free_slow(void *mem, uintptr_t caller)
     CG_GUARDED_VOID(cg_reentry_free(mem, caller, "free"), free_slow(mem, caller));
 }
 
+/* The family of a deferred free is not known (the pending table keeps
+ * only the pointer): not checked. */
 void cg_free_deferred(void *mem)
 {
-    free_slow(mem, 0);
+    release_as(mem, SIZE_MAX, 0, 0, "free", CG_FAMILY_UNKNOWN);
 }
 
 /* None of the free paths changes errno: the OS calls they may make
  * (munmap, madvise, futex) preserve it in platform.c. */
 /* The out-of-line frees called from the inline path, which has found the
  * thread's tcache and validated ownership: the call, counted. */
-CG_INLINE cg_call_t free_enter(cg_tcache_t *tc, uintptr_t caller)
+CG_INLINE cg_call_t free_enter(cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
 {
     CG_COUNT(tc->n_free);
-    return (cg_call_t){ .caller = caller, .op = "free", .tc = tc, .mt = !CG_SINGLE_THREAD_P };
+    return (cg_call_t){ .caller = caller, .op = op, .tc = tc, .mt = !CG_SINGLE_THREAD_P,
+                        .family = (uint8_t)family };
 }
 
-void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
+CG_INLINE void free_owned_as(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
+                             int family)
 {
     handoff_begin();
-    const cg_call_t call = free_enter(tc, caller);
+    const cg_call_t call = free_enter(tc, caller, op, family);
     cg_chunk_t *c = cg_mem2chunk(mem);
     cg_check_heap_size(c, CG_USE_FREE, &call);
     cg_release_heap(c, &call, tc);
     cg_inside_end();
 }
 
-void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
+CG_INLINE void free_to_arena_as(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
+                                int family)
 {
     handoff_begin();
-    const cg_call_t call = free_enter(tc, caller);
+    const cg_call_t call = free_enter(tc, caller, op, family);
     cg_chunk_t *c = cg_mem2chunk(mem);
     cg_arena_free(cg_arena_of(c), c, &call);
     cg_inside_end();
 }
 
+void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
+{
+    free_owned_as(mem, tc, caller, "free", CG_FAMILY_MALLOC);
+}
+
+void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
+{
+    free_to_arena_as(mem, tc, caller, "free", CG_FAMILY_MALLOC);
+}
+
 void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)
 {
-    if (mem == NULL || reentry_block(mem))
+    if (mem == NULL)
         return;
     cg_ensure_init();
-    const cg_call_t c = enter(caller, op, OP_FREE);
-    cg_mode.free(mem, n, align, &c);
+    release_as(mem, n, align, caller, op, CG_FAMILY_MALLOC);
 }
 
 static void *calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
@@ -290,16 +329,22 @@ int cg_memalign_args(size_t *align, size_t n)
     return 0;
 }
 
-void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
+/* memalign's contract for a call of family (base/call.h). */
+static void *memalign_as(size_t align, size_t n, uintptr_t caller, const char *op, int family)
 {
     cg_ensure_init();
-    const cg_call_t c = enter(caller, op, OP_MEMALIGN);
+    const cg_call_t c = enter_as(caller, op, OP_MEMALIGN, family);
     int err = cg_memalign_args(&align, n);
     if (err != 0) {
         errno = err;
         return NULL;
     }
     return cg_mode.memalign(align, n, &c);
+}
+
+void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
+{
+    return memalign_as(align, n, caller, op, CG_FAMILY_MALLOC);
 }
 
 int cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t caller,
@@ -341,4 +386,65 @@ size_t cg_usable_size_impl(void *mem, uintptr_t caller)
     cg_ensure_init();
     const cg_call_t c = cg_call_at(caller, "malloc_usable_size");
     return cg_mode.usable(mem, &c);
+}
+
+/* ---- operator new and delete (entry/interpose.c; contracts there) ------ */
+
+/* One allocation for an operator new form of family: malloc's or, with
+ * an alignment (align, a power of two), memalign's. */
+static void *new_block(size_t n, size_t align, int family, uintptr_t caller)
+{
+    const char *op = cg_family_new_name(family);
+    if (align == 0) {
+        const cg_call_t c = enter_as(caller, op, OP_MALLOC, family);
+        return cg_mode.malloc(n, &c);
+    }
+    return memalign_as(align, n, caller, op, family);
+}
+
+void *cg_new_try(size_t n, size_t align, int family, uintptr_t caller)
+{
+    cg_ensure_init();
+    CG_GUARDED(cg_reentry_alloc(n, align, caller, cg_family_new_name(family)),
+               new_block(n, align, family, caller));
+}
+
+void *cg_new_slow(size_t n, size_t align, int how, uintptr_t caller)
+{
+    void *p = (align & (align - 1)) == 0 ? cg_new_try(n, align, CG_NEW_FAMILY(how), caller) : NULL;
+    return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, align, how, caller);
+}
+
+void *cg_new_handoff(size_t n, int how, uintptr_t caller)
+{
+    int family = CG_NEW_FAMILY(how);
+    void *p = malloc_handoff_as(n, caller, cg_family_new_name(family), family);
+    return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, 0, how, caller);
+}
+
+void *cg_new_sampled(size_t n, int how, uintptr_t caller)
+{
+    int family = CG_NEW_FAMILY(how);
+    void *p = sampled(n, caller, cg_family_new_name(family), OP_MALLOC, family);
+    return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, 0, how, caller);
+}
+
+void cg_delete_slow(void *mem, size_t sized, size_t salign, int family, uintptr_t caller)
+{
+    if (mem == NULL)
+        return;
+    const char *op = cg_family_delete_name(family);
+    cg_ensure_init();
+    CG_GUARDED_VOID(cg_reentry_free(mem, caller, op),
+                    release_as(mem, sized, salign, caller, op, family));
+}
+
+void cg_delete_owned(void *mem, cg_tcache_t *tc, int family, uintptr_t caller)
+{
+    free_owned_as(mem, tc, caller, cg_family_delete_name(family), family);
+}
+
+void cg_delete_to_arena(void *mem, cg_tcache_t *tc, int family, uintptr_t caller)
+{
+    free_to_arena_as(mem, tc, caller, cg_family_delete_name(family), family);
 }

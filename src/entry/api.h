@@ -70,4 +70,43 @@ void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_
  * tcache bin is full: straight to its fastbin or arena. */
 void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
 
+/*
+ * C++'s operator new and delete (entry/interpose.c exports their 20
+ * forms; the contracts are C++17 [new.delete] as libstdc++ keeps them).
+ * how: the form's family (base/call.h, CG_FAMILY_NEW ...), | CG_NEW_NOTHROW
+ * for a nothrow form.  Every allocating one below returns a block, or
+ * what the form gives when none can be had (cg_new_failed): the throwing
+ * forms call the new_handler and try again until it is gone, then throw
+ * std::bad_alloc; the nothrow forms return NULL.
+ *   cg_new_slow      a form's slow path (align: a std::align_val_t form's
+ *                    alignment, or 0; one that is not a power of two fails)
+ *   cg_new_handoff   the tcache-miss hand-off of the plain forms, entered
+ *   cg_new_sampled   as cg_malloc_handoff and cg_malloc_sampled are
+ *   cg_new_try       one attempt, under the mark, no failure protocol (the
+ *                    new_handler loop's retries; cxx.c)
+ *   cg_delete_slow   a delete form's slow path: mem (NULL: nothing), the
+ *                    sized form's size or SIZE_MAX, the aligned form's
+ *                    alignment or 0
+ *   cg_delete_owned, cg_delete_to_arena
+ *                    cg_free_owned's and cg_free_to_arena's counterparts
+ *                    for a delete form (the inline path's hand-offs)
+ *   cg_new_failed    the failure protocol above (entry/cxx.c): returns a
+ *                    block, NULL (nothrow), or throws; never returns
+ *                    when no C++ runtime can throw (it aborts with a line
+ *                    in the log, as libstdc++ built without exceptions)
+ */
+#define CG_NEW_NOTHROW 0x10
+#define CG_NEW_FAMILY(how) ((how) & 0x0f)
+void  *cg_new_slow(size_t n, size_t align, int how, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+void  *cg_new_handoff(size_t n, int how, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
+void  *cg_new_sampled(size_t n, int how, uintptr_t caller) CG_HIDDEN CG_NOINLINE CG_COLD;
+void  *cg_new_try(size_t n, size_t align, int family, uintptr_t caller) CG_HIDDEN;
+void   cg_delete_slow(void *mem, size_t sized, size_t salign, int family, uintptr_t caller)
+    CG_HIDDEN CG_NOINLINE;
+void   cg_delete_owned(void *mem, cg_tcache_t *tc, int family, uintptr_t caller)
+    CG_HIDDEN CG_NOINLINE;
+void   cg_delete_to_arena(void *mem, cg_tcache_t *tc, int family, uintptr_t caller)
+    CG_HIDDEN CG_NOINLINE;
+void  *cg_new_failed(size_t n, size_t align, int how, uintptr_t caller) CG_HIDDEN CG_COLD;
+
 #endif /* CG_API_H */

@@ -4,7 +4,8 @@
  * Built two ways from one source: with the standard names (malloc, free,
  * ... and glibc's __libc_* aliases) for libchunkguard.so/.a, or with
  * CHUNKGUARD_PREFIXED as cg_malloc, cg_free, ... for the build that
- * interposes nothing.  Each function here is thin: the tcache hit paths of
+ * interposes nothing; the standard build also exports C++'s operator new
+ * and delete (below).  Each function here is thin: the tcache hit paths of
  * malloc, free and calloc are inlined (core/fastpath.h; no call),
  * everything else is one call into api.c or info.c under the re-entry
  * mark (reentry.h).  Contracts are glibc 2.36's; see malloc(3) and
@@ -38,26 +39,77 @@ void free_sized(void *mem, size_t n);
 void free_aligned_sized(void *mem, size_t align, size_t n);
 #endif
 
-/* malloc - n bytes, 16-byte aligned; malloc(0) returns a unique minimum
- * block.  NULL with errno ENOMEM when out of memory or n > PTRDIFF_MAX. */
-CG_PUBLIC void *CG_API(malloc)(size_t n)
+/*
+ * The bodies of malloc and free, shared with the plain forms of operator
+ * new and delete; inlined into each exported function, where the
+ * constants fold away (malloc's and free's code is what it was before
+ * C++'s forms shared it).  how: CG_FAMILY_MALLOC, or a C++ form's family
+ * (| CG_NEW_NOTHROW; api.h), whose slow paths name the form and record
+ * or check its family.  The return address, read in the slow branches
+ * only, is the exported function's.
+ */
+
+/* A tcache hit, or the slow path.  The tcache is hidden from signal
+ * handlers while it is used (reentry.h).  The return address is read only
+ * on the way to a slow path: read up front, it cost the hit path a stack
+ * adjustment and a load.  A C++ form's slow paths return a block or do
+ * what its contract says when there is none (api.h, cg_new_failed). */
+CG_INLINE void *alloc_inline(size_t n, int how)
 {
-    /* A tcache hit, or the slow path.  The tcache is hidden from signal
-     * handlers while it is used (reentry.h).  The return address is read
-     * only on the way to a slow path: read up front, it cost the hit path
-     * a stack adjustment and a load. */
     cg_tcache_t *tc = cg_self.tcache;
     if (CG_LIKELY(tc != NULL && n <= CG_TCACHE_MAX_REQ)) {
         size_t idx = cg_csize2tidx(cg_request2size(n));
         CG_FAST_ENTER();
-        if (CG_SAMPLE_TURN())
-            return cg_malloc_sampled(n, CG_RET_ADDR);   /* ends the mark */
+        if (CG_SAMPLE_TURN())                           /* these two end the mark */
+            return how == CG_FAMILY_MALLOC ? cg_malloc_sampled(n, CG_RET_ADDR)
+                                           : cg_new_sampled(n, how, CG_RET_ADDR);
         void *mem = cg_tcache_hit(tc, idx, &tc->n_malloc);
         if (CG_LIKELY(mem != NULL))
             return mem;
-        return cg_malloc_handoff(n, CG_RET_ADDR);   /* ends the mark */
+        return how == CG_FAMILY_MALLOC ? cg_malloc_handoff(n, CG_RET_ADDR)
+                                       : cg_new_handoff(n, how, CG_RET_ADDR);
     }
-    return cg_malloc_slow(n, CG_RET_ADDR);
+    return how == CG_FAMILY_MALLOC ? cg_malloc_slow(n, CG_RET_ADDR)
+                                   : cg_new_slow(n, 0, how, CG_RET_ADDR);
+}
+
+/* The inline path takes a tcache-sized heap chunk; a sized or aligned
+ * delete's arguments (sized: SIZE_MAX, salign: 0 when none) must fit it
+ * first (a cheap test of the chunk size and the pointer's alignment:
+ * fast mode's whole check, fast.c), or the slow path reports them. */
+CG_INLINE void free_inline(void *mem, size_t sized, size_t salign, int family)
+{
+    cg_tcache_t *tc = cg_self.tcache;
+    if (CG_LIKELY(tc != NULL) && CG_LIKELY(cg_heap_owns(mem)) &&
+        (!CG_CHECK_ON(SIZED_FREE) || sized == SIZE_MAX ||
+         CG_LIKELY(cg_heap_chunk_fits(cg_mem2chunk(mem), sized))) &&
+        (!CG_CHECK_ON(SIZED_FREE) || salign == 0 ||
+         CG_LIKELY(((uintptr_t)mem & (salign - 1)) == 0))) {
+        CG_FAST_ENTER();
+        int r = cg_free_fast(tc, mem);
+        if (CG_LIKELY(r == CG_FREE_DONE))
+            CG_FAST_LEAVE(tc);
+        else if (r == CG_FREE_BIN_FULL && family == CG_FAMILY_MALLOC)   /* these end the mark */
+            cg_free_to_arena(mem, tc, CG_RET_ADDR);
+        else if (r == CG_FREE_BIN_FULL)
+            cg_delete_to_arena(mem, tc, family, CG_RET_ADDR);
+        else if (family == CG_FAMILY_MALLOC)
+            cg_free_owned(mem, tc, CG_RET_ADDR);
+        else
+            cg_delete_owned(mem, tc, family, CG_RET_ADDR);
+        return;
+    }
+    if (family == CG_FAMILY_MALLOC)
+        cg_free_slow(mem, CG_RET_ADDR);
+    else
+        cg_delete_slow(mem, sized, salign, family, CG_RET_ADDR);
+}
+
+/* malloc - n bytes, 16-byte aligned; malloc(0) returns a unique minimum
+ * block.  NULL with errno ENOMEM when out of memory or n > PTRDIFF_MAX. */
+CG_PUBLIC void *CG_API(malloc)(size_t n)
+{
+    return alloc_inline(n, CG_FAMILY_MALLOC);
 }
 
 /* free - release a block; free(NULL) does nothing.  Preserves errno.
@@ -65,19 +117,7 @@ CG_PUBLIC void *CG_API(malloc)(size_t n)
  * double-free, heap-corruption) and the process aborts. */
 CG_PUBLIC void CG_API(free)(void *mem)
 {
-    cg_tcache_t *tc = cg_self.tcache;
-    if (CG_LIKELY(tc != NULL) && CG_LIKELY(cg_heap_owns(mem))) {
-        CG_FAST_ENTER();
-        int r = cg_free_fast(tc, mem);
-        if (CG_LIKELY(r == CG_FREE_DONE))
-            CG_FAST_LEAVE(tc);
-        else if (r == CG_FREE_BIN_FULL)   /* these two end the mark */
-            cg_free_to_arena(mem, tc, CG_RET_ADDR);
-        else
-            cg_free_owned(mem, tc, CG_RET_ADDR);
-        return;
-    }
-    cg_free_slow(mem, CG_RET_ADDR);
+    free_inline(mem, SIZE_MAX, 0, CG_FAMILY_MALLOC);
 }
 
 /* calloc - nmemb * size zeroed bytes; NULL with ENOMEM on overflow. */
@@ -209,6 +249,188 @@ __typeof__(memalign) __libc_memalign __attribute__((alias("memalign"), visibilit
 __typeof__(valloc) __libc_valloc __attribute__((alias("valloc"), visibility("default")));
 __typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("default")));
 #endif
+
+#ifndef CHUNKGUARD_PREFIXED
+/*
+ * ---- C++: operator new and delete, every form libstdc++ exports --------
+ *
+ * So a C++ program is served by chunkguard directly (not through
+ * libstdc++'s forms, which call malloc and free and lose what the block
+ * is), and each block records its family (base/call.h): debug mode then
+ * reports a release by another family (alloc-dealloc-mismatch) and a
+ * sized or aligned delete whose size or alignment is not the block's
+ * (new-delete-type-mismatch); fast mode checks a sized delete's size
+ * against the chunk (fast.c).  The plain forms take malloc's and free's
+ * inline paths, as fast as they are.  Contracts: C++17 [new.delete], as
+ * libstdc++ (GCC 12) keeps them:
+ *   new(n)        n bytes (n == 0: a unique block), 16-byte aligned; when
+ *                 none can be had, calls the new_handler and tries again
+ *                 as long as one is installed, then throws std::bad_alloc
+ *   new(n, al)    aligned to al (std::align_val_t: a power of two, else
+ *                 std::bad_alloc at once)
+ *   nothrow forms the same, but NULL instead of the throw (a handler's
+ *                 throw too)
+ *   delete(p)     p from the same family's new, or NULL (nothing); the
+ *                 sized forms get the size new was given, the aligned
+ *                 forms the alignment; nothrow forms as the plain ones
+ * All thread-safe; none is async-signal-safe.  The names are the Itanium
+ * C++ ABI's manglings on x86_64 (size_t is unsigned long: m); a report
+ * names them demangled (report/symbolize.c).
+ */
+/* Weak, as libstdc++'s own are: they are replaceable ([replacement.functions]),
+ * so a program that defines one of them keeps its own — also when it
+ * links libchunkguard.a, which would otherwise clash with it. */
+#define CG_REPLACEABLE __attribute__((weak, visibility("default")))
+void *_Znwm(size_t n);
+void *_Znam(size_t n);
+void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt);
+void *_ZnamRKSt9nothrow_t(size_t n, const void *nt);
+void *_ZnwmSt11align_val_t(size_t n, size_t al);
+void *_ZnamSt11align_val_t(size_t n, size_t al);
+void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
+void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
+void _ZdlPv(void *p);
+void _ZdaPv(void *p);
+void _ZdlPvm(void *p, size_t n);
+void _ZdaPvm(void *p, size_t n);
+void _ZdlPvRKSt9nothrow_t(void *p, const void *nt);
+void _ZdaPvRKSt9nothrow_t(void *p, const void *nt);
+void _ZdlPvSt11align_val_t(void *p, size_t al);
+void _ZdaPvSt11align_val_t(void *p, size_t al);
+void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al);
+void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al);
+void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
+void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
+
+/* operator new(unsigned long) */
+CG_REPLACEABLE void *_Znwm(size_t n)
+{
+    return alloc_inline(n, CG_FAMILY_NEW);
+}
+
+/* operator new[](unsigned long) */
+CG_REPLACEABLE void *_Znam(size_t n)
+{
+    return alloc_inline(n, CG_FAMILY_NEW_ARRAY);
+}
+
+/* operator new(unsigned long, std::nothrow_t const&) */
+CG_REPLACEABLE void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt)
+{
+    (void)nt;
+    return alloc_inline(n, CG_FAMILY_NEW | CG_NEW_NOTHROW);
+}
+
+/* operator new[](unsigned long, std::nothrow_t const&) */
+CG_REPLACEABLE void *_ZnamRKSt9nothrow_t(size_t n, const void *nt)
+{
+    (void)nt;
+    return alloc_inline(n, CG_FAMILY_NEW_ARRAY | CG_NEW_NOTHROW);
+}
+
+/* operator new(unsigned long, std::align_val_t): always a slow path, as
+ * memalign. */
+CG_REPLACEABLE void *_ZnwmSt11align_val_t(size_t n, size_t al)
+{
+    return cg_new_slow(n, al, CG_FAMILY_NEW_ALIGNED, CG_RET_ADDR);
+}
+
+/* operator new[](unsigned long, std::align_val_t) */
+CG_REPLACEABLE void *_ZnamSt11align_val_t(size_t n, size_t al)
+{
+    return cg_new_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED, CG_RET_ADDR);
+}
+
+/* operator new(unsigned long, std::align_val_t, std::nothrow_t const&) */
+CG_REPLACEABLE void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
+{
+    (void)nt;
+    return cg_new_slow(n, al, CG_FAMILY_NEW_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR);
+}
+
+/* operator new[](unsigned long, std::align_val_t, std::nothrow_t const&) */
+CG_REPLACEABLE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
+{
+    (void)nt;
+    return cg_new_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR);
+}
+
+/* operator delete(void*) */
+CG_REPLACEABLE void _ZdlPv(void *p)
+{
+    free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW);
+}
+
+/* operator delete[](void*) */
+CG_REPLACEABLE void _ZdaPv(void *p)
+{
+    free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW_ARRAY);
+}
+
+/* operator delete(void*, unsigned long) */
+CG_REPLACEABLE void _ZdlPvm(void *p, size_t n)
+{
+    free_inline(p, n, 0, CG_FAMILY_NEW);
+}
+
+/* operator delete[](void*, unsigned long) */
+CG_REPLACEABLE void _ZdaPvm(void *p, size_t n)
+{
+    free_inline(p, n, 0, CG_FAMILY_NEW_ARRAY);
+}
+
+/* operator delete(void*, std::nothrow_t const&) */
+CG_REPLACEABLE void _ZdlPvRKSt9nothrow_t(void *p, const void *nt)
+{
+    (void)nt;
+    free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW);
+}
+
+/* operator delete[](void*, std::nothrow_t const&) */
+CG_REPLACEABLE void _ZdaPvRKSt9nothrow_t(void *p, const void *nt)
+{
+    (void)nt;
+    free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW_ARRAY);
+}
+
+/* operator delete(void*, std::align_val_t) */
+CG_REPLACEABLE void _ZdlPvSt11align_val_t(void *p, size_t al)
+{
+    free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ALIGNED);
+}
+
+/* operator delete[](void*, std::align_val_t) */
+CG_REPLACEABLE void _ZdaPvSt11align_val_t(void *p, size_t al)
+{
+    free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ARRAY_ALIGNED);
+}
+
+/* operator delete(void*, unsigned long, std::align_val_t) */
+CG_REPLACEABLE void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al)
+{
+    free_inline(p, n, al, CG_FAMILY_NEW_ALIGNED);
+}
+
+/* operator delete[](void*, unsigned long, std::align_val_t) */
+CG_REPLACEABLE void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al)
+{
+    free_inline(p, n, al, CG_FAMILY_NEW_ARRAY_ALIGNED);
+}
+
+/* operator delete(void*, std::align_val_t, std::nothrow_t const&) */
+CG_REPLACEABLE void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
+{
+    (void)nt;
+    free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ALIGNED);
+}
+
+/* operator delete[](void*, std::align_val_t, std::nothrow_t const&) */
+CG_REPLACEABLE void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
+{
+    (void)nt;
+    free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ARRAY_ALIGNED);
+}
+#endif /* !CHUNKGUARD_PREFIXED */
 
 /* ---- tuning and introspection (info.c) -------------------------------- */
 

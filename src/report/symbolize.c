@@ -120,11 +120,60 @@ static bool elf_lookup(const elf_img_t *e, const Elf64_Ehdr *h, uint32_t sh_type
     return false;
 }
 
+/* C++'s operator new and delete, every form (chunkguard exports them,
+ * entry/interpose.c; so do libstdc++ and programs with their own), by
+ * their Itanium ABI manglings on x86_64, demangled as c++filt prints
+ * them.  A general demangler (libstdc++'s __cxa_demangle) allocates and
+ * lives in the C++ runtime; these are the names a heap report meets. */
+static const char *const cxx_operators[][2] = {
+    { "_Znwm", "operator new(unsigned long)" },
+    { "_Znam", "operator new[](unsigned long)" },
+    { "_ZnwmRKSt9nothrow_t", "operator new(unsigned long, std::nothrow_t const&)" },
+    { "_ZnamRKSt9nothrow_t", "operator new[](unsigned long, std::nothrow_t const&)" },
+    { "_ZnwmSt11align_val_t", "operator new(unsigned long, std::align_val_t)" },
+    { "_ZnamSt11align_val_t", "operator new[](unsigned long, std::align_val_t)" },
+    { "_ZnwmSt11align_val_tRKSt9nothrow_t",
+      "operator new(unsigned long, std::align_val_t, std::nothrow_t const&)" },
+    { "_ZnamSt11align_val_tRKSt9nothrow_t",
+      "operator new[](unsigned long, std::align_val_t, std::nothrow_t const&)" },
+    { "_ZdlPv", "operator delete(void*)" },
+    { "_ZdaPv", "operator delete[](void*)" },
+    { "_ZdlPvm", "operator delete(void*, unsigned long)" },
+    { "_ZdaPvm", "operator delete[](void*, unsigned long)" },
+    { "_ZdlPvRKSt9nothrow_t", "operator delete(void*, std::nothrow_t const&)" },
+    { "_ZdaPvRKSt9nothrow_t", "operator delete[](void*, std::nothrow_t const&)" },
+    { "_ZdlPvSt11align_val_t", "operator delete(void*, std::align_val_t)" },
+    { "_ZdaPvSt11align_val_t", "operator delete[](void*, std::align_val_t)" },
+    { "_ZdlPvmSt11align_val_t", "operator delete(void*, unsigned long, std::align_val_t)" },
+    { "_ZdaPvmSt11align_val_t", "operator delete[](void*, unsigned long, std::align_val_t)" },
+    { "_ZdlPvSt11align_val_tRKSt9nothrow_t",
+      "operator delete(void*, std::align_val_t, std::nothrow_t const&)" },
+    { "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+      "operator delete[](void*, std::align_val_t, std::nothrow_t const&)" },
+};
+
+static void set_str(char *dst, size_t cap, const char *s);
+
+/* name (a symbol, cap bytes of room) demangled when it is one of them. */
+static void demangle_operator(char *name, size_t cap)
+{
+    if (name[0] != '_' || name[1] != 'Z' || (name[2] != 'n' && name[2] != 'd'))
+        return;
+    for (size_t i = 0; i < sizeof cxx_operators / sizeof cxx_operators[0]; i++)
+        if (strcmp(name, cxx_operators[i][0]) == 0) {
+            set_str(name, cap, cxx_operators[i][1]);
+            return;
+        }
+}
+
 static bool elf_function(const elf_img_t *e, const Elf64_Ehdr *h, uint64_t va, char *name,
                          size_t cap)
 {
-    return elf_lookup(e, h, SHT_SYMTAB, va, name, cap) ||
-           elf_lookup(e, h, SHT_DYNSYM, va, name, cap);
+    bool found = elf_lookup(e, h, SHT_SYMTAB, va, name, cap) ||
+                 elf_lookup(e, h, SHT_DYNSYM, va, name, cap);
+    if (found)
+        demangle_operator(name, cap);
+    return found;
 }
 
 /* ---- mapped files and their cache ---------------------------------------- */

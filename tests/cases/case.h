@@ -43,6 +43,8 @@ static inline void case_print_addr(const void *p)
     (void)!write(1, buf, n);
 }
 
+#ifndef __cplusplus   /* a C++ case (tests/cases/<kind>_<variant>.cc) needs only the above */
+
 /*
  * case_fill_tcache - make the tcache bin of one size class full.
  * @size: request size in bytes whose class is filled.
@@ -414,5 +416,7 @@ static inline struct case_smallbin case_smallbin_one(void)
     (void)malloc(CASE_BIG);           /* sorts a into its small bin */
     return s;
 }
+
+#endif /* !__cplusplus */
 
 #endif /* CG_CASE_H */

@@ -21,8 +21,9 @@ spawn=$CG_BUILD/cases/spawn
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 n=0
-for src in "$CG_ROOT"/tests/cases/*_*.c; do
-  name=$(basename "$src" .c); n=$((n + 1))
+for src in "$CG_ROOT"/tests/cases/*_*.c "$CG_ROOT"/tests/cases/*_*.cc; do
+  [ -f "$src" ] || continue
+  name=$(basename "$src"); name=${name%.*}; n=$((n + 1))
   bin=$CG_BUILD/cases/$name
   if [ "$(cgcase_glibc "$src")" != none ]; then
     why=

@@ -7,7 +7,7 @@
 #   checks-doc-current     docs/reports.md's tables are what gen-checks
 #                          prints (make docs/reports.md rewrites them)
 #   checks-covered         every entry has a test: a case whose expect line
-#                          names it (tests/cases/*.c, id=<ID>; 10-cases
+#                          names it (tests/cases/*.c or .cc, id=<ID>; 10-cases
 #                          judges the report against the entry), for a
 #                          heap-check kind a case of tests/heapcheck/
 #                          hc_corrupt.c (HC_<ID>), or a suite line
@@ -40,7 +40,8 @@ fi
 # and not in the debt list, or a debt-list line that should go.
 uncovered() {
   local table=$1 tested debt id kind
-  tested=$( { sed -s -n '1s/^\/\* expect: .* id=\([A-Z0-9_]*\)[ ].*/\1/p' "$R"/tests/cases/*_*.c
+  tested=$( { sed -s -n '1s/^\/\* expect: .* id=\([A-Z0-9_]*\)[ ].*/\1/p' "$R"/tests/cases/*_*.c \
+                "$R"/tests/cases/*_*.cc
               sed -n 's/^ *{ "[^"]*", HC_\([A-Z0-9_]*\),.*/\1/p' "$R/tests/heapcheck/hc_corrupt.c" |
                 sed 's/^/verify:/'
               sed -n 's/^# covers checks\.def: //p' "$R"/tests/suites/*.sh | tr ' ' '\n'

@@ -37,13 +37,14 @@ for sw in $switches; do
     { grep -E "off-$sw[/ ]" "$log" || tail -n 5 "$log"; } | head -n 5
     continue
   fi
-  cases=$(grep -l "^/\* expect: .* check=CG_CHECK_$sw[ ]" "$CG_ROOT"/tests/cases/*_*.c)
+  cases=$(grep -l "^/\* expect: .* check=CG_CHECK_$sw[ ]" "$CG_ROOT"/tests/cases/*_*.c \
+           "$CG_ROOT"/tests/cases/*_*.cc)
   if [ -z "$cases" ]; then
     echo "FAIL checks-off/$sw: uncovered, no case is tagged check=CG_CHECK_$sw"; continue
   fi
   bad= witnesses= nonwitness=
   for src in $cases; do
-    name=$(basename "$src" .c); bin=$CG_BUILD/cases/$name
+    name=$(basename "$src"); name=${name%.*}; bin=$CG_BUILD/cases/$name
     # A case that fails even with every check on proves nothing here; it
     # is already a FAIL of 10-cases, so it is named but not counted twice.
     if ! cgcase_run "$spawn" "$bin" "$CG_SO" "$work/$sw.$name.on" "$src" ||

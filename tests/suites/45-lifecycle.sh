@@ -8,7 +8,8 @@
 #   prlimit-as       python3 and an 8-thread program start under prlimit --as=512M
 #   tls-small        initial-exec TLS of libchunkguard.so <= 64 bytes
 #   exports          the .so exports exactly the API (version script): the
-#                    malloc family, chunkguard's own, and sigaction/signal
+#                    malloc family, C++'s operator new and delete forms,
+#                    chunkguard's own, and sigaction/signal
 #                    (entry/signals.c)
 #   stderr-closed    a double free with fd 2 closed still dies by SIGABRT
 set -u
@@ -56,13 +57,20 @@ if [ -n "$tls" ] && [ "$tls" -le 64 ]; then pass "tls-small ($tls bytes)"
 else fail tls-small "PT_TLS memsz='$tls'"; fi
 
 # exports: exactly the API.
-want=$(printf '%s\n' _Exit __libc_calloc __libc_free __libc_malloc __libc_memalign \
-    __libc_pvalloc __libc_realloc __libc_valloc __sysv_signal _exit \
-    aligned_alloc bsd_signal calloc cg_describe cg_get_stats cg_leak_check \
-    cg_set_report_callback cg_verify_heap free free_aligned_sized free_sized \
-    mallinfo mallinfo2 malloc malloc_info malloc_stats malloc_trim \
-    malloc_usable_size mallopt memalign posix_memalign pvalloc realloc \
-    reallocarray sigaction signal sysv_signal valloc | sort | tr '\n' ' ' | sed 's/ $//')
+want=$(printf '%s\n' _Exit _ZdaPv _ZdaPvRKSt9nothrow_t _ZdaPvSt11align_val_t \
+    _ZdaPvSt11align_val_tRKSt9nothrow_t _ZdaPvm _ZdaPvmSt11align_val_t \
+    _ZdlPv _ZdlPvRKSt9nothrow_t _ZdlPvSt11align_val_t \
+    _ZdlPvSt11align_val_tRKSt9nothrow_t _ZdlPvm _ZdlPvmSt11align_val_t _Znam \
+    _ZnamRKSt9nothrow_t _ZnamSt11align_val_t \
+    _ZnamSt11align_val_tRKSt9nothrow_t _Znwm _ZnwmRKSt9nothrow_t \
+    _ZnwmSt11align_val_t _ZnwmSt11align_val_tRKSt9nothrow_t __libc_calloc \
+    __libc_free __libc_malloc __libc_memalign __libc_pvalloc __libc_realloc \
+    __libc_valloc __sysv_signal _exit aligned_alloc bsd_signal calloc \
+    cg_describe cg_get_stats cg_leak_check cg_set_report_callback \
+    cg_verify_heap free free_aligned_sized free_sized mallinfo mallinfo2 \
+    malloc malloc_info malloc_stats malloc_trim malloc_usable_size mallopt \
+    memalign posix_memalign pvalloc realloc reallocarray sigaction signal \
+    sysv_signal valloc | sort | tr '\n' ' ' | sed 's/ $//')
 got=$(nm -D --defined-only "$SO" | awk '{print $3}' | sed 's/@.*//' | sort | tr '\n' ' ' | sed 's/ $//')
 if [ "$got" = "$want" ]; then pass exports
 else fail exports "got: $got"; fi
