@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deps.sh {check|demo|bench} — install the Debian packages a target needs,
+# deps.sh {check|demo|bench|lib} — install the Debian packages a target needs,
 # only those missing (we run as root on Debian 12, as CI does).
 set -euo pipefail
 common=(gcc make python3 libunwind-dev)
@@ -7,8 +7,9 @@ case "${1:-check}" in
   check) pkgs=("${common[@]}" libcriterion-dev clang libclang-rt-14-dev afl++ valgrind strace
                sqlite3 xz-utils tar git perl coreutils procps util-linux spin) ;;
   demo)  pkgs=("${common[@]}" procps) ;;
+  lib)   pkgs=("${common[@]}" valgrind) ;;   # valgrind: the client requests' headers
   bench) pkgs=("${common[@]}" valgrind procps libjemalloc2 libtcmalloc-minimal4 libasan8 sqlite3) ;;
-  *) echo "usage: $0 {check|demo|bench}" >&2; exit 2 ;;
+  *) echo "usage: $0 {check|demo|bench|lib}" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do
