@@ -41,6 +41,7 @@
 #include "shadow.h"
 #include "symbolize.h"
 #include "thread.h"
+#include "vgclient.h"
 
 static struct sigaction old_segv, old_bus;
 static uintptr_t code_lo, code_hi;      /* our executable mapping */
@@ -90,6 +91,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     uintptr_t pc = fault_pc(uc), a = (uintptr_t)si->si_addr;
     bool in_code = pc >= code_lo && pc < code_hi;
+    cg_vg_quiet_begin();   /* reads metadata kept from the program (vgclient.h) */
     if (!in_code && cg_shadow_in_pages((void *)a))
         cg_guard_fault((void *)a, pc, fault_write(uc), uc);      /* does not return */
     if (!in_code)    /* past a heap's top, or a metadata guard page: reported, no return */
@@ -102,6 +104,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         if (cg_mode.instrumented && !(old->sa_flags & SA_SIGINFO) &&
             old->sa_handler == SIG_DFL && (si->si_code > 0 || sig == SIGBUS))
             cg_dbg_report_wild((void *)a, pc, fault_write(uc), uc);
+        cg_vg_quiet_end();
         chain(sig, si, uc);
         return;
     }

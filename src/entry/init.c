@@ -37,6 +37,7 @@
 #include "mode.h"
 #include "reentry.h"
 #include "tcache.h"
+#include "vgclient.h"
 
 int cg_init_state;            /* 0 not started, 1 in progress, 2 ready */
 static int core_ready;
@@ -47,8 +48,10 @@ static void thread_exit(void *arg)
 {
     (void)arg;
     CG_GUARDED_VOID((void)0, cg_tcache_shutdown());
+    cg_vg_quiet_begin();
     if (cg_mode.thread_exit != NULL)
         cg_mode.thread_exit();
+    cg_vg_quiet_end();
 }
 
 /* The key's value only has to be non-NULL for its destructor to run. */
@@ -75,10 +78,13 @@ void cg_thread_register_exit(struct cg_tcache *tc)
  */
 static bool forked_mt;        /* the process had threads when it forked */
 
+/* (Each handler is quiet under valgrind: the locks live in memory kept
+ * from the program, base/vgclient.h.) */
 static void fork_prepare(void)
 {
     if (cg_init_state != 2)
         return;
+    cg_vg_quiet_begin();
     forked_mt = !CG_SINGLE_THREAD_P;
     cg_arenas_lock_all();
     cg_big_lock_all();
@@ -89,6 +95,7 @@ static void fork_prepare(void)
     cg_report_lock_all();
     cg_symbolize_lock_all();
     cg_lockdep_lock_all();
+    cg_vg_quiet_end();
 }
 
 static void fork_unlock_all(bool child)
@@ -108,17 +115,21 @@ static void fork_parent(void)
 {
     if (cg_init_state != 2)
         return;
+    cg_vg_quiet_begin();
     fork_unlock_all(false);
+    cg_vg_quiet_end();
 }
 
 static void fork_child(void)
 {
     if (cg_init_state != 2)
         return;
+    cg_vg_quiet_begin();
     fork_unlock_all(true);
     if (forked_mt && cg_mode.instrumented)      /* only instrumented modes unwind */
         cg_stack_after_fork_child();
     cg_tcache_after_fork_child();
+    cg_vg_quiet_end();
 }
 
 /* Options that change the core's parameters; they win over glibc's
@@ -162,6 +173,10 @@ static void init_core(void)
     unsigned long ps = cg_os_getauxval(AT_PAGESZ);
     if (ps >= 4096 && (ps & (ps - 1)) == 0)
         cg_pagesize = ps;
+    /* Quiet under valgrind from here (vgclient.h): the first heap's
+     * header is written into memory kept from the program. */
+    cg_vg_init();
+    cg_vg_quiet_begin();
     cg_tcache_key = (uintptr_t)cg_os_random64();
     cg_link_secret = (uintptr_t)cg_os_random64() & ~(uintptr_t)CG_ALIGN_MASK;
     cg_tunables_init();
@@ -170,6 +185,10 @@ static void init_core(void)
     cg_debug_init();
     /* guard mode: debug mode's table, every block guarded (debug/sample.h) */
     cg_mode = cg_opt.mode == CG_OPT_MODE_FAST ? cg_mode_fast : cg_mode_debug;
+    /* Under valgrind every call goes to the table, which describes each
+     * block to memcheck (base/vgclient.h): no tcache, so no inline hit. */
+    if (cg_vg_on)
+        cg_mode.tcache = false;
     cg_sample_install(&cg_mode);
     cg_lockdep_init(cg_mode.instrumented);
     cg_fault_install();
@@ -184,6 +203,7 @@ static void init_core(void)
     cg_main_arena.attached_threads = 0;
     cg_mp.narenas = 1;
     say_hello();
+    cg_vg_quiet_end();
 }
 
 void cg_init_slow(void)
@@ -215,8 +235,10 @@ __attribute__((constructor)) static void cg_constructor(void)
      * in whatever order the objects were pulled in: the options may not
      * have been read yet if nothing has called malloc. */
     cg_ensure_init();
+    cg_vg_quiet_begin();
     if (cg_mode.start != NULL)
         cg_mode.start();
+    cg_vg_quiet_end();
 }
 
 /* ---- statistics file -------------------------------------------------- */
@@ -260,7 +282,9 @@ __attribute__((destructor)) static void cg_destructor(void)
 {
     if (cg_init_state != 2)
         return;
+    cg_vg_quiet_begin();
     if (cg_mode.at_exit != NULL)
         cg_mode.at_exit();
     write_stats_file();
+    cg_vg_quiet_end();
 }
