@@ -7,8 +7,10 @@
  * replace ours (a program linking libchunkguard.a, or preloading the .so:
  * README has the command lines), all it sees are our mappings, so it
  * would take every byte of a heap for defined and never report a read
- * after free or past a block.  So, when the process runs under valgrind
- * (RUNNING_ON_VALGRIND at init; cg_vg_on), chunkguard tells it:
+ * after free or past a block.  So, when the process runs under valgrind's
+ * memcheck (RUNNING_ON_VALGRIND at init, and memcheck answers its
+ * requests: cg_vg_on; other tools see chunkguard as it runs natively),
+ * chunkguard tells it:
  *
  *   - every byte it maps for itself is no-access: heaps as they are
  *     committed, big blocks' mappings, out-of-band metadata (shadow
@@ -40,8 +42,8 @@
 
 #include "platform.h"
 
-/* Running under valgrind: set once by cg_vg_init, at init, before the
- * first block (read without a lock after). */
+/* Running under valgrind's memcheck: set once by cg_vg_init, at init,
+ * before the first block (read without a lock after). */
 extern bool cg_vg_on CG_HIDDEN;
 void cg_vg_init(void) CG_HIDDEN;
 
