@@ -33,6 +33,14 @@ static void *fast_memalign(size_t align, size_t n, const cg_call_t *call)
     return cg_vg_new(cg_chunk2mem(ch), n, false);
 }
 
+/* Under valgrind: the requested size memcheck holds for the block at mem,
+ * which an in-place resize names and a move copies (vgclient.h).  Out of
+ * line, so that off valgrind the usable size is not computed first. */
+static CG_COLD size_t vg_held(void *mem, cg_chunk_t *c)
+{
+    return cg_vg_size(mem, cg_usable_of(c));
+}
+
 static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
 {
     bool big, fresh;
@@ -52,9 +60,7 @@ static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
         return NULL;
     }
     size_t nb = cg_request2size(n);
-    /* Under valgrind: the requested size memcheck holds, which an
-     * in-place resize names and a move copies (vgclient.h). */
-    size_t held = cg_vg_size(mem, cg_usable_of(c));
+    size_t held = CG_UNLIKELY(cg_vg_on) ? vg_held(mem, c) : 0;
     if (big) {
         /* (never moved by mremap under valgrind: bigblock.c) */
         cg_chunk_t *nc = cg_big_resize(c, nb, call);
