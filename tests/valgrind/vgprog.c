@@ -169,18 +169,21 @@ static void uaf(void)
     peek_at(p, 8);
 }
 
+/* The byte just past the n bytes at p, all written first. */
+static void read_past(unsigned char *p, size_t n)
+{
+    memset(p, 1, n);
+    peek_at(p, (long)n);
+}
+
 static void overflow(void)
 {
-    unsigned char *p = malloc(56);
-    memset(p, 1, 56);
-    peek_at(p, 56);
+    read_past(malloc(56), 56);
 }
 
 static void slack(void)
 {
-    unsigned char *p = malloc(20);
-    memset(p, 1, 20);
-    peek_at(p, 20);
+    read_past(malloc(20), 20);
 }
 
 static void header(void)
@@ -224,16 +227,12 @@ static void shrunk(void)
 
 static void aligned(void)
 {
-    unsigned char *p = aligned_alloc(256, 500);
-    memset(p, 1, 500);
-    peek_at(p, 500);
+    read_past(aligned_alloc(256, 500), 500);
 }
 
 static void big(void)
 {
-    unsigned char *p = malloc(300000);
-    memset(p, 1, 300000);
-    peek_at(p, 300000);
+    read_past(malloc(300000), 300000);
 }
 
 static void calloc_uaf(void)
