@@ -51,6 +51,15 @@ $(BUILD)/cg/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -DCHUNKGUARD_PREFIXED -c $< -o $@
 
+# valgrind's client requests (src/base/vgclient.c) need its headers,
+# valgrind/valgrind.h and valgrind/memcheck.h, from Debian's valgrind
+# package: installed when missing (tools/deps.sh lib), so that `make lib`
+# builds on a fresh Debian 12.  Nothing links valgrind.
+VG_HEADER := /usr/include/valgrind/memcheck.h
+$(VG_HEADER):
+	@tools/deps.sh lib
+$(BUILD)/obj/vgclient.o $(BUILD)/cg/vgclient.o: $(VG_HEADER)
+
 # libunwind (Debian's libunwind-dev for its header, libunwind8 at run time)
 # walks the stacks of debug mode; src/stack.c loads it with dlopen when
 # first needed, so nothing links it.
@@ -87,8 +96,11 @@ $(BUILD)/layout.ld: Makefile
 # The cold objects are also linked last, which keeps the order of the
 # constructors and destructors: the core's first.
 LINK_OBJS := $(filter-out $(COLD_OBJS:%=$(BUILD)/obj/%.o),$(OBJS)) $(COLD_OBJS:%=$(BUILD)/obj/%.o)
+# The soname lets valgrind tell the preloaded library from the program:
+# --soname-synonyms=somalloc=NONE (README, "Under valgrind") makes it
+# replace the malloc of the executable and of libraries without one only.
 $(BUILD)/libchunkguard.so: $(OBJS) src/chunkguard.map $(BUILD)/layout.ld
-	$(CC) -shared -o $@ $(LINK_OBJS) -Wl,--version-script=src/chunkguard.map \
+	$(CC) -shared -o $@ $(LINK_OBJS) -Wl,--version-script=src/chunkguard.map -Wl,-soname,libchunkguard.so \
 	    $(LAYOUT_LDFLAGS) -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -pthread
 
 $(BUILD)/libchunkguard.a: $(OBJS)

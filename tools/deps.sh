@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deps.sh {check|demo|bench|command} — install the Debian packages a target needs,
+# deps.sh {check|demo|bench|command|lib} — install the Debian packages a target needs,
 # only those missing (we run as root on Debian 12, as CI does).
 set -euo pipefail
 common=(gcc make python3 libunwind-dev)
@@ -10,8 +10,9 @@ case "${1:-check}" in
   # tests/suites/70-command.sh: the SARIF schema's validator, a browser for
   # the HTML report, and the symbolizers tools/chunkguard runs
   command) pkgs=("${common[@]}" python3-jsonschema chromium binutils llvm) ;;
+  lib)   pkgs=("${common[@]}" valgrind) ;;   # valgrind: the client requests' headers
   bench) pkgs=("${common[@]}" valgrind procps libjemalloc2 libtcmalloc-minimal4 libasan8 sqlite3) ;;
-  *) echo "usage: $0 {check|demo|bench|command}" >&2; exit 2 ;;
+  *) echo "usage: $0 {check|demo|bench|command|lib}" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "platform.h"
+#include "vgclient.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -257,6 +258,7 @@ void *cg_os_map_guarded(size_t len)
         return NULL;
     }
     guard_register((uintptr_t)lo, (uintptr_t)lo + body + 2 * pg);
+    cg_vg_noaccess(lo + pg, body);     /* metadata: the program's to not touch */
     return lo + pg;
 }
 

@@ -4,6 +4,7 @@
 #include "bigblock.h"
 
 #include "arena.h"
+#include "vgclient.h"
 
 typedef struct reg_entry {
     uintptr_t chunk;    /* 0: empty                                       */
@@ -113,6 +114,7 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, const cg_call_t *call)
     char *raw = cg_os_map(len);
     if (raw == NULL)
         return NULL;
+    cg_vg_noaccess(raw, len);      /* header and slack: ours (vgclient.h) */
     uintptr_t mem = (uintptr_t)raw + CG_HDR_SZ;
     if (extra)
         mem = (mem + align - 1) & ~(uintptr_t)(align - 1);
@@ -183,6 +185,11 @@ cg_chunk_t *cg_big_resize(cg_chunk_t *c, size_t nb, const cg_call_t *call)
         return NULL;
     if (newlen == oldlen)
         return c;
+    /* Under valgrind the block is copied instead: memcheck would carry
+     * the bytes' state to a moved mapping, but a block can only be
+     * described anew as all undefined (vgclient.h). */
+    if (cg_vg_on)
+        return NULL;
     cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);
     bool ok = reg_reserve();
     cg_chunk_t *nc = NULL;

@@ -7,28 +7,39 @@
 
 #include "alloc.h"
 #include "fmt.h"
+#include "vgclient.h"
 
+/* Each operation describes its block to memcheck under valgrind
+ * (vgclient.h): the table is the one place every block passes then. */
 static void *fast_malloc(size_t n, const cg_call_t *call)
 {
-    return cg_malloc_mem_inline(n, call);
+    return cg_vg_new(cg_malloc_mem_inline(n, call), n, false);
 }
 
 static void *fast_calloc(size_t bytes, const cg_call_t *call)
 {
-    return cg_calloc_mem_inline(bytes, call);
+    return cg_vg_new(cg_calloc_mem_inline(bytes, call), bytes, true);
 }
 
 static void *fast_memalign(size_t align, size_t n, const cg_call_t *call)
 {
     if (align <= CG_ALIGN)
-        return cg_malloc_mem(n, call);
+        return cg_vg_new(cg_malloc_mem(n, call), n, false);
     cg_chunk_t *ch = cg_aligned_chunk(cg_request2size(n), align, call);
     if (ch == NULL) {
         errno = ENOMEM;
         return NULL;
     }
     cg_perturb_alloc(ch);
-    return cg_chunk2mem(ch);
+    return cg_vg_new(cg_chunk2mem(ch), n, false);
+}
+
+/* Under valgrind: the requested size memcheck holds for the block at mem,
+ * which an in-place resize names and a move copies (vgclient.h).  Out of
+ * line, so that off valgrind the usable size is not computed first. */
+static CG_COLD size_t vg_held(void *mem, cg_chunk_t *c)
+{
+    return cg_vg_size(mem, cg_usable_of(c));
 }
 
 static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
@@ -36,11 +47,12 @@ static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
     bool big, fresh;
     cg_tcache_t *tc = call->tc;
     if (mem == NULL)
-        return cg_malloc_mem(n, call);
+        return cg_vg_new(cg_malloc_mem(n, call), n, false);
     cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_REALLOC, call, &big);
     if (!big)
         cg_check_in_use(c, cg_csize(c), tc, call);
     if (n == 0) {                    /* glibc 2.36: free and return NULL */
+        cg_vg_gone(mem);
         cg_release(c, big, call, tc);
         return NULL;
     }
@@ -49,21 +61,30 @@ static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
         return NULL;
     }
     size_t nb = cg_request2size(n);
+    size_t held = CG_UNLIKELY(cg_vg_on) ? vg_held(mem, c) : 0;
     if (big) {
+        /* (never moved by mremap under valgrind: bigblock.c) */
         cg_chunk_t *nc = cg_big_resize(c, nb, call);
-        if (nc != NULL)
+        if (nc != NULL) {
+            cg_vg_resize(mem, held, n);
             return cg_chunk2mem(nc);
+        }
     } else if (cg_arena_resize(cg_arena_of(c), c, nb, call)) {
+        cg_vg_resize(mem, held, n);
         return mem;
     }
-    size_t old = cg_usable_of(c);
     /* Not from the tcache (as glibc's _int_realloc): a cached chunk sits
      * between live blocks and could not grow in place next time; the arena
      * prefers free space next to other free space and top. */
+    size_t old = cg_vg_on ? held : cg_usable_of(c);
     cg_chunk_t *nc = cg_alloc_chunk(nb, call, NULL, &fresh);
     if (nc == NULL)
         return NULL;                 /* the old block stays as it was */
+    /* described before the copy, which then carries memcheck's knowledge
+     * of which bytes are defined over with the bytes */
+    cg_vg_new(cg_chunk2mem(nc), n, false);
     memcpy(cg_chunk2mem(nc), mem, old < n ? old : n);
+    cg_vg_gone(mem);
     cg_release(c, big, call, tc);
     return cg_chunk2mem(nc);
 }
@@ -105,6 +126,7 @@ static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *c
                 cg_fail_SIZED_FREE_ALIGN(call, mem);
         }
     }
+    cg_vg_gone(mem);
     cg_release(c, big, call, call->tc);
 }
 

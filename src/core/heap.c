@@ -8,6 +8,7 @@
 
 #include "options.h"
 #include "report.h"
+#include "vgclient.h"
 
 CG_BIG_BSS uint64_t cg_heapmap[CG_HEAP_MAP_WORDS];
 
@@ -58,6 +59,9 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
         errno = ENOMEM;
         return NULL;
     }
+    /* Under valgrind all of it is ours until blocks are handed out
+     * (vgclient.h); the header is written quietly. */
+    cg_vg_noaccess(base, size);
     cg_heap_t *h = (cg_heap_t *)base;
     h->arena = av;
     h->prev = NULL;
@@ -87,6 +91,7 @@ bool cg_heap_grow(cg_heap_t *h, size_t diff)
         return false;
     if (!cg_os_commit((char *)h + h->size, diff))
         return false;
+    cg_vg_noaccess((char *)h + h->size, diff);   /* memcheck: mprotect opened it */
     cg_heap_set_size(h, want);
     return true;
 }

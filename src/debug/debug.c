@@ -32,6 +32,7 @@
 #include "stackdepot.h"
 #include "stackmemo.h"
 #include "symbolize.h"
+#include "vgclient.h"
 
 
 static uint32_t next_tid;
@@ -786,7 +787,7 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
     else if (cg_opt.fill_alloc >= 0)
         memset(u, cg_opt.fill_alloc, n);
     __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);
-    return u;
+    return cg_vg_new(u, n, zero);   /* redzones stay no-access (vgclient.h) */
 }
 
 uint8_t cg_dbg_block_mode(uintptr_t caller)
@@ -863,6 +864,7 @@ bool cg_dbg_release_ok(const cg_call_t *call, const cg_shadow_t *r, const void *
 static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t sized,
                         size_t salign)
 {
+    cg_vg_gone(p);          /* freed for memcheck too, good or bad */
     bool ok = cg_dbg_release_ok(call, r, p, sized, salign) && check_block(call, r, "at free");
     r->free_stack = cg_dbg_capture(call);
     r->free_tid = cg_dbg_tid(call->mt);

@@ -47,6 +47,7 @@
 #include "shadow.h"
 #include "symbolize.h"
 #include "thread.h"
+#include "vgclient.h"
 
 static uintptr_t code_lo, code_hi;      /* our executable mapping */
 
@@ -190,6 +191,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     }
     uintptr_t pc = fault_pc(uc), a = (uintptr_t)si->si_addr;
     bool in_code = pc >= code_lo && pc < code_hi;
+    cg_vg_quiet_begin();   /* reads metadata kept from the program (vgclient.h) */
     if (!in_code && cg_shadow_in_pages((void *)a))
         cg_guard_fault((void *)a, pc, fault_write(uc), uc);      /* does not return */
     if (!in_code)    /* past a heap's top, or a metadata guard page: reported, no return */
@@ -210,6 +212,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         prog_get(sig, &old);
         if (cg_mode.instrumented && prog_default(&old))
             cg_dbg_report_wild((void *)a, pc, fault_write(uc), uc);
+        cg_vg_quiet_end();
         chain(sig, si, uc);
         return;
     }

@@ -18,6 +18,7 @@
 #include "pattern.h"
 #include "shadow.h"
 #include "stack.h"
+#include "vgclient.h"
 
 /* ---- layout ----------------------------------------------------------- */
 
@@ -122,7 +123,7 @@ static void *place(char *lo, const layout_t *L, size_t n, size_t align, int kind
         memset((void *)u, cg_opt.fill_alloc, n);
     __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);
     cg_verify_tick(c);
-    return (void *)u;
+    return cg_vg_new((void *)u, n, kind == CG_KIND_CALLOC);   /* vgclient.h */
 }
 
 void *cg_guarded_alloc(size_t n, size_t align, int kind, const cg_call_t *c)
@@ -212,6 +213,7 @@ static void finish_free(const cg_call_t *c, cg_shadow_t *r, void *p, size_t size
                         size_t salign)
 {
     bool mt = c->mt;
+    cg_vg_gone(p);
     bool ok = cg_dbg_release_ok(c, r, p, sized, salign) && check_slack(c, r, "at free");
     r->free_stack = cg_dbg_capture(c);
     r->free_tid = cg_dbg_tid(mt);

@@ -7,6 +7,7 @@
 
 #include "bigblock.h"
 #include "lock.h"
+#include "vgclient.h"
 
 #define EXACT 256                 /* free ranges of 2..EXACT pages: one list each */
 
@@ -75,6 +76,7 @@ static uint32_t desc_new(void)
                             : cg_os_map(ncap * sizeof *descs);
         if (nd == NULL)
             return 0;
+        cg_vg_noaccess(nd, ncap * sizeof *nd);   /* metadata (vgclient.h) */
         descs = nd;
         cap_descs = ncap;
     }
@@ -150,7 +152,10 @@ bool cg_gpool_at_limit(void)
 
 bool cg_gpool_open(char *p, size_t len)
 {
-    return cg_os_commit(p, len);
+    if (!cg_os_commit(p, len))
+        return false;
+    cg_vg_noaccess(p, len);    /* slack and redzone: the block is opened alone */
+    return true;
 }
 
 void cg_gpool_untake(char *lo, uint32_t pages, bool mt)
@@ -205,6 +210,7 @@ bool cg_gpool_slots_init(uint32_t n)
     ring = cg_os_map((size_t)n * sizeof *ring);
     if (ring == NULL)
         return false;
+    cg_vg_noaccess(ring, (size_t)n * sizeof *ring);
     cg_tok_t tok = cg_lock_if(&pool_lock, false);
     char *p = find(n * 2);
     cg_unlock_if(&pool_lock, tok);

@@ -5,6 +5,7 @@
 #include "lock.h"
 
 #include "bigblock.h"
+#include "vgclient.h"
 
 #define SLAB_SHIFT 12
 #define SLAB_RECORDS ((uint32_t)1 << SLAB_SHIFT)        /* 4096 records, 256 KiB */
@@ -144,6 +145,7 @@ bool cg_shadow_pages_init(const void *base, size_t bytes)
     page_map = cg_os_map_aligned(entries * sizeof *page_map, cg_pagesize);   /* NORESERVE */
     if (page_map == NULL)
         return false;
+    cg_vg_noaccess(page_map, entries * sizeof *page_map);
     cg_shadow_pages_lo = (uintptr_t)base;
     cg_shadow_pages_hi = (uintptr_t)base + bytes;
     return true;

@@ -38,6 +38,7 @@
 #include "reentry.h"
 #include "tcache.h"
 #include "fastbin.h"
+#include "vgclient.h"
 
 int cg_init_state;            /* 0 not started, 1 in progress, 2 ready */
 static int core_ready;
@@ -48,8 +49,10 @@ static void thread_exit(void *arg)
 {
     (void)arg;
     CG_GUARDED_VOID((void)0, cg_tcache_shutdown());
+    cg_vg_quiet_begin();
     if (cg_mode.thread_exit != NULL)
         cg_mode.thread_exit();
+    cg_vg_quiet_end();
 }
 
 /* The key's value only has to be non-NULL for its destructor to run. */
@@ -106,10 +109,13 @@ static bool forked_mt;        /* the process had threads when it forked   */
 static bool stdio_held;       /* prepare took glibc's stdio list lock     */
 static uint64_t fork_sigmask; /* the forking thread's mask before prepare */
 
+/* (Each handler is quiet under valgrind: the locks live in memory kept
+ * from the program, base/vgclient.h.) */
 static void fork_prepare(void)
 {
     if (cg_init_state != 2)
         return;
+    cg_vg_quiet_begin();
     uint64_t mask;
     cg_os_block_async_signals(&mask);
     bool mt = !CG_SINGLE_THREAD_P;
@@ -134,6 +140,7 @@ static void fork_prepare(void)
     forked_mt = mt;
     stdio_held = stdio;
     fork_sigmask = mask;
+    cg_vg_quiet_end();
 }
 
 static void fork_unlock_all(bool child)
@@ -155,9 +162,11 @@ static void fork_parent(void)
     bool stdio = stdio_held;
     uint64_t mask = fork_sigmask;
     fork_held = false;
+    cg_vg_quiet_begin();
     fork_unlock_all(false);
     if (stdio)
         cg_os_stdio_list_unlock();    /* glibc's fork let go of its own hold */
+    cg_vg_quiet_end();
     cg_os_restore_signals(mask);
 }
 
@@ -166,6 +175,7 @@ static void fork_child(void)
     if (!fork_held)
         return;
     fork_held = false;
+    cg_vg_quiet_begin();
     fork_unlock_all(true);
     cg_report_after_fork_child();
     if (stdio_held)
@@ -173,6 +183,7 @@ static void fork_child(void)
     if (forked_mt && cg_mode.instrumented)      /* only instrumented modes unwind */
         cg_stack_after_fork_child();
     cg_tcache_after_fork_child();
+    cg_vg_quiet_end();
     cg_os_restore_signals(fork_sigmask);
 }
 
@@ -217,6 +228,10 @@ static void init_core(void)
     unsigned long ps = cg_os_getauxval(AT_PAGESZ);
     if (ps >= 4096 && (ps & (ps - 1)) == 0)
         cg_pagesize = ps;
+    /* Quiet under valgrind from here (vgclient.h): the first heap's
+     * header is written into memory kept from the program. */
+    cg_vg_init();
+    cg_vg_quiet_begin();
     cg_tcache_key = (uintptr_t)cg_os_random64();
     cg_fastbin_secret = (uintptr_t)cg_os_random64();
     cg_link_secret = (uintptr_t)cg_os_random64() & ~(uintptr_t)CG_ALIGN_MASK;
@@ -231,6 +246,10 @@ static void init_core(void)
     cg_debug_init();
     /* guard mode: debug mode's table, every block guarded (debug/sample.h) */
     cg_mode = cg_opt.mode == CG_OPT_MODE_FAST ? cg_mode_fast : cg_mode_debug;
+    /* Under valgrind every call goes to the table, which describes each
+     * block to memcheck (base/vgclient.h): no tcache, so no inline hit. */
+    if (cg_vg_on)
+        cg_mode.tcache = false;
     cg_sample_install(&cg_mode);
     cg_lockdep_init(cg_mode.instrumented);
     cg_fault_install();
@@ -245,6 +264,7 @@ static void init_core(void)
     cg_main_arena.attached_threads = 0;
     cg_mp.narenas = 1;
     say_hello();
+    cg_vg_quiet_end();
 }
 
 void cg_init_slow(void)
@@ -276,8 +296,10 @@ __attribute__((constructor)) static void cg_constructor(void)
      * in whatever order the objects were pulled in: the options may not
      * have been read yet if nothing has called malloc. */
     cg_ensure_init();
+    cg_vg_quiet_begin();
     if (cg_mode.start != NULL)
         cg_mode.start();
+    cg_vg_quiet_end();
 }
 
 /* ---- statistics file -------------------------------------------------- */
@@ -333,7 +355,9 @@ __attribute__((destructor)) static CG_REALIGN void cg_destructor(void)
 {
     if (cg_init_state != 2)
         return;
+    cg_vg_quiet_begin();
     if (cg_mode.at_exit != NULL)
         cg_mode.at_exit();
     write_stats_file();
+    cg_vg_quiet_end();
 }

@@ -555,7 +555,10 @@ CG_PUBLIC size_t cg_describe(const void *addr, char *buf, size_t cap)
 {
     cg_ensure_init();
     const cg_call_t call = cg_call_at(CG_RET_ADDR, "cg_describe");
-    return cg_describe_impl(addr, buf, cap, &call);
+    cg_vg_quiet_begin();    /* reads memory kept from the program (vgclient.h) */
+    size_t n = cg_describe_impl(addr, buf, cap, &call);
+    cg_vg_quiet_end();
+    return n;
 }
 
 /* cg_leak_check - see chunkguard.h. */
