@@ -197,7 +197,8 @@ void  cg_os_resend(int sig) CG_HIDDEN;
 bool  cg_os_altstack(void *sp, size_t size, void **old_sp) CG_HIDDEN;
 
 /* The dynamic loader: dlopen(name, RTLD_NOW | RTLD_LOCAL), dlsym, and
- * dl_iterate_phdr over the loaded modules. */
+ * dl_iterate_phdr over the loaded modules.  cg_os_dlopen is NULL in a
+ * statically linked executable, which has no dynamic loader. */
 struct dl_phdr_info;
 void *cg_os_dlopen(const char *name) CG_HIDDEN;
 void *cg_os_dlsym(void *handle, const char *name) CG_HIDDEN;
