@@ -36,6 +36,12 @@ DESTDIR      ?=
 INSTALL         ?= install
 INSTALL_PROGRAM ?= $(INSTALL)
 INSTALL_DATA    ?= $(INSTALL) -m 644
+# Run after installing or removing the library straight into the system
+# (no DESTDIR), so the loader's cache knows libchunkguard.so.0 at once;
+# a staged install leaves that to the package's own scripts.
+# LDCONFIG=: skips it.
+LDCONFIG        ?= ldconfig
+cg_ldconfig = $(if $(DESTDIR),,$(if $(shell command -v $(firstword $(LDCONFIG)) 2>/dev/null),$(LDCONFIG)))
 
 CG_REALNAME := libchunkguard.so.$(CG_VERSION)
 # The command is another branch's work (issue 14, point 2): installed when
@@ -50,11 +56,11 @@ $(BUILD)/gen-man-options: tools/gen-man-options.c src/base/options.def
 	$(CC) -O0 -Wall -Wextra -o $@ tools/gen-man-options.c
 $(BUILD)/man/chunkguard.1: man/chunkguard.1.in $(BUILD)/gen-man-options Makefile
 	@mkdir -p $(dir $@)
-	$(BUILD)/gen-man-options < man/chunkguard.1.in | sed 's/@VERSION@/$(CG_VERSION)/g' > $@.tmp
+	$(BUILD)/gen-man-options < man/chunkguard.1.in | sed -e 's/@VERSION@/$(CG_VERSION)/g' -e 's/@SONAME@/$(CG_SONAME)/g' > $@.tmp
 	mv $@.tmp $@
 $(BUILD)/man/chunkguard.3: man/chunkguard.3.in Makefile
 	@mkdir -p $(dir $@)
-	sed 's/@VERSION@/$(CG_VERSION)/g' man/chunkguard.3.in > $@.tmp
+	sed -e 's/@VERSION@/$(CG_VERSION)/g' -e 's/@SONAME@/$(CG_SONAME)/g' man/chunkguard.3.in > $@.tmp
 	mv $@.tmp $@
 $(BUILD)/chunkguard.pc: pkg/chunkguard.pc.in Makefile
 	@mkdir -p $(dir $@)
@@ -86,6 +92,7 @@ ifneq ($(CG_COMMAND),)
 else
 	@echo "install: tools/chunkguard is not in this tree yet; the chunkguard command is not installed"
 endif
+	$(if $(cg_ldconfig),$(cg_ldconfig))
 
 # Every file install may have put, and nothing else: the directories stay
 # (they may hold other packages' files).  The command is removed whether or
@@ -96,3 +103,4 @@ uninstall:
 	    $(DESTDIR)$(includedir)/chunkguard.h $(DESTDIR)$(pkgconfigdir)/chunkguard.pc \
 	    $(DESTDIR)$(man1dir)/chunkguard.1 $(DESTDIR)$(man3dir)/chunkguard.3 \
 	    $(DESTDIR)$(bindir)/chunkguard
+	$(if $(cg_ldconfig),$(cg_ldconfig))

@@ -17,7 +17,12 @@
 #   pc-static-debug      ... its double free reported in debug mode
 #   pc-staticlib         libchunkguard.a (the pc's staticlib) with libc shared
 #   preload-installed    LD_PRELOAD=<libdir>/libchunkguard.so into a plain program
+#   command-help         (when tools/chunkguard exists) the installed command's
+#                        --help names run, report, symbolize and each long
+#                        option chunkguard(1)'s SYNOPSIS gives
 #   uninstall            make uninstall leaves no file or symlink in DESTDIR
+#   ldconfig-no-destdir  without DESTDIR, install and uninstall run LDCONFIG
+#                        once each (and with DESTDIR, never)
 set -u
 R=$CG_ROOT; B=$CG_BUILD/install-test
 pass() { echo "PASS $1"; }
@@ -161,9 +166,34 @@ if [ $rc -eq 0 ] && [ "$out" = ok ] && grep -q chunkguard "$B/pre.err" && check_
   pass preload-installed
 else fail preload-installed "rc=$rc out='$out' err=$(head -c 200 "$B/pre.err"); double rc=$rc2"; fi
 
+# The command, as installed: its usage agrees with its man page.
+if [ -e "$R/tools/chunkguard" ]; then
+  help=$("$root/bin/chunkguard" --help 2>&1; "$root/bin/chunkguard" run --help 2>&1)
+  longs=$(sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' "$B/man1.txt" | grep -o -- '--[a-z][a-z-]*' | sort -u)
+  missing=$(for w in run report symbolize $longs; do grep -q -- "$w" <<<"$help" || echo "$w"; done)
+  if [ -n "$longs" ] && [ -z "$missing" ]; then pass command-help
+  else fail command-help "chunkguard(1) names what --help does not: $(echo $missing)"; fi
+else say "command-help skipped: no tools/chunkguard"; fi
+
 say "make uninstall DESTDIR=$D PREFIX=$P"
 if "${mk[@]}" uninstall >"$B/uninstall.log" 2>&1; then
   left=$(cd "$D" && find . \( -type f -o -type l \) | sed 's|^\.||')
   if [ -z "$left" ]; then pass uninstall
   else fail uninstall "left behind: $(echo $left)"; fi
 else fail uninstall "$(tail -5 "$B/uninstall.log")"; fi
+
+# Straight into a prefix (no DESTDIR): the loader's cache is refreshed by
+# LDCONFIG, here a stand-in that records its calls.  The DESTDIR runs above
+# and a DESTDIR install must not call it.
+rec=$B/ldconfig-calls; printf '#!/bin/sh\necho called >>%s\n' "$rec" >"$B/ldconfig"; chmod +x "$B/ldconfig"
+mk2=(make -s --no-print-directory -C "$R" BUILD="$CG_BUILD" PREFIX="$B/prefix" LDCONFIG="$B/ldconfig")
+"${mk2[@]}" install >"$B/install2.log" 2>&1; rc=$?
+n1=$(wc -l <"$rec" 2>/dev/null || echo 0)
+"${mk2[@]}" uninstall >>"$B/install2.log" 2>&1; rc2=$?
+n2=$(wc -l <"$rec" 2>/dev/null || echo 0)
+"${mk2[@]}" DESTDIR="$B/stage2" install >>"$B/install2.log" 2>&1; rc3=$?
+n3=$(wc -l <"$rec" 2>/dev/null || echo 0)
+left=$(find "$B/prefix" \( -type f -o -type l \) 2>/dev/null)
+if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ "$n1" -eq 1 ] && [ "$n2" -eq 2 ] &&
+   [ "$n3" -eq 2 ] && [ -z "$left" ]; then pass ldconfig-no-destdir
+else fail ldconfig-no-destdir "rc $rc/$rc2/$rc3, calls after install $n1, uninstall $n2, DESTDIR install $n3; left: $(echo $left)"; fi
