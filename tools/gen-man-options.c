@@ -36,15 +36,14 @@ static void entry(const char *name, const char *type, const char *def, long min,
     printf(".TP\n.B ");
     roff_text(name);
     printf("\n");
-    roff_text(type);
     if (strcmp(type, "int") == 0)
-        printf(", %ld to %ld", min, max);
+        printf("an integer, %ld to %ld", min, max);
     else if (strcmp(type, "bool") == 0)
-        printf(", 0 or 1");
+        printf("0 or 1");
     else if (strcmp(type, "mode") == 0)
-        printf(", fast, debug or guard");
+        printf("fast, debug or guard");
     else
-        printf(", a file name");
+        printf("a file name");
     printf("; default ");
     /* def is the stringised C initialiser: "fast" keeps its quotes, "" is
      * an empty path. */
