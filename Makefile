@@ -5,6 +5,8 @@
 #                 ends with "N passed, N failed"
 #   make demo     the main job: buggy examples and a real program under chunkguard
 #   make bench    chunkguard against glibc, one interleaved run
+#   make install  the libraries, header, chunkguard.pc, command and man pages
+#                 (PREFIX=/usr/local DESTDIR=; pkg/install.mk); make uninstall
 #
 # Compile-time switches (src/base/config.h, and the checks' CG_CHECK_*
 # switches of src/report/checks.def) can be set from the command line,
@@ -35,6 +37,13 @@ NOBUILTIN := -fno-builtin-malloc -fno-builtin-calloc -fno-builtin-realloc \
              -fno-builtin-free -fno-builtin-memalign -fno-builtin-posix_memalign
 CORE_CFLAGS := -std=gnu11 -O2 -g -fPIC -fvisibility=hidden -ftls-model=initial-exec \
                -fno-plt -fno-stack-protector $(NOBUILTIN) $(WARN) $(CG_INC) $(CG_DEFS)
+
+# The version: CG_ABI is the SONAME's number, bumped by any change that
+# breaks a program linked against an earlier build; CG_VERSION is
+# $(CG_ABI).MINOR.PATCH, the installed file's real name and chunkguard.pc's.
+CG_ABI     := 0
+CG_VERSION := $(CG_ABI).1.0
+CG_SONAME  := libchunkguard.so.$(CG_ABI)
 
 OBJS    := $(patsubst %.c,$(BUILD)/obj/%.o,$(notdir $(SRCS)))
 CG_OBJS := $(patsubst %.c,$(BUILD)/cg/%.o,$(notdir $(SRCS)))
@@ -96,12 +105,18 @@ $(BUILD)/layout.ld: Makefile
 # The cold objects are also linked last, which keeps the order of the
 # constructors and destructors: the core's first.
 LINK_OBJS := $(filter-out $(COLD_OBJS:%=$(BUILD)/obj/%.o),$(OBJS)) $(COLD_OBJS:%=$(BUILD)/obj/%.o)
-# The soname lets valgrind tell the preloaded library from the program:
-# --soname-synonyms=somalloc=NONE (README, "Under valgrind") makes it
-# replace the malloc of the executable and of libraries without one only.
+# The library's SONAME is libchunkguard.so.$(CG_ABI) (pkg/install.mk and
+# docs/design.md, "Versions and the SONAME").  build/libchunkguard.so stays
+# the real file, the one LD_PRELOAD names; build/$(CG_SONAME) points to it
+# for the programs linked with -lchunkguard, whose DT_NEEDED is the SONAME.
+# Having a soname also lets valgrind tell the preloaded library from the
+# program: --soname-synonyms=somalloc=NONE (README, "Under valgrind") makes
+# it replace the malloc of the executable and of libraries without one only.
 $(BUILD)/libchunkguard.so: $(OBJS) src/chunkguard.map $(BUILD)/layout.ld
-	$(CC) -shared -o $@ $(LINK_OBJS) -Wl,--version-script=src/chunkguard.map -Wl,-soname,libchunkguard.so \
+	$(CC) -shared -o $@ $(LINK_OBJS) -Wl,--version-script=src/chunkguard.map \
+	    -Wl,-soname,$(CG_SONAME) \
 	    $(LAYOUT_LDFLAGS) -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -pthread
+	ln -sfn libchunkguard.so $(BUILD)/$(CG_SONAME)
 
 $(BUILD)/libchunkguard.a: $(OBJS)
 	rm -f $@ && ar rcs $@ $(OBJS)
@@ -125,6 +140,7 @@ clean:
 -include verify/verify.mk
 -include tests/locks/locks.mk
 -include fuzz/fuzz.mk
+-include pkg/install.mk
 
 check: deps lib
 	@tests/run-all.sh

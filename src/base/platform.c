@@ -634,8 +634,17 @@ void cg_os_resend(int sig)
     SYS(SYS_tgkill, cg_os_getpid(), cg_os_gettid(), sig, 0, 0, 0);
 }
 
+/* A statically linked executable (-static, -static-pie) has no dynamic
+ * loader: the kernel gives it no interpreter, so AT_BASE is 0.  dlopen
+ * there loads the shared libc a library needs as a second copy, never
+ * initialised, and the library's first call into it faults (libunwind did,
+ * inside debug mode's first stack capture).  So such a process gets NULL,
+ * as for a library that is not installed, and its callers take their
+ * fallback (stack.c: the caller's address only). */
 void *cg_os_dlopen(const char *name)
 {
+    if (cg_os_getauxval(AT_BASE) == 0)
+        return NULL;
     return dlopen(name, RTLD_NOW | RTLD_LOCAL);
 }
 

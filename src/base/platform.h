@@ -248,7 +248,8 @@ size_t cg_os_altstack_room(uintptr_t sp) CG_HIDDEN;
 void  cg_os_call_on_stack(void (*fn)(void *arg), void *arg, void *top) CG_HIDDEN;
 
 /* The dynamic loader: dlopen(name, RTLD_NOW | RTLD_LOCAL), dlsym, and
- * dl_iterate_phdr over the loaded modules. */
+ * dl_iterate_phdr over the loaded modules.  cg_os_dlopen is NULL in a
+ * statically linked executable, which has no dynamic loader. */
 struct dl_phdr_info;
 void *cg_os_dlopen(const char *name) CG_HIDDEN;
 void *cg_os_dlsym(void *handle, const char *name) CG_HIDDEN;
