@@ -62,4 +62,5 @@ ifeq ($(BENCH_FAST_ONLY),)
 	BENCH_QUICK='$(BENCH_QUICK)' BENCH_CLOCK='$(BENCH_CLOCK)' \
 	    python3 bench/run.py --debug --bin-dir $(BENCH_DIR) --cg '$(BENCH_CG)'
 	python3 bench/programs.py --cg '$(BENCH_CG)' --out $(BENCH_DIR)/programs.md
+	python3 bench/forkstorm.py --cg '$(BENCH_CG)' --out $(BENCH_DIR)/forkstorm.md || true
 endif

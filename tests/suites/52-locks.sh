@@ -320,38 +320,31 @@ fi
 # library before this test re-ran its prepare handler on locks its thread
 # held: a deadlock report, or in debug mode a nested one, "error while
 # reporting an error").  Every fork must succeed in every mode, and some
-# must have been nested (else the run proved nothing).  Time against
-# glibc on the same program, measured here, the best of three alternating
-# runs each: debug mode's fork protocol at most twice glibc's — measured
-# with quarantine_mb=0, since a fork copies the page tables of every
-# resident page and debug mode's default 64 MiB quarantine keeps freed
-# blocks resident (that cost, printed as "debug (default quarantine)",
-# grows with the quarantine, not with the protocol; docs/design.md).
+# must have been nested (else the run proved nothing).  The seconds are
+# printed for reading only: the time against glibc is a benchmark's
+# (bench/forkstorm.py, run by make bench), not a test's.
 FG=$L/fork_signal
 if gcc -O1 -g -o "$FG" "$CG_ROOT/tests/locks/fork_signal.c"; then
   storm_secs() { sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' <<<"$1"; }
-  min_of() { awk -v a="$1" -v b="$2" 'BEGIN { print (b == "" || a + 0 < b + 0) ? a : b }'; }
   declare -A best=() bad=()
-  for try in 1 2 3; do
-    for cfg in glibc fast debug debug-q0 guard; do
-      [ -n "${bad[$cfg]:-}" ] && continue
-      json=$LOG/fork-signal-$cfg.json; rm -f "$json"
-      case $cfg in
-        glibc)    out=$(timeout -k 5 120 "$FG" storm 400 2>&1); rc=$? ;;
-        debug-q0) out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=debug:quarantine_mb=0:report_path=$json" \
-                        timeout -k 5 120 "$FG" storm 400 2>&1); rc=$? ;;
-        *)        out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=$cfg:report_path=$json" \
-                        timeout -k 5 120 "$FG" storm 400 2>&1); rc=$? ;;
-      esac
-      s=$(storm_secs "$out")
-      if [ $rc -ne 0 ] || [ -s "$json" ] || ! [[ "$out" =~ nested=[1-9] ]] || [ -z "$s" ]; then
-        bad[$cfg]="exit $rc (124: hang): $(tail -n 3 <<<"$out" | tr '\n' ' ' | cut -c1-300)$(head -c 200 "$json" 2>/dev/null)"
-        continue
-      fi
-      best[$cfg]=$(min_of "$s" "${best[$cfg]:-}")
-    done
+  for cfg in glibc fast debug debug-q0 guard; do
+    [ -n "${bad[$cfg]:-}" ] && continue
+    json=$LOG/fork-signal-$cfg.json; rm -f "$json"
+    case $cfg in
+      glibc)    out=$(timeout -k 5 120 "$FG" storm 400 2>&1); rc=$? ;;
+      debug-q0) out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=debug:quarantine_mb=0:report_path=$json" \
+                      timeout -k 5 120 "$FG" storm 400 2>&1); rc=$? ;;
+      *)        out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=$cfg:report_path=$json" \
+                      timeout -k 5 120 "$FG" storm 400 2>&1); rc=$? ;;
+    esac
+    s=$(storm_secs "$out")
+    if [ $rc -ne 0 ] || [ -s "$json" ] || ! [[ "$out" =~ nested=[1-9] ]] || [ -z "$s" ]; then
+      bad[$cfg]="exit $rc (124: hang): $(tail -n 3 <<<"$out" | tr '\n' ' ' | cut -c1-300)$(head -c 200 "$json" 2>/dev/null)"
+      continue
+    fi
+    best[$cfg]=$s
   done
-  echo "    seconds, best of 3: glibc ${best[glibc]:-failed}, fast ${best[fast]:-failed}," \
+  echo "    seconds: glibc ${best[glibc]:-failed}, fast ${best[fast]:-failed}," \
        "debug (default quarantine) ${best[debug]:-failed}, debug quarantine_mb=0 ${best[debug-q0]:-failed}," \
        "guard ${best[guard]:-failed}"
   for cfg in fast debug guard; do
@@ -359,10 +352,8 @@ if gcc -O1 -g -o "$FG" "$CG_ROOT/tests/locks/fork_signal.c"; then
     else fail locks-fork-signal-storm-$cfg "${bad[$cfg]}"; fi
   done
   if [ -n "${bad[glibc]:-}" ]; then fail locks-fork-signal-storm-glibc "the program fails without chunkguard: ${bad[glibc]}"
-  elif [ -n "${bad[debug-q0]:-}" ]; then fail locks-fork-signal-storm-debug-time "${bad[debug-q0]}"
-  elif awk -v a="${best[debug-q0]}" -v b="${best[glibc]}" 'BEGIN { exit !(a <= 2 * b) }'; then
-    pass locks-fork-signal-storm-debug-within-2x-glibc
-  else fail locks-fork-signal-storm-debug-within-2x-glibc "${best[debug-q0]} s against glibc's ${best[glibc]} s"; fi
+  elif [ -n "${bad[debug-q0]:-}" ]; then fail locks-fork-signal-storm-debug-q0 "${bad[debug-q0]}"
+  else pass locks-fork-signal-storm-debug-q0; fi
 else
   fail locks-fork-signal-storm "cannot build tests/locks/fork_signal.c"
 fi
