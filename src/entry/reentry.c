@@ -15,6 +15,7 @@
 #include "api.h"
 #include "checks.h"
 #include "debug.h"
+#include "bigblock.h"
 #include "heap.h"
 #include "render.h"
 
@@ -139,6 +140,10 @@ static void *serve(size_t n, size_t align, uintptr_t caller, const char *op)
             blocks[i].size = n;
             __atomic_store_n(&blocks[i].mem, mem, __ATOMIC_RELEASE);
             __atomic_add_fetch(&cg_reentry_live, 1, __ATOMIC_RELAXED);
+            /* in use, as an mmap'd block (mallinfo's hblkhd, malloc_stats'
+             * and malloc_info's totals); atomically, since the thread this
+             * handler interrupted may be counting too */
+            cg_big_account(len, 1, true);
             return mem;
         }
     }
@@ -191,6 +196,7 @@ bool cg_reentry_release(void *mem)
     if (i < 0)
         return false;
     cg_os_unmap(mem, blocks[i].map_len);
+    cg_big_account(blocks[i].map_len, -1, true);
     __atomic_sub_fetch(&cg_reentry_live, 1, __ATOMIC_RELAXED);
     unclaim(i);
     return true;
