@@ -113,7 +113,10 @@ static int pick_live(const fz_model_t *m, unsigned sel)
 {
     for (unsigned k = 0; k < m->nslots; k++) {
         unsigned i = (sel + k) % m->nslots;
-        if (m->slot[i].p != NULL && !m->slot[i].tainted && m->slot[i].align == 16)
+        /* not a block served to a signal handler (its own pages, no guard
+         * page, unmapped at free: an access to it is a wild one) */
+        if (m->slot[i].p != NULL && !m->slot[i].tainted && !m->slot[i].served &&
+            m->slot[i].align == 16)
             return (int)i;
     }
     return -1;
