@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 /* C23's sized frees; glibc 2.36's headers do not declare them. */
 void free_sized(void *p, size_t n);
@@ -421,11 +423,61 @@ static void op_aligned(fz_model_t *m, fz_in_t *in, unsigned i, unsigned op)
  * cannot catch: it aborts); the nothrow forms sometimes impossible sizes
  * or, aligned, an alignment that is not a power of two, and must return
  * NULL.  The block is 16-byte aligned, or to the alignment asked for. */
+static void *cxx_new(unsigned form, size_t n, size_t al)
+{
+    switch (form) {
+    case 0: return _Znwm(n);
+    case 1: return _Znam(n);
+    case 2: return _ZnwmSt11align_val_t(n, al);
+    case 3: return _ZnamSt11align_val_t(n, al);
+    case 4: return _ZnwmRKSt9nothrow_t(n, &fz_nothrow);
+    case 5: return _ZnamRKSt9nothrow_t(n, &fz_nothrow);
+    case 6: return _ZnwmSt11align_val_tRKSt9nothrow_t(n, al, &fz_nothrow);
+    default: return _ZnamSt11align_val_tRKSt9nothrow_t(n, al, &fz_nothrow);
+    }
+}
+
+/* A throwing form (form 0..3) that cannot succeed — an impossible size,
+ * or, aligned, an alignment that is not a power of two — in a forked
+ * child: with no C++ runtime loaded (no new_handler, no std::bad_alloc to
+ * throw) chunkguard must write its line and abort (src/entry/cxx.c). */
+static void cxx_new_fails_child(unsigned form, size_t n, size_t al)
+{
+    int fd;
+    pid_t pid = fz_fork_child(&fd);
+    if (pid == 0) {
+        dup2(fd, 2);                     /* the line, to the parent */
+        void *p = cxx_new(form, n, al);
+        char msg[64];
+        int k = snprintf(msg, sizeof msg, "returned %p", p);
+        (void)!write(fd, msg, (size_t)k);
+        fz_coverage_dump();
+        _exit(0);
+    }
+    char msg[2048];
+    int st = fz_child_end(pid, fd, msg, sizeof msg);
+    if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGABRT ||
+        strstr(msg, "no C++ runtime is loaded to throw std::bad_alloc") == NULL)
+        fz_fail("operator new form %u of %zu bytes, align %zu, that must fail: the child %s %d, "
+                "'%.300s' (wanted the no-runtime line, then SIGABRT)", form, n, al,
+                WIFSIGNALED(st) ? "died of signal" : "exited",
+                WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), msg);
+}
+
 static void op_cxx(fz_model_t *m, fz_in_t *in, unsigned i)
 {
     unsigned sel = fz_u8(in);
     bool arr = sel & 1, aligned = sel & 2, nothrow = sel & 4;
     size_t al = aligned ? (size_t)1 << fz_u8(in) % 21 : 0;
+    if (!nothrow && (sel & 0xc0) == 0x40) {
+        static const size_t huge[] = { SIZE_MAX, (size_t)PTRDIFF_MAX + 1, (size_t)1 << 62 };
+        unsigned k = fz_u8(in);
+        if (aligned && k & 4)
+            cxx_new_fails_child(sel & 3, 64, al * 3 + 1 + 2 * (al == 1));
+        else
+            cxx_new_fails_child(sel & 3, huge[k % 3], al);
+        return;
+    }
     bool fails, bad_align = false;
     size_t n = fz_draw_size(in, m->max_size, nothrow, &fails);
     if (aligned && nothrow && sel & 8 && !fails) {
@@ -435,17 +487,7 @@ static void op_cxx(fz_model_t *m, fz_in_t *in, unsigned i)
     if (!fails && !bad_align && !fz_model_room(m, n + (al < (1u << 21) ? al : 0)))
         return;
     fz_model_free(m, i, fz_u8(in));
-    void *p;
-    switch (arr + 2 * aligned + 4 * nothrow) {
-    case 0: p = _Znwm(n); break;
-    case 1: p = _Znam(n); break;
-    case 2: p = _ZnwmSt11align_val_t(n, al); break;
-    case 3: p = _ZnamSt11align_val_t(n, al); break;
-    case 4: p = _ZnwmRKSt9nothrow_t(n, &fz_nothrow); break;
-    case 5: p = _ZnamRKSt9nothrow_t(n, &fz_nothrow); break;
-    case 6: p = _ZnwmSt11align_val_tRKSt9nothrow_t(n, al, &fz_nothrow); break;
-    default: p = _ZnamSt11align_val_tRKSt9nothrow_t(n, al, &fz_nothrow);
-    }
+    void *p = cxx_new(arr + 2 * aligned + 4 * nothrow, n, al);
     note(m, p != NULL);
     if (fails || bad_align) {
         if (p != NULL)
