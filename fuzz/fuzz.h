@@ -153,6 +153,30 @@ void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s);
 /* Every live block of the models, pairwise: no two overlap. */
 void fz_models_no_overlap(fz_model_t *const *ms, size_t n);
 
+/* The C++ replaceable allocation functions chunkguard exports, by their
+ * Itanium manglings (x86_64: size_t is m; std::align_val_t is passed as a
+ * size_t, a std::nothrow_t const& as a pointer). */
+void *_Znwm(size_t n);
+void *_Znam(size_t n);
+void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt);
+void *_ZnamRKSt9nothrow_t(size_t n, const void *nt);
+void *_ZnwmSt11align_val_t(size_t n, size_t al);
+void *_ZnamSt11align_val_t(size_t n, size_t al);
+void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
+void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
+void _ZdlPv(void *p);
+void _ZdaPv(void *p);
+void _ZdlPvm(void *p, size_t n);
+void _ZdaPvm(void *p, size_t n);
+void _ZdlPvRKSt9nothrow_t(void *p, const void *nt);
+void _ZdaPvRKSt9nothrow_t(void *p, const void *nt);
+void _ZdlPvSt11align_val_t(void *p, size_t al);
+void _ZdaPvSt11align_val_t(void *p, size_t al);
+void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al);
+void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al);
+void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
+void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
+
 /* ---- helpers ----------------------------------------------------------- */
 
 /* Print "fuzz: <message>" and abort: the fuzzer records a crash.  When
@@ -175,6 +199,9 @@ void fz_assert_single_threaded(void);
  * status. */
 pid_t fz_fork_child(int *fd);
 int fz_child_end(pid_t pid, int fd, char *msg, size_t cap);
+/* fz_child_end, then the first "report KIND ADDRESS" line of msg parsed
+ * into kind (cap 32) and *addr ("" and NULL without one). */
+int fz_child_report(pid_t pid, int fd, char *msg, size_t cap, char kind[32], void **addr);
 
 /* Can a be read (without faulting: a live block's pages, or any other
  * mapping)? */

@@ -33,29 +33,6 @@
 void free_sized(void *p, size_t n);
 void free_aligned_sized(void *p, size_t align, size_t n);
 
-/* The C++ replaceable allocation functions chunkguard exports, by their
- * Itanium manglings (x86_64: size_t is m; std::align_val_t is passed as a
- * size_t, a std::nothrow_t const& as a pointer). */
-void *_Znwm(size_t n);
-void *_Znam(size_t n);
-void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt);
-void *_ZnamRKSt9nothrow_t(size_t n, const void *nt);
-void *_ZnwmSt11align_val_t(size_t n, size_t al);
-void *_ZnamSt11align_val_t(size_t n, size_t al);
-void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
-void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
-void _ZdlPv(void *p);
-void _ZdaPv(void *p);
-void _ZdlPvm(void *p, size_t n);
-void _ZdaPvm(void *p, size_t n);
-void _ZdlPvRKSt9nothrow_t(void *p, const void *nt);
-void _ZdaPvRKSt9nothrow_t(void *p, const void *nt);
-void _ZdlPvSt11align_val_t(void *p, size_t al);
-void _ZdaPvSt11align_val_t(void *p, size_t al);
-void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al);
-void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al);
-void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
-void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
 static const char fz_nothrow;       /* stands for std::nothrow */
 
 void (*fz_fail_hook)(const char *msg, size_t len);

@@ -58,12 +58,6 @@ static void on_bad_report(const cg_report_t *r, void *arg)
 }
 
 #ifdef FZ_DEBUG
-void free(void *p);
-void _ZdlPv(void *p);
-void _ZdaPv(void *p);
-void _ZdlPvSt11align_val_t(void *p, size_t al);
-void _ZdaPvSt11align_val_t(void *p, size_t al);
-
 /* ops-debug, ops-guard (FZ_OP_CXX): slot i's block, from a C++ operator
  * new form, released in a child by another family — free(), or the delete
  * of the other array-ness (new vs new[]) — which debug mode reports as
@@ -89,11 +83,9 @@ static void mismatch_call(fz_model_t *m, unsigned i, unsigned how)
         fz_coverage_dump();
         _exit(0);
     }
-    char msg[200];
-    int st = fz_child_end(pid, bad_fd, msg, sizeof msg);
-    char got[32] = "";
-    void *addr = NULL;
-    sscanf(msg, "report %31s %p", got, &addr);
+    char msg[200], got[32];
+    void *addr;
+    int st = fz_child_report(pid, bad_fd, msg, sizeof msg, got, &addr);
     if (strcmp(got, "alloc-dealloc-mismatch") != 0 || addr != (void *)s->p ||
         strstr(msg, "returned") == NULL || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         fz_fail("debug mode, %s of a block from operator new%s%s: the child %s %d, '%s' "
@@ -165,11 +157,9 @@ static void bad_call(fz_model_t *m, fz_in_t *in)
         fz_coverage_dump();
         _exit(0);
     }
-    char msg[200];
-    int st = fz_child_end(pid, bad_fd, msg, sizeof msg);
-    char got[32] = "";
-    void *addr = NULL;
-    sscanf(msg, "report %31s %p", got, &addr);
+    char msg[200], got[32];
+    void *addr;
+    int st = fz_child_report(pid, bad_fd, msg, sizeof msg, got, &addr);
     /* a second free of a big block finds it unmapped: not ours, or
      * recognised as one freed before */
     bool kind_ok = strcmp(got, want) == 0 ||
