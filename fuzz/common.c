@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/single_threaded.h>
@@ -115,6 +116,15 @@ pid_t fz_fork_child(int *fd)
     close(fds[1]);
     *fd = fds[0];
     return pid;
+}
+
+int fz_child_report(pid_t pid, int fd, char *msg, size_t cap, char kind[32], void **addr)
+{
+    int st = fz_child_end(pid, fd, msg, cap);
+    kind[0] = '\0';
+    *addr = NULL;
+    sscanf(msg, "report %31s %p", kind, addr);
+    return st;
 }
 
 int fz_child_end(pid_t pid, int fd, char *msg, size_t cap)

@@ -46,7 +46,9 @@ static inline uint32_t fz_u32(fz_in_t *in)
 
 /* How a slot's block was made: decides which sized free may release it. */
 enum { FZ_HOW_MALLOC, FZ_HOW_CALLOC, FZ_HOW_REALLOC, FZ_HOW_MEMALIGN,
-       FZ_HOW_POSIX, FZ_HOW_ALIGNED, FZ_HOW_VALLOC };
+       FZ_HOW_POSIX, FZ_HOW_ALIGNED, FZ_HOW_VALLOC,
+       FZ_HOW_NEW, FZ_HOW_NEW_ARRAY };   /* C++ operator new / new[]
+                                          * (asked != 0: the align_val_t form) */
 
 typedef struct fz_slot {
     unsigned char *p;           /* NULL: empty                            */
@@ -80,6 +82,11 @@ struct fz_model {
     size_t max_live;            /* cap on the bytes live at once            */
     size_t live;                /* bytes live now                           */
     fz_inject_fn inject;        /* corrupt harness only                     */
+    void (*mismatch)(fz_model_t *m, unsigned i, unsigned how);
+                                /* ops-debug, ops-guard: FZ_OP_CXX may ask
+                                 * for slot i's C++ block to be released
+                                 * by another family (how picks which) in
+                                 * a child, which must report it        */
     fz_freed_t freed[FZ_FREED]; /* ring of blocks freed by this input       */
     unsigned nfreed;
     void (*on_release)(fz_model_t *m, fz_slot_t *s);  /* before a tainted slot goes */
@@ -88,6 +95,9 @@ struct fz_model {
                                  * times in this input (ops-debug: 1; a scan
                                  * reads every module's data, libFuzzer's
                                  * large tables included)                   */
+    bool cxx_ok;                /* an op byte of 0xf0 is FZ_OP_CXX (ops.c):
+                                 * a block from a C++ operator new form,
+                                 * released by the matching delete      */
     bool threads_ok;            /* FZ_OP_TUNE may start a short-lived thread
                                  * (ops-mt: never in a single-threaded one) */
     /* The ops a signal handler runs while its thread is inside chunkguard
@@ -110,7 +120,8 @@ struct fz_model {
 enum { FZ_OP_MALLOC, FZ_OP_CALLOC, FZ_OP_REALLOC, FZ_OP_REALLOCARRAY, FZ_OP_MEMALIGN,
        FZ_OP_POSIX_MEMALIGN, FZ_OP_ALIGNED_ALLOC, FZ_OP_FREE, FZ_OP_FREE_SIZED,
        FZ_OP_USABLE, FZ_OP_WRITE, FZ_OP_CHECK, FZ_OP_VALLOC, FZ_OP_TUNE, FZ_OP_HANDOFF,
-       FZ_OP_INJECT, FZ_NOPS };
+       FZ_OP_INJECT, FZ_NOPS,
+       FZ_OP_CXX = FZ_NOPS };   /* not drawn by the low nibble: see cxx_ok */
 
 void fz_model_init(fz_model_t *m, unsigned nslots, bool debug);
 /* Run one op from in (returns false at the end of the input).  handoff:
@@ -142,6 +153,30 @@ void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s);
 /* Every live block of the models, pairwise: no two overlap. */
 void fz_models_no_overlap(fz_model_t *const *ms, size_t n);
 
+/* The C++ replaceable allocation functions chunkguard exports, by their
+ * Itanium manglings (x86_64: size_t is m; std::align_val_t is passed as a
+ * size_t, a std::nothrow_t const& as a pointer). */
+void *_Znwm(size_t n);
+void *_Znam(size_t n);
+void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt);
+void *_ZnamRKSt9nothrow_t(size_t n, const void *nt);
+void *_ZnwmSt11align_val_t(size_t n, size_t al);
+void *_ZnamSt11align_val_t(size_t n, size_t al);
+void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
+void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
+void _ZdlPv(void *p);
+void _ZdaPv(void *p);
+void _ZdlPvm(void *p, size_t n);
+void _ZdaPvm(void *p, size_t n);
+void _ZdlPvRKSt9nothrow_t(void *p, const void *nt);
+void _ZdaPvRKSt9nothrow_t(void *p, const void *nt);
+void _ZdlPvSt11align_val_t(void *p, size_t al);
+void _ZdaPvSt11align_val_t(void *p, size_t al);
+void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al);
+void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al);
+void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
+void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
+
 /* ---- helpers ----------------------------------------------------------- */
 
 /* Print "fuzz: <message>" and abort: the fuzzer records a crash.  When
@@ -164,6 +199,9 @@ void fz_assert_single_threaded(void);
  * status. */
 pid_t fz_fork_child(int *fd);
 int fz_child_end(pid_t pid, int fd, char *msg, size_t cap);
+/* fz_child_end, then the first "report KIND ADDRESS" line of msg parsed
+ * into kind (cap 32) and *addr ("" and NULL without one). */
+int fz_child_report(pid_t pid, int fd, char *msg, size_t cap, char kind[32], void **addr);
 
 /* Can a be read (without faulting: a live block's pages, or any other
  * mapping)? */

@@ -19,6 +19,7 @@
 #define _GNU_SOURCE
 #include "fuzz.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <malloc.h>
 #include <stdarg.h>
@@ -26,10 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <signal.h>
+#include <sys/wait.h>
 
 /* C23's sized frees; glibc 2.36's headers do not declare them. */
 void free_sized(void *p, size_t n);
 void free_aligned_sized(void *p, size_t align, size_t n);
+
+static const char fz_nothrow;       /* stands for std::nothrow */
 
 void (*fz_fail_hook)(const char *msg, size_t len);
 
@@ -228,6 +233,24 @@ static void forget(fz_model_t *m, fz_slot_t *s)
     s->tainted = false;
 }
 
+/* Release s's block with a delete of its own family (new or new[],
+ * aligned or not); sel picks the plain, sized or nothrow form. */
+static void cxx_delete(const fz_slot_t *s, unsigned sel)
+{
+    bool arr = s->how == FZ_HOW_NEW_ARRAY;
+    size_t al = s->asked;
+    switch ((al != 0) * 3 + sel % 3) {
+    case 0: (arr ? _ZdaPv : _ZdlPv)(s->p); break;
+    case 1: (arr ? _ZdaPvm : _ZdlPvm)(s->p, s->req); break;
+    case 2: (arr ? _ZdaPvRKSt9nothrow_t : _ZdlPvRKSt9nothrow_t)(s->p, &fz_nothrow); break;
+    case 3: (arr ? _ZdaPvSt11align_val_t : _ZdlPvSt11align_val_t)(s->p, al); break;
+    case 4: (arr ? _ZdaPvmSt11align_val_t : _ZdlPvmSt11align_val_t)(s->p, s->req, al); break;
+    default:
+        (arr ? _ZdaPvSt11align_val_tRKSt9nothrow_t : _ZdlPvSt11align_val_tRKSt9nothrow_t)(
+            s->p, al, &fz_nothrow);
+    }
+}
+
 void fz_model_free(fz_model_t *m, unsigned i, unsigned sel)
 {
     fz_slot_t *s = &m->slot[i];
@@ -240,7 +263,9 @@ void fz_model_free(fz_model_t *m, unsigned i, unsigned sel)
         return;
     errno = EDOM;
     bool sized_ok = s->how == FZ_HOW_MALLOC || s->how == FZ_HOW_CALLOC || s->how == FZ_HOW_REALLOC;
-    if (sel % 3 == 1 && sized_ok)
+    if (s->how == FZ_HOW_NEW || s->how == FZ_HOW_NEW_ARRAY)
+        cxx_delete(s, sel);
+    else if (sel % 3 == 1 && sized_ok)
         free_sized(s->p, s->req);
     else if (sel % 3 == 2 && s->how == FZ_HOW_ALIGNED)
         free_aligned_sized(s->p, s->asked, s->req);
@@ -279,6 +304,8 @@ static void op_realloc(fz_model_t *m, unsigned i, size_t nmemb, size_t size, boo
         return;
     if (!fails && !ovf && s->p == NULL && !fz_model_room(m, n))
         return;
+    if (s->how == FZ_HOW_NEW || s->how == FZ_HOW_NEW_ARRAY)
+        fz_model_free(m, i, 0);        /* realloc of a new'd block is a mismatch */
     fz_model_check(m, i, "before realloc");
     if (s->tainted && m->on_release != NULL) {
         m->on_release(m, s);
@@ -369,11 +396,100 @@ static void op_aligned(fz_model_t *m, fz_in_t *in, unsigned i, unsigned op)
     m->slot[i].asked = align;        /* what free_aligned_sized must be given */
 }
 
+/* FZ_OP_CXX: one of the eight operator new forms.  The throwing forms
+ * get sizes that can be had (a failure would throw, which a C program
+ * cannot catch: it aborts); the nothrow forms sometimes impossible sizes
+ * or, aligned, an alignment that is not a power of two, and must return
+ * NULL.  The block is 16-byte aligned, or to the alignment asked for. */
+static void *cxx_new(unsigned form, size_t n, size_t al)
+{
+    switch (form) {
+    case 0: return _Znwm(n);
+    case 1: return _Znam(n);
+    case 2: return _ZnwmSt11align_val_t(n, al);
+    case 3: return _ZnamSt11align_val_t(n, al);
+    case 4: return _ZnwmRKSt9nothrow_t(n, &fz_nothrow);
+    case 5: return _ZnamRKSt9nothrow_t(n, &fz_nothrow);
+    case 6: return _ZnwmSt11align_val_tRKSt9nothrow_t(n, al, &fz_nothrow);
+    default: return _ZnamSt11align_val_tRKSt9nothrow_t(n, al, &fz_nothrow);
+    }
+}
+
+/* A throwing form (form 0..3) that cannot succeed — an impossible size,
+ * or, aligned, an alignment that is not a power of two — in a forked
+ * child, which must die of SIGABRT: with no C++ runtime loaded (no
+ * new_handler, no std::bad_alloc to throw) after chunkguard's line
+ * (src/entry/cxx.c); with one (libFuzzer's builds link libstdc++) by
+ * std::terminate, the bad_alloc thrown through C frames uncaught. */
+static void cxx_new_fails_child(unsigned form, size_t n, size_t al)
+{
+    int fd;
+    pid_t pid = fz_fork_child(&fd);
+    if (pid == 0) {
+        dup2(fd, 2);                     /* the line, to the parent */
+        void *p = cxx_new(form, n, al);
+        char msg[64];
+        int k = snprintf(msg, sizeof msg, "returned %p", p);
+        (void)!write(fd, msg, (size_t)k);
+        fz_coverage_dump();
+        _exit(0);
+    }
+    char msg[2048];
+    int st = fz_child_end(pid, fd, msg, sizeof msg);
+    bool runtime = dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv") != NULL;
+    const char *want = runtime ? "throwing an instance of 'std::bad_alloc'"
+                               : "no C++ runtime is loaded to throw std::bad_alloc";
+    if (!WIFSIGNALED(st) || WTERMSIG(st) != SIGABRT || strstr(msg, want) == NULL)
+        fz_fail("operator new form %u of %zu bytes, align %zu, that must fail: the child %s %d, "
+                "'%.300s' (wanted '%s', then SIGABRT)", form, n, al,
+                WIFSIGNALED(st) ? "died of signal" : "exited",
+                WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st), msg, want);
+}
+
+static void op_cxx(fz_model_t *m, fz_in_t *in, unsigned i)
+{
+    unsigned sel = fz_u8(in);
+    bool arr = sel & 1, aligned = sel & 2, nothrow = sel & 4;
+    size_t al = aligned ? (size_t)1 << fz_u8(in) % 21 : 0;
+    if (!nothrow && (sel & 0xc0) == 0x40) {
+        static const size_t huge[] = { SIZE_MAX, (size_t)PTRDIFF_MAX + 1, (size_t)1 << 62 };
+        unsigned k = fz_u8(in);
+        if (aligned && k & 4)
+            cxx_new_fails_child(sel & 3, 64, al * 3 + 1 + 2 * (al == 1));
+        else
+            cxx_new_fails_child(sel & 3, huge[k % 3], al);
+        return;
+    }
+    bool fails, bad_align = false;
+    size_t n = fz_draw_size(in, m->max_size, nothrow, &fails);
+    if (aligned && nothrow && sel & 8 && !fails) {
+        al = al * 3 + 1 + 2 * (al == 1);     /* 3, 7, 13, ...: never a power of two */
+        bad_align = true;
+    }
+    if (!fails && !bad_align && !fz_model_room(m, n + (al < (1u << 21) ? al : 0)))
+        return;
+    fz_model_free(m, i, fz_u8(in));
+    void *p = cxx_new(arr + 2 * aligned + 4 * nothrow, n, al);
+    note(m, p != NULL);
+    if (fails || bad_align) {
+        if (p != NULL)
+            fz_fail("nothrow operator new%s(%zu, align %zu) succeeded (%p); it must fail",
+                    arr ? "[]" : "", n, al, p);
+        return;
+    }
+    fz_model_place(m, i, p, n, aligned ? pow2_at_least(al) : 16,
+                   arr ? FZ_HOW_NEW_ARRAY : FZ_HOW_NEW, fz_u8(in));
+    m->slot[i].asked = al;           /* what the aligned deletes must be given */
+    if ((sel & 0x30) == 0x30 && m->mismatch != NULL)
+        m->mismatch(m, i, fz_u8(in));
+}
+
 bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, unsigned slot))
 {
     if (!fz_more(in))
         return false;
-    unsigned op = fz_u8(in) % FZ_NOPS;
+    unsigned byte = fz_u8(in);
+    unsigned op = m->cxx_ok && byte == 0xf0 ? FZ_OP_CXX : byte % FZ_NOPS;
     unsigned i = fz_u8(in) % m->nslots;
     fz_model_do(m, in, op, i, handoff);
     return true;
@@ -488,6 +604,9 @@ void fz_model_do(fz_model_t *m, fz_in_t *in, unsigned op, unsigned i,
             handoff(m, i);
         else
             fz_model_free(m, i, fz_u8(in));
+        break;
+    case FZ_OP_CXX:
+        op_cxx(m, in, i);
         break;
     case FZ_OP_INJECT:
         if (m->inject != NULL)
