@@ -293,8 +293,11 @@ static bool can_size(const fz_model_t *m, unsigned i)
     if (strstr(buf, "on guard pages of its own") != NULL || strstr(buf, "in a guard slot") != NULL)
         return true;
     /* a debug block: a heap chunk when its chunk is below every mmap
-     * threshold this input set */
-    return s->req + 256 < m->mmap_floor;
+     * threshold this input set and its alignment is at most a page's (a
+     * larger one is served by a mapping of its own, whose record only the
+     * big blocks' table, under its lock, knows: such a block cannot be
+     * sized from a handler, REENTRANT_REALLOC_UNSIZED) */
+    return s->req + 256 < m->mmap_floor && s->align <= 4096;
 }
 
 static void handler_script(void)
