@@ -269,7 +269,10 @@ static void on_reentry_report(const cg_report_t *r, void *arg)
     static const char *const ops[] = { "malloc(): ", "calloc(): ", "realloc(): ", "memalign(): ",
                                        "aligned_alloc(): ", "posix_memalign(): ", "valloc(): ",
                                        "pvalloc(): ", "free(): ", "free_sized(): ",
-                                       "free_aligned_sized(): ", "malloc_usable_size(): " };
+                                       "free_aligned_sized(): ", "malloc_usable_size(): ",
+                                       /* the C++ forms (FZ_OP_CXX): "operator new[]()",
+                                        * "aligned operator delete()", ... */
+                                       "operator new", "operator delete" };
     bool named = false;
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
         named |= strstr(r->text, ops[k]) != NULL;
