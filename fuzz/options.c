@@ -1,7 +1,10 @@
 /*
  * options.c — the CHUNKGUARD_OPTIONS parser (src/options.c), fuzzed
  * against an independent reference parser written here from the
- * documented grammar (options.def): "key=value" pairs split on ':'; bool
+ * documented grammar (docs/options.md): "key=value" pairs split on ':' or
+ * ','; a value in '...' or "..." holds any other byte, must be followed by
+ * a separator or the end (else the pair is bad), and an unterminated one
+ * ends the string (nothing after its '=' applies); bool
  * is exactly 0 or 1, int is decimal or 0x hex with an optional '-' and
  * must lie in [min, max], mode is fast, debug or guard, a path is shorter than
  * CG_OPT_STRING_MAX; a bad pair keeps the value before it; log_path is
@@ -129,14 +132,35 @@ static void ref_apply(const char *k, size_t kl, const char *v, size_t vl, bool f
 
 static void ref_parse(const char *s, bool first_pass)
 {
-    char *copy = strdup(s), *save = NULL;
-    /* strtok_r would merge empty fields; they are no-ops anyway */
-    for (char *f = strtok_r(copy, ":", &save); f != NULL; f = strtok_r(NULL, ":", &save)) {
-        char *eq = strchr(f, '=');
-        if (eq != NULL)
-            ref_apply(f, (size_t)(eq - f), eq + 1, strlen(eq + 1), first_pass);
+    size_t n = strlen(s), i = 0;
+    while (i < n) {
+        /* the key: up to '=', or the pair has none and is skipped */
+        size_t k = i;
+        while (i < n && s[i] != '=' && s[i] != ':' && s[i] != ',')
+            i++;
+        if (i == n || s[i] != '=') {
+            i++;
+            continue;
+        }
+        size_t kl = i - k, v = ++i, vl;
+        bool good = true;
+        if (i < n && (s[i] == '\'' || s[i] == '"')) {
+            const char *q = memchr(s + i + 1, s[i], n - i - 1);
+            if (q == NULL)
+                return;                       /* unterminated: the end */
+            v = i + 1;
+            vl = (size_t)(q - s) - v;
+            i = (size_t)(q - s) + 1;
+            good = i == n || s[i] == ':' || s[i] == ',';
+            i += strcspn(s + i, ":,");
+        } else {
+            i += strcspn(s + i, ":,");
+            vl = i - v;
+        }
+        if (good)
+            ref_apply(s + k, kl, s + v, vl, first_pass);
+        i++;
     }
-    free(copy);
 }
 
 /* ---- glibc's tunables --------------------------------------------------- */

@@ -30,6 +30,11 @@ extern "C" {
 /*
  * Operation counters, summed over every thread (live and exited).
  * Counts are of calls served by chunkguard, including those that fail.
+ * In a child made by fork() (any fork that runs pthread_atfork handlers,
+ * not _Fork or a raw clone) the call counts and reentrant_calls start at
+ * zero: they are the child's own.  mmapped_chunks, heaps and arenas are
+ * the heap's state, which the child inherits (as malloc_stats, mallinfo
+ * and malloc_info report it, in glibc and here).
  */
 typedef struct cg_stats {
     unsigned long long mallocs;   /* malloc, __libc_malloc                     */
@@ -147,7 +152,7 @@ size_t cg_verify_heap(void);
 /*
  * cg_default_options - options built into a program that links
  * libchunkguard.a (or libchunkguard-cg.a): define this function, and the
- * string it returns ("key=value:key=value", as CHUNKGUARD_OPTIONS) is
+ * string it returns ("key=value:key=value", as CHUNKGUARD_OPTIONS, ':' or ',') is
  * applied before CHUNKGUARD_OPTIONS, which can still override each key.
  * Called once, at chunkguard's initialisation, which may be the first
  * malloc of the process (inside the dynamic loader, before any

@@ -190,7 +190,12 @@ def options_seeds():
              'help=1', 'detect_leaks=1::mode=debug=x:=1:novalue', 'quarantine_mb=65536:'
              'redzone=000000000000000000016', 'handle_segv=0:stats_path=' + 'a' * 300,
              'mode=guard:guard_align=1:guard_underflow=1:guard_sample=100:guard_slots=8:'
-             'guard_big=0:guard_quarantine_mb=2']
+             'guard_big=0:guard_quarantine_mb=2',
+             # ',' as a separator too; quoted values holding ':' and ','
+             'mode=debug,detect_leaks=1,stack_depth=4:verbosity=1',
+             'log_path=\'/tmp/a:b,c.%p\',report_path="x,y":exitcode=3',
+             "log_path='unterminated,mode=debug",
+             "stats_path='a'b,mode=guard,,redzone=32,'=1,novalue,"]
     for i, s in enumerate(seeds):
         write('options', 'opt%02d' % i, bytes([40 + 13 * i]) + s.encode())
     # glibc's variables after a newline (src/tunables.c): every tunable,

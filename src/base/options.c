@@ -107,10 +107,11 @@ static void set_defaults(void)
 #undef CG_OPTION
 }
 
-/* Apply one key=value pair.  With only_log, just log_path (the first pass:
- * warnings of the second pass then go to the log the user asked for). */
-static void apply(const char *key, size_t klen, const char *val, size_t vlen, bool secure,
-                  bool only_log)
+/* Apply one key=value pair; pair[0..plen) is how it was written, for the
+ * warnings.  With only_log, just log_path (the first pass: warnings of the
+ * second pass then go to the log the user asked for). */
+static void apply(const char *key, size_t klen, const char *val, size_t vlen, size_t plen,
+                  bool secure, bool only_log)
 {
 #define CG_OPTION(name, type, def, min, max, flags, help)                        \
     if (klen == sizeof(#name) - 1 && memcmp(key, #name, klen) == 0) {            \
@@ -121,7 +122,7 @@ static void apply(const char *key, size_t klen, const char *val, size_t vlen, bo
             return;                                                              \
         }                                                                        \
         if (!parse_##type(val, vlen, (min), (max), (void *)&cg_opt.name)) {      \
-            warn("bad value in", key, klen + 1 + vlen); /* key=value */         \
+            warn("bad value in", key, plen); /* key=value as written */         \
             return;                                                              \
         }                                                                        \
         cg_opt_given |= 1u << CG_OPT_ID_##name;                                  \
@@ -133,20 +134,55 @@ static void apply(const char *key, size_t klen, const char *val, size_t vlen, bo
         warn("unknown option", key, klen);
 }
 
+static bool is_sep(char c)
+{
+    return c == ':' || c == ',';
+}
+
+/* key=value pairs separated by ':' or ',' (either, as ASan's flags); a
+ * value in '...' or "..." may hold both (a path with ':' or ','): the
+ * quotes are not part of it, and a separator or the end must follow the
+ * closing one.  Empty pairs are skipped. */
 static void parse(const char *s, bool secure, bool only_log)
 {
     while (*s) {
-        const char *end = strchr(s, ':');
-        size_t len = end ? (size_t)(end - s) : strlen(s);
-        const char *eq = memchr(s, '=', len);
-        if (len > 0) {
-            if (eq != NULL)
-                apply(s, (size_t)(eq - s), eq + 1, len - (size_t)(eq - s) - 1, secure, only_log);
-            else if (!only_log)
-                warn("option without '=':", s, len);
+        const char *p = s;                  /* the pair starts here */
+        while (*s && *s != '=' && !is_sep(*s))
+            s++;
+        size_t klen = (size_t)(s - p);
+        if (*s != '=') {                    /* a separator or the end */
+            if (klen > 0 && !only_log)
+                warn("option without '=':", p, klen);
+            if (*s)
+                s++;
+            continue;
         }
-        s += len;
-        if (*s == ':')
+        const char *v = ++s;
+        size_t vlen;
+        bool ok = true;
+        if (*v == '\'' || *v == '"') {
+            const char *close = strchr(v + 1, *v);
+            if (close == NULL) {            /* the rest is inside the quote */
+                if (!only_log)
+                    warn("unterminated quote in", p, strlen(p));
+                return;
+            }
+            v++;
+            vlen = (size_t)(close - v);
+            s = close + 1;
+            ok = *s == 0 || is_sep(*s);     /* nothing between quote and separator */
+            while (*s && !is_sep(*s))
+                s++;
+        } else {
+            while (*s && !is_sep(*s))
+                s++;
+            vlen = (size_t)(s - v);
+        }
+        if (ok)
+            apply(p, klen, v, vlen, (size_t)(s - p), secure, only_log);
+        else if (!only_log)
+            warn("bad value in", p, (size_t)(s - p));
+        if (*s)
             s++;
     }
 }
@@ -155,7 +191,7 @@ static void print_help(void)
 {
     char buf[768];
     size_t n = cg_fmt(buf, sizeof buf, "==%d== chunkguard options "
-                      "(CHUNKGUARD_OPTIONS=key=value:key=value):\n", (int)getpid());
+                      "(CHUNKGUARD_OPTIONS=key=value:key=value, or ','):\n", (int)getpid());
     cg_log_write(buf, n);
 #define CG_VAL_bool(name) n += cg_fmt(buf + n, sizeof buf - n, "%d", (int)cg_opt.name);
 #define CG_VAL_int(name)  n += cg_fmt(buf + n, sizeof buf - n, "%d", cg_opt.name);

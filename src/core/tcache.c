@@ -140,15 +140,19 @@ void cg_tcache_after_fork_child(void)
 {
     /* Only the forking thread survives; the other threads' caches stay
      * allocated (their chunks are lost to the child, as in glibc) but stop
-     * being counted as live. */
+     * being counted as live.  The operation counts start again at zero:
+     * the child's cg_get_stats and stats_path line count its own calls
+     * (docs/options.md, stats_path), not the parent's before the fork. */
     cg_tcache_t *self = cg_self.cache;
     for (cg_tcache_t *t = live_head, *n; t != NULL; t = n) {
         n = t->next_live;
-        if (t != self) {
-            fold_counts(t);
+        if (t != self)
             unlink_live(t);
-        }
     }
+    for (int i = 0; i < 5; i++)
+        cg_exited_counts[i] = 0;
+    if (self != NULL)
+        self->n_malloc = self->n_free = self->n_calloc = self->n_realloc = self->n_memalign = 0;
 }
 
 void cg_tcache_sum(uint64_t out[5], const cg_call_t *call)

@@ -88,7 +88,8 @@ cg_tcache_t *cg_tcache_init(const cg_call_t *call) CG_HIDDEN;
 void cg_tcache_shutdown(void) CG_HIDDEN;
 /* The operation counts of every tcache, live and gone (cg_get_stats). */
 void cg_tcache_sum(uint64_t out[5], const cg_call_t *call) CG_HIDDEN;
-/* After fork in the child: forget other threads' tcaches. */
+/* After fork in the child: forget other threads' tcaches, and set every
+ * operation count to zero (the child's counts are its own). */
 void cg_tcache_after_fork_child(void) CG_HIDDEN;
 
 #endif /* CG_TCACHE_H */

@@ -183,6 +183,7 @@ static void fork_child(void)
     if (forked_mt && cg_mode.instrumented)      /* only instrumented modes unwind */
         cg_stack_after_fork_child();
     cg_tcache_after_fork_child();
+    cg_reentry_after_fork_child();
     cg_vg_quiet_end();
     cg_os_restore_signals(fork_sigmask);
 }

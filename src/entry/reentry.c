@@ -40,6 +40,11 @@ uint64_t cg_reentry_count(void)
     return __atomic_load_n(&reentrant_calls, __ATOMIC_RELAXED);
 }
 
+void cg_reentry_after_fork_child(void)
+{
+    reentrant_calls = 0;      /* one thread left, in the fork handler */
+}
+
 /* Report check id (a REENTRANT* entry of checks.def) about the call op
  * made at caller.  Only REENTRANT, a call that was served, is recoverable;
  * the others, which could not be served, end the process. */

@@ -148,5 +148,8 @@ bool   cg_reentry_owns(void *mem, size_t *usable) CG_HIDDEN;
 bool   cg_reentry_release(void *mem) CG_HIDDEN;
 /* Re-entrant calls seen so far (cg_get_stats). */
 uint64_t cg_reentry_count(void) CG_HIDDEN;
+/* After fork in the child: the count starts again at zero (the child's
+ * cg_get_stats counts its own calls, as the operation counts do). */
+void cg_reentry_after_fork_child(void) CG_HIDDEN;
 
 #endif /* CG_REENTRY_H */

@@ -103,7 +103,7 @@ cgcase_judge() {
     return 1
   fi
   l1=$(sed -n 1p "$dir/err"); l2=$(sed -n 2p "$dir/err")
-  case ":$(cgcase_field "$src" options):" in
+  case ":$(cgcase_field "$src" options | tr , :):" in     # ':' or ',' between options
     *:mode=debug:*|*:mode=guard:*) thread=' \[thread T[0-9]+\]' ;;
   esac
   # A fault's report (guard pages, a wild pointer) is laid out as ASan's:

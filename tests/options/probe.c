@@ -5,11 +5,23 @@
  *                         print the byte at offset 40 of it afterwards
  *                         (a deliberate read after free, to see fill_free)
  *   probe double-free     free the same block twice (a report ends us)
+ *   probe fork-counts N M make N malloc/free pairs, fork; the child makes M
+ *                         more and exits (its destructors run: stats_path
+ *                         is written), the parent waits for it and exits
  *   probe ok              allocate and free a little, print "ok"
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* n malloc/free pairs of assorted sizes */
+static void churn(size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(malloc(i * 7 % 1000 + 1));
+}
 
 int main(int argc, char **argv)
 {
@@ -36,8 +48,19 @@ int main(int argc, char **argv)
         puts("survived");
         return 0;
     }
-    for (int i = 0; i < 1000; i++)
-        free(malloc((size_t)i * 7 + 1));
+    if (strcmp(mode, "fork-counts") == 0) {
+        churn(n);
+        pid_t pid = fork();
+        if (pid == 0) {
+            churn(argc > 3 ? strtoul(argv[3], NULL, 0) : 10);
+            exit(0);
+        }
+        int st = 0;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
+            return 1;
+        return 0;
+    }
+    churn(1000);
     puts("ok");
     return 0;
 }

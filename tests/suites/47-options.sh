@@ -12,6 +12,12 @@
 #   options-setuid       in a set-uid process log_path is ignored with a warning
 #   fill-alloc / fill-free   the fill bytes reach new and freed blocks
 #   tunables-*           GLIBC_TUNABLES / MALLOC_*_ reach the core
+#   options-comma        ',' separates pairs as ':' does, mixed too
+#   options-quoted-path  log_path='...' holds ':' and ','; quotes not kept
+#   options-bad-quote    an unterminated quote, text after a closing one:
+#                        a warning each, the default kept
+#   stats-fork-child     a forked child's stats_path line counts only the
+#                        child's own operations; the parent's all of its
 set -u
 R=$CG_ROOT; B=$CG_BUILD/options; SO=$CG_SO
 mkdir -p "$B"
@@ -130,3 +136,47 @@ pa=$(MALLOC_PERTURB_=90 LD_PRELOAD=$SO "$B/probe" alloc-byte 64)
 pb=$(MALLOC_PERTURB_=90 CHUNKGUARD_OPTIONS=fill_alloc=7 LD_PRELOAD=$SO "$B/probe" alloc-byte 64)
 if [ "$pa" = 165 ] && [ "$pb" = 7 ]; then pass tunables-perturb
 else fail tunables-perturb "MALLOC_PERTURB_=90 -> $pa (want 165); with fill_alloc=7 -> $pb"; fi
+
+# options-comma: mode=debug,detect_leaks=1 as ASan takes it; ':' and ','
+# mixed; the start-up line shows both took effect
+run "verbosity=1,mode=debug,detect_leaks=1" ok; c1=$err
+run "verbosity=1:mode=debug,detect_leaks=1:stack_depth=3" ok; c2=$err
+if [ "$(grep -c WARNING <<<"$c1$c2")" = 0 ] &&
+   grep -q 'chunkguard: debug mode; .*detect_leaks 1' <<<"$c1" &&
+   grep -q 'chunkguard: debug mode; .*detect_leaks 1' <<<"$c2"; then pass options-comma
+else fail options-comma "$(head -c 300 <<<"$c1") / $(head -c 300 <<<"$c2")"; fi
+
+# options-quoted-path: a path with ':' and ',' in quotes, either kind
+run "log_path='$tmp/q:a,b.%p',abort_on_error=0" double-free; q1=$rc; qe=$err
+run "log_path=\"$tmp/q2,b.%p\":abort_on_error=0" double-free; q2=$rc
+ql=("$tmp"/q:a,b.*); ql2=("$tmp"/q2,b.*)
+if [ $q1 = 1 ] && [ $q2 = 1 ] && [ -z "$qe" ] && [ -f "${ql[0]}" ] && [ -f "${ql2[0]}" ] &&
+   grep -q 'ERROR: chunkguard: double-free' "${ql[0]}"; then pass options-quoted-path
+else fail options-quoted-path "rc=$q1/$q2 err=$(head -c 200 <<<"$qe") logs: $(ls "$tmp" | tr '\n' ' ')"; fi
+
+# options-bad-quote: unterminated (the rest is inside it), or text after
+# the closing quote: a warning each; the options before still apply
+run "verbosity=1,log_path='$tmp/never" ok; b1=$err
+run "log_path='$tmp/x'y,verbosity=1" ok; b2=$err
+if grep -q "WARNING: chunkguard: unterminated quote in 'log_path='" <<<"$b1" &&
+   grep -q 'chunkguard: fast mode' <<<"$b1" &&
+   grep -q "WARNING: chunkguard: bad value in 'log_path='$tmp/x'y'" <<<"$b2" &&
+   grep -q 'chunkguard: fast mode' <<<"$b2" && ! ls "$tmp"/never "$tmp"/x* >/dev/null 2>&1; then
+    pass options-bad-quote
+else fail options-bad-quote "$(head -c 300 <<<"$b1") / $(head -c 300 <<<"$b2")"; fi
+
+# stats-fork-child: the parent makes 1000 malloc/free pairs, its child 10
+mkdir -p "$tmp/st"
+run "stats_path=$tmp/st/cg.%p" fork-counts 1000 10; frc=$rc
+sf=("$tmp"/st/cg.*)
+field() { tr ' ' '\n' <"$1" | sed -n "s/^$2=//p"; }
+pm=; cm=; cf=
+for f in "${sf[@]}"; do
+    [ -f "$f" ] || continue
+    m=$(field "$f" mallocs)
+    if [ "${m:-0}" -ge 1000 ] && [ -z "$pm" ]; then pm=$m; else cm=$m; cf=$(field "$f" frees); fi
+done
+if [ $frc = 0 ] && [ ${#sf[@]} = 2 ] && [ -n "$pm" ] && [ -n "$cm" ] &&
+   [ "$cm" -ge 10 ] && [ "$cm" -lt 100 ] && [ "$cf" -ge 10 ] && [ "$cf" -lt 100 ]; then
+    pass "stats-fork-child (parent mallocs=$pm, child mallocs=$cm frees=$cf)"
+else fail stats-fork-child "rc=$frc files: $(cat "${sf[@]}" 2>/dev/null | cut -c1-120 | tr '\n' '|')"; fi
