@@ -52,9 +52,15 @@ CG_OBJS := $(patsubst %.c,$(BUILD)/cg/%.o,$(notdir $(SRCS)))
 all: lib
 lib: $(BUILD)/libchunkguard.so $(BUILD)/libchunkguard.a $(BUILD)/libchunkguard-cg.a
 
+# CG_REUSE=DIR, in a build with CG_DEFS (a check compiled out): DIR is the
+# default build of the same tree, and each object of a file that CG_DEFS
+# do not reach (the same preprocessed text) is a copy of DIR's when that
+# is up to date (tools/reuse-obj.sh); only the others are compiled.
+CG_REUSE ?=
 $(BUILD)/obj/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) -c $< -o $@
+	$(if $(CG_REUSE),tools/reuse-obj.sh $(CG_REUSE)/obj/$*.o $@ "$(CG_DEFS)" $^ -- \
+	    $(CC) $(filter-out $(CG_DEFS),$(CORE_CFLAGS)) -c $<,$(CC) $(CORE_CFLAGS) -c $< -o $@)
 
 $(BUILD)/cg/%.o: %.c $(HDRS) Makefile
 	@mkdir -p $(dir $@)
