@@ -48,7 +48,9 @@ for fp in omit keep; do
     else echo "FAIL debug-stack-memo-stale-fp-$fp: rc=$rc allocation stack: $(head -c 600 <<<"$alloc") $(head -c 300 <<<"$err")"; fi
 done
 MB=$CG_BUILD/memo-noverify
-if make -s -C "$R" BUILD="$MB" CG_DEFS=-DCG_STACK_MEMO_VERIFY=0 "$MB/libchunkguard.so" >/dev/null 2>&1; then
+# CG_REUSE: only the files the switch reaches are compiled (Makefile)
+if make -s -C "$R" BUILD="$MB" CG_DEFS=-DCG_STACK_MEMO_VERIFY=0 CG_REUSE="$CG_BUILD" \
+        "$MB/libchunkguard.so" >/dev/null 2>&1; then
     memo_run "$MB/libchunkguard.so" "$B/memo_test_omit"
     if [ $rc = 134 ] && grep -q 'in via_a ' <<<"$alloc"; then
         echo "PASS debug-stack-memo-stale-mutant-caught"
