@@ -2,7 +2,13 @@
 #
 #   make fuzz-smoke     replay every corpus and fuzz/regress/, then each
 #                       harness FUZZ_SMOKE_SECONDS (20) under libFuzzer and
-#                       under AFL++; fails on any crash (part of make check)
+#                       under AFL++; fails on any crash.  Time-bounded and
+#                       open-ended: each run fuzzes anew
+#   make fuzz-ci        what make check runs (tests/suites/65-fuzz.sh): the
+#                       same replay, then each harness under both engines
+#                       for a fixed number of executions from a fixed seed
+#                       (FUZZ_CI_SEED, FUZZ_CI_SCALE; fuzz/tools/smoke.sh),
+#                       so that every run does the same work
 #   make fuzz FUZZ_SECONDS=N JOBS=J [HARNESS=ops-fast]
 #                       AFL++ in parallel: one -M and J-1 -S instances, then
 #                       a summary of execs, paths and crashes
@@ -67,7 +73,7 @@ fz_libdefs_lf  := -fsanitize=fuzzer-no-link
 fz_libdefs_afl :=
 fz_libdefs_cov := --coverage
 
-.PHONY: fuzz fuzz-smoke fuzz-cov fuzz-build fuzz-replay
+.PHONY: fuzz fuzz-smoke fuzz-ci fuzz-cov fuzz-build fuzz-replay
 
 # The instrumented libraries: the top-level rules, another BUILD and CC.
 $(FZ)/lib-%/libchunkguard.a: $(SRCS) $(HDRS) Makefile
@@ -100,6 +106,11 @@ fuzz-replay: $(FZ_NAMES:%=$(FZ)/replay/%)
 
 fuzz-smoke: lib $(foreach f,replay lf afl,$(FZ_NAMES:%=$(FZ)/$(f)/%))
 	@FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) fuzz/tools/smoke.sh all $(FZ)
+
+FUZZ_CI_SEED  ?= 1
+FUZZ_CI_SCALE ?= 1
+fuzz-ci: lib $(foreach f,replay lf afl,$(FZ_NAMES:%=$(FZ)/$(f)/%))
+	@FUZZ_CI_SEED=$(FUZZ_CI_SEED) FUZZ_CI_SCALE=$(FUZZ_CI_SCALE) fuzz/tools/smoke.sh ci $(FZ)
 
 fuzz: $(FZ)/afl/$(HARNESS)
 	@fuzz/tools/afl-parallel.sh $(FZ)/afl/$(HARNESS) fuzz/corpus/$(HARNESS) \

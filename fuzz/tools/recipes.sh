@@ -9,7 +9,9 @@
 # again when replayed.  The libFuzzer binary must also start without the
 # sanitizer runtime's warning that it could not find the real sigaction.
 # The seed has a 14-byte value: one inserted byte reaches the 15-byte
-# value the example mishandles, so both engines crash within seconds.
+# value the example mishandles, so both engines crash within seconds; a
+# fixed seed (afl-fuzz -s 1, libFuzzer -seed=1) makes them take the same
+# steps to it every run (the time limits only stop a broken build).
 # Prints "PASS fuzz-recipe-<what>" / "FAIL fuzz-recipe-<what>: why".
 set -u
 lib=$1; out=$2
@@ -33,7 +35,7 @@ if ! clang -g -O1 -fsanitize=fuzzer "$root/examples/fuzz_example.c" "$lib" -pthr
 else
     mkdir -p "$out/lf-corpus" "$out/lf-art"
     cp "$out/seeds/seed" "$out/lf-corpus/"
-    ( timeout 180 "$out/lf-example" -max_total_time=120 -rss_limit_mb=0 \
+    ( timeout 180 "$out/lf-example" -seed=1 -max_total_time=120 -rss_limit_mb=0 \
         -artifact_prefix="$out/lf-art/" "$out/lf-corpus" >"$out/lf.log" 2>&1; exit $? ) 2>/dev/null
     rc=$?
     art=$(ls "$out/lf-art" 2>/dev/null | grep '^crash-' | head -1)
@@ -57,7 +59,7 @@ if ! afl-clang-fast -g -O1 "$root/examples/fuzz_example.c" "$root/fuzz/driver.c"
 else
     AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 AFL_FAST_CAL=1 \
     AFL_NO_AFFINITY=1 AFL_BENCH_UNTIL_CRASH=1 \
-        timeout 200 afl-fuzz -V 150 -t 5000 -i "$out/seeds" -o "$out/afl" -- "$out/afl-example" \
+        timeout 200 afl-fuzz -s 1 -V 150 -t 5000 -i "$out/seeds" -o "$out/afl" -- "$out/afl-example" \
         >"$out/afl.log" 2>&1
     rc=$?
     crash=$(ls "$out/afl/default/crashes" 2>/dev/null | grep '^id:' | head -1)
