@@ -300,6 +300,11 @@ void cg_os_decommit(void *p, size_t len)
     SYS(SYS_madvise, p, len, MADV_DONTNEED, 0, 0, 0);
 }
 
+bool cg_os_huge_pages(void *p, size_t len)
+{
+    return !sys_failed(SYS(SYS_madvise, p, len, MADV_HUGEPAGE, 0, 0, 0));
+}
+
 void *cg_os_remap(void *p, size_t oldlen, size_t newlen)
 {
     long r = SYS(SYS_mremap, p, oldlen, newlen, MREMAP_MAYMOVE, 0, 0);

@@ -61,6 +61,15 @@ void *cg_os_reserve(size_t len) CG_HIDDEN;
  * dropped, the range reads as zeros once opened again); false on failure
  * (the kernel's mapping count limit). */
 bool  cg_os_seal(void *p, size_t len) CG_HIDDEN;
+/* Ask for transparent huge pages on [p, p + len) (page multiples; madvise
+ * MADV_HUGEPAGE): a page fault in a 2 MiB-aligned range that lies whole in
+ * one mapping of this kind then gets a 2 MiB page, when the kernel has one
+ * to give (THP "always" or "madvise" in
+ * /sys/kernel/mm/transparent_hugepage/enabled).  A hint: false when the
+ * kernel has no THP (EINVAL), and nothing changed.  A fixed mapping made
+ * over part of the range later (cg_os_seal) loses the hint.  errno is
+ * kept. */
+bool  cg_os_huge_pages(void *p, size_t len) CG_HIDDEN;
 
 /*
  * Reserved address space, committed piece by piece (the heaps, heap.c).

@@ -29,6 +29,18 @@ static void heapmap_mark(const void *base, bool on)
 
 static size_t page_up(size_t n) { return CG_PAGE_ROUND(n); }
 
+static bool huge;          /* cg_heap_use_huge_pages: set once, at init */
+
+void cg_heap_use_huge_pages(void) { huge = true; }
+
+size_t cg_heap_commit_end(size_t end)
+{
+    if (!huge || end > CG_HEAP_USE_MAX)
+        return end;
+    size_t up = (end + CG_HUGE_PAGE - 1) & ~(CG_HUGE_PAGE - 1);
+    return up < CG_HEAP_USE_MAX ? up : CG_HEAP_USE_MAX;
+}
+
 /* The page below a new heap's base becomes a guard page of ours when it is
  * free: the heap's metadata starts at the base, and a block mapped just
  * below it (a big block, which the kernel places top-down into the gap
@@ -44,16 +56,21 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
 {
     if (min_data > CG_HEAP_USE_MAX - CG_HEAP_DATA_OFF)
         return NULL;
-    size_t size = page_up(CG_HEAP_DATA_OFF + min_data);
+    size_t size = cg_heap_commit_end(page_up(CG_HEAP_DATA_OFF + min_data));
     char *base = cg_os_reserve_aligned(CG_HEAP_MAX, CG_HEAP_MAX);
     if (base == NULL)
         return NULL;
-    /* Read-write: the metadata below the guard page, and the chunk space
-     * in use.  The guard page keeps an underflow of the first chunk out of
-     * the metadata; it is inaccessible like the unused part above the top,
+    /* The hint goes on the whole chunk space while it is one mapping:
+     * the mprotects that commit it later keep it. */
+    if (huge)
+        (void)cg_os_huge_pages(base + CG_HEAP_DATA_OFF, CG_HEAP_MAX - CG_HEAP_DATA_OFF);
+    /* Read-write: the metadata below the guard, and the chunk space in
+     * use.  The guard (the pages up to the first chunk) keeps an underflow
+     * of the first chunk out of the metadata; it is inaccessible like the
+     * unused part above the top,
      * since no link is followed into it without cg_heap_chunk_ok or
      * cg_heap_readable refusing it first. */
-    if (!cg_os_commit(base, CG_HEAP_DATA_OFF - 4096) ||
+    if (!cg_os_commit(base, CG_HEAP_META_BYTES) ||
         !cg_os_commit(base + CG_HEAP_DATA_OFF, size - CG_HEAP_DATA_OFF)) {
         cg_os_unmap(base, CG_HEAP_MAX);
         errno = ENOMEM;
@@ -109,6 +126,8 @@ void cg_heap_shrink(cg_heap_t *h, size_t new_size)
     cg_heap_set_size(h, new_size);
     if (!cg_os_seal(from, len))
         cg_os_decommit(from, len);
+    else if (huge)
+        (void)cg_os_huge_pages(from, len);   /* the new mapping lost the hint */
     if (h->clean_from > from)
         h->clean_from = from;
 }

@@ -20,7 +20,8 @@
  *   | cg_heap_t (and, in an arena's first heap, the cg_arena_t) | one page  } read-
  *   | chunk-start bitmap: one bit per 16 bytes of the heap       | 512 KiB   } write
  *   | shadow map: a 32-bit record id per 64 bytes (debug mode)   | 4 MiB     }
- *   | guard page (PROT_NONE: an underflow of the first block)    | 4 KiB
+ *   | guard (PROT_NONE: an underflow of the first block), to the | 1.5 MiB
+ *   | next 2 MiB boundary (huge pages: cg_heap_use_huge_pages)   |
  *   | chunks ... top chunk                                       | read-write, to base + size
  *   | not in use (PROT_NONE until the top grows into it)         |
  *   | tail page: never used, so never accessible (CG_HEAP_TAIL)  | to base + 64 MiB
@@ -75,7 +76,13 @@ typedef struct cg_heap {
 #define CG_HEAP_HDR_BYTES   4096u
 #define CG_SHADOW_MAP_BYTES (CG_HEAP_MAX / 64 * 4)             /* 4 MiB */
 #define CG_SHADOW_MAP_OFF   (CG_HEAP_HDR_BYTES + CG_START_MAP_BYTES)
-#define CG_HEAP_DATA_OFF    (CG_SHADOW_MAP_OFF + CG_SHADOW_MAP_BYTES + 4096u)
+#define CG_HEAP_META_BYTES  (CG_SHADOW_MAP_OFF + CG_SHADOW_MAP_BYTES)
+/* The chunk space starts at a 2 MiB boundary, so that all of it can be
+ * in huge pages (cg_heap_use_huge_pages); the address space between the
+ * metadata and it stays inaccessible, a guard 1.5 MiB deep. */
+#define CG_HUGE_PAGE        ((size_t)2 << 20)
+#define CG_HEAP_DATA_OFF \
+    ((CG_HEAP_META_BYTES + 4096u + CG_HUGE_PAGE - 1) & ~(CG_HUGE_PAGE - 1))
 /* The last page of a region is never committed, so it stays inaccessible
  * whatever the heap's size: a guard between a full heap's last block and
  * whatever lies above the region.  It also keeps every chunk start at
@@ -201,6 +208,27 @@ bool cg_heap_grow(cg_heap_t *h, size_t diff) CG_HIDDEN;
 void cg_heap_shrink(cg_heap_t *h, size_t new_size) CG_HIDDEN;
 void cg_heap_delete(cg_heap_t *h) CG_HIDDEN;
 void cg_heap_release_pages(char *from, char *to) CG_HIDDEN;
+
+/*
+ * Transparent huge pages for the chunk space (debug mode, option
+ * huge_pages).  A fork copies one page-table entry per resident 4 KiB
+ * page, and the child's exit drops each again; debug mode's quarantine
+ * keeps up to quarantine_mb of freed blocks resident, so a fork with a
+ * full quarantine copied 16384 entries (docs/performance.md, "fork").
+ * In 2 MiB pages the same memory is 32 entries.  The kernel gives a
+ * huge page only to a fault in a 2 MiB-aligned range that lies whole in
+ * one read-write mapping, so with huge pages on the committed end moves
+ * in whole 2 MiB steps (the top chunk may then be up to 2 MiB larger than
+ * top_pad asks, and trimming keeps the huge page the top ends in).
+ * cg_heap_use_huge_pages - turn them on for heaps made from now on; call
+ *     at initialisation, before the first heap (single-threaded).
+ * cg_heap_commit_end - the committed end (an offset from the base) a heap
+ *     that needs end gets: end itself without huge pages, else end rounded
+ *     up to a 2 MiB boundary (at most CG_HEAP_USE_MAX; an end beyond that
+ *     is returned as it is, for the caller's test to refuse).
+ */
+void cg_heap_use_huge_pages(void) CG_HIDDEN;
+size_t cg_heap_commit_end(size_t end) CG_HIDDEN;
 /* Does no chunk start strictly inside [c, c + size)?  A size field that
  * an overflow enlarged to swallow whole neighbours would still lead to a
  * chunk start; this catches it.  O(size / 1024) word reads. */
