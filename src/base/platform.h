@@ -70,6 +70,15 @@ bool  cg_os_seal(void *p, size_t len) CG_HIDDEN;
  * over part of the range later (cg_os_seal) loses the hint.  errno is
  * kept. */
 bool  cg_os_huge_pages(void *p, size_t len) CG_HIDDEN;
+/* Make [p, p + len) (2 MiB-aligned, read-write, one mapping) huge pages
+ * now (madvise MADV_COLLAPSE, Linux 6.1): the kernel copies the present
+ * pages into new huge pages; pages never touched become resident zeros.
+ * False when the kernel cannot (older kernel, no huge page free); the
+ * memory is unchanged either way.  errno is kept. */
+bool  cg_os_collapse(void *p, size_t len) CG_HIDDEN;
+/* Does the kernel give transparent huge pages to ranges that ask
+ * (/sys/kernel/mm/transparent_hugepage/enabled is "always" or "madvise")? */
+bool  cg_os_thp_allowed(void) CG_HIDDEN;
 
 /*
  * Reserved address space, committed piece by piece (the heaps, heap.c).

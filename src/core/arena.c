@@ -290,7 +290,6 @@ static bool grow_top(cg_arena_t *av, size_t nb, const cg_call_t *call)
     size_t want = CG_PAGE_ROUND(need + cg_mp.top_pad);
     if (want < need)
         return false;
-    want = cg_heap_commit_end(h->size + want) - h->size;   /* whole huge pages */
     if (cg_heap_grow(h, want) || (want = CG_PAGE_ROUND(need), cg_heap_grow(h, want))) {
         cg_arena_set_heap(av, h);         /* the link checks' span grows with it */
         cg_set_head_size(av->top, tsz + want);
@@ -375,9 +374,6 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t
     cg_heap_t *h = av->heap;
     if (tsz > CG_MINSIZE + pad + cg_pagesize) {
         size_t extra = (tsz - CG_MINSIZE - pad) & ~(cg_pagesize - 1);
-        /* with huge pages, whole ones only: the top's stays */
-        size_t keep = cg_heap_commit_end(h->size - extra);
-        extra = keep < h->size ? h->size - keep : 0;
         /* the top chunk keeps at least MINSIZE, and stays page-aligned at its end */
         if (extra > 0 && h->size - extra >= CG_HEAP_DATA_OFF + CG_MINSIZE) {
             cg_heap_shrink(h, h->size - extra);

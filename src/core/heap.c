@@ -31,14 +31,20 @@ static size_t page_up(size_t n) { return CG_PAGE_ROUND(n); }
 
 static bool huge;          /* cg_heap_use_huge_pages: set once, at init */
 
-void cg_heap_use_huge_pages(void) { huge = true; }
+void cg_heap_use_huge_pages(void) { huge = cg_os_thp_allowed(); }
 
-size_t cg_heap_commit_end(size_t end)
+/* The heap's committed end has moved up to end: collapse each 2 MiB
+ * range of the chunk space that is read-write whole for the first time
+ * (heap.h).  A range the heap gave back and grew into again stays as the
+ * kernel left it (no collapse back and forth).  Caller holds the arena
+ * lock. */
+static void collapse_below(cg_heap_t *h, size_t end)
 {
-    if (!huge || end > CG_HEAP_USE_MAX)
-        return end;
-    size_t up = (end + CG_HUGE_PAGE - 1) & ~(CG_HUGE_PAGE - 1);
-    return up < CG_HEAP_USE_MAX ? up : CG_HEAP_USE_MAX;
+    size_t lo = h->huge_end, hi = end & ~(CG_HUGE_PAGE - 1);
+    if (hi <= lo)
+        return;
+    h->huge_end = hi;
+    (void)cg_os_collapse((char *)h + lo, hi - lo);
 }
 
 /* The page below a new heap's base becomes a guard page of ours when it is
@@ -56,7 +62,7 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
 {
     if (min_data > CG_HEAP_USE_MAX - CG_HEAP_DATA_OFF)
         return NULL;
-    size_t size = cg_heap_commit_end(page_up(CG_HEAP_DATA_OFF + min_data));
+    size_t size = page_up(CG_HEAP_DATA_OFF + min_data);
     char *base = cg_os_reserve_aligned(CG_HEAP_MAX, CG_HEAP_MAX);
     if (base == NULL)
         return NULL;
@@ -87,6 +93,8 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     h->clean_from = h->data;
     h->fence = NULL;
     h->guard_below = map_guard_below(base);
+    /* fresh memory: the hint alone gives whole ranges huge pages */
+    h->huge_end = CG_HEAP_DATA_OFF + ((size - CG_HEAP_DATA_OFF) & ~(CG_HUGE_PAGE - 1));
     heapmap_mark(base, true);
     if (CG_UNLIKELY(cg_opt.verbosity >= 2)) {
         char buf[160];
@@ -110,6 +118,8 @@ bool cg_heap_grow(cg_heap_t *h, size_t diff)
         return false;
     cg_vg_noaccess((char *)h + h->size, diff);   /* memcheck: mprotect opened it */
     cg_heap_set_size(h, want);
+    if (huge)
+        collapse_below(h, want);
     return true;
 }
 

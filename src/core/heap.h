@@ -68,6 +68,8 @@ typedef struct cg_heap {
     char  *clean_from;        /* memory from here to the region's end reads zero */
     cg_chunk_t *fence;        /* fencepost left when the arena moved on, or NULL */
     bool guard_below;         /* the page below base is our guard page        */
+    size_t huge_end;          /* huge pages: the chunk space below this offset
+                               * was collapsed (cg_heap_use_huge_pages)       */
 } cg_heap_t;
 
 #define CG_HEAP_MAP_WORDS ((size_t)1 << (CG_VA_BITS - CG_HEAP_SHIFT - 6))
@@ -214,21 +216,23 @@ void cg_heap_release_pages(char *from, char *to) CG_HIDDEN;
  * huge_pages).  A fork copies one page-table entry per resident 4 KiB
  * page, and the child's exit drops each again; debug mode's quarantine
  * keeps up to quarantine_mb of freed blocks resident, so a fork with a
- * full quarantine copied 16384 entries (docs/performance.md, "fork").
- * In 2 MiB pages the same memory is 32 entries.  The kernel gives a
- * huge page only to a fault in a 2 MiB-aligned range that lies whole in
- * one read-write mapping, so with huge pages on the committed end moves
- * in whole 2 MiB steps (the top chunk may then be up to 2 MiB larger than
- * top_pad asks, and trimming keeps the huge page the top ends in).
- * cg_heap_use_huge_pages - turn them on for heaps made from now on; call
- *     at initialisation, before the first heap (single-threaded).
- * cg_heap_commit_end - the committed end (an offset from the base) a heap
- *     that needs end gets: end itself without huge pages, else end rounded
- *     up to a 2 MiB boundary (at most CG_HEAP_USE_MAX; an end beyond that
- *     is returned as it is, for the caller's test to refuse).
+ * full quarantine copied 16384 entries (docs/performance.md, "Fork").
+ * In 2 MiB pages the same memory is 32 entries.  The kernel gives a huge
+ * page only to a fault in a 2 MiB-aligned range that lies whole in one
+ * read-write mapping, and the heap grows a little at a time (the memory
+ * above the top stays inaccessible, so a wild access there faults): the
+ * range the top ends in is always partly inaccessible and gets 4 KiB
+ * pages.  So each time the committed end passes a 2 MiB boundary for the
+ * first time, the range below it, read-write now, is collapsed into one
+ * huge page (madvise MADV_COLLAPSE: the kernel copies its pages; a page
+ * never touched becomes resident, zero).  All but the top's range of a
+ * heap is then in huge pages.
+ * cg_heap_use_huge_pages - turn them on for heaps made from now on, when
+ *     the kernel's THP setting is "always" or "madvise" (an administrator's
+ *     "never" is kept); call at initialisation, before the first heap
+ *     (single-threaded).
  */
 void cg_heap_use_huge_pages(void) CG_HIDDEN;
-size_t cg_heap_commit_end(size_t end) CG_HIDDEN;
 /* Does no chunk start strictly inside [c, c + size)?  A size field that
  * an overflow enlarged to swallow whole neighbours would still lead to a
  * chunk start; this catches it.  O(size / 1024) word reads. */
