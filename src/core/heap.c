@@ -45,6 +45,15 @@ static void collapse_below(cg_heap_t *h, size_t end)
         return;
     h->huge_end = hi;
     (void)cg_os_collapse((char *)h + lo, hi - lo);
+    /* The metadata's whole 2 MiB ranges (start bitmap, shadow map) too,
+     * once the shadow map in use fills an eighth of one: 64 pages fewer
+     * to copy at each fork, for at most 1.75 MiB more memory. */
+    size_t used = CG_SHADOW_MAP_OFF + end / 16;      /* 4 bytes per 64 */
+    while (h->meta_huge < CG_HEAP_META_BYTES / CG_HUGE_PAGE &&
+           used >= h->meta_huge * CG_HUGE_PAGE + CG_HUGE_PAGE / 8) {
+        (void)cg_os_collapse((char *)h + h->meta_huge * CG_HUGE_PAGE, CG_HUGE_PAGE);
+        h->meta_huge++;
+    }
 }
 
 /* The page below a new heap's base becomes a guard page of ours when it is
@@ -94,6 +103,7 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
     h->fence = NULL;
     h->guard_below = map_guard_below(base);
     /* fresh memory: the hint alone gives whole ranges huge pages */
+    h->meta_huge = 0;
     h->huge_end = CG_HEAP_DATA_OFF + ((size - CG_HEAP_DATA_OFF) & ~(CG_HUGE_PAGE - 1));
     heapmap_mark(base, true);
     if (CG_UNLIKELY(cg_opt.verbosity >= 2)) {

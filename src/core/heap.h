@@ -70,6 +70,7 @@ typedef struct cg_heap {
     bool guard_below;         /* the page below base is our guard page        */
     size_t huge_end;          /* huge pages: the chunk space below this offset
                                * was collapsed (cg_heap_use_huge_pages)       */
+    size_t meta_huge;         /* and so many 2 MiB ranges of the metadata      */
 } cg_heap_t;
 
 #define CG_HEAP_MAP_WORDS ((size_t)1 << (CG_VA_BITS - CG_HEAP_SHIFT - 6))
@@ -226,7 +227,10 @@ void cg_heap_release_pages(char *from, char *to) CG_HIDDEN;
  * first time, the range below it, read-write now, is collapsed into one
  * huge page (madvise MADV_COLLAPSE: the kernel copies its pages; a page
  * never touched becomes resident, zero).  All but the top's range of a
- * heap is then in huge pages.
+ * heap is then in huge pages.  The metadata's two whole 2 MiB ranges
+ * (start bitmap and shadow map) are collapsed in turn once the shadow map
+ * in use fills an eighth of the range (a chunk space of 10 MiB for the
+ * first).
  * cg_heap_use_huge_pages - turn them on for heaps made from now on, when
  *     the kernel's THP setting is "always" or "madvise" (an administrator's
  *     "never" is kept); call at initialisation, before the first heap
