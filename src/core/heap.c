@@ -48,10 +48,13 @@ static void collapse_below(cg_heap_t *h, size_t end)
     /* The metadata's whole 2 MiB ranges (start bitmap, shadow map) too,
      * once the shadow map in use fills an eighth of one: 64 pages fewer
      * to copy at each fork, for at most 1.75 MiB more memory. */
-    size_t used = CG_SHADOW_MAP_OFF + end / 16;      /* 4 bytes per 64 */
-    while (h->meta_huge < CG_HEAP_META_BYTES / CG_HUGE_PAGE &&
-           used >= h->meta_huge * CG_HUGE_PAGE + CG_HUGE_PAGE / 8) {
-        (void)cg_os_collapse((char *)h + h->meta_huge * CG_HUGE_PAGE, CG_HUGE_PAGE);
+    size_t first = CG_SHADOW_MAP_OFF + CG_HEAP_DATA_OFF / 16;   /* 4 bytes per 64 */
+    size_t used = CG_SHADOW_MAP_OFF + end / 16;
+    while (h->meta_huge < CG_HEAP_META_BYTES / CG_HUGE_PAGE) {
+        size_t m = h->meta_huge * CG_HUGE_PAGE;
+        if (used < (m > first ? m : first) + CG_HUGE_PAGE / 8)
+            break;
+        (void)cg_os_collapse((char *)h + m, CG_HUGE_PAGE);
         h->meta_huge++;
     }
 }
