@@ -16,6 +16,10 @@ protocol's) and guard.
 
     python3 bench/forkstorm.py [--cg build/libchunkguard.so] [--rounds 5]
                                [--forks 400] [--out FILE.md]
+                               [--also NAME=OTHER.so ...]
+
+--also adds a debug-mode row (default options) for another build of the
+library, in the same interleaved rounds: a before/after comparison.
 
 Exit status 0 when debug mode is within the bar, 1 when not, 2 on a run
 that failed.  Standard library only.
@@ -36,6 +40,8 @@ BAR = 2.0
 
 
 def run_one(prog, so, opts, forks):
+    if isinstance(opts, tuple):          # (library, options) of an --also row
+        so, opts = opts
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     if opts is not None:
@@ -58,7 +64,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--forks", type=int, default=400)
     ap.add_argument("--out", default="")
+    ap.add_argument("--also", action="append", default=[], metavar="NAME=SO")
     a = ap.parse_args()
+    for spec in a.also:
+        name, so = spec.split("=", 1)
+        CONFIGS.append(("debug@" + name, (os.path.abspath(so), "mode=debug")))
     prog = os.path.join(ROOT, "build", "bench", "fork_signal")
     os.makedirs(os.path.dirname(prog), exist_ok=True)
     subprocess.run(["gcc", "-O1", "-g", "-o", prog,
