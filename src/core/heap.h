@@ -229,14 +229,15 @@ void cg_heap_release_pages(char *from, char *to) CG_HIDDEN;
  * never touched becomes resident, zero).  All but the top's range of a
  * heap is then in huge pages.  The metadata's two whole 2 MiB ranges
  * (start bitmap and shadow map) are collapsed in turn once the shadow map
- * in use fills an eighth of the range (a chunk space of 10 MiB for the
- * first).
+ * in use fills an eighth of the range (a chunk space of 4 MiB for the
+ * first, 22 MiB for the second).
  * cg_heap_use_huge_pages - turn them on for heaps made from now on, when
  *     the kernel's THP setting is "always" or "madvise" (an administrator's
  *     "never" is kept); call at initialisation, before the first heap
  *     (single-threaded).
  */
 void cg_heap_use_huge_pages(void) CG_HIDDEN;
+
 /* Does no chunk start strictly inside [c, c + size)?  A size field that
  * an overflow enlarged to swallow whole neighbours would still lead to a
  * chunk start; this catches it.  O(size / 1024) word reads. */
