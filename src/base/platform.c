@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 
@@ -298,6 +299,28 @@ void cg_os_unmap(void *p, size_t len)
 void cg_os_decommit(void *p, size_t len)
 {
     SYS(SYS_madvise, p, len, MADV_DONTNEED, 0, 0, 0);
+}
+
+bool cg_os_huge_pages(void *p, size_t len)
+{
+    return !sys_failed(SYS(SYS_madvise, p, len, MADV_HUGEPAGE, 0, 0, 0));
+}
+
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25         /* Linux 6.1; glibc 2.36's headers lack it */
+#endif
+
+bool cg_os_collapse(void *p, size_t len)
+{
+    return !sys_failed(SYS(SYS_madvise, p, len, MADV_COLLAPSE, 0, 0, 0));
+}
+
+bool cg_os_thp_allowed(void)
+{
+    char buf[128];
+    if (cg_os_read_small("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof buf) == 0)
+        return false;
+    return strstr(buf, "[always]") != NULL || strstr(buf, "[madvise]") != NULL;
 }
 
 void *cg_os_remap(void *p, size_t oldlen, size_t newlen)

@@ -61,6 +61,24 @@ void *cg_os_reserve(size_t len) CG_HIDDEN;
  * dropped, the range reads as zeros once opened again); false on failure
  * (the kernel's mapping count limit). */
 bool  cg_os_seal(void *p, size_t len) CG_HIDDEN;
+/* Ask for transparent huge pages on [p, p + len) (page multiples; madvise
+ * MADV_HUGEPAGE): a page fault in a 2 MiB-aligned range that lies whole in
+ * one mapping of this kind then gets a 2 MiB page, when the kernel has one
+ * to give (THP "always" or "madvise" in
+ * /sys/kernel/mm/transparent_hugepage/enabled).  A hint: false when the
+ * kernel has no THP (EINVAL), and nothing changed.  A fixed mapping made
+ * over part of the range later (cg_os_seal) loses the hint.  errno is
+ * kept. */
+bool  cg_os_huge_pages(void *p, size_t len) CG_HIDDEN;
+/* Make [p, p + len) (2 MiB-aligned, read-write, one mapping) huge pages
+ * now (madvise MADV_COLLAPSE, Linux 6.1): the kernel copies the present
+ * pages into new huge pages; pages never touched become resident zeros.
+ * False when the kernel cannot (older kernel, no huge page free); the
+ * memory is unchanged either way.  errno is kept. */
+bool  cg_os_collapse(void *p, size_t len) CG_HIDDEN;
+/* Does the kernel give transparent huge pages to ranges that ask
+ * (/sys/kernel/mm/transparent_hugepage/enabled is "always" or "madvise")? */
+bool  cg_os_thp_allowed(void) CG_HIDDEN;
 
 /*
  * Reserved address space, committed piece by piece (the heaps, heap.c).

@@ -20,7 +20,8 @@
  *   | cg_heap_t (and, in an arena's first heap, the cg_arena_t) | one page  } read-
  *   | chunk-start bitmap: one bit per 16 bytes of the heap       | 512 KiB   } write
  *   | shadow map: a 32-bit record id per 64 bytes (debug mode)   | 4 MiB     }
- *   | guard page (PROT_NONE: an underflow of the first block)    | 4 KiB
+ *   | guard (PROT_NONE: an underflow of the first block), to the | 1.5 MiB
+ *   | next 2 MiB boundary (huge pages: cg_heap_use_huge_pages)   |
  *   | chunks ... top chunk                                       | read-write, to base + size
  *   | not in use (PROT_NONE until the top grows into it)         |
  *   | tail page: never used, so never accessible (CG_HEAP_TAIL)  | to base + 64 MiB
@@ -67,6 +68,9 @@ typedef struct cg_heap {
     char  *clean_from;        /* memory from here to the region's end reads zero */
     cg_chunk_t *fence;        /* fencepost left when the arena moved on, or NULL */
     bool guard_below;         /* the page below base is our guard page        */
+    size_t huge_end;          /* huge pages: the chunk space below this offset
+                               * was collapsed (cg_heap_use_huge_pages)       */
+    size_t meta_huge;         /* and so many 2 MiB ranges of the metadata      */
 } cg_heap_t;
 
 #define CG_HEAP_MAP_WORDS ((size_t)1 << (CG_VA_BITS - CG_HEAP_SHIFT - 6))
@@ -75,7 +79,13 @@ typedef struct cg_heap {
 #define CG_HEAP_HDR_BYTES   4096u
 #define CG_SHADOW_MAP_BYTES (CG_HEAP_MAX / 64 * 4)             /* 4 MiB */
 #define CG_SHADOW_MAP_OFF   (CG_HEAP_HDR_BYTES + CG_START_MAP_BYTES)
-#define CG_HEAP_DATA_OFF    (CG_SHADOW_MAP_OFF + CG_SHADOW_MAP_BYTES + 4096u)
+#define CG_HEAP_META_BYTES  (CG_SHADOW_MAP_OFF + CG_SHADOW_MAP_BYTES)
+/* The chunk space starts at a 2 MiB boundary, so that all of it can be
+ * in huge pages (cg_heap_use_huge_pages); the address space between the
+ * metadata and it stays inaccessible, a guard 1.5 MiB deep. */
+#define CG_HUGE_PAGE        ((size_t)2 << 20)
+#define CG_HEAP_DATA_OFF \
+    ((CG_HEAP_META_BYTES + 4096u + CG_HUGE_PAGE - 1) & ~(CG_HUGE_PAGE - 1))
 /* The last page of a region is never committed, so it stays inaccessible
  * whatever the heap's size: a guard between a full heap's last block and
  * whatever lies above the region.  It also keeps every chunk start at
@@ -201,6 +211,33 @@ bool cg_heap_grow(cg_heap_t *h, size_t diff) CG_HIDDEN;
 void cg_heap_shrink(cg_heap_t *h, size_t new_size) CG_HIDDEN;
 void cg_heap_delete(cg_heap_t *h) CG_HIDDEN;
 void cg_heap_release_pages(char *from, char *to) CG_HIDDEN;
+
+/*
+ * Transparent huge pages for the chunk space (debug mode, option
+ * huge_pages).  A fork copies one page-table entry per resident 4 KiB
+ * page, and the child's exit drops each again; debug mode's quarantine
+ * keeps up to quarantine_mb of freed blocks resident, so a fork with a
+ * full quarantine copied 16384 entries (docs/performance.md, "Fork").
+ * In 2 MiB pages the same memory is 32 entries.  The kernel gives a huge
+ * page only to a fault in a 2 MiB-aligned range that lies whole in one
+ * read-write mapping, and the heap grows a little at a time (the memory
+ * above the top stays inaccessible, so a wild access there faults): the
+ * range the top ends in is always partly inaccessible and gets 4 KiB
+ * pages.  So each time the committed end passes a 2 MiB boundary for the
+ * first time, the range below it, read-write now, is collapsed into one
+ * huge page (madvise MADV_COLLAPSE: the kernel copies its pages; a page
+ * never touched becomes resident, zero).  All but the top's range of a
+ * heap is then in huge pages.  The metadata's two whole 2 MiB ranges
+ * (start bitmap and shadow map) are collapsed in turn once the shadow map
+ * in use fills an eighth of the range (a chunk space of 4 MiB for the
+ * first, 22 MiB for the second).
+ * cg_heap_use_huge_pages - turn them on for heaps made from now on, when
+ *     the kernel's THP setting is "always" or "madvise" (an administrator's
+ *     "never" is kept); call at initialisation, before the first heap
+ *     (single-threaded).
+ */
+void cg_heap_use_huge_pages(void) CG_HIDDEN;
+
 /* Does no chunk start strictly inside [c, c + size)?  A size field that
  * an overflow enlarged to swallow whole neighbours would still lead to a
  * chunk start; this catches it.  O(size / 1024) word reads. */

@@ -55,7 +55,7 @@ static void gather(cg_arena_t *av, arena_info_t *ai, const cg_call_t *call)
     /* The heaps' chunk space: each heap's header, start bitmap, shadow map
      * and guard page (CG_HEAP_DATA_OFF) are chunkguard's out-of-band
      * metadata, neither in use by the program nor free for it.  (glibc's
-     * arena counts its small heap header; ours is 4.5 MiB of address
+     * arena counts its small heap header; ours is 6 MiB of address
      * space, and a new arena made mallinfo's "in use" jump by it.) */
     for (cg_heap_t *h = av->heap; h != NULL; h = h->prev) {
         ai->heaps++;

@@ -70,6 +70,10 @@ CG_STARTUP void cg_debug_init(void)
      * (At initialisation, single-threaded.) */
     const cg_call_t init = { .caller = 0, .op = "initialisation", .tc = NULL, .mt = false };
     cg_param_set(M_MXFAST, 0, &init);
+    /* The quarantine keeps freed blocks resident: in huge pages a fork
+     * copies 512 times fewer page-table entries for them (heap.h). */
+    if (cg_opt.huge_pages)
+        cg_heap_use_huge_pages();
     cg_fail_hook = core_report;
 }
 

@@ -1,0 +1,109 @@
+/*
+ * fork_pages.c — debug mode's quarantine in huge pages (issue 13, point 2:
+ * a fork copies one page-table entry per resident 4 KiB page, and the
+ * quarantine keeps freed blocks resident).
+ *
+ *   pages       frees 24 MiB of small blocks (16 to 4015 bytes: all in
+ *               the heap, none big enough for pages of their own) into
+ *               the quarantine, then prints "pages huge_kb=H rss_kb=R
+ *               pte_kb=P": H the huge-page part of the resident memory of
+ *               the mapping that holds the blocks (/proc/self/smaps), P
+ *               the process's page tables (VmPTE).
+ *   uaf-child   the same, then forks: the child frees a block, writes
+ *               into it and _exits (debug mode checks the blocks a child
+ *               freed at _exit: the report is the child's); the parent
+ *               exits 0 when the child ended by SIGABRT, 1 otherwise.
+ *   uaf-old     the same, then writes into the block freed first (it
+ *               waits in the quarantine, in a range collapsed into a huge
+ *               page) and returns: the check at exit reports it.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The smaps entry holding address a: its Rss and AnonHugePages, in kB. */
+static int smaps_of(const void *a, long *rss, long *huge)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (f == NULL)
+        return -1;
+    char line[512];
+    int in = 0, found = 0;
+    unsigned long lo, hi, x = (unsigned long)a;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            in = x >= lo && x < hi;
+            continue;
+        }
+        if (in && sscanf(line, "Rss: %ld kB", rss) == 1)
+            found |= 1;
+        if (in && sscanf(line, "AnonHugePages: %ld kB", huge) == 1)
+            found |= 2;
+    }
+    fclose(f);
+    return found == 3 ? 0 : -1;
+}
+
+static long vm_pte_kb(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long kb = -1;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (sscanf(line, "VmPTE: %ld kB", &kb) == 1)
+            break;
+    if (f != NULL)
+        fclose(f);
+    return kb;
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "pages";
+    char *first = NULL;
+    void *keep = malloc(64);                /* a live block among them */
+    size_t freed = 0;
+    for (unsigned i = 0; freed < ((size_t)24 << 20); i++) {
+        size_t n = 16 + (i * 2657u) % 4000;
+        char *p = malloc(n);
+        if (p == NULL)
+            return 2;
+        memset(p, 'x', n);
+        if (first == NULL)
+            first = p;
+        free(p);
+        freed += n;
+    }
+    if (strcmp(what, "uaf-old") == 0) {
+        ((volatile char *)first)[3] = 'A';  /* found at exit */
+        return 0;
+    }
+    if (strcmp(what, "uaf-child") == 0) {
+        pid_t pid = fork();
+        if (pid < 0)
+            return 2;
+        if (pid == 0) {
+            char *p = malloc(100);
+            free(p);
+            ((volatile char *)p)[7] = 'B';  /* found at _exit, in the child */
+            _exit(0);
+        }
+        int st;
+        if (waitpid(pid, &st, 0) != pid)
+            return 2;
+        printf("child %s %d\n", WIFSIGNALED(st) ? "signal" : "exit",
+               WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        free(keep);
+        return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT ? 0 : 1;
+    }
+    long rss = 0, huge = 0;
+    if (smaps_of(keep, &rss, &huge) != 0)
+        return 2;
+    printf("pages huge_kb=%ld rss_kb=%ld pte_kb=%ld\n", huge, rss, vm_pte_kb());
+    free(keep);
+    return 0;
+}
