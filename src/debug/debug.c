@@ -547,6 +547,7 @@ static void dbg_thread_exit(void)
 {
     cg_call_t call = cg_call_internal("thread exit");
     release_chain(cg_quarantine_thread_exit(quarantine_budget(), &call), &call);
+    cg_shadow_thread_exit(&call);
     cg_dthread_retire(call.mt);
     cg_fault_thread_exit();
 }

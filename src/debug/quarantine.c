@@ -188,7 +188,7 @@ uint32_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call)
     if (t == NULL)
         return put_one(id, budget, call);
     cg_qbatch_t *b = &t->q;
-    cg_tok_t b_tok = leaf_lock(&b->lock, call->mt);
+    cg_tok_t b_tok = leaf_lock(&t->lock, call->mt);
     if (b->tail != 0)
         cg_shadow_at(b->tail)->next = id;
     else
@@ -203,7 +203,7 @@ uint32_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call)
     chain_t ch = { 0 };
     if (b->bytes >= limit || b->blocks >= CG_QUARANTINE_BATCH_BLOCKS)
         ch = detach(b);
-    cg_unlock_if(&b->lock, b_tok);
+    cg_unlock_if(&t->lock, b_tok);
     return ch.head != 0 ? put_fifo(&ch, budget, call) : 0;
 }
 
@@ -212,9 +212,9 @@ uint32_t cg_quarantine_thread_exit(size_t budget, const cg_call_t *call)
     cg_dthread_t *t = cg_dthread_peek();
     if (t == NULL || t->q.head == 0)
         return 0;
-    cg_tok_t b_tok = leaf_lock(&t->q.lock, call->mt);
+    cg_tok_t b_tok = leaf_lock(&t->lock, call->mt);
     chain_t ch = detach(&t->q);
-    cg_unlock_if(&t->q.lock, b_tok);
+    cg_unlock_if(&t->lock, b_tok);
     return put_fifo(&ch, budget, call);
 }
 
@@ -231,10 +231,9 @@ static void each_chain(uint32_t id, size_t n, void (*fn)(cg_shadow_t *r, void *a
 static void each_batch(void (*fn)(cg_shadow_t *r, void *arg), void *arg, bool lock)
 {
     for (cg_dthread_t *t = cg_dthread_first(); t != NULL; t = t->all) {
-        cg_qbatch_t *b = &t->q;
-        cg_tok_t b_tok = leaf_lock(&b->lock, lock);
-        each_chain(b->head, b->blocks, fn, arg);
-        cg_unlock_if(&b->lock, b_tok);
+        cg_tok_t b_tok = leaf_lock(&t->lock, lock);
+        each_chain(t->q.head, t->q.blocks, fn, arg);
+        cg_unlock_if(&t->lock, b_tok);
     }
 }
 
@@ -314,7 +313,7 @@ void cg_quarantine_lock_all(void)
 {
     cg_dthread_lock_all();
     for (cg_dthread_t *t = cg_dthread_first(); t != NULL; t = t->all)
-        cg_lock_raw(&t->q.lock, CG_RET_ADDR, NULL);
+        cg_lock_raw(&t->lock, CG_RET_ADDR, NULL);
     cg_lock(&q_lock);
 }
 
@@ -326,14 +325,14 @@ void cg_quarantine_unlock_all(bool child)
          * frees from now on is what "since the fork" walks). */
         for (cg_dthread_t *t = cg_dthread_first(); t != NULL; t = t->all) {
             splice(&t->q);
-            cg_lock_reinit(&t->q.lock);
+            cg_lock_reinit(&t->lock);
         }
         q_forked = true;
         fork_tail = q_tail;
         fork_puts = q_puts;
     } else {
         for (cg_dthread_t *t = cg_dthread_first(); t != NULL; t = t->all)
-            cg_unlock(&t->q.lock);
+            cg_unlock(&t->lock);
     }
     cg_lock_after_fork(&q_lock, child);
     cg_dthread_unlock_all(child);

@@ -20,7 +20,6 @@
 #ifndef CG_QUARANTINE_H
 #define CG_QUARANTINE_H
 
-#include "lock.h"
 #include "shadow.h"
 
 /* A thread's batch: at most this many bytes (or budget / 16, when less)
@@ -29,10 +28,9 @@
 #define CG_QUARANTINE_BATCH_BLOCKS 1024
 
 /* A thread's batch (in its block, dthread.h): blocks it freed, oldest
- * first, not yet in the FIFO.  Written by its thread only; walkers read it
- * under its lock. */
+ * first, not yet in the FIFO.  Written by its thread only, under its
+ * block's lock; walkers read it under that lock. */
 typedef struct cg_qbatch {
-    cg_lock_t lock;             /* its thread's (quarantine.c); CG_LK_NONE  */
     uint32_t head, tail;        /* oldest and newest record ids (0: empty)  */
     size_t bytes, blocks;       /* chunk bytes and blocks held              */
     size_t big_bytes, big_blocks;   /* of them, mmap'd big blocks           */
