@@ -10,7 +10,7 @@
 /* The registry's lock: a leaf, taken with cg_lock_raw (no stack for its
  * site, not in the lock-order graph), only at a thread's first use and
  * exit and by fork; before the blocks' locks (quarantine.c). */
-static cg_lock_t reg_lock = CG_LOCK_INIT(CG_LK_NONE);
+static cg_lock_t reg_lock = CG_LOCK_INIT(CG_LK_DTHREADS);
 static cg_dthread_t *reg_all, *reg_spare;
 static char *carve;                  /* the rest of the last page mapped */
 static size_t carve_left;
@@ -37,7 +37,7 @@ static CG_NOINLINE cg_dthread_t *make(bool mt)
             t = (cg_dthread_t *)carve;
             carve += sizeof *t;
             carve_left -= sizeof *t;
-            *t = (cg_dthread_t){ .lock = CG_LOCK_INIT(CG_LK_NONE), .all = reg_all };
+            *t = (cg_dthread_t){ .lock = CG_LOCK_INIT(CG_LK_DTHREAD), .all = reg_all };
             __atomic_store_n(&reg_all, t, __ATOMIC_RELEASE);
         }
     }

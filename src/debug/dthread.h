@@ -23,7 +23,7 @@ typedef struct cg_dthread {
                                  * changes its batch or binds or unbinds a
                                  * heap chunk's record, the walkers (the heap
                                  * verifier, fork, exit's checks) to see both
-                                 * settled; CG_LK_NONE, taken with
+                                 * settled; CG_LK_DTHREAD, taken with
                                  * cg_lock_raw (quarantine.c says why)     */
     cg_qbatch_t q;              /* quarantine.c: the thread's batch         */
     cg_rcache_t rc;             /* shadow.c: free records the thread keeps  */

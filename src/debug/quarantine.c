@@ -2,19 +2,19 @@
  * quarantine.c — the FIFO of freed debug-mode blocks and the threads'
  * batches in front of it (see quarantine.h).
  *
- * Lock order: the registry's lock (dthread.c), then batch locks, then the
- * FIFO's lock (q_lock), for the walkers and fork, which take them all.  A
- * thread freeing a block takes only its own batch's lock (uncontended: only
- * walkers and fork ever take another thread's) and holds it for a few
- * stores: a full batch is taken out under it, and spliced into the FIFO
- * under q_lock after it is dropped (so the blocks of a batch on its way
- * are in neither for that moment, as blocks on their way out of the FIFO
- * are; the walks skip or miss them alike).  No batch lock is held while
- * another lock is taken but by the walkers, so the order is a chain.  The
- * batch and registry locks are taken with cg_lock_raw: a stack for their
- * site and the lock-order graph (lockdep.c) would cost every free more
- * than the batch saves, and the graph has nothing to learn from locks only
- * this file nests.
+ * Lock order: the registry's lock (dthread.c), then the threads' block
+ * locks (dthread.h), then the FIFO's lock (q_lock), for the walkers and
+ * fork, which take them all.  A thread freeing a block takes only its own
+ * block's lock (uncontended: only walkers and fork ever take another
+ * thread's) and holds it for a few stores: a full batch is taken out under
+ * it, and spliced into the FIFO under q_lock after it is dropped (so the
+ * blocks of a batch on its way are in neither for that moment, as blocks
+ * on their way out of the FIFO are; the walks skip or miss them alike).
+ * No block lock is held while another lock is taken but by the walkers,
+ * so the order is a chain.  The block and registry locks are taken with
+ * cg_lock_raw: a stack for their site and the lock-order graph
+ * (lockdep.c) would cost every free more than the batch saves, and the
+ * graph has nothing to learn from locks only this file and shadow.c nest.
  */
 #include "quarantine.h"
 #include "dthread.h"
@@ -30,9 +30,6 @@ static size_t q_puts;                      /* blocks ever put into the FIFO */
 static bool q_forked;
 static uint32_t fork_tail;
 static size_t fork_puts;
-
-/* What the batches hold is summed from the registry when asked: a shared
- * counter written on every free is what the batches exist to avoid. */
 
 static size_t record_bytes(const cg_shadow_t *r)
 {
@@ -275,8 +272,9 @@ void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
     each_chain(q_head, q_blocks, fn, arg);
 }
 
-/* The batches' bytes, blocks, big bytes and big blocks, summed (relaxed
- * loads: a statistic). */
+/* The batches' bytes, blocks, big bytes and big blocks, summed from the
+ * registry (relaxed loads: a statistic; a shared counter written on every
+ * free is what the batches exist to avoid). */
 static void batches_held(size_t *bytes, size_t *blocks, size_t *big_bytes, size_t *big_blocks)
 {
     *bytes = *blocks = *big_bytes = *big_blocks = 0;
