@@ -3,7 +3,7 @@
  * bench-malloc-thread), on one thread or on two threads that hand blocks to
  * each other so that half the frees are cross-thread.
  *
- * usage: bench-churn {1t|2t-xfree} ITERS
+ * usage: bench-churn {1t|2t-xfree|2t|4t} ITERS
  *   Each thread keeps WSET slots.  One iteration frees the block in a random
  *   slot and allocates a new one of a random size (bench_size_mixed: mostly
  *   small, up to 32 KiB), writing its first and last byte.
@@ -15,6 +15,12 @@
  *             the other thread's alike.  Time is wall time from a barrier
  *             after both threads' warm-up to a barrier after both timed loops,
  *             times two (one thread's time per call, comparable to 1t).
+ *   2t, 4t:   the work of 1t split: 2 or 4 threads with working sets of
+ *             their own and no handoff, ITERS / N iterations each.  Time is
+ *             wall time from barrier to barrier, not multiplied: ns per
+ *             call is the wall time per call of all threads together, so a
+ *             row at 1t's figure means the threads did not run side by side
+ *             (on 2 cores the ideal is half of 1t's).
  * Request streams are precomputed per thread from fixed seeds, so every
  * allocator sees the same requests.  Output and exit status: see bench.h.
  */
@@ -22,6 +28,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 
 #define WSET 4096           /* live blocks per thread                        */
 #define TABLE 65536         /* precomputed (slot, size) pairs, power of two  */
@@ -144,15 +151,18 @@ static void *thread_main(void *arg)
 
 int main(int argc, char **argv)
 {
-    const char *variants = "1t|2t-xfree";
+    const char *variants = "1t|2t-xfree|2t|4t";
     unsigned long iters;
-    int threads;
+    unsigned threads;
+    bool xfree = false;
     if (argc != 3 || !(iters = bench_parse_iters(argv[2]))) bench_usage(argv[0], variants);
     if (!strcmp(argv[1], "1t")) threads = 1;
-    else if (!strcmp(argv[1], "2t-xfree")) threads = 2;
+    else if (!strcmp(argv[1], "2t-xfree")) threads = 2, xfree = true;
+    else if (!strcmp(argv[1], "2t")) threads = 2;
+    else if (!strcmp(argv[1], "4t")) threads = 4;
     else bench_usage(argv[0], variants);
 
-    static worker_t w[2];
+    static worker_t w[4];
     bench_time_t t0, t1;
     if (threads == 1) {
         worker_init(&w[0], 0, iters);
@@ -167,23 +177,36 @@ int main(int argc, char **argv)
     }
 
     static ring_t ab, ba;
-    pthread_t tid[2];
-    for (unsigned k = 0; k < 2; k++) worker_init(&w[k], k, iters);
-    w[0].out = &ab; w[0].in = &ba;
-    w[1].out = &ba; w[1].in = &ab;
-    if (pthread_barrier_init(&start_bar, NULL, 3) || pthread_barrier_init(&stop_bar, NULL, 3))
+    pthread_t tid[4];
+    for (unsigned k = 0; k < threads; k++)
+        worker_init(&w[k], k, xfree ? iters : (iters + threads - 1) / threads);
+    if (xfree) {
+        w[0].out = &ab; w[0].in = &ba;
+        w[1].out = &ba; w[1].in = &ab;
+    }
+    if (pthread_barrier_init(&start_bar, NULL, threads + 1) ||
+        pthread_barrier_init(&stop_bar, NULL, threads + 1))
         bench_die("pthread_barrier_init failed");
-    for (unsigned k = 0; k < 2; k++)
+    for (unsigned k = 0; k < threads; k++)
         if (pthread_create(&tid[k], NULL, thread_main, &w[k])) bench_die("pthread_create failed");
     pthread_barrier_wait(&start_bar);
     t0 = bench_now();
     pthread_barrier_wait(&stop_bar);
     t1 = bench_now();
-    for (unsigned k = 0; k < 2; k++) pthread_join(tid[k], NULL);
+    for (unsigned k = 0; k < threads; k++) pthread_join(tid[k], NULL);
     /* Blocks still in flight belong to nobody's slots: free them too. */
     for (void *p; (p = ring_pop(&ab)) != NULL;) free(p);
     for (void *p; (p = ring_pop(&ba)) != NULL;) free(p);
-    for (unsigned k = 0; k < 2; k++) worker_drain(&w[k]);
-    bench_report("churn-2t-xfree", w[0].ops + w[1].ops, 2, t0, t1, w[0].check + w[1].check);
+    uint64_t ops = 0, check = 0;
+    for (unsigned k = 0; k < threads; k++) {
+        ops += w[k].ops;
+        check += w[k].check;
+        worker_drain(&w[k]);
+    }
+    char name[32];
+    snprintf(name, sizeof name, "churn-%s", argv[1]);
+    /* xfree: one thread's time per call (each ran ITERS); split: all
+     * threads' calls together (they shared ITERS) */
+    bench_report(name, ops, xfree ? 2 : 1, t0, t1, check);
     return 0;
 }

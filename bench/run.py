@@ -90,6 +90,14 @@ WORKLOADS = [
     ("calloc-small-random", "bench-calloc", "small-random", 7500000, (49152, 24576)),
     ("realloc-grow",   "bench-realloc", "grow",     22000000, (150000, 15000)),
 ]
+# --debug adds the thread-scaling rows: churn-1t's work split over 2 and 4
+# threads (bench-churn.c), timed as the wall time per call of all threads
+# together, so that a row at churn-1t's figure says the threads ran one at a
+# time (issue 15's bar: at most 1.2 x churn-1t on 2 cores).
+DEBUG_WORKLOADS = [
+    ("churn-2t",       "bench-churn",   "2t",       18000000, (1000000, 100000)),
+    ("churn-4t",       "bench-churn",   "4t",       18000000, (1000000, 100000)),
+]
 LAUNCHER = "bench-launch"  # reports the program's own peak RSS, see there
 FULL_ROUNDS = 7
 # The exact peak RSS of one program varies by up to +-150 kB with where ASLR
@@ -486,10 +494,11 @@ def main(argv):
     if rounds < 1:
         usage_error("--rounds must be at least 1")
     only = set(filter(None, args.only.split(",")))
-    unknown = only - {w[0] for w in WORKLOADS}
+    table = WORKLOADS + (DEBUG_WORKLOADS if args.debug else [])
+    unknown = only - {w[0] for w in table}
     if unknown:
         usage_error("unknown workload(s): " + ", ".join(sorted(unknown)))
-    workloads = [w for w in WORKLOADS if not only or w[0] in only]
+    workloads = [w for w in table if not only or w[0] in only]
     launcher = os.path.abspath(os.path.join(args.bin_dir, LAUNCHER))
     for binary in [LAUNCHER] + [w[1] for w in workloads]:
         path = os.path.join(args.bin_dir, binary)

@@ -26,7 +26,8 @@ uint32_t cg_lock_tid_slow(void)
 
 static const char *const node_names[CG_LK_NODES] = {
     [CG_LK_NONE] = "a lock", [CG_LK_LIST] = "arena list", [CG_LK_BIG] = "big-block registry",
-    [CG_LK_SHADOW] = "shadow records", [CG_LK_QUARANTINE] = "quarantine",
+    [CG_LK_SHADOW] = "shadow records", [CG_LK_DTHREADS] = "debug thread registry",
+    [CG_LK_DTHREAD] = "debug thread block", [CG_LK_QUARANTINE] = "quarantine",
     [CG_LK_GUARD] = "guard ranges",
     [CG_LK_DEPOT] = "stack depot", [CG_LK_SYMCACHE] = "symbolizer cache",
     [CG_LK_REPORT] = "report lock",

@@ -53,6 +53,10 @@ enum {
     CG_LK_MAX = 48,
     CG_LK_BIG = CG_LK_MAX, /* big-block registry (bigblock.c)            */
     CG_LK_SHADOW,       /* debug shadow records (shadow.c)               */
+    CG_LK_DTHREADS,     /* debug per-thread blocks' registry (dthread.c) */
+    CG_LK_DTHREAD,      /* a debug per-thread block (dthread.h); these two
+                         * name their locks in reports, taken with
+                         * cg_lock_raw: never in the lock-order graph    */
     CG_LK_QUARANTINE,   /* debug quarantine (quarantine.c)               */
     CG_LK_GUARD,        /* guard mode's ranges (guardpool.c)             */
     CG_LK_DEPOT,        /* stack depot (stackdepot.c)                    */

@@ -1,6 +1,6 @@
 /*
- * thread.h — per-thread state (initial-exec TLS, kept small: four words,
- * two half-words and four bytes; tests/suites/45-lifecycle.sh holds the
+ * thread.h — per-thread state (initial-exec TLS, kept small: five words,
+ * three 32-bit words and four bytes; tests/suites/45-lifecycle.sh holds the
  * library's whole TLS to 64 bytes), and the callout mark that layers
  * below entry/ set around code that may call malloc.  Only what belongs
  * to the thread lives here; what belongs to the call being served (its
@@ -53,6 +53,8 @@ typedef struct cg_thread {
     uint32_t sample_left;       /* allocations until the next sampled one
                                  * (debug/sample.h; counted down by the
                                  * inline hits too)                         */
+    struct cg_dthread *dbg;     /* debug mode: this thread's block
+                                 * (debug/dthread.h); NULL none yet         */
 } cg_thread_t;
 
 extern __thread cg_thread_t cg_self

@@ -4,6 +4,7 @@
  */
 #include "debug.h"
 #include "debugblock.h"
+#include "dthread.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -526,6 +527,35 @@ static void release_block(cg_shadow_t *r, const cg_call_t *call)
     cg_core_free(cg_chunk2mem(c), call);
 }
 
+/* Release the blocks of a chain that left the quarantine (linked through
+ * their records' next fields, 0 at its end). */
+static void release_chain(uint32_t id, const cg_call_t *call)
+{
+    while (id != 0) {
+        cg_shadow_t *r = cg_shadow_at(id);
+        id = r->next;          /* before the release reuses the record */
+        release_block(r, call);
+    }
+}
+
+static size_t quarantine_budget(void)
+{
+    return (size_t)cg_opt.quarantine_mb << 20;
+}
+
+/* A thread exits (its key's destructor, entry/init.c): the blocks it freed
+ * last go from its batch to the shared quarantine, where they wait as any
+ * other (a write after free to them is still found, by whichever thread
+ * releases them or at exit). */
+static void dbg_thread_exit(void)
+{
+    cg_call_t call = cg_call_internal("thread exit");
+    release_chain(cg_quarantine_thread_exit(quarantine_budget(), &call), &call);
+    cg_shadow_thread_exit(&call);
+    cg_dthread_retire(call.mt);
+    cg_fault_thread_exit();
+}
+
 /* At exit, the blocks still in the quarantine are checked too: a short
  * program's write after free would otherwise never be seen.  arg: the
  * call (the exit's). */
@@ -876,10 +906,7 @@ static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t s
     if (!ok)
         return;
     memset(p, cg_dbg_poison_byte(), cg_dbg_poison_len(r->req));
-    uint32_t out[CG_QUARANTINE_BATCH];
-    size_t k = cg_quarantine_put(r->id, (size_t)cg_opt.quarantine_mb << 20, call, out);
-    for (size_t i = 0; i < k; i++)
-        release_block(cg_shadow_at(out[i]), call);
+    release_chain(cg_quarantine_put(r->id, quarantine_budget(), call), call);
 }
 
 /* The block p is, or NULL after the right report (foreign pointers are
@@ -1019,5 +1046,5 @@ const cg_mode_t cg_mode_debug = {
     .at_exit_now = debug_at_exit_now,
     .held = cg_quarantine_held,
     .thread_start = cg_fault_thread_start,
-    .thread_exit = cg_fault_thread_exit,
+    .thread_exit = dbg_thread_exit,
 };

@@ -8,30 +8,62 @@
  * linked through the records' `next` field, under its own lock.  Blocks
  * leave oldest first, as soon as the total exceeds the budget; the caller
  * checks and releases them after the lock is dropped, so the O(size) poison
- * check never runs under a lock.  ASan's quarantine is the model (a global
- * FIFO with a byte budget); its per-thread batches are not needed at the
- * lock's measured cost (docs/performance.md).
+ * check never runs under a lock.  In front of the FIFO each thread keeps a
+ * batch of the blocks it freed last (at most cg_quarantine_batch_limit
+ * bytes and CG_QUARANTINE_BATCH_BLOCKS blocks), moved to the FIFO in one
+ * splice when full and when the thread exits: a free takes only its own
+ * thread's batch lock, the shared lock once per batch.  So the quarantine
+ * holds at most quarantine_mb plus one batch per thread.  The design is
+ * ASan's (a global FIFO with a byte budget, fed by per-thread caches of
+ * 1 MiB in bulk); docs/performance.md has what it saves.
  */
 #ifndef CG_QUARANTINE_H
 #define CG_QUARANTINE_H
 
 #include "shadow.h"
 
-#define CG_QUARANTINE_BATCH 16
+/* A thread's batch: at most this many bytes (or budget / 16, when less)
+ * and blocks. */
+#define CG_QUARANTINE_BATCH_BYTES ((size_t)1 << 20)
+#define CG_QUARANTINE_BATCH_BLOCKS 1024
+
+/* A thread's batch (in its block, dthread.h): blocks it freed, oldest
+ * first, not yet in the FIFO.  Written by its thread only, under its
+ * block's lock; walkers read it under that lock. */
+typedef struct cg_qbatch {
+    uint32_t head, tail;        /* oldest and newest record ids (0: empty)  */
+    size_t bytes, blocks;       /* chunk bytes and blocks held              */
+    size_t big_bytes, big_blocks;   /* of them, mmap'd big blocks           */
+} cg_qbatch_t;
+
+/* The most bytes one thread's batch holds with a budget of budget bytes:
+ * min(budget / 16, CG_QUARANTINE_BATCH_BYTES).  A block of this size or
+ * more goes to the FIFO at once (so with a budget of 0, every block). */
+size_t cg_quarantine_batch_limit(size_t budget) CG_HIDDEN;
 
 /*
- * cg_quarantine_put - append record id to the FIFO (counting its chunk's
- * size, from the record's copy of the header), then
- * take out the oldest records while the FIFO holds more than budget bytes,
- * at most CG_QUARANTINE_BATCH of them, into out[]; returns how many.  With
- * a budget of 0 the record just put comes straight back out.  Thread-safe
- * (the quarantine lock, taken for call, when call->mt).
+ * cg_quarantine_put - put record id (a block the calling thread just
+ * freed) in the quarantine: in the thread's batch, which goes to the FIFO
+ * when full, or in the FIFO directly (a block of the batch limit or more);
+ * the FIFO's size counts each chunk's size, from the record's copy of the
+ * header.  Then the oldest records leave the FIFO while it holds more than
+ * budget bytes.  Returns them as a chain linked through their `next`
+ * fields (0 at its end), for the caller to check and release; 0 when none
+ * left.  With a budget of 0 the record just put comes straight back out.
+ * Thread-safe (the thread's batch lock and the quarantine lock, taken for
+ * call, when call->mt); never from a signal handler that interrupted
+ * chunkguard (such frees are deferred, entry/reentry.h).
  */
-size_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call,
-                         uint32_t out[CG_QUARANTINE_BATCH]) CG_HIDDEN;
+uint32_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call) CG_HIDDEN;
 
-/* Call fn(r, arg) on every record in the quarantine, oldest first, under
- * the quarantine lock (fn must not free). */
+/* The calling thread exits: its batch goes to the FIFO (returns the chain
+ * that leaves, as cg_quarantine_put).  (What it frees once its block is
+ * retired, dthread.h, goes there directly.) */
+uint32_t cg_quarantine_thread_exit(size_t budget, const cg_call_t *call) CG_HIDDEN;
+
+/* Call fn(r, arg) on every record in the quarantine: each thread's batch
+ * under its lock, then the FIFO, oldest first, under the quarantine lock
+ * (fn must not free). */
 void cg_quarantine_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
 
 /* In a forked child, call fn(r, arg) on the records the child itself put
@@ -45,15 +77,17 @@ bool cg_quarantine_each_since_fork(void (*fn)(cg_shadow_t *r, void *arg), void *
  * as many steps as blocks are counted.  For the heap verifier. */
 void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
 
-/* Bytes and blocks now held. */
+/* Bytes and blocks now held, the batches' included. */
 void cg_quarantine_usage(size_t *bytes, size_t *blocks) CG_HIDDEN;
 
 /* Chunk bytes now held in heap chunks, and bytes and blocks in mmap'd big
- * blocks (what mallinfo moves from "in use" to free).  No lock; the
- * counts may be a moment old. */
+ * blocks (what mallinfo moves from "in use" to free), the batches'
+ * included.  No lock; the counts may be a moment old. */
 void cg_quarantine_held(size_t *heap_bytes, size_t *big_bytes, size_t *big_blocks) CG_HIDDEN;
 
-/* Fork handlers (taken before the shadow and arena locks). */
+/* Fork handlers and the heap verifier: every batch's lock, then the
+ * quarantine lock (taken after the shadow and arena locks).  In a fork
+ * child the unlock moves every batch to the FIFO: their threads are gone. */
 void cg_quarantine_lock_all(void) CG_HIDDEN;
 void cg_quarantine_unlock_all(bool child) CG_HIDDEN;
 

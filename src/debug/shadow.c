@@ -2,6 +2,7 @@
  * shadow.c — debug-mode block records (see shadow.h).
  */
 #include "shadow.h"
+#include "dthread.h"
 #include "lock.h"
 
 #include "bigblock.h"
@@ -16,7 +17,9 @@ static CG_BIG_BSS cg_shadow_t *slabs[MAX_SLABS];
 static uint32_t nslabs;            /* slabs mapped                        */
 static uint32_t bump;              /* records ever handed out (ids 1..)   */
 static uint32_t free_head;         /* freed records, linked through next  */
-static size_t nlive;               /* records in use                      */
+static size_t nlive;               /* records out of the free list: in use,
+                                    * or in a thread's cache (at most
+                                    * CG_RCACHE_MAX each)                 */
 
 /* Big blocks: chunk address -> record id, linear probing, power-of-two
  * capacity, in its own mapping; grown at 50 % load. */
@@ -202,11 +205,113 @@ cg_shadow_t *cg_shadow_of_page(const void *a)
 
 /* ---- records ---------------------------------------------------------- */
 
+/* Put record id back on the free list.  Caller holds the shadow lock. */
+static void record_free(uint32_t id)
+{
+    cg_shadow_at(id)->next = free_head;
+    free_head = id;
+    nlive--;
+}
+
+/* A record id for a heap chunk from the thread's cache, refilled with half
+ * its size under the lock when empty; 0 when the slabs cannot grow.  With
+ * no cache (an exited thread, no memory for one), one id under the lock. */
+static uint32_t cached_alloc(const cg_call_t *call)
+{
+    cg_dthread_t *t = cg_dthread_self(call->mt);
+    if (t != NULL && t->rc.n > 0)
+        return t->rc.ids[--t->rc.n];
+    uint32_t id;
+    cg_tok_t shadow_tok = shadow_lock_for(call);
+    if (t != NULL) {
+        while (t->rc.n < CG_RCACHE_MAX / 2 && (id = record_alloc()) != 0) {
+            t->rc.ids[t->rc.n++] = id;
+            nlive++;
+        }
+        id = t->rc.n > 0 ? t->rc.ids[--t->rc.n] : 0;
+    } else if ((id = record_alloc()) != 0) {
+        nlive++;
+    }
+    cg_unlock_if(&shadow_lock, shadow_tok);
+    return id;
+}
+
+/* Give a heap chunk's record id back: to the thread's cache, drained by
+ * half under the lock when full. */
+static void cached_free(uint32_t id, const cg_call_t *call)
+{
+    cg_dthread_t *t = cg_dthread_peek();
+    if (t != NULL && t->rc.n < CG_RCACHE_MAX) {
+        t->rc.ids[t->rc.n++] = id;
+        return;
+    }
+    cg_tok_t shadow_tok = shadow_lock_for(call);
+    record_free(id);
+    while (t != NULL && t->rc.n > CG_RCACHE_MAX / 2)
+        record_free(t->rc.ids[--t->rc.n]);
+    cg_unlock_if(&shadow_lock, shadow_tok);
+}
+
+/* Return every id of cache rc to the free list.  Caller holds the lock. */
+static void drain(cg_rcache_t *rc)
+{
+    while (rc->n > 0)
+        record_free(rc->ids[--rc->n]);
+}
+
+void cg_shadow_thread_exit(const cg_call_t *call)
+{
+    cg_dthread_t *t = cg_dthread_peek();
+    if (t == NULL || t->rc.n == 0)
+        return;
+    cg_tok_t shadow_tok = shadow_lock_for(call);
+    drain(&t->rc);
+    cg_unlock_if(&shadow_lock, shadow_tok);
+}
+
+/* The block lock of the calling thread's block t (dthread.h), taken when
+ * mt (or nothing, for no block): held across a heap record's bind and
+ * unbind so that the heap verifier, which holds every block's lock, sees
+ * each record and its map slot settled. */
+CG_INLINE cg_tok_t block_lock(cg_dthread_t *t, bool mt)
+{
+    if (t == NULL || !mt)
+        return (cg_tok_t){ false };
+    cg_lock_raw(&t->lock, CG_RET_ADDR, NULL);
+    return (cg_tok_t){ true };
+}
+
+/* A heap chunk's record: from the thread's cache, bound by the thread's
+ * own store into the shadow map (the chunk is the thread's: no other
+ * binds or unbinds that slot meanwhile) under its block's lock.  No shared
+ * lock on a cache hit. */
+static cg_shadow_t *new_heap(cg_chunk_t *c, const cg_call_t *call, uint32_t *idp)
+{
+    uint32_t id = cached_alloc(call);
+    *idp = id;
+    if (id == 0)
+        return NULL;
+    cg_dthread_t *t = cg_dthread_peek();
+    cg_tok_t t_tok = block_lock(t, call->mt);
+    /* no block (an exited thread): the shadow lock, as before there were
+     * blocks */
+    cg_tok_t shadow_tok = t == NULL ? shadow_lock_for(call) : (cg_tok_t){ false };
+    cg_shadow_t *r = cg_shadow_at(id);
+    *r = (cg_shadow_t){ .chunk = c, .id = id };
+    CG_STORE(*map_slot(c), id);
+    cg_unlock_if(&shadow_lock, shadow_tok);
+    if (t != NULL)
+        cg_unlock_if(&t->lock, t_tok);
+    return r;
+}
+
 cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint32_t *idp)
 {
+    if (!big)
+        return new_heap(c, call, idp);
     cg_tok_t shadow_tok = shadow_lock_for(call);
     uint32_t id = record_alloc();
-    if (id != 0 && big && big_used * 2 >= big_cap && !big_grow()) {
+    if (id != 0 && big_used * 2 >= big_cap && !big_grow()) {
         cg_shadow_at(id)->next = free_head;
         free_head = id;
         id = 0;
@@ -216,15 +321,11 @@ cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint3
         r = cg_shadow_at(id);
         *r = (cg_shadow_t){ .chunk = c, .id = id };
         nlive++;
-        if (big) {
-            size_t j = big_hash(c, big_cap);
-            while (big_tab[j].chunk != NULL)
-                j = (j + 1) & (big_cap - 1);
-            big_tab[j] = (big_slot_t){ c, id };
-            big_used++;
-        } else {
-            CG_STORE(*map_slot(c), id);
-        }
+        size_t j = big_hash(c, big_cap);
+        while (big_tab[j].chunk != NULL)
+            j = (j + 1) & (big_cap - 1);
+        big_tab[j] = (big_slot_t){ c, id };
+        big_used++;
     }
     cg_unlock_if(&shadow_lock, shadow_tok);
     *idp = id;
@@ -233,24 +334,33 @@ cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint3
 
 void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call)
 {
-    cg_tok_t shadow_tok = shadow_lock_for(call);
-    uint32_t id = 0;
-    if (big) {
-        big_slot_t *s = big_find(r->chunk);
-        if (s != NULL) {
-            id = s->id;
-            big_remove(s);
-        }
-    } else {
+    if (!big) {
+        /* the thread releasing the chunk owns its map slot (new_heap) */
+        cg_dthread_t *t = cg_dthread_peek();
+        cg_tok_t t_tok = block_lock(t, call->mt);
+        cg_tok_t shadow_tok = t == NULL ? shadow_lock_for(call) : (cg_tok_t){ false };
         uint32_t *slot = map_slot(r->chunk);
-        id = CG_LOAD(*slot);
+        uint32_t id = CG_LOAD(*slot);
         CG_STORE(*slot, 0);
+        bool mine = id != 0 && cg_shadow_at(id) == r;
+        if (mine)
+            CG_STORE(r->chunk, NULL);
+        cg_unlock_if(&shadow_lock, shadow_tok);
+        if (t != NULL)
+            cg_unlock_if(&t->lock, t_tok);
+        if (mine)
+            cached_free(id, call);
+        return;
     }
-    if (id != 0 && cg_shadow_at(id) == r) {
-        r->chunk = NULL;
-        r->next = free_head;
-        free_head = id;
-        nlive--;
+    cg_tok_t shadow_tok = shadow_lock_for(call);
+    big_slot_t *s = big_find(r->chunk);
+    if (s != NULL) {
+        uint32_t id = s->id;
+        big_remove(s);
+        if (cg_shadow_at(id) == r) {
+            r->chunk = NULL;
+            record_free(id);
+        }
     }
     cg_unlock_if(&shadow_lock, shadow_tok);
 }
@@ -354,5 +464,11 @@ void cg_shadow_lock_all(void) { cg_lock(&shadow_lock); }
 
 void cg_shadow_unlock_all(bool child)
 {
+    if (child) {               /* single-threaded: the others' caches */
+        cg_dthread_t *self = cg_dthread_peek();
+        for (cg_dthread_t *t = cg_dthread_first(); t != NULL; t = t->all)
+            if (t != self)
+                drain(&t->rc);
+    }
     cg_lock_after_fork(&shadow_lock, child);
 }

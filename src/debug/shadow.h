@@ -12,9 +12,11 @@
  * A record names its chunk, so a stale map entry (the chunk was merged
  * away, the record reused) is recognised and ignored.
  *
- * Records are created and destroyed under the shadow lock; the fields of a
- * live record are written by the thread that owns the block (allocation,
- * free) and read by reports.  Memory: 64 bytes (one cache line) per live
+ * Records come from a shared free list under the shadow lock, through a
+ * per-thread cache (cg_rcache_t) for heap chunks, whose binding is the
+ * thread's own store into the shadow map; big blocks' table changes under
+ * the lock.  The fields of a live record are written by the thread that
+ * owns the block (allocation, free) and read by reports.  Memory: 64 bytes (one cache line) per live
  * or quarantined block, plus 4 MiB of shadow map per heap, touched at one
  * 4 KiB page per 64 KiB of heap in use (docs/design.md, "Shadow metadata").
  */
@@ -98,6 +100,16 @@ typedef struct cg_shadow {
 } cg_shadow_t;
 _Static_assert(sizeof(cg_shadow_t) == 64, "one shadow record per cache line");
 
+/* A thread's cache of free records (in its block, dthread.h): a heap
+ * chunk's record comes from it and goes back to it without the shadow lock,
+ * which is taken once per CG_RCACHE_MAX / 2 records to refill or drain it.
+ * Only its thread touches it. */
+#define CG_RCACHE_MAX 256
+typedef struct cg_rcache {
+    uint32_t n;                 /* ids held                                  */
+    uint32_t ids[CG_RCACHE_MAX]; /* free record ids, the newest last         */
+} cg_rcache_t;
+
 /* "malloc", "calloc", "realloc", "memalign", "operator new", ... for a
  * CG_KIND_* value. */
 const char *cg_kind_name(int kind) CG_HIDDEN;
@@ -149,6 +161,10 @@ CG_INLINE bool cg_shadow_in_pages(const void *a)
 /* Unbind the record from its chunk and free it. */
 void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call) CG_HIDDEN;
 
+/* The calling thread exits: the records its cache holds go back to the
+ * shared free list. */
+void cg_shadow_thread_exit(const cg_call_t *call) CG_HIDDEN;
+
 /* The record with this id (ids come from cg_shadow_new). */
 cg_shadow_t *cg_shadow_at(uint32_t id) CG_HIDDEN;
 
@@ -178,7 +194,9 @@ cg_shadow_t *cg_shadow_find_near(const void *a, size_t max_back) CG_HIDDEN;
  * and docs/design.md's memory figures). */
 void cg_shadow_usage(size_t *records, size_t *bytes) CG_HIDDEN;
 
-/* Fork handlers: the shadow lock is taken before the arena locks. */
+/* Fork handlers: the shadow lock is taken after the arena locks.  In a
+ * fork child the records the other threads' caches held go back to the
+ * free list. */
 void cg_shadow_lock_all(void) CG_HIDDEN;
 void cg_shadow_unlock_all(bool child) CG_HIDDEN;
 

@@ -45,14 +45,21 @@ static int core_ready;
 static unsigned exit_key;
 static bool exit_key_ok;
 
-static void thread_exit(void *arg)
+/* The mode's part of a thread's exit runs inside, as a slow path: debug
+ * mode's moves the thread's quarantine batch and releases blocks (arena
+ * and quarantine locks), which a signal handler's malloc must not enter. */
+static void mode_thread_exit(void)
 {
-    (void)arg;
-    CG_GUARDED_VOID((void)0, cg_tcache_shutdown());
     cg_vg_quiet_begin();
     if (cg_mode.thread_exit != NULL)
         cg_mode.thread_exit();
     cg_vg_quiet_end();
+}
+
+static void thread_exit(void *arg)
+{
+    (void)arg;
+    CG_GUARDED_VOID((void)0, (cg_tcache_shutdown(), mode_thread_exit()));
 }
 
 /* The key's value only has to be non-NULL for its destructor to run. */

@@ -11,6 +11,7 @@ void (*cg_test_hook_fn)(int point, void *arg);
 #if CG_SWITCH(CG_TEST_HOOKS)
 #include "arena.h"
 #include "init.h"
+#include "quarantine.h"
 
 #define CG_TEST_API __attribute__((visibility("default")))
 
@@ -19,6 +20,8 @@ int cg_test_arenas(void) CG_TEST_API;
 int cg_test_lock_arena(int index) CG_TEST_API;
 int cg_test_unlock_arena(int index) CG_TEST_API;
 int cg_test_consolidate_unlocked(int index) CG_TEST_API;
+void cg_test_quarantine_usage(size_t *bytes, size_t *blocks) CG_TEST_API;
+size_t cg_test_quarantine_batch_limit(size_t budget) CG_TEST_API;
 
 /* Install fn as the hook (NULL: none).  Not thread-safe: call it while the
  * hook points cannot run. */
@@ -74,5 +77,18 @@ int cg_test_consolidate_unlocked(int index)
                              .tc = NULL, .mt = true };
     cg_arena_consolidate(av, &call);
     return 0;
+}
+/* What debug mode's quarantine holds now (the FIFO and every thread's
+ * batch, bytes of chunks and blocks), and the most one thread's batch holds
+ * with a budget of budget bytes: for the budget test (tests/debug/
+ * threads.c).  No lock: the counts may be a moment old. */
+void cg_test_quarantine_usage(size_t *bytes, size_t *blocks)
+{
+    cg_quarantine_usage(bytes, blocks);
+}
+
+size_t cg_test_quarantine_batch_limit(size_t budget)
+{
+    return cg_quarantine_batch_limit(budget);
 }
 #endif

@@ -439,3 +439,38 @@ hexec hostile-exec-debug-big-unguarded mode=debug:guard_sample=0:guard_big=0 134
 # (it faulted again inside the handler: "SIGSEGV inside chunkguard").
 hexec hostile-exec-debug-null-call mode=debug:guard_sample=0 139 '^EXECUTE at 0x0 ' \
     'a NULL or wild' -- 0 null
+
+# Threads and the quarantine's per-thread batches (issue 15, points 3 and
+# 4; tests/debug/threads.c): a double free across threads, a write after
+# free on another thread than the free's (found when the block leaves),
+# a block freed by a thread that exited and by one still alive (found at
+# exit, from the shared FIFO and from the live thread's batch), stay exact.
+gcc -O1 -g -pthread -fno-builtin -Wall -Wno-use-after-free -o "$B/threads" \
+    "$R/tests/debug/threads.c" -ldl || fail threads-build threads.c
+TOPTS="mode=debug:quarantine_mb=1:guard_sample=0"   # OPTS is halt_on_error=0's by now
+trun() {   # trun OPTIONS LIBRARY ARGS...: sets out, err, rc
+    local o=$1 so=$2; shift 2
+    out=$(timeout 300 env CHUNKGUARD_OPTIONS="$o" LD_PRELOAD="$so" "$B/threads" "$@" 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+}
+trun "$TOPTS" "$SO" df-xthread
+expect threads-double-free-across-threads double-free 'freed by thread T1 here' \
+    'previously allocated by thread T0'
+trun "$TOPTS" "$SO" uaf-xthread
+expect threads-write-after-free-other-thread heap-use-after-free 'at offset 7 of a 48-byte block \(found when it left\)' \
+    'freed by thread T1 here'
+trun "$TOPTS" "$SO" uaf-exited
+expect threads-write-after-free-exited-thread heap-use-after-free 'at offset 9 of a 48-byte block \(found at exit\)' \
+    'freed by thread T1 here'
+trun "$TOPTS" "$SO" uaf-live-thread
+expect threads-write-after-free-in-live-threads-batch heap-use-after-free \
+    'at offset 5 of a 48-byte block \(found at exit\)' 'freed by thread T1 here'
+# The budget: 8 threads freeing 1 GiB never hold more than quarantine_mb
+# plus one batch per thread (a test build's cg_test_quarantine_usage).
+# With the FIFO trimmed by at most 16 blocks per batch (the old per-put
+# bound) it held the whole GiB.
+if make -s -C "$R" BUILD="$CG_BUILD" locks-lib-test >/dev/null 2>&1; then
+    trun mode=debug:quarantine_mb=16:guard_sample=0:stack_depth=1 "$CG_BUILD/locks/test/libchunkguard.so" budget 16
+    if [ $rc = 0 ] && grep -q '^budget ok' <<<"$out"; then pass threads-quarantine-budget-8-threads
+    else fail threads-quarantine-budget-8-threads "rc=$rc $out $(head -c 300 <<<"$err")"; fi
+else fail threads-quarantine-budget-8-threads "make locks-lib-test failed"; fi

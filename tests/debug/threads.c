@@ -1,0 +1,194 @@
+/*
+ * threads.c — debug mode's detections across threads, and the
+ * quarantine's budget with per-thread batches (issue 15, points 3 and 4).
+ *
+ *   threads df-xthread     thread T1 frees a block, the main thread frees
+ *                          it again: double-free, freed by thread T1
+ *   threads uaf-xthread    T1 frees a block, the main thread writes into it
+ *                          and then frees enough to push it out of the
+ *                          quarantine: heap-use-after-free when it leaves
+ *   threads uaf-exited     T1 frees a block and exits; the main thread
+ *                          writes into it and returns from main: the block
+ *                          (moved from T1's batch when T1 exited) is found
+ *                          at exit
+ *   threads uaf-live-thread  T1 frees a block and waits (alive, its batch
+ *                          unflushed); the main thread writes into it and
+ *                          returns from main: found at exit, in T1's batch
+ *   threads budget MB      8 threads free 1 GiB in all (blocks of 1-3 KiB)
+ *                          while each watches what the quarantine holds
+ *                          (cg_test_quarantine_usage of a test build): it
+ *                          must never exceed MB MiB plus one batch per
+ *                          thread (cg_test_quarantine_batch_limit), and
+ *                          once they have exited, MB MiB plus the main
+ *                          thread's batch; prints
+ *                          "budget ok <max bytes> <bound>" and exits 0, or
+ *                          says what was over and exits 1
+ * The double free and the write after free end the process with the
+ * report (SIGABRT); the others exit 0.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char *volatile shared;
+
+static void *free_shared(void *arg)
+{
+    free(shared);
+    return arg;
+}
+
+static pthread_mutex_t hold = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t freed_cv = PTHREAD_COND_INITIALIZER;
+static int freed_flag;
+
+/* Free shared, say so, and wait for the process to end. */
+static void *free_shared_and_stay(void *arg)
+{
+    free(shared);
+    pthread_mutex_lock(&hold);
+    freed_flag = 1;
+    pthread_cond_signal(&freed_cv);
+    pthread_mutex_unlock(&hold);
+    for (;;)
+        pause();
+    return arg;
+}
+
+/* T1 frees shared (and exits). */
+static void free_on_other_thread(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, free_shared, NULL) != 0 || pthread_join(t, NULL) != 0)
+        exit(3);
+}
+
+/* Free many fresh blocks on this thread: past any budget the tests use. */
+static void churn(size_t mb)
+{
+    for (size_t i = 0; i < mb * 1024; i++) {
+        char *p = malloc(1000);
+        if (p == NULL)
+            exit(4);
+        p[0] = 1;
+        free(p);
+    }
+}
+
+#define THREADS 8
+#define TOTAL ((size_t)1 << 30)
+
+static void (*usage_fn)(size_t *bytes, size_t *blocks);
+static size_t bound;
+
+typedef struct worker {
+    pthread_t t;
+    unsigned seed;
+    size_t max;            /* the most the quarantine held, seen after a free */
+} worker_t;
+
+static void *budget_worker(void *arg)
+{
+    worker_t *w = arg;
+    size_t freed = 0;
+    while (freed < TOTAL / THREADS) {
+        size_t n = 1000 + (size_t)(rand_r(&w->seed) % 2048);
+        char *p = malloc(n);
+        if (p == NULL)
+            exit(4);
+        memset(p, 0x5a, n);
+        free(p);
+        freed += n;
+        size_t bytes, blocks;
+        usage_fn(&bytes, &blocks);
+        if (bytes > w->max)
+            w->max = bytes;
+    }
+    return NULL;
+}
+
+static int budget(size_t mb)
+{
+    size_t (*limit_fn)(size_t) = (size_t (*)(size_t))dlsym(RTLD_DEFAULT,
+                                                            "cg_test_quarantine_batch_limit");
+    usage_fn = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "cg_test_quarantine_usage");
+    if (usage_fn == NULL || limit_fn == NULL) {
+        puts("no test build: cg_test_quarantine_usage missing");
+        return 2;
+    }
+    size_t budget_bytes = mb << 20;
+    /* A batch holds less than its limit between frees; the free that
+     * fills it may take it past by one block (under 4 KiB here) before
+     * it is spliced into the FIFO, which is trimmed to the budget in the
+     * same step.  What another thread reads meanwhile is at most that. */
+    size_t limit = limit_fn(budget_bytes);
+    bound = budget_bytes + (THREADS + 1) * (limit + 4096);   /* the main thread's too */
+    worker_t w[THREADS];
+    for (unsigned i = 0; i < THREADS; i++) {
+        w[i] = (worker_t){ .seed = 12345u + i };
+        if (pthread_create(&w[i].t, NULL, budget_worker, &w[i]) != 0)
+            return 3;
+    }
+    size_t max = 0;
+    for (unsigned i = 0; i < THREADS; i++) {
+        pthread_join(w[i].t, NULL);
+        if (w[i].max > max)
+            max = w[i].max;
+    }
+    size_t bytes, blocks;
+    usage_fn(&bytes, &blocks);
+    /* the workers' batches went to the FIFO when they exited: the FIFO is
+     * within the budget, the main thread's batch within its limit */
+    if (max > bound || bytes > budget_bytes + limit) {
+        printf("budget over: max %zu bound %zu; after the threads' exits %zu (budget %zu)\n",
+               max, bound, bytes, budget_bytes);
+        return 1;
+    }
+    printf("budget ok %zu %zu\n", max, bound);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "";
+    if (strcmp(what, "df-xthread") == 0) {
+        shared = malloc(48);
+        free_on_other_thread();
+        free(shared);                 /* the double free */
+        return 0;
+    }
+    if (strcmp(what, "uaf-xthread") == 0) {
+        shared = malloc(48);
+        free_on_other_thread();
+        shared[7] = 'x';              /* the write after free */
+        churn(64);
+        return 0;
+    }
+    if (strcmp(what, "uaf-exited") == 0) {
+        shared = malloc(48);
+        free_on_other_thread();
+        shared[9] = 'x';
+        return 0;
+    }
+    if (strcmp(what, "uaf-live-thread") == 0) {
+        shared = malloc(48);
+        pthread_t t;
+        if (pthread_create(&t, NULL, free_shared_and_stay, NULL) != 0)
+            return 3;
+        pthread_mutex_lock(&hold);
+        while (!freed_flag)
+            pthread_cond_wait(&freed_cv, &hold);
+        pthread_mutex_unlock(&hold);
+        shared[5] = 'x';
+        return 0;                     /* exit() checks the quarantine */
+    }
+    if (strcmp(what, "budget") == 0 && argc > 2)
+        return budget((size_t)strtoul(argv[2], NULL, 10));
+    fprintf(stderr, "usage: threads {df-xthread|uaf-xthread|uaf-exited|budget MB}\n");
+    return 2;
+}
