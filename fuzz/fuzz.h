@@ -148,6 +148,9 @@ void fz_model_place(fz_model_t *m, unsigned i, void *p, size_t req, size_t align
 /* FZ_OP_TUNE (tune.c): change a process-wide parameter, or ask a
  * process-wide question and check the answer; i: the op's slot. */
 void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i);
+/* The sigaction family against a model and the kernel (signals.c; from
+ * FZ_OP_TUNE). */
+void fz_op_signals(fz_in_t *in);
 /* Take over a block another model gave away (ops-mt). */
 void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s);
 /* Every live block of the models, pairwise: no two overlap. */

@@ -14,7 +14,9 @@
  *   cg_verify_heap from a worker while the other workers run (case 12:
  *   no problem may be found, and they wait on the locks it holds), and in
  *   ops-mt a short-lived thread whose exit retires its tcache and releases
- *   its arena, and whose last block the worker takes over.
+ *   its arena, and whose last block the worker takes over; and (case 10
+ *   with v's top bits 10, not in ops-mt) the sigaction family against a
+ *   model and the kernel (signals.c).
  */
 #define _GNU_SOURCE
 #include "fuzz.h"
@@ -540,7 +542,14 @@ void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
         else if (m->mallopt_ok)
             op_malloc_stats(m);
         break;
-    case 10: op_get_stats(); break;
+    case 10:
+        /* not in ops-mt: dispositions are process-wide, and its workers
+         * would change them under each other's models */
+        if ((v & 0xc000) == 0x8000 && !m->threads_ok)
+            fz_op_signals(in);     /* signals.c */
+        else
+            op_get_stats();
+        break;
     case 11: op_describe(m, in, i); break;
     case 12: {
         /* accepted and (arena_max) kept, as glibc does; arenas matter only

@@ -312,6 +312,48 @@ def handler_seeds():
     regress('ops-fast', 'handler-realloc-counted-once', handler_script(grow))
 
 
+# fuzz/signals.c, from tune.c case 10 with v's top bits 10: (13, slot, 10,
+# v, steps - 1, then (sel, hsel, extra) a step).  sel: signal sel % 6
+# (SEGV, BUS, USR1, USR2, URG, WINCH), form sel // 6 % 7 (0 sigaction, 1
+# signal, 2 bsd_signal, 3 sysv_signal, 4 __sysv_signal, 5 a call that must
+# fail, 6 a query and raise); hsel % 4: SIG_DFL, SIG_IGN, a handler, a
+# siginfo handler; extra: sigaction's flags (1 RESETHAND, 2 NODEFER, 4
+# RESTART, 8 a second signal in the mask, 16 SIGKILL in it, 32 SA_SIGINFO
+# with any handler), 64 raise after the step.
+def sig_op(steps):
+    assert 1 <= len(steps) <= 8
+    return tune(0, 10, 0x8000) + bytes([len(steps) - 1]) + b''.join(bytes(t) for t in steps)
+
+
+def sig_step(sig, form, hsel, extra=0):
+    return (form * 6 + sig, hsel, extra)
+
+
+def signal_seeds():
+    base = malloc(0, 100) + malloc(1, 5000)
+    seeds = {}
+    # every form on every signal, each raised: handlers, ignored, default
+    for sig in range(6):
+        steps = [sig_step(sig, 0, 2, 64 | 8), sig_step(sig, 0, 3, 64 | 1 | 2),
+                 sig_step(sig, 6, 0), sig_step(sig, 1, 2, 64), sig_step(sig, 2, 1, 64),
+                 sig_step(sig, 3, 2, 64), sig_step(sig, 4, 2, 64 | 16),
+                 sig_step(sig, 6, 0)]
+        seeds['signals-%d' % sig] = sig_op(steps)
+        # SIG_DFL and SIG_IGN with SA_SIGINFO, raised (the default in a child)
+        seeds['signals-siginfo-%d' % sig] = sig_op(
+            [sig_step(sig, 0, 1, 32 | 64), sig_step(sig, 0, 0, 32 | 64 | 4),
+             sig_step(sig, 0, 3, 64 | 1 | 16), sig_step(sig, 6, 0)])
+    # the calls that must fail
+    seeds['signals-einval'] = sig_op([sig_step(k % 6, 5, 0, e) for k, e in
+                                      enumerate([0, 1, 2, 3, 4, 8, 8 | 16 | 32, 8 | 16 | 1])])
+    for harness in ('ops-fast', 'ops-debug', 'ops-guard'):
+        for name, data in seeds.items():
+            write(harness, name, base + data + free(0) + free(1))
+    # the regression inputs of the bugs these found (docs/fuzzing.md)
+    regress('ops-debug', 'signals-siginfo-sig-ign', sig_op([sig_step(0, 0, 1, 32 | 64)]))
+    regress('ops-debug', 'signals-resethand-keeps-flags', sig_op([sig_step(1, 0, 2, 1 | 64)]))
+
+
 def regress(harness, name, data):
     d = os.path.join(root, '..', 'regress', harness)
     os.makedirs(d, exist_ok=True)
@@ -335,6 +377,7 @@ def main():
     faults_form_seeds()
     handler_seeds()
     bad_call_seeds()
+    signal_seeds()
     return 0
 
 
