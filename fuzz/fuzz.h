@@ -81,7 +81,11 @@ struct fz_model {
     size_t max_size;            /* largest request drawn                    */
     size_t max_live;            /* cap on the bytes live at once            */
     size_t live;                /* bytes live now                           */
-    fz_inject_fn inject;        /* corrupt harness only                     */
+    fz_inject_fn inject;        /* corrupt, ops-fast, ops-debug, ops-guard  */
+    bool inject_exact;          /* inject only for the op byte 0x0f itself;
+                                 * the opcode's other bytes are a check, as
+                                 * they were before ops-debug's bad calls
+                                 * came (its regression inputs hold some) */
     void (*mismatch)(fz_model_t *m, unsigned i, unsigned how);
                                 /* ops-debug, ops-guard: FZ_OP_CXX may ask
                                  * for slot i's C++ block to be released

@@ -490,6 +490,8 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
         return false;
     unsigned byte = fz_u8(in);
     unsigned op = m->cxx_ok && byte == 0xf0 ? FZ_OP_CXX : byte % FZ_NOPS;
+    if (op == FZ_OP_INJECT && m->inject_exact && byte != FZ_OP_INJECT)
+        op = FZ_OP_CHECK;
     unsigned i = fz_u8(in) % m->nslots;
     fz_model_do(m, in, op, i, handoff);
     return true;

@@ -354,6 +354,39 @@ def signal_seeds():
     regress('ops-debug', 'signals-resethand-keeps-flags', sig_op([sig_step(1, 0, 2, 1 | 64)]))
 
 
+def cxx_new(slot, n, arr=False, al_log=None, seed=3):
+    # fuzz/model.c's FZ_OP_CXX: (0xf0, slot, sel, [log2 align], size, free sel, seed)
+    sel = (1 if arr else 0) | (2 if al_log is not None else 0)
+    b = bytes([0xf0, slot, sel]) + (bytes([al_log]) if al_log is not None else b'')
+    return b + size16(n) + bytes([0, seed])
+
+
+def debug_bad_call_seeds():
+    # ops-debug's and ops-guard's inject op (fuzz/ops.c, dbg_bad_call; only
+    # the op byte 0x0f itself): (15, slot, kind, sel, off: u16), one bad
+    # call in a child over blocks of malloc, new, new[], aligned new and
+    # aligned new[]; kinds 0..9 (report-lock-wait, 9, in ops-debug only)
+    base = (malloc(0, 100) + malloc(1, 5000) + cxx_new(2, 40) + cxx_new(3, 200, arr=True) +
+            cxx_new(4, 64, al_log=6) + cxx_new(5, 48, arr=True, al_log=7) + malloc(6, 70000))
+    names = ['sized-free-size', 'sized-free-align', 'delete-size', 'delete-align',
+             'usable-freed', 'realloc-freed', 'usable-foreign', 'usable-interior', 'cookie',
+             'report-lock-wait']
+    end = b''.join(free(i) for i in range(7))
+    for harness in ('ops-debug', 'ops-guard'):
+        for kind, name in enumerate(names):
+            if harness == 'ops-guard' and name == 'report-lock-wait':
+                continue
+            for off in (0, 1, 2):
+                data = base + bytes([INJECT, 0, kind, off % 2 * 3]) + struct.pack('<H', off) + end
+                write(harness, 'bad-%s-%d' % (name, off), data)
+    # ops-fast's lock-wait (a kind byte of 0xf0 and up): the 5000-byte block
+    base = malloc(0, 100) + malloc(1, 5000) + malloc(2, 70000)
+    for off in (0, 2):
+        write('ops-fast', 'bad-lock-wait-%d' % off,
+              base + bytes([INJECT, 0, 0xf0, 0]) + struct.pack('<H', off) + free(0) + free(1) +
+              free(2))
+
+
 def regress(harness, name, data):
     d = os.path.join(root, '..', 'regress', harness)
     os.makedirs(d, exist_ok=True)
@@ -378,6 +411,7 @@ def main():
     handler_seeds()
     bad_call_seeds()
     signal_seeds()
+    debug_bad_call_seeds()
     return 0
 
 
