@@ -15,8 +15,11 @@
  * exactly that report (its kind, at that address): free of a pointer
  * inside a live block, in its header, or not chunkguard's (the stack, a
  * global, an mmap'd page); a second free of a block just freed; realloc
- * and malloc_usable_size of a pointer inside a block.  The parent goes on
- * without the bug.
+ * and malloc_usable_size of a pointer inside a block; a sized release
+ * with a size or alignment the block cannot have; and lock-wait (a lock a
+ * report callback keeps asleep; below).  The parent goes on without the
+ * bug.  ops-debug's and ops-guard's (dbg_bad_call) are debug mode's bad
+ * calls, whose reports may be recoverable.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -428,12 +431,21 @@ static void dbg_bad_call(fz_model_t *m, fz_in_t *in)
  * second thread's malloc on the one arena (M_ARENA_MAX 1) must end in
  * lock-wait-timeout (deadlock_timeout_ms=100, cg_default_options) naming
  * the holder, after at least the timeout. */
+/* Kind bytes 0xe0 to 0xef: a sized release whose size or alignment the
+ * block cannot have (fast mode knows the chunk, not the request):
+ * free_sized with more than the usable size, free_aligned_sized with an
+ * alignment the block lacks (free-size-mismatch), a sized delete of a new
+ * block with more than it holds, an aligned delete with an alignment it
+ * lacks (new-delete-type-mismatch). */
 enum { B_INTERIOR, B_HEADER, B_FOREIGN, B_DOUBLE, B_REALLOC_INTERIOR, B_USABLE_INTERIOR,
-       B_LOCK_WAIT, B_COUNT };
+       B_LOCK_WAIT, B_SIZED_SIZE, B_SIZED_ALIGN, B_DELETE_SIZE, B_DELETE_ALIGN, B_COUNT };
 static const char *const bad_name[B_COUNT] = {
     "free-interior", "free-in-header", "free-foreign", "double-free", "realloc-interior",
-    "usable-interior", "lock-wait",
+    "usable-interior", "lock-wait", "sized-free-size", "sized-free-align", "delete-size",
+    "delete-align",
 };
+void free_sized(void *p, size_t n);                   /* C23; glibc 2.36 has no declaration */
+void free_aligned_sized(void *p, size_t align, size_t n);
 static bool bad_done;
 static unsigned char bad_global[64];
 
@@ -441,15 +453,19 @@ static unsigned char bad_global[64];
 static void bad_call(fz_model_t *m, fz_in_t *in)
 {
     unsigned kind = fz_u8(in), sel = fz_u8(in), off = fz_u16(in);
-    kind = kind >= 0xf0 ? B_LOCK_WAIT : kind % B_LOCK_WAIT;
+    kind = kind >= 0xf0 ? B_LOCK_WAIT
+           : kind >= 0xe0 ? B_SIZED_SIZE + (kind - 0xe0) % 4 : kind % B_LOCK_WAIT;
     if (bad_done)
         return;
     int i = -1;
     for (unsigned k = 0; k < m->nslots && i < 0; k++) {
         const fz_slot_t *s = &m->slot[(sel + k) % m->nslots];
-        if (s->p != NULL && !s->served && s->req >= 32 && s->align == 16 &&
-            (kind != B_LOCK_WAIT || (s->req > 2048 && s->req < m->mmap_floor &&
-                                     (s->how == FZ_HOW_MALLOC || s->how == FZ_HOW_CALLOC))))
+        bool cxx = s->how == FZ_HOW_NEW || s->how == FZ_HOW_NEW_ARRAY;
+        bool malloc_family = s->how == FZ_HOW_MALLOC || s->how == FZ_HOW_CALLOC;
+        bool fits = kind == B_LOCK_WAIT ? s->req > 2048 && s->req < m->mmap_floor && malloc_family
+                    : kind == B_SIZED_SIZE || kind == B_SIZED_ALIGN ? malloc_family
+                    : kind == B_DELETE_SIZE || kind == B_DELETE_ALIGN ? cxx : true;
+        if (s->p != NULL && !s->served && s->req >= 32 && s->align == 16 && fits)
             i = (int)((sel + k) % m->nslots);
     }
     if (i < 0)
@@ -461,7 +477,12 @@ static void bad_call(fz_model_t *m, fz_in_t *in)
     /* docs/reports.md: free and realloc say invalid-free, malloc_usable_size
      * invalid-pointer */
     const char *want = kind == B_USABLE_INTERIOR ? "invalid-pointer"
-                       : kind == B_DOUBLE ? "double-free" : "invalid-free";
+                       : kind == B_DOUBLE ? "double-free"
+                       : kind == B_SIZED_SIZE || kind == B_SIZED_ALIGN ? "free-size-mismatch"
+                       : kind == B_DELETE_SIZE || kind == B_DELETE_ALIGN ? "new-delete-type-mismatch"
+                       : "invalid-free";
+    size_t more = s->span + 1 + off % 64;                /* than the block holds */
+    size_t bad_align = ((uintptr_t)s->p & -(uintptr_t)s->p) << 1;   /* twice its lowest bit */
     switch (kind) {
     case B_HEADER:
         at = s->p - 8;
@@ -484,13 +505,25 @@ static void bad_call(fz_model_t *m, fz_in_t *in)
         lock_wait_check(pid, s, false, spin);
         return;
     }
+    case B_SIZED_SIZE: case B_SIZED_ALIGN: case B_DELETE_SIZE: case B_DELETE_ALIGN:
+        at = s->p;
+        break;
     default:                                     /* inside: 1 .. req - 1 bytes in */
         at = s->p + 1 + off % (s->req - 1);
     }
     pid_t pid = fz_fork_child(&bad_fd);
     if (pid == 0) {
         cg_set_report_callback(on_bad_report, NULL);
-        if (kind == B_REALLOC_INTERIOR)
+        bool arr = s->how == FZ_HOW_NEW_ARRAY;
+        if (kind == B_SIZED_SIZE)
+            free_sized(at, more);
+        else if (kind == B_SIZED_ALIGN)
+            free_aligned_sized(at, bad_align, s->req);
+        else if (kind == B_DELETE_SIZE)
+            (arr ? _ZdaPvm : _ZdlPvm)(at, more);
+        else if (kind == B_DELETE_ALIGN)
+            (arr ? _ZdaPvSt11align_val_t : _ZdlPvSt11align_val_t)(at, bad_align);
+        else if (kind == B_REALLOC_INTERIOR)
             (void)!realloc(at, 100);
         else if (kind == B_USABLE_INTERIOR)
             (void)!malloc_usable_size(at);

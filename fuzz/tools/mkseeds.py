@@ -379,6 +379,16 @@ def debug_bad_call_seeds():
             for off in (0, 1, 2):
                 data = base + bytes([INJECT, 0, kind, off % 2 * 3]) + struct.pack('<H', off) + end
                 write(harness, 'bad-%s-%d' % (name, off), data)
+    # ops-fast's sized releases (kind bytes 0xe0..0xe3): over malloc, new and
+    # new[] blocks of the tcache, small and mmap ranges
+    fbase = (malloc(0, 100) + malloc(1, 5000) + cxx_new(2, 40) + cxx_new(3, 2000, arr=True) +
+             malloc(4, 300000))
+    fnames = ['sized-free-size', 'sized-free-align', 'delete-size', 'delete-align']
+    for k, name in enumerate(fnames):
+        for sel in (0, 3, 4):
+            write('ops-fast', 'bad-%s-%d' % (name, sel),
+                  fbase + bytes([INJECT, 0, 0xe0 + k, sel]) + struct.pack('<H', sel * 7) +
+                  b''.join(free(i) for i in range(5)))
     # ops-fast's lock-wait (a kind byte of 0xf0 and up): the 5000-byte block
     base = malloc(0, 100) + malloc(1, 5000) + malloc(2, 70000)
     for off in (0, 2):
