@@ -346,6 +346,7 @@ def signal_seeds():
     # the calls that must fail
     seeds['signals-einval'] = sig_op([sig_step(k % 6, 5, 0, e) for k, e in
                                       enumerate([0, 1, 2, 3, 4, 8, 8 | 16 | 32, 8 | 16 | 1])])
+    seeds['mallinfo'] = tune(0, 6, 0x8000) + malloc(2, 300000) + tune(0, 6, 0x8123)
     for harness in ('ops-fast', 'ops-debug', 'ops-guard'):
         for name, data in seeds.items():
             write(harness, name, base + data + free(0) + free(1))
