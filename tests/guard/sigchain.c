@@ -9,7 +9,8 @@
  * it.  Faults that are not chunkguard's reach the program's handler as the
  * kernel gave them, the program sees its own handler when it asks, and a
  * SIGSEGV sent with raise() ends the process (or is ignored) exactly as it
- * would without chunkguard.
+ * would without chunkguard: SIG_IGN given with SA_SIGINFO is ignored, and
+ * an SA_RESETHAND handler leaves what the kernel leaves for SIGUSR1.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -127,6 +128,37 @@ int main(int argc, char **argv)
             return 5;
         say("handler ran once\n");
         raise(SIGSEGV);                                /* then the default: 139 */
+    }
+    if (!strcmp(c, "siginfo-ignored")) {
+        /* SA_SIGINFO with SIG_IGN is still SIG_IGN (the kernel reads the
+         * handler's value): nothing is called */
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = SIG_IGN;
+        sa.sa_flags = SA_SIGINFO;
+        sigaction(SIGSEGV, &sa, NULL);
+        raise(SIGSEGV);                                /* ignored */
+    }
+    if (!strcmp(c, "resethand-as-kernel")) {
+        /* after an SA_RESETHAND handler ran, the program sees what the
+         * kernel leaves for any other signal: SIG_DFL, flags and mask kept */
+        struct sigaction sa, seg, usr;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_segv_count;
+        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, SIGUSR2);
+        sigaction(SIGSEGV, &sa, NULL);
+        sigaction(SIGUSR1, &sa, NULL);
+        raise(SIGSEGV);
+        raise(SIGUSR1);
+        sigaction(SIGSEGV, NULL, &seg);
+        sigaction(SIGUSR1, NULL, &usr);
+        int fl = SA_RESETHAND | SA_NODEFER | SA_SIGINFO | SA_RESTART;
+        if (resets != 2 || seg.sa_handler != SIG_DFL || usr.sa_handler != SIG_DFL ||
+            (seg.sa_flags & fl) != (usr.sa_flags & fl) ||
+            sigismember(&seg.sa_mask, SIGUSR2) != sigismember(&usr.sa_mask, SIGUSR2))
+            return say("SIGSEGV after its reset differs from SIGUSR1\n"), 6;
     }
     say("survived\n");
     return 0;
