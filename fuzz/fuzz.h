@@ -220,6 +220,10 @@ bool fz_accessible(const void *a);
  * do nothing in the other builds. */
 void fz_coverage_at_abort(void);
 void fz_coverage_dump(void);
+/* A forked child's end: chunkguard's _exit (in debug and guard mode it
+ * checks the blocks the child freed first), whose exit writes the
+ * counters in the --coverage build. */
+_Noreturn void fz_child_exit(int code);
 
 /* libFuzzer: append -rss_limit_mb=0 to its arguments, so that it starts
  * no RSS-watching thread (a single-threaded binary must stay one). */

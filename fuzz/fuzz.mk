@@ -54,7 +54,7 @@ fz_cc_lf      := clang
 fz_cc_afl     := afl-clang-fast
 fz_cc_cov     := gcc
 fz_flag_lf    := -fsanitize=fuzzer
-fz_flag_cov   := --coverage -DFZ_COVERAGE
+fz_flag_cov   := --coverage -DFZ_COVERAGE -Wl,--wrap=cg_os_exit
 fz_lib_replay := $(BUILD)/libchunkguard.a
 fz_lib_lf     := $(FZ)/lib-lf/libchunkguard.a
 fz_lib_afl    := $(FZ)/lib-afl/libchunkguard.a

@@ -118,14 +118,12 @@ static void *lock_waiter(void *arg)
         int n = snprintf(msg, sizeof msg, "returned %zu after %llu ms\n", u,
                          (unsigned long long)(now_ms() - t0));
         (void)!write(bad_fd, msg, (size_t)n);
-        fz_coverage_dump();
-        _exit(0);
+        fz_child_exit(0);
     }
     void *p = malloc(64);      /* its first: an arena, whose locks the holder has */
     (void)!write(bad_fd, "returned", 8);
     (void)p;
-    fz_coverage_dump();
-    _exit(0);
+    fz_child_exit(0);
 }
 
 /* lock-wait, report-lock-wait: in the child; does not return. */
@@ -152,8 +150,7 @@ static _Noreturn void lock_wait_child(fz_slot_t *s, bool usable_wait, unsigned s
     free(s->p);
 #endif
     (void)!write(bad_fd, "no-report", 9);
-    fz_coverage_dump();
-    _exit(0);
+    fz_child_exit(0);
 }
 
 /* The child's outcome for lock-wait and report-lock-wait. */
@@ -242,8 +239,7 @@ static void mismatch_call(fz_model_t *m, unsigned i, unsigned how)
         else
             (arr ? _ZdlPv : _ZdaPv)(s->p);
         (void)!write(bad_fd, "returned", 8);
-        fz_coverage_dump();
-        _exit(0);
+        fz_child_exit(0);
     }
     char msg[200], got[32];
     void *addr;
@@ -391,8 +387,7 @@ static void dbg_bad_call(fz_model_t *m, fz_in_t *in)
         case D_COOKIE: (arr ? _ZdlPv : _ZdaPv)(at); break;
         }
         (void)!write(bad_fd, "returned", 8);
-        fz_coverage_dump();
-        _exit(0);
+        fz_child_exit(0);
     }
     if (kind == D_REPORT_LOCK_WAIT) {
         lock_wait_check(pid, s, true, spin);
@@ -530,8 +525,7 @@ static void bad_call(fz_model_t *m, fz_in_t *in)
         else
             free(at);
         (void)!write(bad_fd, "no-report", 9);
-        fz_coverage_dump();
-        _exit(0);
+        fz_child_exit(0);
     }
     char msg[200], got[32];
     void *addr;
