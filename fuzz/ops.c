@@ -59,7 +59,6 @@ const char *cg_default_options(void)
 }
 #endif
 
-
 /* ---- waits on a lock a report callback keeps (bad calls of every
  * harness here: ops-fast's lock-wait, ops-debug's report-lock-wait) ---- */
 
@@ -71,7 +70,6 @@ static struct {
     int gate[2];                /* the waiter starts when a byte comes      */
     int never[2];               /* read by the sleeping holder: no writer   */
     volatile int holder_tid, spin;
-    volatile bool waiter_done;
     bool usable_wait;           /* report-lock-wait (else lock-wait)        */
 } lk;
 
