@@ -64,6 +64,21 @@ static void install_info(void)
         _exit(3);
 }
 
+/* sigaction(sig) with handler h (or SIG_IGN, SIG_DFL), flags and sa_mask
+ * holding only mask_sig (0: none) */
+static void install(int sig, void (*h)(int), int flags, int mask_sig)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    if (mask_sig != 0)
+        sigaddset(&sa.sa_mask, mask_sig);
+    if (sigaction(sig, &sa, NULL) != 0)
+        _exit(3);
+}
+
 int main(int argc, char **argv)
 {
     const char *c = argc > 1 ? argv[1] : "";
@@ -118,11 +133,7 @@ int main(int argc, char **argv)
         raise(SIGSEGV);                                /* ignored */
     }
     if (!strcmp(c, "resethand")) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_segv_count;
-        sa.sa_flags = SA_RESETHAND;
-        sigaction(SIGSEGV, &sa, NULL);
+        install(SIGSEGV, on_segv_count, SA_RESETHAND, 0);
         raise(SIGSEGV);                                /* the handler, once */
         if (resets != 1)
             return 5;
@@ -132,24 +143,15 @@ int main(int argc, char **argv)
     if (!strcmp(c, "siginfo-ignored")) {
         /* SA_SIGINFO with SIG_IGN is still SIG_IGN (the kernel reads the
          * handler's value): nothing is called */
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = SIG_IGN;
-        sa.sa_flags = SA_SIGINFO;
-        sigaction(SIGSEGV, &sa, NULL);
+        install(SIGSEGV, SIG_IGN, SA_SIGINFO, 0);
         raise(SIGSEGV);                                /* ignored */
     }
     if (!strcmp(c, "resethand-as-kernel")) {
         /* after an SA_RESETHAND handler ran, the program sees what the
          * kernel leaves for any other signal: SIG_DFL, flags and mask kept */
-        struct sigaction sa, seg, usr;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_segv_count;
-        sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-        sigemptyset(&sa.sa_mask);
-        sigaddset(&sa.sa_mask, SIGUSR2);
-        sigaction(SIGSEGV, &sa, NULL);
-        sigaction(SIGUSR1, &sa, NULL);
+        struct sigaction seg, usr;
+        install(SIGSEGV, on_segv_count, SA_RESETHAND | SA_NODEFER, SIGUSR2);
+        install(SIGUSR1, on_segv_count, SA_RESETHAND | SA_NODEFER, SIGUSR2);
         raise(SIGSEGV);
         raise(SIGUSR1);
         sigaction(SIGSEGV, NULL, &seg);
