@@ -53,7 +53,7 @@ fz_cc_replay  := $(CC)
 fz_cc_lf      := clang
 fz_cc_afl     := afl-clang-fast
 fz_cc_cov     := gcc
-fz_flag_lf    := -fsanitize=fuzzer
+fz_flag_lf    := -fsanitize=fuzzer -DFZ_LIBFUZZER
 fz_flag_cov   := --coverage -DFZ_COVERAGE -Wl,--wrap=cg_os_exit
 fz_lib_replay := $(BUILD)/libchunkguard.a
 fz_lib_lf     := $(FZ)/lib-lf/libchunkguard.a

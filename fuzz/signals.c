@@ -196,7 +196,14 @@ void fz_op_signals(fz_in_t *in)
     unsigned steps = 1 + fz_u8(in) % 8;
     for (unsigned k = 0; k < steps; k++) {
         unsigned sel = fz_u8(in), hsel = fz_u8(in), extra = fz_u8(in);
+#ifdef FZ_LIBFUZZER
+        /* not SIGSEGV and SIGBUS: under libFuzzer a program disposition of
+         * theirs reached the kernel (65-fuzz's smoke run; not understood
+         * yet), and the engine's own handlers sit behind chunkguard's */
+        size_t j = 2 + sel % (NSIGS - 2);
+#else
         size_t j = sel % NSIGS;
+#endif
         int sig = sigs[j];
         unsigned form = sel / NSIGS % 7;
         void *h = hsel % 4 == 0 ? (void *)SIG_DFL : hsel % 4 == 1 ? (void *)SIG_IGN
