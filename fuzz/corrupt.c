@@ -272,13 +272,12 @@ static void check_in_process(void)
     detected[bug.kind]++;
 }
 
-/* A child's end.  In the --coverage build (fuzz-cov) the child first
- * writes its counters, which _exit would lose (fz_coverage_at_abort: and
- * those of a child that a fatal report ends). */
+/* A child's end (fz_child_exit: in the --coverage build chunkguard's
+ * exit writes the counters; fz_coverage_at_abort: those of a child that
+ * a fatal report ends). */
 static _Noreturn void child_exit(int code)
 {
-    fz_coverage_dump();
-    _exit(code);
+    fz_child_exit(code);
 }
 
 /* Run the bug and the rest of the input in a child; classify its outcome. */

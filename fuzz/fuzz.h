@@ -81,7 +81,11 @@ struct fz_model {
     size_t max_size;            /* largest request drawn                    */
     size_t max_live;            /* cap on the bytes live at once            */
     size_t live;                /* bytes live now                           */
-    fz_inject_fn inject;        /* corrupt harness only                     */
+    fz_inject_fn inject;        /* corrupt, ops-fast, ops-debug, ops-guard  */
+    bool inject_exact;          /* inject only for the op byte 0x0f itself;
+                                 * the opcode's other bytes are a check, as
+                                 * they were before ops-debug's bad calls
+                                 * came (its regression inputs hold some) */
     void (*mismatch)(fz_model_t *m, unsigned i, unsigned how);
                                 /* ops-debug, ops-guard: FZ_OP_CXX may ask
                                  * for slot i's C++ block to be released
@@ -148,6 +152,9 @@ void fz_model_place(fz_model_t *m, unsigned i, void *p, size_t req, size_t align
 /* FZ_OP_TUNE (tune.c): change a process-wide parameter, or ask a
  * process-wide question and check the answer; i: the op's slot. */
 void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i);
+/* The sigaction family against a model and the kernel (signals.c; from
+ * FZ_OP_TUNE). */
+void fz_op_signals(fz_in_t *in);
 /* Take over a block another model gave away (ops-mt). */
 void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s);
 /* Every live block of the models, pairwise: no two overlap. */
@@ -213,6 +220,10 @@ bool fz_accessible(const void *a);
  * do nothing in the other builds. */
 void fz_coverage_at_abort(void);
 void fz_coverage_dump(void);
+/* A forked child's end: chunkguard's _exit (in debug and guard mode it
+ * checks the blocks the child freed first), whose exit writes the
+ * counters in the --coverage build. */
+_Noreturn void fz_child_exit(int code);
 
 /* libFuzzer: append -rss_limit_mb=0 to its arguments, so that it starts
  * no RSS-watching thread (a single-threaded binary must stay one). */

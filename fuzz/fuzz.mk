@@ -24,7 +24,7 @@
 
 FZ        := $(BUILD)/fuzz
 FZ_NAMES  := ops-fast ops-debug ops-guard ops-mt corrupt faults options
-FZ_COMMON := fuzz/model.c fuzz/tune.c fuzz/common.c
+FZ_COMMON := fuzz/model.c fuzz/tune.c fuzz/common.c fuzz/signals.c
 FZ_HDRS   := fuzz/fuzz.h fuzz/access.h fuzz/fuzz.mk $(HDRS)
 FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra $(CG_INC) -fno-builtin \
              -fno-omit-frame-pointer
@@ -59,8 +59,8 @@ fz_cc_replay  := $(CC)
 fz_cc_lf      := clang
 fz_cc_afl     := afl-clang-fast
 fz_cc_cov     := gcc
-fz_flag_lf    := -fsanitize=fuzzer
-fz_flag_cov   := --coverage -DFZ_COVERAGE
+fz_flag_lf    := -fsanitize=fuzzer -DFZ_LIBFUZZER
+fz_flag_cov   := --coverage -DFZ_COVERAGE -Wl,--wrap=cg_os_exit
 fz_lib_replay := $(BUILD)/libchunkguard.a
 fz_lib_lf     := $(FZ)/lib-lf/libchunkguard.a
 fz_lib_afl    := $(FZ)/lib-afl/libchunkguard.a

@@ -431,8 +431,7 @@ static void cxx_new_fails_child(unsigned form, size_t n, size_t al)
         char msg[64];
         int k = snprintf(msg, sizeof msg, "returned %p", p);
         (void)!write(fd, msg, (size_t)k);
-        fz_coverage_dump();
-        _exit(0);
+        fz_child_exit(0);
     }
     char msg[2048];
     int st = fz_child_end(pid, fd, msg, sizeof msg);
@@ -490,6 +489,8 @@ bool fz_model_step(fz_model_t *m, fz_in_t *in, void (*handoff)(fz_model_t *m, un
         return false;
     unsigned byte = fz_u8(in);
     unsigned op = m->cxx_ok && byte == 0xf0 ? FZ_OP_CXX : byte % FZ_NOPS;
+    if (op == FZ_OP_INJECT && m->inject_exact && byte != FZ_OP_INJECT)
+        op = FZ_OP_CHECK;
     unsigned i = fz_u8(in) % m->nslots;
     fz_model_do(m, in, op, i, handoff);
     return true;

@@ -2,8 +2,8 @@
  * tune.c — FZ_OP_TUNE: the calls that act on or describe the whole
  * process rather than one block, each with the answer checked:
  *   mallopt (M_MXFAST's result; the others are restored after the input),
- *   malloc_trim, mallinfo2 and malloc_stats (bytes in use cover the
- *   model's live bytes), malloc_info (well-formed, its system and mmap
+ *   malloc_trim, mallinfo2 (and mallinfo: the same, cut to ints) and
+ *   malloc_stats (bytes in use cover the model's live bytes), malloc_info (well-formed, its system and mmap
  *   totals cover the live bytes; options != 0 is EINVAL), cg_get_stats
  *   (counters never go back, an arena and a heap exist), cg_describe (a
  *   live block is described as one, with its size in debug mode; the text
@@ -14,7 +14,9 @@
  *   cg_verify_heap from a worker while the other workers run (case 12:
  *   no problem may be found, and they wait on the locks it holds), and in
  *   ops-mt a short-lived thread whose exit retires its tcache and releases
- *   its arena, and whose last block the worker takes over.
+ *   its arena, and whose last block the worker takes over; and (case 10
+ *   with v's top bits 10, not in ops-mt) the sigaction family against a
+ *   model and the kernel (signals.c).
  */
 #define _GNU_SOURCE
 #include "fuzz.h"
@@ -101,6 +103,23 @@ static void op_malloc_stats(const fz_model_t *m)
     if (used > sys || used < m->live)
         fz_fail("malloc_stats: %zu bytes in use of %zu, the model has %zu live", used, sys,
                 m->live);
+}
+
+/* The deprecated mallinfo: mallinfo2's fields, each cut to an int (glibc
+ * 2.33's definition), nothing having changed in between (one thread). */
+static void op_mallinfo(const struct mallinfo2 *m2)
+{
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    struct mallinfo mi = mallinfo();
+#pragma GCC diagnostic pop
+    const size_t two[] = { m2->arena, m2->ordblks, m2->smblks, m2->hblks, m2->hblkhd,
+                           m2->usmblks, m2->fsmblks, m2->uordblks, m2->fordblks, m2->keepcost };
+    const int one[] = { mi.arena, mi.ordblks, mi.smblks, mi.hblks, mi.hblkhd, mi.usmblks,
+                        mi.fsmblks, mi.uordblks, mi.fordblks, mi.keepcost };
+    for (size_t k = 0; k < sizeof one / sizeof one[0]; k++)
+        if (one[k] != (int)two[k])
+            fz_fail("mallinfo: field %zu is %d, mallinfo2's is %zu", k, one[k], two[k]);
 }
 
 static void op_get_stats(void)
@@ -530,6 +549,8 @@ void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
         if (mi.uordblks + mi.hblkhd < m->live / 2)
             fz_fail("mallinfo2: %zu + %zu bytes in use, the model has %zu live", mi.uordblks,
                     mi.hblkhd, m->live);
+        if ((v & 0xc000) == 0x8000 && !m->threads_ok)
+            op_mallinfo(&mi);
         break;
     }
     case 7: if (m->mallopt_ok) mallopt(M_MMAP_MAX, (int)(v % 4)); break;
@@ -540,7 +561,14 @@ void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
         else if (m->mallopt_ok)
             op_malloc_stats(m);
         break;
-    case 10: op_get_stats(); break;
+    case 10:
+        /* not in ops-mt: dispositions are process-wide, and its workers
+         * would change them under each other's models */
+        if ((v & 0xc000) == 0x8000 && !m->threads_ok)
+            fz_op_signals(in);     /* signals.c */
+        else
+            op_get_stats();
+        break;
     case 11: op_describe(m, in, i); break;
     case 12: {
         /* accepted and (arena_max) kept, as glibc does; arenas matter only

@@ -317,6 +317,92 @@ def handler_seeds():
     regress('ops-fast', 'handler-realloc-counted-once', handler_script(grow))
 
 
+# fuzz/signals.c, from tune.c case 10 with v's top bits 10: (13, slot, 10,
+# v, steps - 1, then (sel, hsel, extra) a step).  sel: signal sel % 6
+# (SEGV, BUS, USR1, USR2, URG, WINCH), form sel // 6 % 7 (0 sigaction, 1
+# signal, 2 bsd_signal, 3 sysv_signal, 4 __sysv_signal, 5 a call that must
+# fail, 6 a query and raise); hsel % 4: SIG_DFL, SIG_IGN, a handler, a
+# siginfo handler; extra: sigaction's flags (1 RESETHAND, 2 NODEFER, 4
+# RESTART, 8 a second signal in the mask, 16 SIGKILL in it, 32 SA_SIGINFO
+# with any handler), 64 raise after the step.
+def sig_op(steps):
+    assert 1 <= len(steps) <= 8
+    return tune(0, 10, 0x8000) + bytes([len(steps) - 1]) + b''.join(bytes(t) for t in steps)
+
+
+def sig_step(sig, form, hsel, extra=0):
+    return (form * 6 + sig, hsel, extra)
+
+
+def signal_seeds():
+    base = malloc(0, 100) + malloc(1, 5000)
+    seeds = {}
+    # every form on every signal, each raised: handlers, ignored, default
+    for sig in range(6):
+        steps = [sig_step(sig, 0, 2, 64 | 8), sig_step(sig, 0, 3, 64 | 1 | 2),
+                 sig_step(sig, 6, 0), sig_step(sig, 1, 2, 64), sig_step(sig, 2, 1, 64),
+                 sig_step(sig, 3, 2, 64), sig_step(sig, 4, 2, 64 | 16),
+                 sig_step(sig, 6, 0)]
+        seeds['signals-%d' % sig] = sig_op(steps)
+        # SIG_DFL and SIG_IGN with SA_SIGINFO, raised (the default in a child)
+        seeds['signals-siginfo-%d' % sig] = sig_op(
+            [sig_step(sig, 0, 1, 32 | 64), sig_step(sig, 0, 0, 32 | 64 | 4),
+             sig_step(sig, 0, 3, 64 | 1 | 16), sig_step(sig, 6, 0)])
+    # the calls that must fail
+    seeds['signals-einval'] = sig_op([sig_step(k % 6, 5, 0, e) for k, e in
+                                      enumerate([0, 1, 2, 3, 4, 8, 8 | 16 | 32, 8 | 16 | 1])])
+    seeds['mallinfo'] = tune(0, 6, 0x8000) + malloc(2, 300000) + tune(0, 6, 0x8123)
+    for harness in ('ops-fast', 'ops-debug', 'ops-guard'):
+        for name, data in seeds.items():
+            write(harness, name, base + data + free(0) + free(1))
+    # the regression inputs of the bugs these found (docs/fuzzing.md)
+    regress('ops-debug', 'signals-siginfo-sig-ign', sig_op([sig_step(0, 0, 1, 32 | 64)]))
+    regress('ops-debug', 'signals-resethand-keeps-flags', sig_op([sig_step(1, 0, 2, 1 | 64)]))
+
+
+def cxx_new(slot, n, arr=False, al_log=None, seed=3):
+    # fuzz/model.c's FZ_OP_CXX: (0xf0, slot, sel, [log2 align], size, free sel, seed)
+    sel = (1 if arr else 0) | (2 if al_log is not None else 0)
+    b = bytes([0xf0, slot, sel]) + (bytes([al_log]) if al_log is not None else b'')
+    return b + size16(n) + bytes([0, seed])
+
+
+def debug_bad_call_seeds():
+    # ops-debug's and ops-guard's inject op (fuzz/ops.c, dbg_bad_call; only
+    # the op byte 0x0f itself): (15, slot, kind, sel, off: u16), one bad
+    # call in a child over blocks of malloc, new, new[], aligned new and
+    # aligned new[]; kinds 0..9 (report-lock-wait, 9, in ops-debug only)
+    base = (malloc(0, 100) + malloc(1, 5000) + cxx_new(2, 40) + cxx_new(3, 200, arr=True) +
+            cxx_new(4, 64, al_log=6) + cxx_new(5, 48, arr=True, al_log=7) + malloc(6, 70000))
+    names = ['sized-free-size', 'sized-free-align', 'delete-size', 'delete-align',
+             'usable-freed', 'realloc-freed', 'usable-foreign', 'usable-interior', 'cookie',
+             'report-lock-wait']
+    end = b''.join(free(i) for i in range(7))
+    for harness in ('ops-debug', 'ops-guard'):
+        for kind, name in enumerate(names):
+            if harness == 'ops-guard' and name == 'report-lock-wait':
+                continue
+            for off in (0, 1, 2):
+                data = base + bytes([INJECT, 0, kind, off % 2 * 3]) + struct.pack('<H', off) + end
+                write(harness, 'bad-%s-%d' % (name, off), data)
+    # ops-fast's sized releases (kind bytes 0xe0..0xe3): over malloc, new and
+    # new[] blocks of the tcache, small and mmap ranges
+    fbase = (malloc(0, 100) + malloc(1, 5000) + cxx_new(2, 40) + cxx_new(3, 2000, arr=True) +
+             malloc(4, 300000))
+    fnames = ['sized-free-size', 'sized-free-align', 'delete-size', 'delete-align']
+    for k, name in enumerate(fnames):
+        for sel in (0, 3, 4):
+            write('ops-fast', 'bad-%s-%d' % (name, sel),
+                  fbase + bytes([INJECT, 0, 0xe0 + k, sel]) + struct.pack('<H', sel * 7) +
+                  b''.join(free(i) for i in range(5)))
+    # ops-fast's lock-wait (a kind byte of 0xf0 and up): the 5000-byte block
+    base = malloc(0, 100) + malloc(1, 5000) + malloc(2, 70000)
+    for off in (0, 2):
+        write('ops-fast', 'bad-lock-wait-%d' % off,
+              base + bytes([INJECT, 0, 0xf0, 0]) + struct.pack('<H', off) + free(0) + free(1) +
+              free(2))
+
+
 def regress(harness, name, data):
     d = os.path.join(root, '..', 'regress', harness)
     os.makedirs(d, exist_ok=True)
@@ -340,6 +426,8 @@ def main():
     faults_form_seeds()
     handler_seeds()
     bad_call_seeds()
+    signal_seeds()
+    debug_bad_call_seeds()
     return 0
 
 

@@ -87,9 +87,12 @@ static void prog_set(int sig, const struct sigaction *act)
     atomic_store_explicit(&p->seq, s + 2, memory_order_release);
 }
 
+/* The disposition is the handler's value alone, as the kernel reads it:
+ * SIG_DFL or SIG_IGN with SA_SIGINFO set is still that disposition (the
+ * handler words share storage), never a function to call. */
 static bool prog_default(const struct sigaction *a)
 {
-    return !(a->sa_flags & SA_SIGINFO) && a->sa_handler == SIG_DFL;
+    return a->sa_handler == SIG_DFL;
 }
 
 bool cg_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -140,7 +143,7 @@ static void chain(int sig, siginfo_t *si, void *uc)
 {
     struct sigaction a;
     prog_get(sig, &a);
-    if (!(a.sa_flags & SA_SIGINFO) && (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN)) {
+    if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
         if (a.sa_handler == SIG_IGN && sent(si))
             return;
         struct sigaction dfl;
@@ -152,8 +155,9 @@ static void chain(int sig, siginfo_t *si, void *uc)
         return;
     }
     if (a.sa_flags & SA_RESETHAND) {
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
+        /* as the kernel does: the handler goes back to SIG_DFL, the flags
+         * and mask stay (what sigaction reports afterwards) */
+        struct sigaction dfl = a;
         dfl.sa_handler = SIG_DFL;
         cg_fault_sigaction(sig, &dfl, NULL);
     }

@@ -9,7 +9,8 @@
  * it.  Faults that are not chunkguard's reach the program's handler as the
  * kernel gave them, the program sees its own handler when it asks, and a
  * SIGSEGV sent with raise() ends the process (or is ignored) exactly as it
- * would without chunkguard.
+ * would without chunkguard: SIG_IGN given with SA_SIGINFO is ignored, and
+ * an SA_RESETHAND handler leaves what the kernel leaves for SIGUSR1.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -60,6 +61,21 @@ static void install_info(void)
     sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGSEGV, &sa, NULL) != 0)
+        _exit(3);
+}
+
+/* sigaction(sig) with handler h (or SIG_IGN, SIG_DFL), flags and sa_mask
+ * holding only mask_sig (0: none) */
+static void install(int sig, void (*h)(int), int flags, int mask_sig)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = h;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    if (mask_sig != 0)
+        sigaddset(&sa.sa_mask, mask_sig);
+    if (sigaction(sig, &sa, NULL) != 0)
         _exit(3);
 }
 
@@ -117,16 +133,34 @@ int main(int argc, char **argv)
         raise(SIGSEGV);                                /* ignored */
     }
     if (!strcmp(c, "resethand")) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_segv_count;
-        sa.sa_flags = SA_RESETHAND;
-        sigaction(SIGSEGV, &sa, NULL);
+        install(SIGSEGV, on_segv_count, SA_RESETHAND, 0);
         raise(SIGSEGV);                                /* the handler, once */
         if (resets != 1)
             return 5;
         say("handler ran once\n");
         raise(SIGSEGV);                                /* then the default: 139 */
+    }
+    if (!strcmp(c, "siginfo-ignored")) {
+        /* SA_SIGINFO with SIG_IGN is still SIG_IGN (the kernel reads the
+         * handler's value): nothing is called */
+        install(SIGSEGV, SIG_IGN, SA_SIGINFO, 0);
+        raise(SIGSEGV);                                /* ignored */
+    }
+    if (!strcmp(c, "resethand-as-kernel")) {
+        /* after an SA_RESETHAND handler ran, the program sees what the
+         * kernel leaves for any other signal: SIG_DFL, flags and mask kept */
+        struct sigaction seg, usr;
+        install(SIGSEGV, on_segv_count, SA_RESETHAND | SA_NODEFER, SIGUSR2);
+        install(SIGUSR1, on_segv_count, SA_RESETHAND | SA_NODEFER, SIGUSR2);
+        raise(SIGSEGV);
+        raise(SIGUSR1);
+        sigaction(SIGSEGV, NULL, &seg);
+        sigaction(SIGUSR1, NULL, &usr);
+        int fl = SA_RESETHAND | SA_NODEFER | SA_SIGINFO | SA_RESTART;
+        if (resets != 2 || seg.sa_handler != SIG_DFL || usr.sa_handler != SIG_DFL ||
+            (seg.sa_flags & fl) != (usr.sa_flags & fl) ||
+            sigismember(&seg.sa_mask, SIGUSR2) != sigismember(&usr.sa_mask, SIGUSR2))
+            return say("SIGSEGV after its reset differs from SIGUSR1\n"), 6;
     }
     say("survived\n");
     return 0;

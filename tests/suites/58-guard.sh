@@ -291,5 +291,11 @@ for how in preload linked; do
         if [ $a = 139 ] && [ $b = 135 ] && [ $c = 0 ] && [ "$co" = survived ] && [ $d = 139 ] &&
            [ "$out" = "handler ran once" ]; then pass "$how-raised-segv-as-without-chunkguard-${o#mode=}"
         else fail "$how-raised-segv-as-without-chunkguard-${o#mode=}" "raise=$a raise-bus=$b ignored=$c/$co resethand=$d/$out"; fi
+        # found by fuzz/signals.c (docs/fuzzing.md, signals-* regression inputs)
+        sig $bin $o "$pre" siginfo-ignored; a=$rc; ao=$out
+        sig $bin $o "$pre" resethand-as-kernel; b=$rc
+        if [ $a = 0 ] && [ "$ao" = survived ] && [ $b = 0 ] && [ "$out" = survived ]; then
+            pass "$how-disposition-as-the-kernel-reads-it-${o#mode=}"
+        else fail "$how-disposition-as-the-kernel-reads-it-${o#mode=}" "siginfo-ignored=$a/$ao resethand-as-kernel=$b/$out"; fi
     done
 done
