@@ -475,11 +475,13 @@ static void scan_body(void *arg)
      * unmapped by another thread while we read it, and no thread we stop
      * holds it. */
     bool mt = !CG_SINGLE_THREAD_P;
-    if (mt)
+    if (mt) {
         cg_shadow_lock_all();
-    cg_shadow_each(prepare, s);
-    if (mt)
         stop_threads(s);
+    }
+    /* Records are read only now that the other threads are stopped: one
+     * made just before the lock may not have its size or state yet. */
+    cg_shadow_each(prepare, s);
     s->from = 0;
     s->mark = REACHED;
     scan_modules(s);
@@ -491,11 +493,14 @@ static void scan_body(void *arg)
         scan_range(s, s->live_sp, hi);
     drain(s);
     scan_threads(s);
-    release_threads();
     mark_leaked(s);
+    /* the verdicts while the threads still stand: one that went on would
+     * finish a record the scan saw half-made */
     cg_shadow_each(collect, s);
-    if (mt)
+    if (mt) {
+        release_threads();
         cg_shadow_unlock_all(false);
+    }
 }
 
 static CG_BIG_BSS char lbuf[16 * 1024];
