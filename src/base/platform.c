@@ -709,14 +709,23 @@ bool cg_os_thread_signal(uint32_t tid, int sig)
     return !sys_failed(SYS(SYS_tgkill, cg_os_getpid(), tid, sig, 0, 0, 0));
 }
 
-bool cg_os_thread_blocks(uint32_t tid, int sig)
+int cg_os_thread_status(uint32_t tid, int sig)
 {
     char path[64], buf[2048];
     task_path(path, sizeof path, tid, "status");
     if (cg_os_read_small(path, buf, sizeof buf) == 0)
-        return true;
+        return CG_OS_THREAD_GONE;
+    int st = CG_OS_THREAD_MASKED;
     for (const char *q = buf; *q; q++) {
-        if ((q == buf || q[-1] == '\n') && __builtin_strncmp(q, "SigBlk:", 7) == 0) {
+        if (q != buf && q[-1] != '\n')
+            continue;
+        if (__builtin_strncmp(q, "State:", 6) == 0) {
+            const char *s = q + 6;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            if (*s == 'Z' || *s == 'X')
+                return CG_OS_THREAD_GONE;
+        } else if (__builtin_strncmp(q, "SigBlk:", 7) == 0) {
             const char *s = q + 7;
             while (*s == ' ' || *s == '\t')
                 s++;
@@ -728,10 +737,11 @@ bool cg_os_thread_blocks(uint32_t tid, int sig)
                 else break;
                 mask = mask << 4 | d;
             }
-            return sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
+            st = sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1) ? CG_OS_THREAD_MASKED
+                                                                  : CG_OS_THREAD_RUNS;
         }
     }
-    return true;
+    return st;
 }
 
 uintptr_t cg_os_thread_syscall_sp(uint32_t tid)

@@ -218,8 +218,11 @@ void  cg_os_resend(int sig) CG_HIDDEN;
  *     there are (may exceed cap), 0 when the list cannot be read.
  * cg_os_thread_signal - send sig to thread tid of this process (tgkill);
  *     false when it is gone or the signal could not be sent.
- * cg_os_thread_blocks - whether thread tid blocks sig (its SigBlk in
- *     /proc/self/task/TID/status); true when that cannot be read.
+ * cg_os_thread_status - thread tid as /proc/self/task/TID/status gives it:
+ *     CG_OS_THREAD_GONE when it has exited (a zombie, state Z or X: the
+ *     main thread after pthread_exit, while others run) or is not listed,
+ *     CG_OS_THREAD_MASKED when it blocks sig (SigBlk) or that cannot be
+ *     read, else CG_OS_THREAD_RUNS.
  * cg_os_thread_syscall_sp - the stack pointer of thread tid while it is
  *     blocked in a system call (/proc/self/task/TID/syscall), 0 when it
  *     runs in user code or that cannot be read.
@@ -238,7 +241,8 @@ void  cg_os_resend(int sig) CG_HIDDEN;
  */
 size_t cg_os_threads(uint32_t *tids, size_t cap) CG_HIDDEN;
 bool  cg_os_thread_signal(uint32_t tid, int sig) CG_HIDDEN;
-bool  cg_os_thread_blocks(uint32_t tid, int sig) CG_HIDDEN;
+enum { CG_OS_THREAD_RUNS, CG_OS_THREAD_MASKED, CG_OS_THREAD_GONE };
+int   cg_os_thread_status(uint32_t tid, int sig) CG_HIDDEN;
 uintptr_t cg_os_thread_syscall_sp(uint32_t tid) CG_HIDDEN;
 int   cg_os_stop_signal(void (*fn)(const void *ucontext)) CG_HIDDEN;
 /* The entry address of libc's exit() (the one the program's calls bind

@@ -320,7 +320,10 @@ static void stop_threads(scan_t *s)
         sl->gen = gen;
         sl->sp = 0;
         sl->nregs = 0;
-        bool masked = sig == 0 || cg_os_thread_blocks(tids[i], sig);
+        int st = cg_os_thread_status(tids[i], sig);
+        if (st == CG_OS_THREAD_GONE)
+            continue;                  /* exited (a zombie main thread) */
+        bool masked = sig == 0 || st == CG_OS_THREAD_MASKED;
         __atomic_store_n(&sl->state, masked ? SLOT_MASKED : SLOT_ASKED, __ATOMIC_RELEASE);
         __atomic_store_n(&nslots, ++n, __ATOMIC_RELEASE);
         if (!masked && !cg_os_thread_signal(tids[i], sig))

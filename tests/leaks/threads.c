@@ -17,6 +17,15 @@
  *   threads fork    a worker holds a block on its stack (as "stack"); main
  *                   forks a child that loses its block and exits, then
  *                   exits with the child's status (the parent loses none)
+ *   threads arena-lock  (a test build of the library: cg_test_lock_arena)
+ *                   main loses its block first; then a worker takes the
+ *                   main arena's lock and blocks in read() with its block
+ *                   in a live local: the check must neither wait for that
+ *                   lock nor report the block
+ *   threads leader-exit  main calls pthread_exit; its worker, holding its
+ *                   block in a live local, loses one of 77 bytes and calls
+ *                   exit(0) (/proc/self, the zombie leader, then shows no
+ *                   mappings: the check must still find the live stack)
  *   threads api     as "spin", and main calls cg_leak_check() (found with
  *                   dlsym), prints what it returned and whether the worker
  *                   still runs after it, and exits without losing a block
@@ -101,6 +110,34 @@ static void *churn_worker(void *arg)
     return NULL;
 }
 
+NOINLINE static void lose(void);
+
+static void *leader_exit_worker(void *arg)
+{
+    (void)arg;
+    char *volatile p = malloc(999);
+    usleep(50000);            /* main has called pthread_exit by now */
+    lose();
+    exit(0);
+    return (void *)p;
+}
+
+static int (*lock_arena)(int index);
+
+static void *arena_lock_worker(void *arg)
+{
+    (void)arg;
+    char *volatile p = malloc(888);
+    if (lock_arena(0) != 0)
+        _exit(8);
+    announce();
+    char c;
+    for (;;)
+        if (read(pipefd[0], &c, 1) <= 0)
+            pause();
+    return (void *)p;
+}
+
 static void block_all(void)
 {
     sigset_t all;
@@ -153,7 +190,15 @@ int main(int argc, char **argv)
     else if (!strcmp(m, "masked-spin")) fn = masked_spin_worker;
     else if (!strcmp(m, "fork")) fn = stack_worker;
     else if (!strcmp(m, "api")) fn = spin_worker;
+    else if (!strcmp(m, "arena-lock")) fn = arena_lock_worker;
+    else if (!strcmp(m, "leader-exit")) fn = leader_exit_worker;
     else return 2;
+    if (fn == arena_lock_worker) {
+        lock_arena = (int (*)(int))dlsym(RTLD_DEFAULT, "cg_test_lock_arena");
+        if (lock_arena == NULL)
+            return 7;
+        lose();                   /* main's arena is locked from now on */
+    }
     if (pipe(pipefd) != 0)
         return 3;
     for (int i = 0; i < n; i++) {
@@ -161,6 +206,8 @@ int main(int argc, char **argv)
         if (pthread_create(&t, NULL, fn, (void *)(uintptr_t)(i + 1)) != 0)
             return 4;
     }
+    if (fn == leader_exit_worker)
+        pthread_exit(NULL);
     while (__atomic_load_n(&ready, __ATOMIC_SEQ_CST) < n)
         usleep(1000);
     if (!strcmp(m, "churn"))
@@ -190,6 +237,7 @@ int main(int argc, char **argv)
                __atomic_load_n(&spins, __ATOMIC_RELAXED) != before ? "runs" : "stopped");
         exit(0);
     }
-    lose();
+    if (fn != arena_lock_worker)
+        lose();
     exit(0);
 }

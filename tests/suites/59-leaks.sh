@@ -68,6 +68,23 @@ if [ $rc = 23 ] && [ "$secs" -lt 10 ] && grep -q 'Direct leak of 77 byte(s)' <<<
     pass leaks-thread-masked-spin-said
 else fail leaks-thread-masked-spin-said "rc=$rc ${secs}s $(head -c 800 <<<"$err")"; fi
 
+# main calls pthread_exit and its worker exits the process: the exiting
+# thread's live stack is still found (/proc/self/maps is empty then)
+run "$OPTS" threads leader-exit
+if [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ]; then pass leaks-thread-leader-exited
+else fail leaks-thread-leader-exited "rc=$rc ${secs}s $(head -c 800 <<<"$err")"; fi
+# a worker holding the main arena's lock (a test build's cg_test_lock_arena)
+# when main exits: the check takes no arena lock
+if make -s -C "$R" locks-lib-test >/dev/null 2>&1; then
+    start=$(date +%s)
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$OPTS" LD_PRELOAD="$CG_BUILD/locks/test/libchunkguard.so" \
+          "$B/threads" arena-lock 2>"$tmp/err"); rc=$?
+    secs=$(( $(date +%s) - start )); err=$(cat "$tmp/err")
+    if [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ] &&
+       grep -q ' 1 other thread(s) stopped' <<<"$err"; then pass leaks-thread-holds-arena-lock
+    else fail leaks-thread-holds-arena-lock "rc=$rc (124: hang) ${secs}s $(head -c 800 <<<"$err")"; fi
+else fail leaks-thread-holds-arena-lock "make locks-lib-test"; fi
+
 # 2. dead stack memory
 for how in 0 1; do
     run "$OPTS" dead $how
