@@ -74,15 +74,28 @@ static void *reg_worker(void *arg)
     return NULL;
 }
 
+/* Block in read() for good (nobody writes the pipe), or spin: the
+ * caller's frame, with its block in a volatile local, stays live above. */
+NOINLINE static void block_forever(void)
+{
+    char c;
+    for (;;)
+        if (read(pipefd[0], &c, 1) <= 0)
+            pause();
+}
+
+NOINLINE static void spin_forever(void)
+{
+    for (;;)
+        __atomic_add_fetch(&spins, 1, __ATOMIC_RELAXED);
+}
+
 static void *stack_worker(void *arg)
 {
     (void)arg;
     char *volatile p = malloc(222);
     announce();
-    char c;
-    for (;;)
-        if (read(pipefd[0], &c, 1) <= 0)
-            pause();
+    block_forever();
     return (void *)p;
 }
 
@@ -91,8 +104,7 @@ static void *spin_worker(void *arg)
     (void)arg;
     char *volatile p = malloc(333);
     announce();
-    for (;;)
-        __atomic_add_fetch(&spins, 1, __ATOMIC_RELAXED);
+    spin_forever();
     return (void *)p;
 }
 
@@ -131,10 +143,7 @@ static void *arena_lock_worker(void *arg)
     if (lock_arena(0) != 0)
         _exit(8);
     announce();
-    char c;
-    for (;;)
-        if (read(pipefd[0], &c, 1) <= 0)
-            pause();
+    block_forever();
     return (void *)p;
 }
 
@@ -151,10 +160,7 @@ static void *masked_worker(void *arg)
     block_all();
     char *volatile p = malloc(555);
     announce();
-    char c;
-    for (;;)
-        if (read(pipefd[0], &c, 1) <= 0)
-            pause();
+    block_forever();
     return (void *)p;
 }
 
@@ -163,10 +169,8 @@ static void *masked_spin_worker(void *arg)
     (void)arg;
     block_all();
     char *volatile p = malloc(666);
-    volatile unsigned long n = 0;
     announce();
-    for (;;)
-        n++;
+    spin_forever();
     return (void *)p;
 }
 
