@@ -55,6 +55,14 @@ for i in 1 2 3 4 5; do
 done
 if [ $bad = 0 ]; then pass leaks-thread-churn
 else fail leaks-thread-churn "$bad of 5 runs: $why"; fi
+# the same in guard mode (guarded blocks, read by copy)
+bad=0
+for i in 1 2 3; do
+    run mode=guard:detect_leaks=1 threads churn
+    { [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ]; } || { bad=$((bad + 1)); why="rc=$rc ${secs}s $(head -c 800 <<<"$err")"; }
+done
+if [ $bad = 0 ]; then pass leaks-thread-churn-guard
+else fail leaks-thread-churn-guard "$bad of 3 runs: $why"; fi
 run "$OPTS" threads masked
 if [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ] &&
    grep -Eq 'thread [0-9]+ blocks the signal .*: its whole stack mapping was scanned' <<<"$err"; then
