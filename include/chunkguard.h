@@ -65,15 +65,22 @@ void cg_get_stats(cg_stats_t *out);
 /*
  * cg_leak_check - look for leaked blocks now (debug mode only).
  * A conservative reachability scan: live blocks that no word of the
- * modules' global data, of the calling thread's stack and registers, or of
- * a reachable block points into.  Each group of leaked blocks with one
+ * modules' global data, of the calling thread's live stack (from the
+ * caller's stack pointer up) and registers, of the other threads' live
+ * stacks and registers, or of a reachable block points into.  The other
+ * threads are stopped for the scan (a real-time signal whose handler
+ * waits; a system call it interrupts that is never restarted, such as
+ * nanosleep, returns EINTR); one that blocks that signal is scanned
+ * conservatively, or not at all, and the report says so
+ * (docs/design.md, "Leak roots").  Each group of leaked blocks with one
  * allocation stack is reported on the log ("Direct leak of N byte(s) in K
- * object(s) allocated from:" and the stack).
- * Returns the number of leaked blocks found; 0 in fast mode, which keeps no
- * records.  Other threads' stacks are not scanned, so a block referenced
- * only from a running thread's stack counts as leaked; blocks allocated or
- * freed by other threads during the scan may be misjudged.  Never
- * allocates through malloc; takes no chunkguard lock.
+ * object(s) allocated from:", or "Indirect leak" for blocks only leaked
+ * blocks reach, and the stack); blocks reached from the roots are still
+ * reachable, counted in the summary, not reported.
+ * Returns the number of leaked blocks found (direct and indirect); 0 in
+ * fast mode, which keeps no records.  Never allocates through malloc;
+ * holds debug mode's shadow lock during the scan (other threads' calls
+ * wait for it).  Thread-safe; a second check while one runs returns 0.
  * Each group also goes to report_path (JSON) and to the report callback,
  * kind "memory-leak" (docs/reports.md).
  * With CHUNKGUARD_OPTIONS=detect_leaks=1 the check runs at exit, and leaks

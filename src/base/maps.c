@@ -41,7 +41,12 @@ static const char *skip_field(const char *s)
 
 bool cg_maps_open(cg_maps_reader_t *rd)
 {
-    rd->fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    /* the calling thread's view first: once the main thread has called
+     * pthread_exit, /proc/self (the thread group leader, a zombie) shows
+     * no mappings while the other threads run on */
+    rd->fd = open("/proc/thread-self/maps", O_RDONLY | O_CLOEXEC);
+    if (rd->fd < 0)
+        rd->fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     rd->pos = rd->len = 0;
     rd->base_path[0] = 0;
     rd->base = 0;

@@ -25,6 +25,7 @@
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 size_t cg_pagesize = 4096;
@@ -422,6 +423,11 @@ void cg_os_futex_wake(uint32_t *addr)
     SYS(SYS_futex, addr, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
 }
 
+void cg_os_futex_wake_all(uint32_t *addr)
+{
+    SYS(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT32_MAX, 0, 0, 0);
+}
+
 uint32_t cg_os_gettid(void)
 {
     return (uint32_t)SYS(SYS_gettid, 0, 0, 0, 0, 0, 0);
@@ -655,6 +661,204 @@ void cg_os_sigmask(int how, const sigset_t *set, sigset_t *old)
 void cg_os_resend(int sig)
 {
     SYS(SYS_tgkill, cg_os_getpid(), cg_os_gettid(), sig, 0, 0, 0);
+}
+
+/* ---- other threads (the leak check's stop) ---------------------------- */
+
+/* The decimal at *s; false when there is none. */
+static bool parse_dec(const char **s, uint64_t *v)
+{
+    const char *p = *s;
+    uint64_t r = 0;
+    for (; *p >= '0' && *p <= '9'; p++)
+        r = r * 10 + (uint64_t)(*p - '0');
+    *v = r;
+    bool any = p != *s;
+    *s = p;
+    return any;
+}
+
+/* "/proc/self/task/TID/<leaf>" into buf */
+static void task_path(char *buf, size_t cap, uint32_t tid, const char *leaf)
+{
+    static const char head[] = "/proc/self/task/";
+    char digits[12];
+    size_t nd = 0, n = 0;
+    do digits[nd++] = (char)('0' + tid % 10); while ((tid /= 10) > 0);
+    for (size_t i = 0; head[i] && n + 1 < cap; i++)
+        buf[n++] = head[i];
+    while (nd > 0 && n + 1 < cap)
+        buf[n++] = digits[--nd];
+    if (n + 1 < cap)
+        buf[n++] = '/';
+    for (size_t i = 0; leaf[i] && n + 1 < cap; i++)
+        buf[n++] = leaf[i];
+    buf[n] = 0;
+}
+
+size_t cg_os_threads(uint32_t *tids, size_t cap)
+{
+    long fd = SYS(SYS_openat, AT_FDCWD, "/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+    if (sys_failed(fd))
+        return 0;
+    /* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+    _Alignas(8) char buf[4096];
+    size_t n = 0;
+    for (;;) {
+        long got = SYS(SYS_getdents64, fd, buf, sizeof buf, 0, 0, 0);
+        if (got == -EINTR)
+            continue;
+        if (sys_failed(got) || got == 0)
+            break;
+        for (long off = 0; off < got;) {
+            unsigned short reclen;
+            __builtin_memcpy(&reclen, buf + off + 16, sizeof reclen);
+            const char *name = buf + off + 19;
+            uint64_t tid;
+            if (parse_dec(&name, &tid) && *name == 0 && tid > 0 && tid <= UINT32_MAX) {
+                if (n < cap)
+                    tids[n] = (uint32_t)tid;
+                n++;
+            }
+            off += reclen ? reclen : got;
+        }
+    }
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    return n;
+}
+
+bool cg_os_thread_signal(uint32_t tid, int sig)
+{
+    return !sys_failed(SYS(SYS_tgkill, cg_os_getpid(), tid, sig, 0, 0, 0));
+}
+
+int cg_os_thread_status(uint32_t tid, int sig)
+{
+    char path[64], buf[2048];
+    task_path(path, sizeof path, tid, "status");
+    if (cg_os_read_small(path, buf, sizeof buf) == 0)
+        return CG_OS_THREAD_GONE;
+    int st = CG_OS_THREAD_MASKED;
+    for (const char *q = buf; *q; q++) {
+        if (q != buf && q[-1] != '\n')
+            continue;
+        if (__builtin_strncmp(q, "State:", 6) == 0) {
+            const char *s = q + 6;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            if (*s == 'Z' || *s == 'X')
+                return CG_OS_THREAD_GONE;
+        } else if (__builtin_strncmp(q, "SigBlk:", 7) == 0) {
+            const char *s = q + 7;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            uint64_t mask = 0;
+            for (;; s++) {
+                unsigned d;
+                if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
+                else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
+                else break;
+                mask = mask << 4 | d;
+            }
+            st = sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1) ? CG_OS_THREAD_MASKED
+                                                                  : CG_OS_THREAD_RUNS;
+        }
+    }
+    return st;
+}
+
+uintptr_t cg_os_thread_syscall_sp(uint32_t tid)
+{
+    /* "nr arg1 ... arg6 sp pc" in a syscall; "running" or "-1 sp pc" (not
+     * in one) otherwise */
+    char path[64], buf[512];
+    task_path(path, sizeof path, tid, "syscall");
+    if (cg_os_read_small(path, buf, sizeof buf) == 0 || buf[0] < '0' || buf[0] > '9')
+        return 0;
+    const char *fields[9];
+    size_t nf = 0;
+    for (const char *s = buf; *s && nf < 9;) {
+        while (*s == ' ')
+            s++;
+        if (*s == 0 || *s == '\n')
+            break;
+        fields[nf++] = s;
+        while (*s && *s != ' ' && *s != '\n')
+            s++;
+    }
+    if (nf != 9)
+        return 0;
+    const char *s = fields[7];
+    if (s[0] != '0' || s[1] != 'x')
+        return 0;
+    uintptr_t sp = 0;
+    for (s += 2;; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
+        else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
+        else break;
+        sp = sp << 4 | d;
+    }
+    return sp;
+}
+
+uintptr_t cg_os_exit_function(void)
+{
+    return (uintptr_t)&exit;
+}
+
+static void (*stop_fn)(const void *ucontext);
+static int stop_sig;
+
+static void stop_handler(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig;
+    int saved = errno;
+    void (*fn)(const void *) = __atomic_load_n(&stop_fn, __ATOMIC_ACQUIRE);
+    if (fn != NULL && si != NULL && si->si_code == SI_TKILL && si->si_pid == cg_os_getpid())
+        fn(uc);
+    errno = saved;
+}
+
+int cg_os_stop_signal(void (*fn)(const void *ucontext))
+{
+    __atomic_store_n(&stop_fn, fn, __ATOMIC_RELEASE);
+    if (stop_sig != 0)
+        return stop_sig;
+    struct sigaction old, sa;
+    __builtin_memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = stop_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigfillset(&sa.sa_mask);
+    for (int sig = SIGRTMAX; sig >= SIGRTMIN; sig--) {
+        if (cg_os_sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+            old.sa_handler != SIG_DFL)
+            continue;
+        if (cg_os_sigaction(sig, &sa, NULL) == 0) {
+            stop_sig = sig;
+            return sig;
+        }
+    }
+    return 0;
+}
+
+size_t cg_os_ucontext_regs(const void *ucontext, uintptr_t *regs, size_t cap, uintptr_t *sp)
+{
+    const ucontext_t *uc = ucontext;
+    size_t n = 0;
+#if defined(__x86_64__)
+    *sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+    for (int i = 0; i < NGREG && n < cap; i++)
+        regs[n++] = (uintptr_t)uc->uc_mcontext.gregs[i];
+#elif defined(__aarch64__)
+    *sp = (uintptr_t)uc->uc_mcontext.sp;
+    for (int i = 0; i < 31 && n < cap; i++)
+        regs[n++] = (uintptr_t)uc->uc_mcontext.regs[i];
+#else
+    (void)uc; (void)regs; (void)cap;
+    *sp = 0;
+#endif
+    return n;
 }
 
 /* A statically linked executable (-static, -static-pie) has no dynamic

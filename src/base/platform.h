@@ -136,6 +136,7 @@ uint64_t cg_os_random64(void) CG_HIDDEN;
  * waiter.  Private futexes. */
 long  cg_os_futex_wait(uint32_t *addr, uint32_t val, int64_t timeout_ns) CG_HIDDEN;
 void  cg_os_futex_wake(uint32_t *addr) CG_HIDDEN;
+void  cg_os_futex_wake_all(uint32_t *addr) CG_HIDDEN;  /* every waiter */
 uint32_t cg_os_gettid(void) CG_HIDDEN;
 uint64_t cg_os_now_ns(void) CG_HIDDEN;               /* CLOCK_MONOTONIC */
 int   cg_os_getpid(void) CG_HIDDEN;
@@ -228,6 +229,53 @@ int   cg_os_program_sigaction(int sig, const struct sigaction *act, struct sigac
  * signal sent to the calling thread itself (tgkill; errno kept). */
 void  cg_os_sigmask(int how, const sigset_t *set, sigset_t *old) CG_HIDDEN;
 void  cg_os_resend(int sig) CG_HIDDEN;
+/*
+ * Other threads of the process, for the leak check's stop (debug/leaks.c).
+ * cg_os_threads - the kernel ids of the process's threads now (from
+ *     /proc/self/task), up to cap of them into tids; returns how many
+ *     there are (may exceed cap), 0 when the list cannot be read.
+ * cg_os_thread_signal - send sig to thread tid of this process (tgkill);
+ *     false when it is gone or the signal could not be sent.
+ * cg_os_thread_status - thread tid as /proc/self/task/TID/status gives it:
+ *     CG_OS_THREAD_GONE when it has exited (a zombie, state Z or X: the
+ *     main thread after pthread_exit, while others run) or is not listed,
+ *     CG_OS_THREAD_MASKED when it blocks sig (SigBlk) or that cannot be
+ *     read, else CG_OS_THREAD_RUNS.
+ * cg_os_thread_syscall_sp - the stack pointer of thread tid while it is
+ *     blocked in a system call (/proc/self/task/TID/syscall), 0 when it
+ *     runs in user code or that cannot be read.
+ * cg_os_stop_signal - a real-time signal no handler of the program's
+ *     uses (the highest whose disposition is the default, chosen once and
+ *     kept), with fn installed as its handler: fn(ucontext) runs on the
+ *     thread the signal went to, every signal blocked, errno kept, and
+ *     only for a signal this process sent with tgkill.  The handler stays
+ *     installed (a late signal with the default action would end the
+ *     process).  0 when no such signal is free.
+ * cg_os_ucontext_regs - the general registers a signal interrupted
+ *     (ucontext: the handler's third argument), up to cap into regs, and
+ *     the stack pointer into *sp; returns how many were stored.
+ *     Async-signal-safe.
+ * None calls malloc; all keep errno.
+ */
+size_t cg_os_threads(uint32_t *tids, size_t cap) CG_HIDDEN;
+bool  cg_os_thread_signal(uint32_t tid, int sig) CG_HIDDEN;
+enum { CG_OS_THREAD_RUNS, CG_OS_THREAD_MASKED, CG_OS_THREAD_GONE };
+int   cg_os_thread_status(uint32_t tid, int sig) CG_HIDDEN;
+uintptr_t cg_os_thread_syscall_sp(uint32_t tid) CG_HIDDEN;
+int   cg_os_stop_signal(void (*fn)(const void *ucontext)) CG_HIDDEN;
+/* The entry address of libc's exit() (the one the program's calls bind
+ * to): where the leak check's unwind stops to find exit's caller. */
+uintptr_t cg_os_exit_function(void) CG_HIDDEN;
+#define CG_OS_NREGS 32
+size_t cg_os_ucontext_regs(const void *ucontext, uintptr_t *regs, size_t cap, uintptr_t *sp) CG_HIDDEN;
+/* The x86_64 ABI's red zone: a leaf function may keep live data in the
+ * 128 bytes below its stack pointer, which a signal frame skips. */
+#if defined(__x86_64__)
+#define CG_OS_RED_ZONE 128
+#else
+#define CG_OS_RED_ZONE 0
+#endif
+
 /* The calling thread's alternate signal stack (sigaltstack): *old_sp is
  * the one in use (NULL: none); then it becomes [sp, sp + size), or none
  * with sp NULL, or stays with sp (void *)1.  False on failure. */

@@ -5,16 +5,34 @@
  * A reachability scan in the manner of a conservative mark phase (the
  * method of Boehm's collector and of LeakSanitizer): every aligned word of
  * the roots that points into a live block (its start or inside it) marks
- * that block, and marked blocks are scanned in turn.  Roots: the writable
- * segments (data and bss, from dl_iterate_phdr) of every loaded module
- * except chunkguard's own, and the
- * calling thread's stack with its registers spilled onto it.  Not scanned:
- * the stacks and registers of other threads, which we cannot stop — a block
- * referenced only from another running thread's stack is reported as a
- * leak.  At exit (detect_leaks=1) other threads have normally finished.
+ * that block, and marked blocks are scanned in turn.  Roots (docs/design.md,
+ * "Leak roots"):
+ *   - the writable segments (data and bss, from dl_iterate_phdr) of every
+ *     loaded module except chunkguard's own and libunwind's;
+ *   - the checking thread's live stack, from its live stack pointer up —
+ *     at exit the stack pointer of the frame that called exit() (found by
+ *     the unwinder), with that frame's callee-saved registers; for
+ *     cg_leak_check() its caller's, spilled at entry — and never the dead
+ *     memory below it, where returned frames (and the exit path's own
+ *     frames, the check's included) leave stale copies of addresses.  The
+ *     scan itself runs on a stack of its own, so its frames neither
+ *     overwrite the program's stack nor become roots;
+ *   - every other thread, stopped for the scan: each gets a real-time
+ *     signal whose handler stores the registers it interrupted and its
+ *     stack pointer, then waits, taking no lock, until the scan is done;
+ *     its stack is scanned from that stack pointer (less the red zone) up
+ *     to the end of its mapping (thread-locals included), and its
+ *     registers.  A thread that blocks the signal or does not answer is
+ *     scanned conservatively (its whole stack mapping, found from the
+ *     stack pointer of the system call it blocks in), or, spinning with no
+ *     system call, not at all; the report says which.
+ * Marked blocks are "still reachable" (counted, not reported); an unmarked
+ * block is a direct leak, and what only leaked blocks reach is an
+ * indirect leak (as LeakSanitizer's).
  *
- * Memory for the work list and the groups comes from mmap; nothing here
- * allocates through malloc, so the check can run from a destructor.
+ * Memory for the work list, the module ranges and the groups comes from
+ * mmap; nothing here allocates through malloc, so the check can run from a
+ * destructor.
  */
 #define _GNU_SOURCE
 #include "leaks.h"
@@ -38,18 +56,61 @@
 
 #define MAX_BACK   (64 * 1024)     /* interior pointers: look this far back */
 #define MAX_GROUPS 4096
+#define MAX_RANGES 4096            /* writable module segments              */
+#define MAX_THREADS 1024           /* other threads stopped for one scan    */
+#define MAX_NOTES  8               /* threads named in the report's notes   */
+#define SCAN_STACK (256 * 1024)    /* the scan's own stack                  */
+#define ANSWER_NS  (1000 * 1000000ull)   /* how long the scan waits for all
+                                          * threads to answer            */
+#define HOLD_NS    (10 * 1000000000ull)  /* the most a handler holds its
+                                          * thread                       */
+
+/* mark values: 0 not reached (yet); PENDING: pointed to by a leaked block */
+enum { REACHED = 1, INDIRECT = 2, DIRECT = 3, PENDING = 4 };
 
 typedef struct group {
     uint32_t stack;
+    bool indirect;
     size_t blocks, bytes;
 } group_t;
+
+typedef struct range {
+    uintptr_t lo, hi;
+} range_t;
+
+/* A thread stopped for the scan (or asked to stop).  The handler writes
+ * regs, nregs and sp, then state; the scan reads them after it. */
+enum { SLOT_ASKED = 1, SLOT_ANSWERED, SLOT_MASKED, SLOT_GONE };
+typedef struct stop_slot {
+    uint32_t tid;                  /* kernel thread id                      */
+    uint32_t state;                /* SLOT_*; a futex word                  */
+    uint32_t gen;                  /* the stop it belongs to                */
+    uintptr_t sp;                  /* the interrupted stack pointer         */
+    size_t nregs;
+    uintptr_t regs[CG_OS_NREGS];   /* the interrupted general registers     */
+} stop_slot_t;
+
+typedef struct note {
+    uint32_t tid;
+    uint8_t why;                   /* SLOT_MASKED or SLOT_ASKED (no answer) */
+    bool scanned;                  /* its whole stack mapping was           */
+} note_t;
 
 typedef struct scan {
     uint32_t *work;                /* marked, not yet scanned record ids */
     size_t nwork, capwork;
+    uint8_t from, mark;            /* scan_range marks the blocks marked
+                                    * from with mark                     */
     uintptr_t big_lo, big_hi;      /* range of all big blocks           */
     group_t *groups;
-    size_t ngroups, leaked_blocks, leaked_bytes;
+    size_t ngroups, leaked_blocks, leaked_bytes, reach_blocks, reach_bytes;
+    range_t *ranges;               /* module segments, read before the stop */
+    size_t nranges;
+    uintptr_t live_sp;             /* the checking thread's live stack pointer */
+    uintptr_t regs[8];             /* its caller's callee-saved registers   */
+    size_t nregs;
+    size_t stopped, untracked, nnotes, nmore;
+    note_t notes[MAX_NOTES];
     const char *op;                /* "exit" or "cg_leak_check", for JSON */
 } scan_t;
 
@@ -88,7 +149,8 @@ static void push(scan_t *s, cg_shadow_t *r)
     s->work[s->nwork++] = r->id;
 }
 
-/* Mark every live block that a word of [lo, hi) points into. */
+/* Mark (with s->mark) every live block marked s->from (0 for the roots)
+ * that a word of [lo, hi) points into. */
 static void scan_range(scan_t *s, uintptr_t lo, uintptr_t hi)
 {
     lo = (lo + 7) & ~(uintptr_t)7;
@@ -98,19 +160,22 @@ static void scan_range(scan_t *s, uintptr_t lo, uintptr_t hi)
             !cg_shadow_in_pages((void *)v))
             continue;
         cg_shadow_t *r = cg_shadow_find_near((void *)v, MAX_BACK);
-        if (r == NULL || r->mark || r->state != CG_SH_LIVE)
+        if (r == NULL || r->mark != s->from || r->state != CG_SH_LIVE)
             continue;
-        r->mark = 1;
+        r->mark = s->mark;
         push(s, r);
     }
 }
 
-/* A guarded block's words, copied out a page at a time: another thread
- * may free it under the scan, and its pages are then sealed (a debug
- * block's memory stays readable in the quarantine). */
-static void scan_guarded(scan_t *s, uintptr_t u, size_t len)
+/* The words of [u, u + len), copied out a page at a time: memory that may
+ * go away under the scan (a guarded block another thread frees, whose
+ * pages are then sealed; a module being unloaded; the stack of a thread
+ * that was not stopped).  A debug block's memory stays readable in the
+ * quarantine, and a stopped thread's stack stays. */
+static void scan_copied(scan_t *s, uintptr_t u, size_t len)
 {
     uintptr_t buf[512];
+    u = (u + 7) & ~(uintptr_t)7;
     while (len >= 8) {
         size_t want = len < sizeof buf ? len & ~(size_t)7 : sizeof buf;
         size_t got = cg_os_copy_readable(buf, (const void *)u, want);
@@ -128,7 +193,7 @@ static void drain(scan_t *s)
         cg_shadow_t *r = cg_shadow_at(s->work[--s->nwork]);
         uintptr_t u = (uintptr_t)cg_shadow_user(r);
         if (r->guarded)
-            scan_guarded(s, u, usable(r));
+            scan_copied(s, u, usable(r));
         else
             scan_range(s, u, u + usable(r));
     }
@@ -150,8 +215,10 @@ static bool module_has(const struct dl_phdr_info *info, uintptr_t a)
  * program headers give them) of every loaded module — except chunkguard's
  * own and libunwind's, which hold addresses of blocks (records, caches)
  * that are not the program's references, unless that module is the
- * program itself (a static link). */
-static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
+ * program itself (a static link).  Listed before any thread is stopped:
+ * dl_iterate_phdr takes the loader's lock, which a stopped thread may
+ * hold. */
+static int list_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     scan_t *s = arg;
@@ -160,50 +227,304 @@ static int scan_module(struct dl_phdr_info *info, size_t size, void *arg)
     if (!program && (module_has(info, (uintptr_t)&cg_leak_check_impl) ||
                      (unw != 0 && module_has(info, unw))))
         return 0;
-    for (size_t i = 0; i < info->dlpi_phnum; i++) {
+    for (size_t i = 0; i < info->dlpi_phnum && s->nranges < MAX_RANGES; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W))
             continue;
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        scan_range(s, lo, lo + ph->p_memsz);
-        drain(s);
+        s->ranges[s->nranges++] = (range_t){ lo, lo + ph->p_memsz };
     }
     return 0;
 }
 
 static void scan_modules(scan_t *s)
 {
-    cg_os_each_module(scan_module, s);
+    for (size_t i = 0; i < s->nranges; i++) {
+        scan_copied(s, s->ranges[i].lo, s->ranges[i].hi - s->ranges[i].lo);
+        drain(s);
+    }
 }
 
-static __attribute__((noinline)) void scan_stack(scan_t *s)
+/* The end of the stack that sp is on: the end of its mapping, or of the
+ * heap block it is in (a thread given a stack from malloc: the rest of
+ * that heap is no root).  0 when sp is in no mapping. */
+static uintptr_t stack_end(uintptr_t sp, uintptr_t *lo)
 {
-    __builtin_unwind_init();       /* callee-saved registers onto the stack */
-    volatile uintptr_t anchor = 0;
+    if (cg_in_heap((void *)sp)) {
+        cg_shadow_t *r = cg_shadow_find_near((void *)sp, 1u << 20);
+        if (r == NULL)
+            return 0;
+        *lo = (uintptr_t)cg_shadow_user(r);
+        return *lo + usable(r);
+    }
     cg_mapping_t m;
-    if (cg_find_mapping((uintptr_t)&anchor, &m))
-        scan_range(s, (uintptr_t)&anchor, m.hi);
+    if (!cg_find_mapping(sp, &m))
+        return 0;
+    *lo = m.lo;
+    return m.hi;
+}
+
+/* ---- other threads ---------------------------------------------------- */
+
+static CG_BIG_BSS stop_slot_t slots[MAX_THREADS];
+static uint32_t nslots;            /* slots in use for this stop            */
+static uint32_t stop_gen;          /* odd while a stop holds threads; futex */
+
+/* The stop signal's handler, on the stopped thread: store the interrupted
+ * registers and stack pointer, say so, and wait until the scan lets go
+ * (at most HOLD_NS).  Async-signal-safe; takes no lock, allocates nothing:
+ * the thread may hold any of chunkguard's locks or libc's. */
+static void on_stop(const void *uc)
+{
+    uint32_t gen = __atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE);
+    if (!(gen & 1))
+        return;                    /* late: that stop is over */
+    uint32_t me = cg_os_gettid(), n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+    stop_slot_t *sl = NULL;
+    for (uint32_t i = 0; i < n && sl == NULL; i++)
+        if (slots[i].tid == me && slots[i].gen == gen)
+            sl = &slots[i];
+    if (sl == NULL || __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SLOT_ASKED)
+        return;
+    sl->nregs = cg_os_ucontext_regs(uc, sl->regs, CG_OS_NREGS, &sl->sp);
+    __atomic_store_n(&sl->state, SLOT_ANSWERED, __ATOMIC_RELEASE);
+    cg_os_futex_wake(&sl->state);
+    uint64_t end = cg_os_now_ns() + HOLD_NS;
+    while (__atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE) == gen) {
+        uint64_t now = cg_os_now_ns();
+        if (now >= end)
+            break;
+        cg_os_futex_wait(&stop_gen, gen, (int64_t)(end - now));
+    }
+}
+
+/* Ask every other thread to stop, and wait (at most ANSWER_NS in all)
+ * until each has answered.  Caller holds the shadow locks: no stopped
+ * thread holds one, so the scan can take none. */
+static void stop_threads(scan_t *s)
+{
+    uint32_t tids[MAX_THREADS];
+    size_t total = cg_os_threads(tids, MAX_THREADS), me = cg_os_gettid();
+    if (total <= 1)
+        return;
+    int sig = cg_os_stop_signal(on_stop);
+    uint32_t gen = __atomic_add_fetch(&stop_gen, 1, __ATOMIC_ACQ_REL);   /* odd */
+    uint32_t n = 0;
+    if (total > MAX_THREADS)
+        s->untracked = total - MAX_THREADS;
+    for (size_t i = 0; i < total && i < MAX_THREADS; i++) {
+        if (tids[i] == me)
+            continue;
+        stop_slot_t *sl = &slots[n];
+        sl->tid = tids[i];
+        sl->gen = gen;
+        sl->sp = 0;
+        sl->nregs = 0;
+        int st = cg_os_thread_status(tids[i], sig);
+        if (st == CG_OS_THREAD_GONE)
+            continue;                  /* exited (a zombie main thread) */
+        bool masked = sig == 0 || st == CG_OS_THREAD_MASKED;
+        __atomic_store_n(&sl->state, masked ? SLOT_MASKED : SLOT_ASKED, __ATOMIC_RELEASE);
+        __atomic_store_n(&nslots, ++n, __ATOMIC_RELEASE);
+        if (!masked && !cg_os_thread_signal(tids[i], sig))
+            __atomic_store_n(&sl->state, SLOT_GONE, __ATOMIC_RELEASE);
+    }
+    uint64_t end = cg_os_now_ns() + ANSWER_NS;
+    for (uint32_t i = 0; i < n; i++)
+        while (__atomic_load_n(&slots[i].state, __ATOMIC_ACQUIRE) == SLOT_ASKED) {
+            uint64_t now = cg_os_now_ns();
+            if (now >= end)
+                break;
+            cg_os_futex_wait(&slots[i].state, SLOT_ASKED, (int64_t)(end - now));
+        }
+}
+
+/* Let the stopped threads go (a thread that answers later returns at once). */
+static void release_threads(void)
+{
+    if (__atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE) & 1) {
+        __atomic_add_fetch(&stop_gen, 1, __ATOMIC_ACQ_REL);
+        cg_os_futex_wake_all(&stop_gen);
+    }
+    __atomic_store_n(&nslots, 0, __ATOMIC_RELEASE);
+}
+
+static void add_note(scan_t *s, uint32_t tid, uint8_t why, bool scanned)
+{
+    if (s->nnotes < MAX_NOTES)
+        s->notes[s->nnotes++] = (note_t){ tid, why, scanned };
+    else
+        s->nmore++;
+}
+
+/* The stopped threads' registers and live stacks; the others' whole
+ * stack mappings when the system call they block in gives their stack
+ * pointer. */
+static void scan_threads(scan_t *s)
+{
+    uint32_t n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n; i++) {
+        stop_slot_t *sl = &slots[i];
+        uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+        uintptr_t lo = 0, hi;
+        if (st == SLOT_ANSWERED) {
+            s->stopped++;
+            scan_range(s, (uintptr_t)sl->regs, (uintptr_t)(sl->regs + sl->nregs));
+            uintptr_t sp = sl->sp - CG_OS_RED_ZONE;
+            if ((hi = stack_end(sl->sp, &lo)) != 0)
+                scan_copied(s, sp > lo ? sp : lo, hi - (sp > lo ? sp : lo));
+        } else if (st == SLOT_MASKED || st == SLOT_ASKED) {
+            uintptr_t sp = cg_os_thread_syscall_sp(sl->tid);
+            bool found = sp != 0 && (hi = stack_end(sp, &lo)) != 0;
+            if (found)
+                scan_copied(s, lo, hi - lo);
+            add_note(s, sl->tid, (uint8_t)st, found);
+        }
+        drain(s);
+    }
+}
+
+/* ---- the scan --------------------------------------------------------- */
+
+/* A block no root reaches is a direct leak when no other leaked block
+ * points to it, and what direct leaks reach is indirect (as
+ * LeakSanitizer's); a cycle of leaked blocks that nothing else points to
+ * keeps one direct leak (LeakSanitizer calls all of it indirect).  In
+ * passes over the records: every leaked block's contents mark what they
+ * reach PENDING; leaked blocks left unmarked are DIRECT, and mark what
+ * they reach INDIRECT; a block still PENDING is on such a cycle: it
+ * becomes DIRECT and marks the rest of it. */
+static bool leaked(const cg_shadow_t *r)
+{
+    return r->state == CG_SH_LIVE && r->mode != CG_MODE_INTERNAL && r->mark != REACHED;
+}
+
+static void scan_contents(scan_t *s, cg_shadow_t *r, uint8_t from, uint8_t mark)
+{
+    s->from = from;
+    s->mark = mark;
+    uintptr_t u = (uintptr_t)cg_shadow_user(r);
+    if (r->guarded)
+        scan_copied(s, u, usable(r));
+    else
+        scan_range(s, u, u + usable(r));
     drain(s);
+}
+
+static void mark_pointed_to(cg_shadow_t *r, void *arg)
+{
+    if (leaked(r))
+        scan_contents(arg, r, 0, PENDING);
+}
+
+static void mark_direct(cg_shadow_t *r, void *arg)
+{
+    (void)arg;
+    if (leaked(r) && r->mark == 0)
+        r->mark = DIRECT;
+}
+
+static void mark_indirect(cg_shadow_t *r, void *arg)
+{
+    if (leaked(r) && r->mark == DIRECT)
+        scan_contents(arg, r, PENDING, INDIRECT);
+}
+
+static void mark_cycles(cg_shadow_t *r, void *arg)
+{
+    if (leaked(r) && r->mark == PENDING) {
+        r->mark = DIRECT;
+        scan_contents(arg, r, PENDING, INDIRECT);
+    }
+}
+
+static void mark_leaked(scan_t *s)
+{
+    cg_shadow_each(mark_pointed_to, s);
+    cg_shadow_each(mark_direct, s);
+    cg_shadow_each(mark_indirect, s);
+    cg_shadow_each(mark_cycles, s);
 }
 
 static void collect(cg_shadow_t *r, void *arg)
 {
     scan_t *s = arg;
-    if (r->state != CG_SH_LIVE || r->mark || r->mode == CG_MODE_INTERNAL)
+    if (r->state != CG_SH_LIVE || r->mode == CG_MODE_INTERNAL)
         return;
+    if (r->mark == REACHED) {
+        s->reach_blocks++;
+        s->reach_bytes += r->req;
+        return;
+    }
+    bool indirect = r->mark == INDIRECT;
     s->leaked_blocks++;
     s->leaked_bytes += r->req;
     for (size_t i = 0; i < s->ngroups; i++)
-        if (s->groups[i].stack == r->alloc_stack) {
+        if (s->groups[i].stack == r->alloc_stack && s->groups[i].indirect == indirect) {
             s->groups[i].blocks++;
             s->groups[i].bytes += r->req;
             return;
         }
     if (s->ngroups < MAX_GROUPS)
-        s->groups[s->ngroups++] = (group_t){ r->alloc_stack, 1, r->req };
+        s->groups[s->ngroups++] = (group_t){ r->alloc_stack, indirect, 1, r->req };
+}
+
+/* The whole check but the report, on the scan's own stack. */
+static void scan_body(void *arg)
+{
+    scan_t *s = arg;
+    cg_os_each_module(list_module, s);
+    /* With the shadow lock held no block is created, released or
+     * unmapped by another thread while we read it, and no thread we stop
+     * holds it. */
+    bool mt = !CG_SINGLE_THREAD_P;
+    if (mt) {
+        cg_shadow_lock_all();
+        stop_threads(s);
+    }
+    /* Records are read only now that the other threads are stopped: one
+     * made just before the lock may not have its size or state yet. */
+    cg_shadow_each(prepare, s);
+    s->from = 0;
+    s->mark = REACHED;
+    scan_modules(s);
+    /* this thread: its caller's registers, and its stack from the live
+     * stack pointer up */
+    scan_range(s, (uintptr_t)s->regs, (uintptr_t)(s->regs + s->nregs));
+    uintptr_t lo = 0, hi = stack_end(s->live_sp, &lo);
+    if (hi != 0)
+        scan_range(s, s->live_sp, hi);
+    drain(s);
+    scan_threads(s);
+    mark_leaked(s);
+    /* the verdicts while the threads still stand: one that went on would
+     * finish a record the scan saw half-made */
+    cg_shadow_each(collect, s);
+    if (mt) {
+        release_threads();
+        cg_shadow_unlock_all(false);
+    }
 }
 
 static CG_BIG_BSS char lbuf[16 * 1024];
+
+static void print_notes(scan_t *s, char *b, size_t cap, size_t *n)
+{
+    for (size_t i = 0; i < s->nnotes; i++) {
+        const note_t *t = &s->notes[i];
+        *n += cg_fmt(b + *n, cap - *n, "(thread %d %s: %s)\n", (int)t->tid,
+                     t->why == SLOT_MASKED ? "blocks the signal the check stops threads with"
+                                           : "did not answer the signal the check stops threads with",
+                     t->scanned ? "its whole stack mapping was scanned"
+                                : "its stack was not scanned (no system call to find it from), so "
+                                  "blocks only it holds are reported");
+    }
+    if (s->nmore > 0)
+        *n += cg_fmt(b + *n, cap - *n, "(and %zu more such thread(s))\n", s->nmore);
+    if (s->untracked > 0)
+        *n += cg_fmt(b + *n, cap - *n, "(%zu thread(s) beyond the %d the check stops were not scanned)\n",
+                     s->untracked, MAX_THREADS);
+}
 
 static void print_report(scan_t *s)
 {
@@ -220,9 +541,10 @@ static void print_report(scan_t *s)
     cg_log_write(lbuf, n);
     for (size_t i = 0; i < s->ngroups; i++) {
         const uintptr_t *pcs = NULL;
+        const char *kind = s->groups[i].indirect ? "Indirect" : "Direct";
         size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
-        n = cg_fmt(lbuf, sizeof lbuf, "\nDirect leak of %zu byte(s) in %zu object(s) allocated from:\n",
-                   s->groups[i].bytes, s->groups[i].blocks);
+        n = cg_fmt(lbuf, sizeof lbuf, "\n%s leak of %zu byte(s) in %zu object(s) allocated from:\n",
+                   kind, s->groups[i].bytes, s->groups[i].blocks);
         if (depth > 0)
             n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth, false);
         else
@@ -230,7 +552,7 @@ static void print_report(scan_t *s)
         cg_log_write(lbuf, n);
         /* The same group for machines: report_path and the callback. */
         char msg[96];
-        cg_fmt(msg, sizeof msg, "Direct leak of %zu byte(s) in %zu object(s)",
+        cg_fmt(msg, sizeof msg, "%s leak of %zu byte(s) in %zu object(s)", kind,
                s->groups[i].bytes, s->groups[i].blocks);
         cg_rdata_t d = {
             .kind = CG_E_MEMORY_LEAK, .op = s->op, .message = msg, .tid = -1,
@@ -240,64 +562,100 @@ static void print_report(scan_t *s)
         cg_report_publish(&d, lbuf);
     }
     n = cg_fmt(lbuf, sizeof lbuf, "\nSUMMARY: chunkguard: %zu byte(s) leaked in %zu allocation(s).\n"
-               "(Reachability scan of globals and this thread's stack; blocks reachable only\n"
-               " from other threads' stacks would be counted too.)\n",
-               s->leaked_bytes, s->leaked_blocks);
+               "(%zu byte(s) in %zu block(s) still reachable, not leaks.  Roots: globals; this\n"
+               " thread's live stack and registers; %zu other thread(s) stopped: their live\n"
+               " stacks and registers.)\n",
+               s->leaked_bytes, s->leaked_blocks, s->reach_bytes, s->reach_blocks, s->stopped);
+    print_notes(s, lbuf, sizeof lbuf, &n);
     cg_log_write(lbuf, n);
 }
 
-/* The scan's own state is static, not on the stack it scans: its range
+/* No leak: with verbosity=1, what the scan found still reachable. */
+static void print_clean(scan_t *s)
+{
+    size_t n = cg_fmt(lbuf, sizeof lbuf,
+                      "==%d==chunkguard: leak check: no leaks; %zu byte(s) in %zu block(s) still "
+                      "reachable; %zu other thread(s) stopped\n",
+                      (int)cg_os_getpid(), s->reach_bytes, s->reach_blocks, s->stopped);
+    print_notes(s, lbuf, sizeof lbuf, &n);
+    cg_log_write(lbuf, n);
+}
+
+/* The scan's own state is static, not on a stack it scans: its range
  * of big-block addresses would otherwise keep every big block alive. */
 static scan_t the_scan;
 static int scanning;
 
-static size_t leak_check(const char *op)
+/* The check, for a thread whose live stack starts at live_sp, with its
+ * caller's callee-saved registers regs (those not already spilled at or
+ * above live_sp). */
+static size_t leak_check(const char *op, uintptr_t live_sp, const uintptr_t *regs, size_t nregs)
 {
     if (!cg_mode.instrumented || __atomic_exchange_n(&scanning, 1, __ATOMIC_ACQUIRE))
         return 0;
     scan_t *s = &the_scan;
     *s = (scan_t){0};
     s->op = op;
+    s->live_sp = live_sp;
+    for (size_t i = 0; i < nregs && i < sizeof s->regs / sizeof s->regs[0]; i++)
+        s->regs[s->nregs++] = regs[i];
     s->groups = cg_os_map_guarded(MAX_GROUPS * sizeof *s->groups);
+    s->ranges = cg_os_map_guarded(MAX_RANGES * sizeof *s->ranges);
+    char *stack = cg_os_map_guarded(SCAN_STACK);
     size_t leaked = 0;
-    if (s->groups != NULL) {
-        /* With the shadow lock held no block is created, released or
-         * unmapped by another thread while we read it. */
-        bool mt = !CG_SINGLE_THREAD_P;
-        if (mt)
-            cg_shadow_lock_all();
-        cg_shadow_each(prepare, s);
-        scan_modules(s);
-        scan_stack(s);
-        cg_shadow_each(collect, s);
-        if (mt)
-            cg_shadow_unlock_all(false);
+    if (s->groups != NULL && s->ranges != NULL && stack != NULL) {
+        cg_os_call_on_stack(scan_body, s, stack + SCAN_STACK);
         if (s->leaked_blocks > 0)
             print_report(s);
+        else if (cg_opt.verbosity >= 1)
+            print_clean(s);
         leaked = s->leaked_blocks;
-        if (s->work != NULL)
-            cg_os_unmap_guarded(s->work, s->capwork * sizeof *s->work);
-        cg_os_unmap_guarded(s->groups, MAX_GROUPS * sizeof *s->groups);
     }
+    if (s->work != NULL)
+        cg_os_unmap_guarded(s->work, s->capwork * sizeof *s->work);
+    if (stack != NULL)
+        cg_os_unmap_guarded(stack, SCAN_STACK);
+    if (s->ranges != NULL)
+        cg_os_unmap_guarded(s->ranges, MAX_RANGES * sizeof *s->ranges);
+    if (s->groups != NULL)
+        cg_os_unmap_guarded(s->groups, MAX_GROUPS * sizeof *s->groups);
     *s = (scan_t){0};
     __atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
     return leaked;
 }
 
-CG_REALIGN size_t cg_leak_check_impl(void)
+/* Our caller's callee-saved registers go onto the stack here (at or above
+ * the anchor), and everything below the anchor is the check's. */
+CG_REALIGN CG_NOINLINE size_t cg_leak_check_impl(void)
 {
-    return leak_check("cg_leak_check");
+    __builtin_unwind_init();
+    volatile uintptr_t anchor = 0;
+    size_t n = leak_check("cg_leak_check", (uintptr_t)&anchor, NULL, 0);
+    __asm__ volatile("" : : "r"(&anchor) : "memory");   /* no tail call */
+    return n;
 }
 
 /* detect_leaks=1: check when the process exits (after the program's own
- * destructors: a preloaded library is finalised last).  Leaks make the
- * exit status exitcode (default 23, as LeakSanitizer's), or abort() with
- * abort_on_error=1. */
-CG_REALIGN void cg_leak_check_at_exit(void)
+ * destructors: a preloaded library is finalised last).  The live stack
+ * is the one of the frame that called exit(); when the unwinder cannot
+ * find it, this frame's (the exit path's frames above it are then
+ * scanned too).  Leaks make the exit status exitcode (default 23, as
+ * LeakSanitizer's), or abort() with abort_on_error=1. */
+CG_REALIGN CG_NOINLINE void cg_leak_check_at_exit(void)
 {
     if (!cg_opt.detect_leaks)
         return;
-    if (leak_check("exit") == 0)
+    __builtin_unwind_init();
+    volatile uintptr_t anchor = 0;
+    uintptr_t sp = 0, regs[8];
+    size_t nregs = 0;
+    if (!cg_stack_caller_of(cg_os_exit_function(), &sp, regs, &nregs) || sp < (uintptr_t)&anchor) {
+        sp = (uintptr_t)&anchor;
+        nregs = 0;
+    }
+    size_t leaked = leak_check("exit", sp, regs, nregs);
+    __asm__ volatile("" : : "r"(&anchor) : "memory");
+    if (leaked == 0)
         return;
     /* stdio is flushed after the destructors run: do it now, or the
      * program's last output is lost with the exit status we change */

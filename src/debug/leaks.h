@@ -7,10 +7,11 @@
 #include "platform.h"
 
 /* Scan for unreachable live blocks now and report them, grouped by
- * allocation stack, on the log.  Returns the number of leaked blocks; 0
- * (and no scan) outside debug mode.  Thread-safe in the sense that it takes
- * no lock and allocates nothing; blocks other threads allocate or free
- * during the scan may be missed or misjudged. */
+ * allocation stack and direct or indirect, on the log.  Returns the number
+ * of leaked blocks; 0 (and no scan) outside debug mode, or while another
+ * check runs.  Stops the other threads for the scan (leaks.c); holds the
+ * shadow lock meanwhile; allocates nothing.  The live stack starts at the
+ * caller's frame: everything below is dead. */
 size_t cg_leak_check_impl(void) CG_HIDDEN;
 
 /* detect_leaks=1, at exit (debug mode's at_exit, after the program's own

@@ -104,6 +104,8 @@ static int (*p_get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
 static int (*p_get_save_loc)(unw_cursor_t *, int, unw_save_loc_t *);
 /* For cg_stack_capture_signal. */
 static int (*p_init_local2)(unw_cursor_t *, unw_context_t *, int);
+/* For cg_stack_caller_of. */
+static int (*p_get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
 
 static bool load_libunwind(void)
 {
@@ -122,6 +124,8 @@ static bool load_libunwind(void)
         cg_os_dlsym(h, CG_STR(unw_get_save_loc));
     p_init_local2 = (int (*)(unw_cursor_t *, unw_context_t *, int))
         cg_os_dlsym(h, CG_STR(unw_init_local2));
+    p_get_proc_info = (int (*)(unw_cursor_t *, unw_proc_info_t *))
+        cg_os_dlsym(h, CG_STR(unw_get_proc_info));
     return p_backtrace != NULL && p_set_caching_policy != NULL && p_local_as != NULL;
 }
 
@@ -534,4 +538,46 @@ size_t cg_stack_capture_signal(void *ucontext, uintptr_t pc, uintptr_t *pcs, siz
     cg_self.in_capture = 0;
     errno = saved;
     return n;
+}
+
+bool cg_stack_caller_of(uintptr_t fn, uintptr_t *sp, uintptr_t *regs, size_t *nregs)
+{
+#if defined(__x86_64__)
+    static const unw_regnum_t saved_regs[] = {
+        UNW_X86_64_RBX, UNW_X86_64_RBP, UNW_X86_64_R12, UNW_X86_64_R13,
+        UNW_X86_64_R14, UNW_X86_64_R15,
+    };
+#else
+    static const unw_regnum_t saved_regs[1] = { UNW_REG_SP };
+#endif
+    *nregs = 0;
+    if (__atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) != CG_STACK_LIBUNWIND || cg_self.in_capture ||
+        p_getcontext == NULL || p_init_local == NULL || p_step == NULL || p_get_reg == NULL ||
+        p_get_proc_info == NULL || fn == 0)
+        return false;
+    int saved = errno;
+    cg_self.in_capture = 1;
+    unw_context_t uc;
+    unw_cursor_t cur;
+    bool found = false;
+    if (p_getcontext(&uc) == 0 && p_init_local(&cur, &uc) == 0) {
+        for (int steps = 0; steps < 64 && !found; steps++) {
+            unw_proc_info_t pi;
+            if (p_get_proc_info(&cur, &pi) == 0 && pi.start_ip == fn) {
+                unw_word_t v;
+                if (p_step(&cur) <= 0 || p_get_reg(&cur, UNW_REG_SP, &v) != 0)
+                    break;
+                *sp = (uintptr_t)v;
+                for (size_t i = 0; i < sizeof saved_regs / sizeof saved_regs[0]; i++)
+                    if (p_get_reg(&cur, saved_regs[i], &v) == 0)
+                        regs[(*nregs)++] = (uintptr_t)v;
+                found = true;
+            } else if (p_step(&cur) <= 0) {
+                break;
+            }
+        }
+    }
+    cg_self.in_capture = 0;
+    errno = saved;
+    return found;
 }

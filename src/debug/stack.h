@@ -140,4 +140,21 @@ void cg_stack_after_fork_child(void) CG_HIDDEN;
 /* How captures are taken now (CG_STACK_*).  Thread-safe. */
 cg_stack_mode_t cg_stack_mode(void) CG_HIDDEN;
 
+/*
+ * cg_stack_caller_of - the state of the frame that called fn, where the
+ * calling thread's stack runs through fn now (the leak check at exit: the
+ * frame that called exit()).
+ * @fn:    the entry address of a function (as its unwind information says)
+ * @sp:    out: the caller's stack pointer at the call's return (fn's CFA):
+ *         everything below it belongs to frames that have not returned to
+ *         the caller, and is dead to it
+ * @regs:  out: the caller's callee-saved registers as they were at the
+ *         call (restored by the unwinder), at most 8
+ * @nregs: out: how many regs were stored
+ * False when the unwinder is not available, or no frame within 64 of this
+ * one is in fn.  Never calls malloc; preserves errno; not
+ * async-signal-safe (the loader lock, as cg_stack_capture).
+ */
+bool cg_stack_caller_of(uintptr_t fn, uintptr_t *sp, uintptr_t *regs, size_t *nregs) CG_HIDDEN;
+
 #endif /* CG_STACK_H */

@@ -300,26 +300,19 @@ else fail regress-fork-with-dlopen-thread "rc=$rc (124: hang) $(head -c 300 <<<"
 rg mode=debug sigabrt
 if [ $rc = 0 ]; then pass regress-report-after-caught-sigabrt
 else fail regress-report-after-caught-sigabrt "rc=$rc (124: hang)"; fi
-# Other threads' stacks and registers are not scanned (cg_leak_check's
-# contract): a block a running thread holds only in a register, between
-# its malloc and its store into g[], is reported as leaked.  That is the
-# documented limit, so such a report is accepted: at most one block per
-# running thread, allocated in spin.  A crash, a hang, any other report,
-# or a leak of globally referenced blocks fails the run.
+# Threads still running at exit are stopped for the leak scan, and their
+# stacks and registers scanned (issue 14, point 8): a block a running
+# thread holds only in a register or on its stack, between its malloc and
+# its store into g[] or between the exchange and its free, is no leak.
+# Any report, a crash or a hang fails the run.  (Before the threads were
+# stopped up to two such blocks were reported, and accepted here as the
+# documented limit.)
 bad=0
 for i in 1 2 3 4 5; do
     # guard_sample=0: a sampled block freed under the scan is sealed, so
     # what only it pointed to looks leaked too (debug blocks stay readable)
     rg mode=debug:detect_leaks=1:quarantine_mb=0:guard_sample=0 leak_race 15000
     if [ $rc = 0 ] && ! grep -q chunkguard <<<"$err"; then continue; fi
-    groups=$(grep -c '^Direct leak of' <<<"$err")
-    # (the two spinning threads' blocks come from one call site: one group
-    # of up to 2 objects, or two groups when the scan sees different sizes)
-    inflight=$(grep -A1 -E '^Direct leak of [0-9]* byte\(s\) in [12] object\(s\)' <<<"$err" | grep -c '#0 .* in spin ')
-    objects=$(sed -n 's/^Direct leak of [0-9]* byte(s) in \([0-9]*\) object(s).*/\1/p' <<<"$err" | awk '{ n += $1 } END { print n + 0 }')
-    if [ $rc = 23 ] && [ "$groups" -ge 1 ] && [ "$groups" -le 2 ] && [ "$inflight" = "$groups" ] &&
-       [ "$objects" -le 2 ] &&
-       [ "$(grep -c 'ERROR: chunkguard' <<<"$err")" = 1 ]; then continue; fi
     bad=$((bad + 1))
 done
 if [ $bad = 0 ]; then pass regress-leak-scan-with-threads-alive

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# 59-leaks.sh — leak reports that can be trusted (issue 14, point 8;
+# tests/leaks/*.c, mode=debug:detect_leaks=1):
+#   - threads still running at exit are stopped and their stacks (from the
+#     stack pointer up) and registers scanned: a block a live worker holds
+#     in a register or a live local is not a leak, whether it blocks in a
+#     syscall, spins, or churns through malloc and free; a worker that
+#     blocks the signal is scanned conservatively, and the report says so;
+#   - dead stack memory is not a root: a block whose address survives only
+#     in frames that have returned is reported (exit() and return from main);
+#   - a block reached from a global (or from a reachable block) is still
+#     reachable: counted in the summary, never reported, no leak exit code;
+#   - a forked child's check, cg_leak_check() while a worker runs, and fast
+#     mode (no leak check) neither hang nor misreport.
+set -u
+R=$CG_ROOT; B=$CG_BUILD/leaks; SO=$CG_SO
+mkdir -p "$B"
+make -s -C "$R" lib >/dev/null || { echo "FAIL leaks-build: make lib"; exit 1; }
+for f in threads dead global; do
+    gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -o "$B/$f" "$R/tests/leaks/$f.c" -ldl ||
+        { echo "FAIL leaks-build: $f"; exit 1; }
+done
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+OPTS="mode=debug:detect_leaks=1:guard_sample=0"
+run() {   # run OPTS PROGRAM ARGS...: sets out, err, rc, secs
+    local opts=$1 start; shift
+    start=$(date +%s%N)
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$opts" LD_PRELOAD="$SO" "$B/$@" 2>"$tmp/err"); rc=$?
+    secs=$(( ($(date +%s%N) - start) / 1000000000 ))
+    err=$(cat "$tmp/err")
+}
+# leaks_are SIZE...: the report's leak groups are exactly these sizes (one
+# object each), as the sorted list of "Direct leak of N byte(s)" lines
+leaks_are() {
+    local got want
+    got=$(sed -n 's/^Direct leak of \([0-9]*\) byte(s) in 1 object(s).*/\1/p' <<<"$err" | sort -n | tr '\n' ' ')
+    want=$(printf '%s\n' "$@" | sort -n | tr '\n' ' ')
+    [ "$got" = "$want" ] && [ "$(grep -c '^Direct leak of' <<<"$err")" = $# ]
+}
+
+# 1. threads running at exit
+for m in reg stack spin; do
+    run "$OPTS" threads $m
+    if [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ] &&
+       grep -q '^SUMMARY: chunkguard: 77 byte(s) leaked in 1 allocation(s)' <<<"$err" &&
+       grep -q ' 1 other thread(s) stopped' <<<"$err"; then pass leaks-thread-$m
+    else fail leaks-thread-$m "rc=$rc ${secs}s $(head -c 800 <<<"$err")"; fi
+done
+bad=0
+for i in 1 2 3 4 5; do
+    run "$OPTS:quarantine_mb=0" threads churn
+    { [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ]; } || { bad=$((bad + 1)); why="rc=$rc ${secs}s $(head -c 800 <<<"$err")"; }
+done
+if [ $bad = 0 ]; then pass leaks-thread-churn
+else fail leaks-thread-churn "$bad of 5 runs: $why"; fi
+# the same in guard mode (guarded blocks, read by copy)
+bad=0
+for i in 1 2 3; do
+    run mode=guard:detect_leaks=1 threads churn
+    { [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ]; } || { bad=$((bad + 1)); why="rc=$rc ${secs}s $(head -c 800 <<<"$err")"; }
+done
+if [ $bad = 0 ]; then pass leaks-thread-churn-guard
+else fail leaks-thread-churn-guard "$bad of 3 runs: $why"; fi
+run "$OPTS" threads masked
+if [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ] &&
+   grep -Eq 'thread [0-9]+ blocks the signal .*: its whole stack mapping was scanned' <<<"$err"; then
+    pass leaks-thread-masked-conservative
+else fail leaks-thread-masked-conservative "rc=$rc ${secs}s $(head -c 800 <<<"$err")"; fi
+# a masked thread that spins has no stack pointer to find: not scanned,
+# and the report says so (its block may then be reported)
+run "$OPTS" threads masked-spin
+if [ $rc = 23 ] && [ "$secs" -lt 10 ] && grep -q 'Direct leak of 77 byte(s)' <<<"$err" &&
+   grep -Eq 'thread [0-9]+ blocks the signal .*: its stack was not scanned' <<<"$err"; then
+    pass leaks-thread-masked-spin-said
+else fail leaks-thread-masked-spin-said "rc=$rc ${secs}s $(head -c 800 <<<"$err")"; fi
+
+# main calls pthread_exit and its worker exits the process: the exiting
+# thread's live stack is still found (/proc/self/maps is empty then)
+run "$OPTS" threads leader-exit
+if [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ]; then pass leaks-thread-leader-exited
+else fail leaks-thread-leader-exited "rc=$rc ${secs}s $(head -c 800 <<<"$err")"; fi
+# a worker holding the main arena's lock (a test build's cg_test_lock_arena)
+# when main exits: the check takes no arena lock
+if make -s -C "$R" locks-lib-test >/dev/null 2>&1; then
+    start=$(date +%s)
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$OPTS" LD_PRELOAD="$CG_BUILD/locks/test/libchunkguard.so" \
+          "$B/threads" arena-lock 2>"$tmp/err"); rc=$?
+    secs=$(( $(date +%s) - start )); err=$(cat "$tmp/err")
+    if [ $rc = 23 ] && leaks_are 77 && [ "$secs" -lt 10 ] &&
+       grep -q ' 1 other thread(s) stopped' <<<"$err"; then pass leaks-thread-holds-arena-lock
+    else fail leaks-thread-holds-arena-lock "rc=$rc (124: hang) ${secs}s $(head -c 800 <<<"$err")"; fi
+else fail leaks-thread-holds-arena-lock "make locks-lib-test"; fi
+
+# 2. dead stack memory
+for how in 0 1; do
+    run "$OPTS" dead $how
+    n=$(sed -n 's/^stale copies: //p' <<<"$out")
+    if [ "${n:-0}" -gt 0 ] && [ $rc = 23 ] && leaks_are 4321; then pass leaks-dead-stack-$how
+    else fail leaks-dead-stack-$how "rc=$rc out=$out $(head -c 600 <<<"$err")"; fi
+done
+
+# 3. still reachable
+run "$OPTS" global held
+if [ $rc = 0 ] && [ "$out" = ok ] && [ -z "$err" ]; then pass leaks-global-not-reported
+else fail leaks-global-not-reported "rc=$rc out=$out $(head -c 600 <<<"$err")"; fi
+# (libc's own blocks, such as stdout's buffer, are still reachable too)
+reach_ok() {   # the "still reachable" figures hold at least 6000 bytes in 3 blocks
+    local l b k
+    l=$(grep -Eo '[0-9]+ byte\(s\) in [0-9]+ block\(s\) still reachable' <<<"$err" | head -1)
+    b=${l%% *}; k=$(sed 's/.* in \([0-9]*\) block.*/\1/' <<<"$l")
+    [ -n "$l" ] && [ "$b" -ge 6000 ] && [ "$k" -ge 3 ]
+}
+run "$OPTS:verbosity=1" global held
+if [ $rc = 0 ] && reach_ok && ! grep -q 'detected memory leaks' <<<"$err"; then
+    pass leaks-global-counted-verbose
+else fail leaks-global-counted-verbose "rc=$rc $(head -c 600 <<<"$err")"; fi
+run "$OPTS" global mixed
+if [ $rc = 23 ] && reach_ok && grep -q '^Direct leak of 50 byte(s) in 1 object(s)' <<<"$err" &&
+   grep -q '^Indirect leak of 60 byte(s) in 1 object(s)' <<<"$err" &&
+   ! grep -Eq 'leak of (1000|2000|3000) byte' <<<"$err" &&
+   grep -q '^SUMMARY: chunkguard: 110 byte(s) leaked in 2 allocation(s)' <<<"$err"; then
+    pass leaks-global-mixed
+else fail leaks-global-mixed "rc=$rc $(head -c 800 <<<"$err")"; fi
+
+# 4. a forked child, the API with a worker running, fast mode
+# (the child has only the thread that forked: the block the parent's
+# worker holds on its stack, a stack no thread runs on in the child, is
+# a leak there, as LeakSanitizer's; the parent's own check finds none)
+run "$OPTS" threads fork
+if [ $rc = 23 ] && grep -q '^child 23$' <<<"$out" && leaks_are 77 222 && [ "$secs" -lt 10 ] &&
+   [ "$(grep -c 'detected memory leaks' <<<"$err")" = 1 ]; then
+    pass leaks-fork-child
+else fail leaks-fork-child "rc=$rc out=$out ${secs}s $(head -c 600 <<<"$err")"; fi
+run mode=debug:guard_sample=0 threads api
+if [ $rc = 0 ] && [ "$out" = "leaked 1, worker runs" ] && leaks_are 77; then pass leaks-api-thread-resumes
+else fail leaks-api-thread-resumes "rc=$rc out=$out $(head -c 600 <<<"$err")"; fi
+for m in stack spin churn masked; do
+    run mode=fast:detect_leaks=1 threads $m
+    # (the one line fast mode says about detect_leaks, and nothing else)
+    if [ $rc = 0 ] && [ "$(grep -vc 'WARNING: chunkguard: detect_leaks and halt_on_error act in debug mode only' <<<"$err")" = 0 ] &&
+       [ "$secs" -lt 10 ]; then pass leaks-fast-$m
+    else fail leaks-fast-$m "rc=$rc ${secs}s $(head -c 300 <<<"$err")"; fi
+done
