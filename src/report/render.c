@@ -205,11 +205,14 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
         const cg_sym_inline_t *fr;
         size_t nfr = cg_sym_lookup(s->pcs[i], i > 0 || !s->exact0, &fr);
         const cg_sym_inline_t *own = nfr ? &fr[nfr - 1] : NULL;   /* the code's function */
+        /* the symbol table's name first, as without a symbolizer: what
+         * a dedup hash of module and function needs to stay the same
+         * whether or not a symbolizer ran (the text has the demangled) */
         jraw(w, ",\"function\":");
-        if (own != NULL && own->function != NULL)
-            jstr(w, own->function);
-        else if (f.function[0])
+        if (f.function[0])
             jstr(w, f.function);
+        else if (own != NULL && own->function != NULL)
+            jstr(w, own->function);
         else
             jraw(w, "null");
         jsym_place(w, own);

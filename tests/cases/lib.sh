@@ -143,7 +143,7 @@ cgcase_judge() {
     echo "second stderr line '$l2' quotes glibc, $id has no glibc message"; return 1
   fi
   if ! sed -n '3,$p' "$dir/err" |
-      grep -Eq '^[[:space:]]+#0 0x[0-9a-fA-F]+ .*\(.+\+0x[0-9a-fA-F]+\)$'; then
+      grep -Eq '^[[:space:]]+#0 0x[0-9a-fA-F]+ .*\(.+\+0x[0-9a-fA-F]+\)( \(inlined\))?$'; then
     echo "no '#0 0x... (module+0x...)' frame line after the check line"; return 1
   fi
   return 0
