@@ -531,7 +531,13 @@ void cg_sym_batch_run(void)
     char path[CG_OPT_STRING_MAX + 32];
     bool llvm;
     if (pick_helper(path, sizeof path, &llvm)) {
-        uint64_t deadline = cg_os_now_ns() + (uint64_t)SYM_TIMEOUT_MS * 1000000u;
+        /* within half of deadlock_timeout_ms too: the report lock is
+         * held meanwhile, and a thread waiting for it longer than that
+         * writes its report without it */
+        uint64_t ms = SYM_TIMEOUT_MS, dl = (uint64_t)CG_LOAD(cg_opt.deadlock_timeout_ms);
+        if (dl != 0 && dl / 2 < ms)
+            ms = dl / 2;
+        uint64_t deadline = cg_os_now_ns() + ms * 1000000u;
         if (llvm)
             run_helper(path, true, -1, deadline);
         else

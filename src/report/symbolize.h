@@ -93,7 +93,9 @@ size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t ca
  *     cg_format_stack) into it; the addresses are those of the calls
  *     (a return address minus 1), at most 2048 distinct ones a batch.
  * cg_sym_batch_run - run the helper once over every frame added (for
- *     addr2line, once per module), with one deadline of 5 s for it all;
+ *     addr2line, once per module), with one deadline of 5 s for it all
+ *     (or half of deadlock_timeout_ms when that is less: the report lock
+ *     is held meanwhile);
  *     a helper missing, failing, killed at the deadline, or answering
  *     nonsense leaves the frames it did not answer without.  Starts it
  *     with raw system calls (platform.h, cg_os_coproc_start): no malloc,

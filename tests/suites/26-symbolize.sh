@@ -25,6 +25,8 @@
 #                            killed
 #   sym-fds-closed           stdin, stdout and stderr closed (report to
 #                            log_path): still symbolized
+#   sym-fork-child           a report in the child of a fork made while
+#                            another thread allocates: still symbolized
 # Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
 set -u
 R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
@@ -35,7 +37,7 @@ make -s -C "$R" BUILD="$CG_BUILD" lib >/dev/null || { fail sym-build "make lib";
 command -v llvm-symbolizer >/dev/null ||
   { fail sym-tool "llvm-symbolizer not installed (tools/deps.sh check installs llvm)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-gcc -std=gnu11 -g -O1 -o "$B/sym" "$R/tests/symbolize/sym.c" 2>"$tmp/b.err" &&
+gcc -std=gnu11 -g -O1 -pthread -o "$B/sym" "$R/tests/symbolize/sym.c" 2>"$tmp/b.err" &&
   g++ -g -O1 -o "$B/symxx" "$R/tests/symbolize/sym.cc" 2>>"$tmp/b.err" ||
   { fail sym-build "$(head -c 400 "$tmp/b.err")"; exit 1; }
 src=$R/tests/symbolize/sym.c
@@ -177,5 +179,13 @@ if grep -Eq "^    #0 0x[0-9a-f]+ in overflow_then_free .*sym\.c:$l \(" "$tmp/clo
   pass sym-fds-closed
 else
   fail sym-fds-closed "log: $(grep -m3 '#' "$tmp/closed.log" 2>&1)"
+fi
+run mode=debug "$B/sym" fork
+l=$(line free_twice "$src")
+if [ "$rc" = 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$err" &&
+   grep -Eq "^    #0 0x[0-9a-f]+ in free_twice .*sym\.c:$l \(" <<<"$err"; then
+  pass sym-fork-child
+else
+  fail sym-fork-child "rc $rc, got: $(grep -m3 '#' <<<"$err")"
 fi
 exit 0

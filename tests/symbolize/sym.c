@@ -8,9 +8,14 @@
  *   write  a write past the block through an inlined function (guard
  *          mode: a fault, the report made in the signal handler)
  *   leak   three blocks leaked from three call sites (detect_leaks=1)
+ *   fork   a double free in the child of a fork made while another
+ *          thread runs (and holds a lock of libc's: it is in a sleep)
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 volatile int sink;
 
@@ -38,6 +43,39 @@ __attribute__((noinline)) void *leak_c(void) { return malloc(33); }   /* LINE-le
 
 void *volatile keep;
 
+__attribute__((noinline)) void free_twice(char *p)
+{
+    free(p);
+    free(p);                                    /* LINE-free_twice */
+    sink = 3;
+}
+
+static void *spin(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        free(malloc(64));
+        usleep(100);
+    }
+    return NULL;
+}
+
+/* The child's report, then its status as the parent's exit status. */
+static int fork_child_report(void)
+{
+    pthread_t t;
+    pthread_create(&t, NULL, spin, NULL);
+    usleep(10000);
+    pid_t pid = fork();
+    if (pid == 0) {
+        free_twice(malloc(24));
+        _exit(0);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st);
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -50,6 +88,7 @@ int main(int argc, char **argv)
         keep = leak_b();
         keep = leak_c();
         keep = NULL;
-    }
+    } else if (strcmp(what, "fork") == 0)
+        return fork_child_report();
     return 0;
 }
