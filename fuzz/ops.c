@@ -36,12 +36,12 @@
 #ifdef FZ_DEBUG
 const char *cg_default_options(void)
 {
-    return "mode=debug:quarantine_mb=16:stack_depth=4:fill_alloc=0xbe:verify_interval=997";
+    return "symbolize=0:mode=debug:quarantine_mb=16:stack_depth=4:fill_alloc=0xbe:verify_interval=997";
 }
 #elif defined(FZ_GUARD)
 const char *cg_default_options(void)
 {
-    return "mode=guard:guard_quarantine_mb=16:stack_depth=4:fill_alloc=0xbe:verify_interval=997";
+    return "symbolize=0:mode=guard:guard_quarantine_mb=16:stack_depth=4:fill_alloc=0xbe:verify_interval=997";
 }
 #define FZ_DEBUG 1              /* the model's expectations are debug mode's */
 #endif

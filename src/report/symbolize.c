@@ -505,6 +505,10 @@ static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
  * addr2line.  False when there is none. */
 static bool pick_helper(char *path, size_t cap, bool *llvm)
 {
+    /* a set-uid process runs nothing its untrusted environment ($PATH)
+     * chose (symbolizer_path is ignored there too: CG_OPT_PATH) */
+    if (cg_os_getauxval(AT_SECURE) != 0)
+        return false;
     if (cg_opt.symbolizer_path[0] != 0) {
         set_str(path, cap, cg_opt.symbolizer_path);
         *llvm = !ends_with(path, "addr2line");

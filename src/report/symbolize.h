@@ -85,6 +85,8 @@ size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t ca
  * process (llvm-symbolizer, else addr2line), for every frame of one
  * report in one run of it (docs/design.md, "Symbolizing").
  *
+ * No helper runs in a set-uid (AT_SECURE) process: its $PATH is not
+ * trusted.
  * cg_sym_batch_begin - open the calling thread's batch; false when
  *     symbolize=0 or another thread has one open (that report's frames
  *     then get ELF symbol names only: a batch is tried, never waited
