@@ -10,7 +10,10 @@
 #include "options.h"
 #include "symbolize.h"
 
-static CG_BIG_BSS char tbuf[24 * 1024];      /* both under the report lock */
+/* Both under the report lock.  The text's room: three 64-frame stacks of
+ * symbolized lines (a path and a line number each, inlined functions on
+ * lines of their own). */
+static CG_BIG_BSS char tbuf[64 * 1024];
 static CG_BIG_BSS char jbuf[64 * 1024];
 
 static cg_report_callback_t callback;
@@ -188,12 +191,12 @@ static void jsym_place(jw_t *w, const cg_sym_inline_t *fr)
         jraw(w, "null");
 }
 
-/* Frames stop early rather than leave the object cut: 2 KiB are kept for
- * what follows them. */
+/* Frames stop early rather than leave the object cut: 4 KiB are kept for
+ * what follows them (a frame with its inlined functions fits in that). */
 static void jstack(jw_t *w, const cg_rstack_t *s)
 {
     jraw(w, "[");
-    for (size_t i = 0; i < s->n && w->n + 2048 < w->cap; i++) {
+    for (size_t i = 0; i < s->n && w->n + 4096 < w->cap; i++) {
         cg_frame_t f;
         cg_symbolize_frame(s->pcs[i], i > 0 || !s->exact0, &f);
         jraw(w, i ? ",{\"pc\":" : "{\"pc\":");

@@ -309,14 +309,15 @@ static uint32_t sym_owner;          /* the kernel tid of the thread whose it is 
 
 static bool batch_mine(void)
 {
-    return __atomic_load_n(&sym_busy, __ATOMIC_ACQUIRE) && sym_owner == cg_os_gettid();
+    return __atomic_load_n(&sym_busy, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&sym_owner, __ATOMIC_RELAXED) == cg_os_gettid();
 }
 
 bool cg_sym_batch_begin(void)
 {
     if (!cg_opt.symbolize || __atomic_exchange_n(&sym_busy, 1, __ATOMIC_ACQUIRE))
         return false;
-    sym_owner = cg_os_gettid();
+    __atomic_store_n(&sym_owner, cg_os_gettid(), __ATOMIC_RELAXED);
     sym_n = sym_nframes = sym_nmods = sym_outlen = 0;
     return true;
 }
@@ -325,7 +326,7 @@ void cg_sym_batch_end(void)
 {
     if (!batch_mine())
         return;
-    sym_owner = 0;
+    __atomic_store_n(&sym_owner, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&sym_busy, 0, __ATOMIC_RELEASE);
 }
 

@@ -9,6 +9,7 @@
 #                            handler) in an inlined function: the inlined
 #                            frame, marked, then its caller at its line
 #   sym-cxx-demangled        a C++ member function's frame, demangled
+#   sym-fast-mode            the same in fast mode (its one frame, the call)
 #   sym-json-fields          JSON frames carry file, line and inlined
 #   sym-leaks-one-run        a leak report of three groups: every group's
 #                            frames symbolized by one run of the symbolizer,
@@ -59,25 +60,24 @@ plain_frames() {
     ! grep -Eq '^    #[0-9]+ .*\.c:[0-9]+ ' <<<"$err"
 }
 
+# expect NAME PATTERN...: every PATTERN (grep -E) is a line of err
+expect() {
+  local name=$1 p; shift
+  for p in "$@"; do
+    grep -Eq "$p" <<<"$err" || { fail "$name" "no line '$p' (rc $rc), got: $(grep -m4 '#' <<<"$err")"; return; }
+  done
+  pass "$name"
+}
+F0='^    #0 0x[0-9a-f]+ in' F1='^    #1 0x[0-9a-f]+ in'   # frame lines, up to the function
+
 run mode=debug "$B/sym" free
-l=$(line free "$src")
-if grep -Eq "^    #0 0x[0-9a-f]+ in overflow_then_free .*sym\.c:$l \(.*/sym\+0x[0-9a-f]+\)\$" <<<"$err" &&
-   grep -Eq "^    #1 0x[0-9a-f]+ in main .*sym\.c:[0-9]+ " <<<"$err" &&
-   grep -q '^SUMMARY: chunkguard: heap-buffer-overflow' <<<"$err"; then
-  pass sym-free-line
-else
-  fail sym-free-line "want '#0 ... in overflow_then_free ...sym.c:$l (...)', got: $(grep -m3 '#' <<<"$err")"
-fi
+expect sym-free-line "$F0 overflow_then_free .*sym\.c:$(line free "$src") \(.*/sym\+0x[0-9a-f]+\)\$" \
+  "$F1 main .*sym\.c:[0-9]+ " '^SUMMARY: chunkguard: heap-buffer-overflow'
 
 run mode=guard:report_path="$tmp/w.json" "$B/sym" write
 lp=$(line put "$src"); lw=$(line write_past "$src")
-if grep -Eq "^    #0 0x[0-9a-f]+ in put .*sym\.c:$lp \(.*/sym\+0x[0-9a-f]+\) \(inlined\)\$" <<<"$err" &&
-   grep -Eq "^    #0 0x[0-9a-f]+ in write_past .*sym\.c:$lw \(.*/sym\+0x[0-9a-f]+\)\$" <<<"$err" &&
-   grep -q 'at pc 0x' <<<"$err"; then
-  pass sym-inlined-fault
-else
-  fail sym-inlined-fault "want '#0 ... in put sym.c:$lp ... (inlined)' then '#0 ... in write_past sym.c:$lw', got: $(grep -m3 '#' <<<"$err")"
-fi
+expect sym-inlined-fault "$F0 put .*sym\.c:$lp \(.*/sym\+0x[0-9a-f]+\) \(inlined\)\$" \
+  "$F0 write_past .*sym\.c:$lw \(.*/sym\+0x[0-9a-f]+\)\$" 'at pc 0x'
 if python3 - "$tmp/w.json" "$lp" "$lw" <<'PY'
 import json, sys
 r = json.loads(open(sys.argv[1]).readline())
@@ -95,12 +95,11 @@ PY
 then pass sym-json-fields; else fail sym-json-fields "frames of $tmp/w.json lack file/line/inlined"; fi
 
 run mode=debug "$B/symxx"
-l=$(line drop "$R/tests/symbolize/sym.cc")
-if grep -Eq "^    #0 0x[0-9a-f]+ in ns::Holder::drop\(int\) .*sym\.cc:$l \(" <<<"$err"; then
-  pass sym-cxx-demangled
-else
-  fail sym-cxx-demangled "want '#0 ... in ns::Holder::drop(int) ...sym.cc:$l', got: $(grep -m3 '#' <<<"$err")"
-fi
+expect sym-cxx-demangled \
+  "$F0 ns::Holder::drop\(int\) .*sym\.cc:$(line drop "$R/tests/symbolize/sym.cc") \("
+run "" "$B/symxx"
+expect sym-fast-mode 'ERROR: chunkguard: double-free' \
+  "$F0 ns::Holder::drop\(int\) .*sym\.cc:$(line drop "$R/tests/symbolize/sym.cc") \("
 
 # a symbolizer that counts its runs and what LD_PRELOAD it sees
 cat >"$tmp/count" <<EOS
@@ -128,12 +127,8 @@ for how in option path; do
   else
     RUNPATH=$tmp/a2l run mode=guard "$B/sym" write
   fi
-  if grep -Eq "^    #0 0x[0-9a-f]+ in put .*sym\.c:$lp \(.*\) \(inlined\)\$" <<<"$err" &&
-     grep -Eq "^    #0 0x[0-9a-f]+ in write_past .*sym\.c:$lw \(" <<<"$err"; then
-    pass sym-addr2line-$how
-  else
-    fail sym-addr2line-$how "got: $(grep -m3 '#' <<<"$err")"
-  fi
+  expect sym-addr2line-$how "$F0 put .*sym\.c:$lp \(.*\) \(inlined\)\$" \
+    "$F0 write_past .*sym\.c:$lw \("
 done
 
 run mode=debug:symbolize=0 "$B/sym" free
@@ -181,11 +176,6 @@ else
   fail sym-fds-closed "log: $(grep -m3 '#' "$tmp/closed.log" 2>&1)"
 fi
 run mode=debug "$B/sym" fork
-l=$(line free_twice "$src")
-if [ "$rc" = 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$err" &&
-   grep -Eq "^    #0 0x[0-9a-f]+ in free_twice .*sym\.c:$l \(" <<<"$err"; then
-  pass sym-fork-child
-else
-  fail sym-fork-child "rc $rc, got: $(grep -m3 '#' <<<"$err")"
-fi
+expect sym-fork-child 'ERROR: chunkguard: double-free' \
+  "$F0 free_twice .*sym\.c:$(line free_twice "$src") \("
 exit 0
