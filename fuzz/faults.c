@@ -55,7 +55,7 @@
 
 const char *cg_default_options(void)
 {
-    return "mode=guard:guard_quarantine_mb=16:stack_depth=2:log_path=/dev/null";
+    return "symbolize=0:mode=guard:guard_quarantine_mb=16:stack_depth=2:log_path=/dev/null";
 }
 
 /* The sanitizer runtime libFuzzer builds link would take SIGSEGV too. */

@@ -5,7 +5,8 @@ set -euo pipefail
 common=(gcc make python3 libunwind-dev)
 case "${1:-check}" in
   check) pkgs=("${common[@]}" libcriterion-dev clang libclang-rt-14-dev afl++ valgrind strace
-               sqlite3 xz-utils tar git perl coreutils procps util-linux spin man-db pkgconf binutils) ;;
+               sqlite3 xz-utils tar git perl coreutils procps util-linux spin man-db pkgconf binutils
+               llvm) ;;   # llvm: llvm-symbolizer, which reports run (tests/suites/26-symbolize.sh)
   demo)  pkgs=("${common[@]}" procps binutils) ;;
   # tests/suites/70-command.sh: the SARIF schema's validator, a browser for
   # the HTML report, and the symbolizers tools/chunkguard runs

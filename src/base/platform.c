@@ -15,9 +15,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -532,6 +536,202 @@ const void *cg_os_map_fd(int fd, size_t len)
 void cg_os_close(int fd)
 {
     SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+}
+
+/* ---- a helper program (platform.h, "A helper program to talk to") ---- */
+
+extern char **environ;
+
+bool cg_os_find_program(const char *name, char *buf, size_t cap)
+{
+    const char *path = getenv("PATH");
+    if (path == NULL)
+        path = "/usr/bin:/bin";
+    size_t nlen = strlen(name);
+    for (const char *d = path;; d++) {
+        const char *end = d;
+        while (*end && *end != ':')
+            end++;
+        size_t dlen = (size_t)(end - d);
+        if (dlen == 0) {            /* an empty entry is the working directory */
+            d = ".";
+            dlen = 1;
+        }
+        if (dlen + 1 + nlen < cap) {
+            memcpy(buf, d, dlen);
+            buf[dlen] = '/';
+            memcpy(buf + dlen + 1, name, nlen + 1);
+            struct stat sb;
+            if (!sys_failed(SYS(SYS_newfstatat, AT_FDCWD, buf, &sb, 0, 0, 0)) &&
+                S_ISREG(sb.st_mode) &&
+                !sys_failed(SYS(SYS_faccessat, AT_FDCWD, buf, X_OK, 0, 0, 0)))
+                return true;
+        }
+        if (*end == 0)
+            break;
+        d = end;
+    }
+    if (cap)
+        buf[0] = 0;
+    return false;
+}
+
+/* fd moved to a number above 2 (close-on-exec), so that the child's dup2
+ * onto 0, 1 and 2 cannot overwrite it: a process may run with 0-2 closed. */
+static int fd_above2(int fd)
+{
+    if (fd > 2)
+        return fd;
+    long n = SYS(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3, 0, 0, 0);
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    return sys_failed(n) ? -1 : (int)n;
+}
+
+/* The child's environment: ours without LD_PRELOAD, in static storage
+ * (one helper at a time: the caller serialises). */
+#define COPROC_ENV_MAX 1024
+static const char *coproc_env[COPROC_ENV_MAX + 1];
+
+/* x86_64's struct sigaction as the kernel takes it. */
+typedef struct ksigaction {
+    uintptr_t handler;
+    unsigned long flags;
+    uintptr_t restorer;
+    uint64_t mask;
+} ksigaction_t;
+
+/* In the child (a copy of us): become the helper or exit 127. */
+static _Noreturn void coproc_child(const char *path, const char *const *argv, int end)
+{
+    for (int sig = 1; sig <= 64; sig++) {
+        ksigaction_t old, dfl = { 0, 0, 0, 0 };
+        if (sig == SIGKILL || sig == SIGSTOP ||
+            sys_failed(SYS(SYS_rt_sigaction, sig, 0, &old, 8, 0, 0)))
+            continue;
+        if (old.handler != (uintptr_t)SIG_DFL && old.handler != (uintptr_t)SIG_IGN)
+            SYS(SYS_rt_sigaction, sig, &dfl, 0, 8, 0, 0);
+    }
+    SYS(SYS_setpgid, 0, 0, 0, 0, 0, 0);
+    SYS(SYS_dup2, end, 0, 0, 0, 0, 0);
+    SYS(SYS_dup2, end, 1, 0, 0, 0, 0);
+    long nul = SYS(SYS_openat, AT_FDCWD, "/dev/null", O_WRONLY, 0, 0, 0);
+    if (sys_failed(nul))
+        SYS(SYS_close, 2, 0, 0, 0, 0, 0);
+    else if (nul != 2)
+        SYS(SYS_dup2, nul, 2, 0, 0, 0, 0);
+    if (sys_failed(SYS(SYS_close_range, 3, ~0u, 0, 0, 0, 0)))
+        for (int fd = 3; fd < 1024; fd++)
+            SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    uint64_t none = 0;
+    SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, sizeof none, 0, 0);
+    SYS(SYS_execve, path, argv, coproc_env, 0, 0, 0);
+    for (;;)
+        SYS(SYS_exit_group, 127, 0, 0, 0, 0, 0);
+}
+
+int cg_os_coproc_start(const char *path, const char *const *argv, int *fd)
+{
+    size_t n = 0;
+    for (char **e = environ; e != NULL && *e != NULL && n < COPROC_ENV_MAX; e++)
+        if (strncmp(*e, "LD_PRELOAD=", 11) != 0)
+            coproc_env[n++] = *e;
+    coproc_env[n] = NULL;
+    int sv[2];
+    long pid = -1;
+    if (sys_failed(SYS(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv, 0, 0)))
+        return -1;
+    sv[0] = fd_above2(sv[0]);
+    sv[1] = fd_above2(sv[1]);
+    if (sv[0] < 0 || sv[1] < 0 ||
+        sys_failed(SYS(SYS_fcntl, sv[0], F_SETFL, O_NONBLOCK, 0, 0, 0))) {
+        for (int i = 0; i < 2; i++)
+            if (sv[i] >= 0)
+                SYS(SYS_close, sv[i], 0, 0, 0, 0, 0);
+        return -1;
+    }
+    /* Every signal blocked across the fork: none of the program's
+     * handlers may run in the child before it resets them. */
+    uint64_t all = ~(uint64_t)0, old = 0;
+    SYS(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all, 0, 0);
+    pid = SYS(SYS_clone, 0, 0, 0, 0, 0, 0);     /* a fork: no CLONE_VM, no exit signal */
+    if (pid == 0)
+        coproc_child(path, argv, sv[1]);
+    SYS(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, sizeof old, 0, 0);
+    SYS(SYS_close, sv[1], 0, 0, 0, 0, 0);
+    if (sys_failed(pid)) {
+        SYS(SYS_close, sv[0], 0, 0, 0, 0, 0);
+        pid = -1;
+    } else {
+        *fd = sv[0];
+    }
+    return (int)pid;
+}
+
+size_t cg_os_coproc_exchange(int fd, const char *in, size_t inlen, char *out, size_t cap,
+                             uint64_t deadline_ns, bool *done)
+{
+    size_t sent = 0, got = 0;
+    bool writing = true;
+    *done = false;
+    if (inlen == 0) {
+        SYS(SYS_shutdown, fd, SHUT_WR, 0, 0, 0, 0);
+        writing = false;
+    }
+    while (got < cap) {
+        uint64_t now = cg_os_now_ns();
+        if (now >= deadline_ns)
+            break;
+        uint64_t left = deadline_ns - now;
+        struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+        struct pollfd p = { fd, (short)(POLLIN | (writing ? POLLOUT : 0)), 0 };
+        long r = SYS(SYS_ppoll, &p, 1, &ts, 0, 8, 0);
+        if (r == -EINTR || r == 0)
+            continue;
+        if (sys_failed(r))
+            break;
+        if (writing && (p.revents & (POLLOUT | POLLERR | POLLHUP))) {
+            long w = SYS(SYS_sendto, fd, in + sent, inlen - sent, MSG_NOSIGNAL | MSG_DONTWAIT,
+                         0, 0);
+            if (w > 0)
+                sent += (size_t)w;
+            if ((sys_failed(w) && w != -EAGAIN && w != -EINTR) || sent == inlen) {
+                SYS(SYS_shutdown, fd, SHUT_WR, 0, 0, 0, 0);
+                writing = false;
+            }
+        }
+        if (p.revents & (POLLIN | POLLERR | POLLHUP)) {
+            long k = SYS(SYS_read, fd, out + got, cap - got, 0, 0, 0);
+            if (k == 0) {
+                *done = true;
+                break;
+            }
+            if (k > 0)
+                got += (size_t)k;
+            else if (k != -EAGAIN && k != -EINTR)
+                break;
+        }
+    }
+    return got;
+}
+
+void cg_os_coproc_end(int pid, int fd, bool ended)
+{
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    int status;
+    /* after its output ended it normally exits at once: a moment for
+     * that, then the whole group is killed (a script's children too) */
+    for (int i = 0; ended && i < 50; i++) {
+        if (SYS(SYS_wait4, pid, &status, WNOHANG | __WALL, 0, 0, 0) != 0)
+            return;
+        cg_os_sleep_ms(1);
+    }
+    SYS(SYS_kill, -pid, SIGKILL, 0, 0, 0, 0);
+    SYS(SYS_kill, pid, SIGKILL, 0, 0, 0, 0);
+    for (int i = 0; i < 100; i++) {
+        if (SYS(SYS_wait4, pid, &status, WNOHANG | __WALL, 0, 0, 0) != 0)
+            return;
+        cg_os_sleep_ms(1);
+    }
 }
 
 void cg_os_flush_stdio(void)

@@ -174,6 +174,44 @@ int   cg_os_open_file(const char *path, cg_os_file_id_t *id) CG_HIDDEN;
 const void *cg_os_map_fd(int fd, size_t len) CG_HIDDEN;
 void  cg_os_close(int fd) CG_HIDDEN;
 
+/*
+ * A helper program to talk to (the out-of-process symbolizer,
+ * report/symbolize.c), run with raw system calls: no malloc, no stdio, no
+ * fork handlers, errno untouched, async-signal-safe (a report in a fault
+ * handler, a fork child, at exit, with the heap corrupted).
+ *
+ * cg_os_find_program - the first directory of $PATH (or /usr/bin:/bin
+ *     when unset) holding an executable regular file called name: its
+ *     path in buf (cap bytes, NUL-terminated); false when none.
+ * cg_os_coproc_start - run path with argv (NULL-terminated) in a new
+ *     process of its own group: its stdin and stdout the other end of a
+ *     socket pair whose end *fd (non-blocking, close-on-exec, >= 3) is
+ *     ours, stderr /dev/null, no other descriptor, signal mask empty and
+ *     handlers default, the environment ours without LD_PRELOAD (so the
+ *     helper never loads chunkguard).  The child is a raw fork (a copy
+ *     of the address space: nothing the child does can touch ours) whose
+ *     exit raises no SIGCHLD, so the program's handler never sees it.
+ *     Returns its pid, or -1 (fork refused, no socket, fds exhausted).
+ *     An execve that fails shows as an end of output with nothing read.
+ *     Not reentrant: one helper at a time (the caller serialises; the
+ *     environment array is static).
+ * cg_os_coproc_exchange - write in[0, inlen) to it, then end its input,
+ *     and read what it writes into out (cap bytes; no NUL added) until it
+ *     ends its output, out is full, or the clock passes deadline_ns
+ *     (cg_os_now_ns's clock); both directions at once (poll), so neither
+ *     pipe can fill up and block the other side.  Returns the bytes
+ *     read; *done is true when its output ended (EOF) in time.
+ * cg_os_coproc_end - close fd, kill the child's process group (SIGKILL)
+ *     unless it already ended its output, and reap the child: waits at
+ *     most about 100 ms after a kill (a child that cannot die is left
+ *     behind, never waited for).
+ */
+bool  cg_os_find_program(const char *name, char *buf, size_t cap) CG_HIDDEN;
+int   cg_os_coproc_start(const char *path, const char *const *argv, int *fd) CG_HIDDEN;
+size_t cg_os_coproc_exchange(int fd, const char *in, size_t inlen, char *out, size_t cap,
+                             uint64_t deadline_ns, bool *done) CG_HIDDEN;
+void  cg_os_coproc_end(int pid, int fd, bool ended) CG_HIDDEN;
+
 /* stdio, the program's: flush every stream (before a report ends the
  * process, so that its output is not lost), and write to a stream the
  * program gave us (malloc_info).  These may allocate (stdio's buffers):

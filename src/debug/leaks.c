@@ -539,6 +539,15 @@ static void print_report(scan_t *s)
     size_t n = cg_fmt(lbuf, sizeof lbuf, "==%d==ERROR: chunkguard: detected memory leaks\n",
                       (int)cg_os_getpid());
     cg_log_write(lbuf, n);
+    /* one symbolizer run for every group's stack (report/symbolize.h) */
+    bool batch = cg_sym_batch_begin();
+    for (size_t i = 0; batch && i < s->ngroups; i++) {
+        const uintptr_t *pcs = NULL;
+        size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
+        cg_sym_batch_add(pcs, depth, false);
+    }
+    if (batch)
+        cg_sym_batch_run();
     for (size_t i = 0; i < s->ngroups; i++) {
         const uintptr_t *pcs = NULL;
         const char *kind = s->groups[i].indirect ? "Indirect" : "Direct";
@@ -561,6 +570,8 @@ static void print_report(scan_t *s)
         };
         cg_report_publish(&d, lbuf);
     }
+    if (batch)
+        cg_sym_batch_end();
     n = cg_fmt(lbuf, sizeof lbuf, "\nSUMMARY: chunkguard: %zu byte(s) leaked in %zu allocation(s).\n"
                "(%zu byte(s) in %zu block(s) still reachable, not leaks.  Roots: globals; this\n"
                " thread's live stack and registers; %zu other thread(s) stopped: their live\n"

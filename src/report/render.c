@@ -10,7 +10,10 @@
 #include "options.h"
 #include "symbolize.h"
 
-static CG_BIG_BSS char tbuf[24 * 1024];      /* both under the report lock */
+/* Both under the report lock.  The text's room: three 64-frame stacks of
+ * symbolized lines (a path and a line number each, inlined functions on
+ * lines of their own). */
+static CG_BIG_BSS char tbuf[64 * 1024];
 static CG_BIG_BSS char jbuf[64 * 1024];
 
 static cg_report_callback_t callback;
@@ -173,12 +176,27 @@ static void jnum(jw_t *w, long long v)
     jraw(w, t);
 }
 
-/* Frames stop early rather than leave the object cut: 2 KiB are kept for
- * what follows them. */
+/* ,"file":..,"line":.. of a symbolizer's answer (null, null without). */
+static void jsym_place(jw_t *w, const cg_sym_inline_t *fr)
+{
+    jraw(w, ",\"file\":");
+    if (fr != NULL && fr->file != NULL)
+        jstr(w, fr->file);
+    else
+        jraw(w, "null");
+    jraw(w, ",\"line\":");
+    if (fr != NULL && fr->file != NULL && fr->line != 0)
+        jnum(w, fr->line);
+    else
+        jraw(w, "null");
+}
+
+/* Frames stop early rather than leave the object cut: 4 KiB are kept for
+ * what follows them (a frame with its inlined functions fits in that). */
 static void jstack(jw_t *w, const cg_rstack_t *s)
 {
     jraw(w, "[");
-    for (size_t i = 0; i < s->n && w->n + 2048 < w->cap; i++) {
+    for (size_t i = 0; i < s->n && w->n + 4096 < w->cap; i++) {
         cg_frame_t f;
         cg_symbolize_frame(s->pcs[i], i > 0 || !s->exact0, &f);
         jraw(w, i ? ",{\"pc\":" : "{\"pc\":");
@@ -187,12 +205,31 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
         jstr(w, f.module);
         jraw(w, ",\"offset\":");
         jfmt_hex(w, f.offset);
+        const cg_sym_inline_t *fr;
+        size_t nfr = cg_sym_lookup(s->pcs[i], i > 0 || !s->exact0, &fr);
+        const cg_sym_inline_t *own = nfr ? &fr[nfr - 1] : NULL;   /* the code's function */
+        /* the symbol table's name first, as without a symbolizer: what
+         * a dedup hash of module and function needs to stay the same
+         * whether or not a symbolizer ran (the text has the demangled) */
         jraw(w, ",\"function\":");
         if (f.function[0])
             jstr(w, f.function);
+        else if (own != NULL && own->function != NULL)
+            jstr(w, own->function);
         else
             jraw(w, "null");
-        jraw(w, "}");
+        jsym_place(w, own);
+        jraw(w, ",\"inlined\":[");
+        for (size_t k = 0; k + 1 < nfr; k++) {
+            jraw(w, k ? ",{\"function\":" : "{\"function\":");
+            if (fr[k].function != NULL)
+                jstr(w, fr[k].function);
+            else
+                jraw(w, "null");
+            jsym_place(w, &fr[k]);
+            jraw(w, "}");
+        }
+        jraw(w, "]}");
     }
     jraw(w, "]");
 }
@@ -454,10 +491,20 @@ static void emit_body(void *arg)
     const emit_args_t *a = arg;
     const cg_rdata_t *d = a->d;
     size_t head = head_once(d);
+    /* every frame of the report to the symbolizer at once, after the head
+     * is out (a helper that hangs costs time, never the report) */
+    bool batch = cg_sym_batch_begin();
+    for (size_t i = 0; batch && i < d->nstacks; i++)
+        cg_sym_batch_add(d->stacks[i].pcs, d->stacks[i].n, d->stacks[i].exact0);
+    if (batch)
+        cg_sym_batch_run();
     size_t tn = head + render_rest(tbuf + head, sizeof tbuf - head, d);
     cg_log_write(tbuf + head, tn - head);
     bool go_on = a->passing || (a->recoverable && !cg_opt.halt_on_error);
-    if (publish(d, tbuf, a->recoverable))
+    bool called = publish(d, tbuf, a->recoverable);
+    if (batch)
+        cg_sym_batch_end();
+    if (called)
         go_on = a->recoverable || a->passing;
     if (go_on) {
         cg_report_leave();

@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "report.h"
 
 /* ---- ELF files ------------------------------------------------------------ */
@@ -187,6 +188,7 @@ typedef struct cached_elf {
 
 static cg_lock_t cache_lock = CG_LOCK_INIT(CG_LK_SYMCACHE);   /* tried, never waited for */
 static cached_elf_t cache[CACHE_SLOTS];
+static int sym_busy;        /* a batch (below) is open: tried, never waited for */
 static unsigned cache_victim;
 
 /* A mapped ELF file in use: from the cache (cache lock held until
@@ -203,6 +205,8 @@ void cg_symbolize_lock_all(void) { cg_lock(&cache_lock); }
 void cg_symbolize_unlock_all(bool child)
 {
     cg_lock_after_fork(&cache_lock, child);
+    if (child)      /* a batch another thread had open is not the child's */
+        __atomic_store_n(&sym_busy, 0, __ATOMIC_RELAXED);
 }
 
 static bool same_file(const cached_elf_t *c, const cg_os_file_id_t *id)
@@ -268,6 +272,295 @@ static bool ends_with(const char *s, const char *suffix)
     return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
+/* ---- out of process: a batch of a report's frames ------------------------ */
+
+/*
+ * One helper process per report (symbolize.h, "Batches"): the frames'
+ * module+offset pairs go to llvm-symbolizer's stdin, one a line, and its
+ * answers (a "function\nfile:line:column\n" pair per frame, the innermost
+ * inlined one first, then an empty line) come back into sym_out, which
+ * the frames' strings then point into.  addr2line takes one module per
+ * run: it is run once per module of the batch, with -a so that each
+ * answer starts with its address.  Everything is static: a batch is
+ * open in one thread at a time (sym_busy), tried, never waited for.
+ */
+#define SYM_ENTRIES 2048            /* distinct addresses of a batch          */
+#define SYM_FRAMES 8192             /* their frames, inlined ones included    */
+#define SYM_MODULES 64              /* distinct modules of a batch            */
+#define SYM_IN_MAX (192 * 1024)     /* the helper's input                     */
+#define SYM_OUT_MAX (512 * 1024)    /* its answers                            */
+#define SYM_TIMEOUT_MS 5000         /* for the whole batch, every helper run  */
+
+typedef struct sym_entry {
+    uintptr_t look;         /* the address looked up (pc - 1 for a return)   */
+    uintptr_t off;          /* look's ELF virtual address in its module      */
+    uint16_t mod;           /* its module, an index of sym_mods              */
+    uint16_t nframes;       /* frames of its answer (0: none), from first    */
+    uint32_t first;         /* its first frame in sym_frames                 */
+} sym_entry_t;
+
+static CG_BIG_BSS sym_entry_t sym_tab[SYM_ENTRIES];
+static CG_BIG_BSS cg_sym_inline_t sym_frames[SYM_FRAMES];
+static CG_BIG_BSS char sym_mods[SYM_MODULES][CG_SYM_MODULE_MAX];
+static CG_BIG_BSS char sym_in[SYM_IN_MAX];
+static CG_BIG_BSS char sym_out[SYM_OUT_MAX];
+static size_t sym_n, sym_nframes, sym_nmods, sym_outlen;
+static uint32_t sym_owner;          /* the kernel tid of the thread whose it is */
+
+static bool batch_mine(void)
+{
+    return __atomic_load_n(&sym_busy, __ATOMIC_ACQUIRE) &&
+           __atomic_load_n(&sym_owner, __ATOMIC_RELAXED) == cg_os_gettid();
+}
+
+bool cg_sym_batch_begin(void)
+{
+    if (!cg_opt.symbolize || __atomic_exchange_n(&sym_busy, 1, __ATOMIC_ACQUIRE))
+        return false;
+    __atomic_store_n(&sym_owner, cg_os_gettid(), __ATOMIC_RELAXED);
+    sym_n = sym_nframes = sym_nmods = sym_outlen = 0;
+    return true;
+}
+
+void cg_sym_batch_end(void)
+{
+    if (!batch_mine())
+        return;
+    __atomic_store_n(&sym_owner, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&sym_busy, 0, __ATOMIC_RELEASE);
+}
+
+static const sym_entry_t *sym_find(uintptr_t look)
+{
+    if (!batch_mine())
+        return NULL;
+    for (size_t i = 0; i < sym_n; i++)
+        if (sym_tab[i].look == look)
+            return &sym_tab[i];
+    return NULL;
+}
+
+void cg_sym_batch_add(const uintptr_t *pcs, size_t n, bool exact0)
+{
+    if (!batch_mine())
+        return;
+    int saved = errno;
+    for (size_t i = 0; i < n && sym_n < SYM_ENTRIES; i++) {
+        bool ret = i > 0 || !exact0;
+        uintptr_t look = ret && pcs[i] != 0 ? pcs[i] - 1 : pcs[i];
+        cg_frame_t f;
+        if (sym_find(look) != NULL)
+            continue;
+        cg_symbolize_frame(pcs[i], ret, &f);
+        /* only files by absolute path; a '"' would end llvm-symbolizer's
+         * quoted module name */
+        if (!f.in_module || f.module[0] != '/' || strchr(f.module, '"') != NULL ||
+            ends_with(f.module, " (deleted)"))
+            continue;
+        size_t m = 0;
+        while (m < sym_nmods && strcmp(sym_mods[m], f.module) != 0)
+            m++;
+        if (m == sym_nmods) {
+            if (sym_nmods == SYM_MODULES)
+                continue;
+            set_str(sym_mods[sym_nmods++], CG_SYM_MODULE_MAX, f.module);
+        }
+        sym_tab[sym_n++] = (sym_entry_t){ .look = look, .off = f.offset - (pcs[i] - look),
+                                          .mod = (uint16_t)m };
+    }
+    errno = saved;
+}
+
+/* "file:line[:column][ (discriminator N)]" -> file (NUL-cut in place, NULL
+ * for "??") and line (0: not known). */
+static void parse_location(char *loc, bool column, const char **file, uint32_t *line)
+{
+    char *d = strstr(loc, " (discriminator ");
+    if (d != NULL)
+        *d = 0;
+    *file = NULL;
+    *line = 0;
+    for (int part = column ? 2 : 1; part > 0; part--) {
+        char *c = strrchr(loc, ':');
+        if (c == NULL)
+            return;
+        *c = 0;
+        if (part == 1) {
+            uint32_t v = 0;
+            for (const char *q = c + 1; *q >= '0' && *q <= '9'; q++)
+                v = v * 10 + (uint32_t)(*q - '0');
+            *line = v;
+        }
+    }
+    if (loc[0] != 0 && strcmp(loc, "??") != 0)
+        *file = loc;
+}
+
+/* Next line of [*p, end): NUL-terminated in place; NULL at the end (an
+ * unterminated last line is not an answer: the helper was cut short). */
+static char *next_line(char **p, char *end)
+{
+    char *s = *p, *nl = memchr(s, '\n', (size_t)(end - s));
+    if (s >= end || nl == NULL)
+        return NULL;
+    *nl = 0;
+    *p = nl + 1;
+    return s;
+}
+
+static bool is_hex_addr(const char *s)
+{
+    if (s[0] != '0' || s[1] != 'x' || s[2] == 0)
+        return false;
+    for (s += 2; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'f')))
+            return false;
+    return true;
+}
+
+/* One answer into e: function/location pairs up to the empty line
+ * (llvm-symbolizer) or the next address line (addr2line -a: *p is then
+ * left at it).  Pairs whose function and file are both unknown count as
+ * no answer. */
+static void parse_answer(sym_entry_t *e, char **p, char *end, bool llvm)
+{
+    e->first = (uint32_t)sym_nframes;
+    e->nframes = 0;
+    bool known = false;
+    for (;;) {
+        char *save = *p, *fn = next_line(p, end);
+        if (fn == NULL || (llvm && fn[0] == 0))
+            break;
+        if (!llvm && is_hex_addr(fn)) {
+            *p = save;              /* the next answer's address */
+            fn[strlen(fn)] = '\n';
+            break;
+        }
+        char *loc = next_line(p, end);
+        if (loc == NULL || sym_nframes == SYM_FRAMES)
+            break;
+        cg_sym_inline_t *fr = &sym_frames[sym_nframes++];
+        fr->function = strcmp(fn, "??") == 0 || fn[0] == 0 ? NULL : fn;
+        parse_location(loc, llvm, &fr->file, &fr->line);
+        known |= fr->function != NULL || fr->file != NULL;
+        e->nframes++;
+    }
+    if (!known) {
+        sym_nframes = e->first;
+        e->nframes = 0;
+    }
+}
+
+/* One run of the helper at path: entries of module mod (or, for
+ * llvm-symbolizer, mod < 0: every entry) in, answers parsed into them. */
+static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
+{
+    const char *argv_llvm[] = { path, "--inlining", "--demangle", "--functions=linkage", NULL };
+    const char *argv_a2l[] = { path, "-a", "-f", "-i", "-C", "-e", mod >= 0 ? sym_mods[mod] : "",
+                               NULL };
+    size_t inlen = 0, first = sym_n;
+    for (size_t i = 0; i < sym_n; i++) {
+        const sym_entry_t *e = &sym_tab[i];
+        if (mod >= 0 && e->mod != mod)
+            continue;
+        char line[CG_SYM_MODULE_MAX + 48];
+        size_t l = llvm ? cg_fmt(line, sizeof line, "CODE \"%s\" 0x%x\n", sym_mods[e->mod],
+                                 (size_t)e->off)
+                        : cg_fmt(line, sizeof line, "0x%x\n", (size_t)e->off);
+        if (inlen + l > sizeof sym_in)
+            break;
+        memcpy(sym_in + inlen, line, l);
+        inlen += l;
+        if (first == sym_n)
+            first = i;
+    }
+    if (inlen == 0)
+        return;
+    int fd;
+    int pid = cg_os_coproc_start(path, llvm ? argv_llvm : argv_a2l, &fd);
+    if (pid < 0)
+        return;
+    bool done;
+    size_t got = cg_os_coproc_exchange(fd, sym_in, inlen, sym_out + sym_outlen,
+                                       sizeof sym_out - sym_outlen, deadline, &done);
+    cg_os_coproc_end(pid, fd, done);
+    char *p = sym_out + sym_outlen, *end = p + got;
+    sym_outlen += got;
+    for (size_t i = first; i < sym_n; i++) {
+        sym_entry_t *e = &sym_tab[i];
+        if (mod >= 0 && e->mod != mod)
+            continue;
+        if (!llvm) {                /* its address line first */
+            char *a = next_line(&p, end);
+            if (a == NULL || !is_hex_addr(a))
+                break;
+        }
+        if (p >= end)
+            break;
+        parse_answer(e, &p, end, llvm);
+    }
+}
+
+/* The helper to run: symbolizer_path when set (addr2line's protocol when
+ * its name ends in "addr2line"), else llvm-symbolizer from $PATH, else
+ * addr2line.  False when there is none. */
+static bool pick_helper(char *path, size_t cap, bool *llvm)
+{
+    /* a set-uid process runs nothing its untrusted environment ($PATH)
+     * chose (symbolizer_path is ignored there too: CG_OPT_PATH) */
+    if (cg_os_getauxval(AT_SECURE) != 0)
+        return false;
+    if (cg_opt.symbolizer_path[0] != 0) {
+        set_str(path, cap, cg_opt.symbolizer_path);
+        *llvm = !ends_with(path, "addr2line");
+        return true;
+    }
+    static const char *const llvm_names[] = {
+        "llvm-symbolizer", "llvm-symbolizer-19", "llvm-symbolizer-18", "llvm-symbolizer-17",
+        "llvm-symbolizer-16", "llvm-symbolizer-15", "llvm-symbolizer-14", "llvm-symbolizer-13",
+    };
+    for (size_t i = 0; i < sizeof llvm_names / sizeof llvm_names[0]; i++)
+        if (cg_os_find_program(llvm_names[i], path, cap)) {
+            *llvm = true;
+            return true;
+        }
+    *llvm = false;
+    return cg_os_find_program("addr2line", path, cap);
+}
+
+void cg_sym_batch_run(void)
+{
+    if (!batch_mine() || sym_n == 0)
+        return;
+    int saved = errno;
+    char path[CG_OPT_STRING_MAX + 32];
+    bool llvm;
+    if (pick_helper(path, sizeof path, &llvm)) {
+        /* within half of deadlock_timeout_ms too: the report lock is
+         * held meanwhile, and a thread waiting for it longer than that
+         * writes its report without it */
+        uint64_t ms = SYM_TIMEOUT_MS, dl = (uint64_t)CG_LOAD(cg_opt.deadlock_timeout_ms);
+        if (dl != 0 && dl / 2 < ms)
+            ms = dl / 2;
+        uint64_t deadline = cg_os_now_ns() + ms * 1000000u;
+        if (llvm)
+            run_helper(path, true, -1, deadline);
+        else
+            for (size_t m = 0; m < sym_nmods && cg_os_now_ns() < deadline; m++)
+                run_helper(path, false, (int)m, deadline);
+    }
+    errno = saved;
+}
+
+size_t cg_sym_lookup(uintptr_t pc, bool is_return, const cg_sym_inline_t **frames)
+{
+    const sym_entry_t *e = sym_find(is_return && pc != 0 ? pc - 1 : pc);
+    if (e == NULL || e->nframes == 0)
+        return 0;
+    *frames = &sym_frames[e->first];
+    return e->nframes;
+}
+
 bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
 {
     int saved = errno;
@@ -323,6 +616,24 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
     return format_frame(buf, cap, &f);
 }
 
+/* One frame line into line[cap]: "    #N 0xPC in FN FILE:LINE (module+0xoff)"
+ * (the parts not known left out), " (inlined)" after it when inlined. */
+static size_t frame_line(char *line, size_t cap, size_t i, uintptr_t pc, const char *fn,
+                         const char *file, uint32_t ln, const cg_frame_t *f, bool inlined)
+{
+    size_t l = cg_fmt(line, cap, "    #%zu %p ", i, (void *)pc);
+    if (fn != NULL && fn[0] != 0)
+        l += cg_fmt(line + l, cap - l, "in %s ", fn);
+    if (file != NULL && ln != 0)
+        l += cg_fmt(line + l, cap - l, "%s:%u ", file, (unsigned)ln);
+    else if (file != NULL)
+        l += cg_fmt(line + l, cap - l, "%s ", file);
+    l += f->in_module ? cg_fmt(line + l, cap - l, "(%s+0x%x)", f->module, (size_t)f->offset)
+                      : cg_fmt(line + l, cap - l, "(%s)", f->module);
+    l += cg_fmt(line + l, cap - l, inlined ? " (inlined)\n" : "\n");
+    return l;
+}
+
 size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bool exact0)
 {
     size_t len = 0;
@@ -331,16 +642,32 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
     buf[0] = 0;
     for (size_t i = 0; i < n; i++) {
         cg_frame_t f;
-        char line[CG_SYM_MODULE_MAX + CG_SYM_FUNC_MAX + 64];
-        cg_symbolize_frame(pcs[i], i > 0 || !exact0, &f);
-        size_t l = cg_fmt(line, sizeof line, "    #%zu %p %s", i, (void *)pcs[i],
-                          f.function[0] ? "in " : "");
-        l += format_frame(line + l, sizeof line - l, &f);
-        l += cg_fmt(line + l, sizeof line - l, "\n");
-        if (len + l >= cap)
-            break;
-        memcpy(buf + len, line, l + 1);
-        len += l;
+        char line[1024];
+        bool ret = i > 0 || !exact0;
+        cg_symbolize_frame(pcs[i], ret, &f);
+        const cg_sym_inline_t *fr;
+        size_t nfr = cg_sym_lookup(pcs[i], ret, &fr);
+        if (nfr == 0) {
+            size_t l = frame_line(line, sizeof line, i, pcs[i], f.function, NULL, 0, &f, false);
+            if (len + l >= cap)
+                return len;
+            memcpy(buf + len, line, l + 1);
+            len += l;
+            continue;
+        }
+        /* the inlined functions first, innermost first; the last is the
+         * function the code is in (its symbol's name when the debug
+         * information has none) */
+        for (size_t k = 0; k < nfr; k++) {
+            bool last = k + 1 == nfr;
+            const char *fn = fr[k].function ? fr[k].function : last ? f.function : NULL;
+            size_t l = frame_line(line, sizeof line, i, pcs[i], fn, fr[k].file, fr[k].line, &f,
+                                  !last);
+            if (len + l >= cap)
+                return len;
+            memcpy(buf + len, line, l + 1);
+            len += l;
+        }
     }
     return len;
 }

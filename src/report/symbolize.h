@@ -57,7 +57,10 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap) CG_HIDDEN;
 /*
  * cg_format_stack - ASan-style lines, one per frame:
  *     "    #N 0xPC in func (module+0xoff)\n"   or, without a symbol,
- *     "    #N 0xPC (module+0xoff)\n"
+ *     "    #N 0xPC (module+0xoff)\n"; in a batch that answered the frame
+ *     (cg_sym_lookup), "    #N 0xPC in func file:line (module+0xoff)\n",
+ *     after one such line per inlined function, innermost first, each
+ *     ending " (inlined)" (the same #N: one address)
  * @exact0: pcs[0] is a faulting instruction (looked up as is), not a return
  *          address
  * @pcs, @n: return addresses as cg_stack_capture gives them (each is looked
@@ -76,6 +79,48 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
  * (stripped and corrupt files) and offline use.  Thread-safe; no malloc.
  */
 size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t cap) CG_HIDDEN;
+
+/*
+ * Batches: file:line, inlined frames and demangled names from a helper
+ * process (llvm-symbolizer, else addr2line), for every frame of one
+ * report in one run of it (docs/design.md, "Symbolizing").
+ *
+ * No helper runs in a set-uid (AT_SECURE) process: its $PATH is not
+ * trusted.
+ * cg_sym_batch_begin - open the calling thread's batch; false when
+ *     symbolize=0 or another thread has one open (that report's frames
+ *     then get ELF symbol names only: a batch is tried, never waited
+ *     for).
+ * cg_sym_batch_add - the frames of a stack (pcs, n, exact0 as for
+ *     cg_format_stack) into it; the addresses are those of the calls
+ *     (a return address minus 1), at most 2048 distinct ones a batch.
+ * cg_sym_batch_run - run the helper once over every frame added (for
+ *     addr2line, once per module), with one deadline of 5 s for it all
+ *     (or half of deadlock_timeout_ms when that is less: the report lock
+ *     is held meanwhile);
+ *     a helper missing, failing, killed at the deadline, or answering
+ *     nonsense leaves the frames it did not answer without.  Starts it
+ *     with raw system calls (platform.h, cg_os_coproc_start): no malloc,
+ *     safe in a signal handler, a fork child, at exit.
+ * cg_sym_lookup - the answer for a frame of the open batch (pc, and
+ *     is_return as for cg_symbolize_frame): its frames, innermost inlined
+ *     function first, the function the code is in last; 0 when none
+ *     (no batch of this thread's, not answered).  cg_format_stack and the
+ *     JSON frames use it.
+ * cg_sym_batch_end - close it; its answers are gone.
+ * Errno preserved.  The answers' strings live until cg_sym_batch_end.
+ */
+typedef struct cg_sym_inline {
+    const char *function;       /* demangled name, NULL when not known      */
+    const char *file;           /* source file, NULL when not known         */
+    uint32_t line;              /* its line, 0 when not known               */
+} cg_sym_inline_t;
+
+bool cg_sym_batch_begin(void) CG_HIDDEN;
+void cg_sym_batch_add(const uintptr_t *pcs, size_t n, bool exact0) CG_HIDDEN;
+void cg_sym_batch_run(void) CG_HIDDEN;
+size_t cg_sym_lookup(uintptr_t pc, bool is_return, const cg_sym_inline_t **frames) CG_HIDDEN;
+void cg_sym_batch_end(void) CG_HIDDEN;
 
 /* Fork handlers for the symbolizer's file cache (entry/init.c). */
 void cg_symbolize_lock_all(void) CG_HIDDEN;

@@ -34,6 +34,14 @@
 
 extern uint64_t cg_heapcheck_off_mask;
 
+/* Over a thousand reports a run, none read for file:line: a symbolizer
+ * run for each (report/symbolize.c) would take the suite from about a
+ * minute to twenty.  Each case's CHUNKGUARD_OPTIONS comes after this. */
+const char *cg_default_options(void)
+{
+    return "symbolize=0";
+}
+
 static cg_arena_t *const av = &cg_main_arena;
 static cg_chunk_t *chunk(void *p) { return cg_mem2chunk(p); }
 

@@ -151,8 +151,8 @@ done
 
 run "mode=debug" ownnew
 if [ "$rc" = 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$err" &&
-   grep -Eq '#0 0x[0-9a-f]+ in operator delete\(void\*, unsigned long\) \(.*ownnew\+0x' <<<"$err" &&
-   grep -Eq '#0 0x[0-9a-f]+ in operator new\(unsigned long\) \(.*ownnew\+0x' <<<"$err" &&
+   grep -Eq '#0 0x[0-9a-f]+ in operator delete\(void\*, unsigned long\)( [^ ]+:[0-9]+)? \(.*ownnew\+0x' <<<"$err" &&
+   grep -Eq '#0 0x[0-9a-f]+ in operator new\(unsigned long\)( [^ ]+:[0-9]+)? \(.*ownnew\+0x' <<<"$err" &&
    ! grep -q '_Znwm\|_ZdlPv' <<<"$err"; then
   pass cxx-frames-demangled
 else fail cxx-frames-demangled "rc=$rc err=$(head -c 900 <<<"$err")"; fi

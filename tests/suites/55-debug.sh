@@ -17,7 +17,9 @@ fail() { echo "FAIL $1: $2"; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 # guard_sample=0: these are debug mode's own detectors; its sampled guard
 # slots (a random 1 in 256 blocks, by default) are 58-guard's
-OPTS="mode=debug:quarantine_mb=1:guard_sample=0"
+# symbolize=0: no test here reads file:line (26-symbolize does), and a
+# symbolizer run per report would add about a minute
+OPTS="symbolize=0:mode=debug:quarantine_mb=1:guard_sample=0"
 run() {   # run ARGS...: sets out, err, rc
     out=$(timeout 60 env CHUNKGUARD_OPTIONS="$OPTS${EXTRA:+:$EXTRA}" LD_PRELOAD="$SO" "$B/bugs" "$@" 2>"$tmp/err"); rc=$?
     err=$(cat "$tmp/err")
@@ -242,7 +244,7 @@ for o in objs:
     for name, st in o["stacks"].items():
         assert name in ("where", "freed", "allocated"), name
         for fr in st["frames"]:
-            assert set(fr) == {"pc", "module", "offset", "function"}, fr
+            assert set(fr) == {"pc", "module", "offset", "function", "file", "line", "inlined"}, fr
     funcs = lambda s: [f["function"] for f in o["stacks"][s]["frames"]]
     assert "alloc_here" in funcs("allocated"), o
     assert "free_here" in funcs("where"), o
@@ -277,7 +279,7 @@ for f in ovf_size2 uaf_exit big_df leak_joined forky sigabrt leak_race race_free
 done
 rg() {   # rg OPTIONS PROGRAM ARGS...: sets out, err, rc
     local o=$1; shift
-    out=$(timeout 120 env CHUNKGUARD_OPTIONS="$o" LD_PRELOAD="$SO" "$B/rg_$1" "${@:2}" 2>"$tmp/err"); rc=$?
+    out=$(timeout 120 env CHUNKGUARD_OPTIONS="symbolize=0:$o" LD_PRELOAD="$SO" "$B/rg_$1" "${@:2}" 2>"$tmp/err"); rc=$?
     err=$(cat "$tmp/err")
 }
 rg mode=debug ovf_size2
@@ -338,7 +340,7 @@ for f in misaligned small_altstack thread_first_free exec_block; do
 done
 hrun() {   # hrun OPTIONS PROGRAM ARGS...: sets out, err, rc
     local o=$1; shift
-    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$o" LD_PRELOAD="$SO" "$B/h_$1" "${@:2}" 2>"$tmp/err"); rc=$?
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="symbolize=0:$o" LD_PRELOAD="$SO" "$B/h_$1" "${@:2}" 2>"$tmp/err"); rc=$?
     err=$(cat "$tmp/err")
 }
 # A report made with the stack pointer 8 bytes off (a hijacked return into

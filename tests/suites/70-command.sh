@@ -21,7 +21,8 @@
 #                         58, leaks sorted by bytes, nothing external; a
 #                         screenshot in build/command/report.png
 #   symbolize             `symbolize` adds file:line to a text report, the
-#                         same with llvm-symbolizer and with addr2line
+#                         same with llvm-symbolizer and with addr2line, and
+#                         leaves one the library symbolized as it is
 set -u
 R=$CG_ROOT; B=$CG_BUILD/command; SO=$CG_SO
 CG="$R/tools/chunkguard"
@@ -185,14 +186,20 @@ grep -q "wrong=." <<<"$cdom" && bad="$bad a clean run's page has wrong bytes;"
 [ -s "$B/report.png" ] || bad="$bad no screenshot;"
 [ -z "$bad" ] && pass html-dom || fail html-dom "$bad $(head -c 300 <<<"$dom")"
 
-# symbolize: a text report from a run without the command
-{ CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD=$SO "$B/buggy" overflow 2>"$tmp/text.txt" >/dev/null; } 2>/dev/null
+# symbolize: a text report from a run without the command, as a library
+# that does not symbolize writes it (symbolize=0); and one the library
+# symbolized itself, which the command leaves as it is
+{ CHUNKGUARD_OPTIONS=mode=debug:symbolize=0 LD_PRELOAD=$SO "$B/buggy" overflow 2>"$tmp/text.txt" >/dev/null; } 2>/dev/null
+{ CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD=$SO "$B/buggy" overflow 2>"$tmp/text1.txt" >/dev/null; } 2>/dev/null
+"$CG" symbolize <"$tmp/text1.txt" >"$tmp/sym1.txt"
 "$CG" symbolize <"$tmp/text.txt" >"$tmp/sym.txt"
 CHUNKGUARD_SYMBOLIZER=addr2line "$CG" symbolize <"$tmp/text.txt" >"$tmp/sym2.txt"
 # the program's own frames agree (libc's lack debug info: each tool guesses)
 if cmp -s <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") && grep -q "#0 0x[0-9a-f]* in overflow .*buggy.c:23 (.*buggy+0x" "$tmp/sym.txt" &&
    grep -q "#1 0x[0-9a-f]* in main .*buggy.c:[0-9]* " "$tmp/sym.txt" &&
    ! grep -q "buggy.c" "$tmp/text.txt" &&
-   [ "$(grep -vc '^ *#' "$tmp/sym.txt")" -eq "$(grep -vc '^ *#' "$tmp/text.txt")" ]
+   [ "$(grep -vc '^ *#' "$tmp/sym.txt")" -eq "$(grep -vc '^ *#' "$tmp/text.txt")" ] &&
+   grep -q "#0 0x[0-9a-f]* in overflow .*buggy.c:23 (.*buggy+0x" "$tmp/text1.txt" &&
+   cmp -s "$tmp/text1.txt" "$tmp/sym1.txt"
 then pass symbolize
 else fail symbolize "$(grep -m3 '#' "$tmp/sym.txt"); addr2line's: $(diff <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") | head -c 300)"; fi

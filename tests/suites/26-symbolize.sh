@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# 26-symbolize.sh — reports symbolized out of process (report/symbolize.c,
+# cg_os_coproc_* in base/platform.c; docs/design.md, "Symbolizing"), with
+# tests/symbolize/sym.c and sym.cc built -g -O1 and run preloaded:
+#   sym-free-line            the first frame of an overflow found at free
+#                            names the line of the call of free, not the
+#                            next one (the call's address: return - 1)
+#   sym-inlined-fault        a guard-page fault (reported from the signal
+#                            handler) in an inlined function: the inlined
+#                            frame, marked, then its caller at its line
+#   sym-cxx-demangled        a C++ member function's frame, demangled
+#   sym-fast-mode            the same in fast mode (its one frame, the call)
+#   sym-json-fields          JSON frames carry file, line and inlined
+#   sym-leaks-one-run        a leak report of three groups: every group's
+#                            frames symbolized by one run of the symbolizer,
+#                            which never sees LD_PRELOAD
+#   sym-addr2line            symbolizer_path=addr2line, and addr2line alone
+#                            in $PATH: file:line and the inlined frame too
+#   sym-off                  symbolize=0: today's module+offset frames
+#   sym-missing              no symbolizer in $PATH: module+offset frames
+#   sym-exec-fails           symbolizer_path not executable: the same
+#   sym-fails                a symbolizer that exits at once: the same
+#   sym-hangs                a symbolizer that hangs (and forks): the
+#                            report is written, module+offset, within the
+#                            deadline, and the symbolizer's processes are
+#                            killed
+#   sym-fds-closed           stdin, stdout and stderr closed (report to
+#                            log_path): still symbolized
+#   sym-fork-child           a report in the child of a fork made while
+#                            another thread allocates: still symbolized
+# Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
+set -u
+R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+mkdir -p "$B"
+make -s -C "$R" BUILD="$CG_BUILD" lib >/dev/null || { fail sym-build "make lib"; exit 1; }
+command -v llvm-symbolizer >/dev/null ||
+  { fail sym-tool "llvm-symbolizer not installed (tools/deps.sh check installs llvm)"; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+gcc -std=gnu11 -g -O1 -pthread -o "$B/sym" "$R/tests/symbolize/sym.c" 2>"$tmp/b.err" &&
+  g++ -g -O1 -o "$B/symxx" "$R/tests/symbolize/sym.cc" 2>>"$tmp/b.err" ||
+  { fail sym-build "$(head -c 400 "$tmp/b.err")"; exit 1; }
+src=$R/tests/symbolize/sym.c
+line() { grep -n "LINE-$1\b" "$2" | cut -d: -f1; }
+
+# run OPTS BIN ARGS...: err (stderr), rc, secs (wall time); the program's
+# PATH is $RUNPATH when set
+run() {
+  local opts=$1 bin=$2; shift 2
+  local t0; t0=$(date +%s%N)
+  err=$(timeout 60 env ${RUNPATH:+PATH="$RUNPATH"} CHUNKGUARD_OPTIONS="$opts" LD_PRELOAD="$SO" \
+        "$bin" "$@" 2>&1 >/dev/null)
+  rc=$?
+  secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
+}
+# no file:line in any frame, and frames in module+offset form
+plain_frames() {
+  grep -Eq '^    #0 0x[0-9a-f]+ in overflow_then_free \(.*/sym\+0x[0-9a-f]+\)$' <<<"$err" &&
+    ! grep -Eq '^    #[0-9]+ .*\.c:[0-9]+ ' <<<"$err"
+}
+
+# expect NAME PATTERN...: every PATTERN (grep -E) is a line of err
+expect() {
+  local name=$1 p; shift
+  for p in "$@"; do
+    grep -Eq "$p" <<<"$err" || { fail "$name" "no line '$p' (rc $rc), got: $(grep -m4 '#' <<<"$err")"; return; }
+  done
+  pass "$name"
+}
+F0='^    #0 0x[0-9a-f]+ in' F1='^    #1 0x[0-9a-f]+ in'   # frame lines, up to the function
+
+run mode=debug "$B/sym" free
+expect sym-free-line "$F0 overflow_then_free .*sym\.c:$(line free "$src") \(.*/sym\+0x[0-9a-f]+\)\$" \
+  "$F1 main .*sym\.c:[0-9]+ " '^SUMMARY: chunkguard: heap-buffer-overflow'
+
+run mode=guard:report_path="$tmp/w.json" "$B/sym" write
+lp=$(line put "$src"); lw=$(line write_past "$src")
+expect sym-inlined-fault "$F0 put .*sym\.c:$lp \(.*/sym\+0x[0-9a-f]+\) \(inlined\)\$" \
+  "$F0 write_past .*sym\.c:$lw \(.*/sym\+0x[0-9a-f]+\)\$" 'at pc 0x'
+if python3 - "$tmp/w.json" "$lp" "$lw" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+f = r["stacks"]["where"]["frames"][0]
+assert f["function"] == "write_past" and f["file"].endswith("sym.c") and f["line"] == int(sys.argv[3]), f
+inl = f["inlined"]
+assert len(inl) == 1 and inl[0]["function"] == "put" and inl[0]["line"] == int(sys.argv[2]), inl
+for s in r["stacks"].values():
+    for g in s["frames"]:
+        assert {"file", "line", "inlined"} <= set(g), g
+        assert g["file"] is None or isinstance(g["file"], str)
+        assert g["line"] is None or isinstance(g["line"], int)
+        assert isinstance(g["inlined"], list)
+PY
+then pass sym-json-fields; else fail sym-json-fields "frames of $tmp/w.json lack file/line/inlined"; fi
+
+run mode=debug "$B/symxx"
+expect sym-cxx-demangled \
+  "$F0 ns::Holder::drop\(int\) .*sym\.cc:$(line drop "$R/tests/symbolize/sym.cc") \("
+run "" "$B/symxx"
+expect sym-fast-mode 'ERROR: chunkguard: double-free' \
+  "$F0 ns::Holder::drop\(int\) .*sym\.cc:$(line drop "$R/tests/symbolize/sym.cc") \("
+
+# a symbolizer that counts its runs and what LD_PRELOAD it sees
+cat >"$tmp/count" <<EOS
+#!/bin/sh
+echo "run LD_PRELOAD=\${LD_PRELOAD-}" >>"$tmp/runs"
+exec "$(command -v llvm-symbolizer)" "\$@"
+EOS
+chmod +x "$tmp/count"
+run mode=debug:detect_leaks=1:symbolizer_path="$tmp/count" "$B/sym" leak
+runs=$(cat "$tmp/runs" 2>/dev/null)
+ok=1
+for f in leak_a leak_b leak_c; do
+  grep -Eq "^    #0 0x[0-9a-f]+ in $f .*sym\.c:$(line $f "$src") " <<<"$err" || ok=0
+done
+if [ $ok = 1 ] && [ "$runs" = "run LD_PRELOAD=" ]; then
+  pass sym-leaks-one-run
+else
+  fail sym-leaks-one-run "runs: '$(tr '\n' ' ' <<<"$runs")', frames: $(grep -m4 '#0' <<<"$err")"
+fi
+
+mkdir -p "$tmp/a2l"; ln -s "$(command -v addr2line)" "$tmp/a2l/addr2line"
+for how in option path; do
+  if [ $how = option ]; then
+    run mode=guard:symbolizer_path="$(command -v addr2line)" "$B/sym" write
+  else
+    RUNPATH=$tmp/a2l run mode=guard "$B/sym" write
+  fi
+  expect sym-addr2line-$how "$F0 put .*sym\.c:$lp \(.*\) \(inlined\)\$" \
+    "$F0 write_past .*sym\.c:$lw \("
+done
+
+run mode=debug:symbolize=0 "$B/sym" free
+if plain_frames; then pass sym-off; else fail sym-off "got: $(grep -m3 '#' <<<"$err")"; fi
+
+RUNPATH=/nonexistent run mode=debug "$B/sym" free
+if plain_frames; then pass sym-missing; else fail sym-missing "got: $(grep -m3 '#' <<<"$err")"; fi
+
+printf 'not a program\n' >"$tmp/noexec"
+run mode=debug:symbolizer_path="$tmp/noexec" "$B/sym" free
+if plain_frames; then pass sym-exec-fails; else fail sym-exec-fails "got: $(grep -m3 '#' <<<"$err")"; fi
+
+printf '#!/bin/sh\nexit 3\n' >"$tmp/fails"; chmod +x "$tmp/fails"
+run mode=debug:symbolizer_path="$tmp/fails" "$B/sym" free
+if plain_frames; then pass sym-fails; else fail sym-fails "got: $(grep -m3 '#' <<<"$err")"; fi
+
+# hangs, with a child of its own in its process group
+mkdir -p "$tmp/hang"
+cat >"$tmp/hang/llvm-symbolizer" <<EOS
+#!/bin/sh
+sleep 300 &
+echo \$! >"$tmp/hang.pid"
+wait
+EOS
+chmod +x "$tmp/hang/llvm-symbolizer"
+RUNPATH=$tmp/hang:$PATH run mode=debug "$B/sym" free
+hp=$(cat "$tmp/hang.pid" 2>/dev/null)
+# alive: not gone and not a zombie (an orphan waits for init to reap it)
+alive() { [ -n "$1" ] && [ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat"; }
+for _ in 1 2 3 4 5 6 7 8 9 10; do alive "$hp" || break; sleep 0.1; done
+if plain_frames && grep -q '^SUMMARY: chunkguard: heap-buffer-overflow' <<<"$err" &&
+   [ "$secs" -le 12 ] && [ -n "$hp" ] && ! alive "$hp"; then
+  pass sym-hangs
+else
+  fail sym-hangs "after ${secs}s (rc $rc), symbolizer's child ${hp:-?} $(alive "$hp" && echo alive || echo gone); got: $(grep -m3 '#' <<<"$err")"
+  [ -n "$hp" ] && kill "$hp" 2>/dev/null
+fi
+
+( timeout 60 env CHUNKGUARD_OPTIONS=mode=debug:log_path="$tmp/closed.log" LD_PRELOAD="$SO" \
+  "$B/sym" free <&- >&- 2>&-; true ) 2>/dev/null
+l=$(line free "$src")
+if grep -Eq "^    #0 0x[0-9a-f]+ in overflow_then_free .*sym\.c:$l \(" "$tmp/closed.log" 2>/dev/null; then
+  pass sym-fds-closed
+else
+  fail sym-fds-closed "log: $(grep -m3 '#' "$tmp/closed.log" 2>&1)"
+fi
+run mode=debug "$B/sym" fork
+expect sym-fork-child 'ERROR: chunkguard: double-free' \
+  "$F0 free_twice .*sym\.c:$(line free_twice "$src") \("
+exit 0
