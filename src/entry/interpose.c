@@ -41,19 +41,47 @@ void free_aligned_sized(void *mem, size_t align, size_t n);
 
 /*
  * The bodies of malloc and free, shared with the plain forms of operator
- * new and delete; inlined into each exported function, where the
- * constants fold away (malloc's and free's code is what it was before
- * C++'s forms shared it).  how: CG_FAMILY_MALLOC, or a C++ form's family
- * (| CG_NEW_NOTHROW; api.h), whose slow paths name the form and record
- * or check its family.  The return address, read in the slow branches
- * only, is the exported function's.
+ * new and delete; inlined into each exported function.  how:
+ * CG_FAMILY_MALLOC, or a C++ form's family (| CG_NEW_NOTHROW; api.h),
+ * a constant the inline path never tests: it goes down as an argument of
+ * the one set of slow paths (api.h), which name the form and record or
+ * check its family.  The return address, read in the slow branches only,
+ * is the exported function's.
  */
+
+/* The allocating slow paths (api.h) the inline path below may take, for
+ * a call of family. */
+enum { VIA_SAMPLED = 1, VIA_HANDOFF, VIA_SLOW };   /* not 0: see api.h on family */
+CG_INLINE void *alloc_via(size_t n, size_t align, int family, uintptr_t ra, int via)
+{
+    return via == VIA_SAMPLED ? cg_malloc_sampled(n, ra, family)
+         : via == VIA_HANDOFF ? cg_malloc_handoff(n, ra, cg_family_new_name(family), family)
+                              : cg_malloc_slow(n, align, ra, family);
+}
+
+/* A C++ form's slow path via, with the form's contract when it gets no
+ * block (api.h, cg_new_failed).  Out of line: the contract needs n after
+ * the slow path returns, which, inlined, gave operator new's hit path a
+ * stack frame (5 more instructions a call, callgrind). */
+static CG_NOINLINE void *new_via(size_t n, size_t align, int how, uintptr_t ra, int via)
+{
+    void *p = alloc_via(n, align, CG_NEW_FAMILY(how), ra, via);
+    return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, align, how, ra);
+}
+
+/* The slow path via for a call of how (a constant: one call is left). */
+CG_INLINE void *alloc_slow(size_t n, size_t align, int how, uintptr_t ra, int via)
+{
+    if (how == CG_FAMILY_MALLOC)
+        return alloc_via(n, align, CG_FAMILY_MALLOC, ra, via);
+    return new_via(n, align, how, ra, via);
+}
 
 /* A tcache hit, or the slow path.  The tcache is hidden from signal
  * handlers while it is used (reentry.h).  The return address is read only
  * on the way to a slow path: read up front, it cost the hit path a stack
  * adjustment and a load.  A C++ form's slow paths return a block or do
- * what its contract says when there is none (api.h, cg_new_failed). */
+ * what its contract says when there is none. */
 CG_INLINE void *alloc_inline(size_t n, int how)
 {
     cg_tcache_t *tc = cg_self.tcache;
@@ -61,16 +89,13 @@ CG_INLINE void *alloc_inline(size_t n, int how)
         size_t idx = cg_csize2tidx(cg_request2size(n));
         CG_FAST_ENTER();
         if (CG_SAMPLE_TURN())                           /* these two end the mark */
-            return how == CG_FAMILY_MALLOC ? cg_malloc_sampled(n, CG_RET_ADDR)
-                                           : cg_new_sampled(n, how, CG_RET_ADDR);
+            return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SAMPLED);
         void *mem = cg_tcache_hit(tc, idx, &tc->n_malloc);
         if (CG_LIKELY(mem != NULL))
             return mem;
-        return how == CG_FAMILY_MALLOC ? cg_malloc_handoff(n, CG_RET_ADDR)
-                                       : cg_new_handoff(n, how, CG_RET_ADDR);
+        return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_HANDOFF);
     }
-    return how == CG_FAMILY_MALLOC ? cg_malloc_slow(n, CG_RET_ADDR)
-                                   : cg_new_slow(n, 0, how, CG_RET_ADDR);
+    return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* The inline path takes a tcache-sized heap chunk; a sized or aligned
@@ -89,20 +114,13 @@ CG_INLINE void free_inline(void *mem, size_t sized, size_t salign, int family)
         int r = cg_free_fast(tc, mem);
         if (CG_LIKELY(r == CG_FREE_DONE))
             CG_FAST_LEAVE(tc);
-        else if (r == CG_FREE_BIN_FULL && family == CG_FAMILY_MALLOC)   /* these end the mark */
-            cg_free_to_arena(mem, tc, CG_RET_ADDR);
-        else if (r == CG_FREE_BIN_FULL)
-            cg_delete_to_arena(mem, tc, family, CG_RET_ADDR);
-        else if (family == CG_FAMILY_MALLOC)
-            cg_free_owned(mem, tc, CG_RET_ADDR);
+        else if (r == CG_FREE_BIN_FULL)                 /* these end the mark */
+            cg_free_to_arena(mem, tc, CG_RET_ADDR, cg_family_delete_name(family), family);
         else
-            cg_delete_owned(mem, tc, family, CG_RET_ADDR);
+            cg_free_owned(mem, tc, CG_RET_ADDR, cg_family_delete_name(family), family);
         return;
     }
-    if (family == CG_FAMILY_MALLOC)
-        cg_free_slow(mem, CG_RET_ADDR);
-    else
-        cg_delete_slow(mem, sized, salign, family, CG_RET_ADDR);
+    cg_free_slow(mem, sized, salign, CG_RET_ADDR, family);
 }
 
 /* malloc - n bytes, 16-byte aligned; malloc(0) returns a unique minimum
@@ -332,27 +350,27 @@ CG_REPLACEABLE void *_ZnamRKSt9nothrow_t(size_t n, const void *nt)
  * memalign. */
 CG_REPLACEABLE void *_ZnwmSt11align_val_t(size_t n, size_t al)
 {
-    return cg_new_slow(n, al, CG_FAMILY_NEW_ALIGNED, CG_RET_ADDR);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* operator new[](unsigned long, std::align_val_t) */
 CG_REPLACEABLE void *_ZnamSt11align_val_t(size_t n, size_t al)
 {
-    return cg_new_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED, CG_RET_ADDR);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* operator new(unsigned long, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
     (void)nt;
-    return cg_new_slow(n, al, CG_FAMILY_NEW_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* operator new[](unsigned long, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
     (void)nt;
-    return cg_new_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* operator delete(void*) */
