@@ -13,9 +13,19 @@ and guard.
 
     python3 bench/forkstorm.py [--cg build/libchunkguard.so] [--rounds 5]
                                [--forks 400] [--out FILE.md]
+    python3 bench/forkstorm.py --check DIR [--cg SO] [--bin PROG]
 
 Exit status 0 when debug mode is within the bar, 1 when not, 2 on a run
-that failed.  Standard library only.
+that failed.
+
+--check DIR is tests/suites/52-locks.sh's test of the same storm (this
+file is the one place that says which program, configurations and fork
+count it is): one run of each configuration, each chunkguard one with
+report_path=DIR/fork-signal-NAME.json, which must stay empty; every run
+must exit 0 and have nested some forks.  Prints one line per
+configuration, "storm NAME ok seconds=S" or "storm NAME FAIL why", and
+exits 0 when all are ok, 1 when not.  The time is not judged there.
+Standard library only.
 """
 import argparse
 import os
@@ -30,31 +40,70 @@ CONFIGS = [("glibc", None), ("fast", "mode=fast"), ("debug", "mode=debug"),
 BAR = 2.0
 
 
-def run_one(prog, so, opts, forks):
+FORKS = 400
+SOURCE = os.path.join(ROOT, "tests", "locks", "fork_signal.c")
+
+
+def build(prog):
+    """Compile the storm's program (tests/locks/fork_signal.c) to prog."""
+    os.makedirs(os.path.dirname(prog) or ".", exist_ok=True)
+    subprocess.run(["gcc", "-O1", "-g", "-o", prog, SOURCE], check=True)
+
+
+def run_one(prog, so, opts, forks, timeout=300):
+    """One storm: (seconds, nested forks).  RuntimeError when it fails."""
     env = dict(os.environ)
     env.pop("LD_PRELOAD", None)
     if opts is not None:
         env["LD_PRELOAD"] = so
         env["CHUNKGUARD_OPTIONS"] = opts
     p = subprocess.run([prog, "storm", str(forks)], env=env, capture_output=True,
-                       text=True, timeout=300)
+                       text=True, timeout=timeout)
     m = re.search(r"nested=(\d+).*seconds=([0-9.]+)", p.stdout)
     if p.returncode != 0 or m is None:
         raise RuntimeError("exit %d: %s %s" % (p.returncode, p.stdout[-300:], p.stderr[-300:]))
     return float(m.group(2)), int(m.group(1))
 
 
+def check(prog, so, outdir):
+    """--check: each configuration once, judged (see the module's text)."""
+    bad = 0
+    for name, opts in CONFIGS:
+        report = os.path.join(outdir, "fork-signal-%s.json" % name)
+        if os.path.exists(report):
+            os.unlink(report)
+        full = None if opts is None else opts + ":report_path=" + report
+        try:
+            s, nested = run_one(prog, so, full, FORKS, timeout=120)
+            if nested == 0:
+                raise RuntimeError("no fork was nested: the run proved nothing")
+            if os.path.exists(report) and os.path.getsize(report) > 0:
+                with open(report) as f:
+                    raise RuntimeError("a report: " + f.read(200))
+            print("storm %s ok seconds=%.3f nested=%d" % (name, s, nested), flush=True)
+        except (RuntimeError, subprocess.TimeoutExpired) as e:
+            print("storm %s FAIL %s" % (name, " ".join(str(e).split())[:300]), flush=True)
+            bad += 1
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--cg", default=os.path.join(ROOT, "build", "libchunkguard.so"))
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--forks", type=int, default=400)
+    ap.add_argument("--forks", type=int, default=FORKS)
     ap.add_argument("--out", default="")
+    ap.add_argument("--check", metavar="DIR", default="")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "bench", "fork_signal"))
     a = ap.parse_args()
-    prog = os.path.join(ROOT, "build", "bench", "fork_signal")
-    os.makedirs(os.path.dirname(prog), exist_ok=True)
-    subprocess.run(["gcc", "-O1", "-g", "-o", prog,
-                    os.path.join(ROOT, "tests", "locks", "fork_signal.c")], check=True)
+    prog = a.bin
+    try:
+        build(prog)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print("forkstorm: cannot build %s: %s" % (SOURCE, e), file=sys.stderr)
+        return 2
+    if a.check:
+        return check(prog, a.cg, a.check)
     secs = {name: [] for name, _ in CONFIGS}
     nested = {name: 0 for name, _ in CONFIGS}
     for r in range(a.rounds):
