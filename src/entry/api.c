@@ -176,7 +176,7 @@ void *cg_malloc_sampled(size_t n, uintptr_t caller, int family)
 
 void *cg_calloc_sampled(size_t bytes, uintptr_t caller)
 {
-    return sampled(bytes, caller, "calloc", OP_CALLOC, CG_FAMILY_MALLOC);
+    return sampled(bytes, caller, CG_OP(calloc), OP_CALLOC, CG_FAMILY_MALLOC);
 }
 
 /* A block served to a signal handler (reentry.c), now given back. */
@@ -211,7 +211,7 @@ void cg_free_slow(void *mem, size_t sized, size_t salign, uintptr_t caller, int 
  * only the pointer): not checked. */
 void cg_free_deferred(void *mem)
 {
-    release_as(mem, SIZE_MAX, 0, 0, "free", CG_FAMILY_UNKNOWN);
+    release_as(mem, SIZE_MAX, 0, 0, CG_OP(free), CG_FAMILY_UNKNOWN);
 }
 
 /* None of the free paths changes errno: the OS calls they may make
@@ -256,7 +256,7 @@ static void *calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 {
     size_t bytes;
     bool bad = __builtin_mul_overflow(nmemb, size, &bytes) || bytes > CG_MAX_REQUEST;
-    const cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    const cg_call_t c = enter(caller, CG_OP(calloc), OP_CALLOC);
     if (CG_UNLIKELY(bad)) {
         errno = ENOMEM;
         return NULL;
@@ -272,7 +272,7 @@ static void *reentry_calloc(size_t nmemb, size_t size, uintptr_t caller)
         errno = ENOMEM;
         return NULL;
     }
-    return cg_reentry_alloc(bytes, 0, caller, "calloc");
+    return cg_reentry_alloc(bytes, 0, caller, CG_OP(calloc));
 }
 
 void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
@@ -285,7 +285,7 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 void *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
 {
     handoff_begin_alloc();
-    const cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    const cg_call_t c = enter(caller, CG_OP(calloc), OP_CALLOC);
     void *p = cg_calloc_mem_inline(nmemb * size, &c);
     cg_inside_end();
     return p;
@@ -299,7 +299,7 @@ static void *realloc_reentry_block(void *mem, size_t n, size_t old, uintptr_t ca
         cg_reentry_release(mem);
         return NULL;
     }
-    const cg_call_t c = enter(caller, "realloc", OP_REALLOC);
+    const cg_call_t c = enter(caller, CG_OP(realloc), OP_REALLOC);
     void *p = cg_mode.malloc(n, &c);
     if (p != NULL) {
         memcpy(p, mem, old < n ? old : n);
@@ -314,7 +314,7 @@ void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
     size_t sig_size;
     if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &sig_size))
         return realloc_reentry_block(mem, n, sig_size, caller);
-    const cg_call_t c = enter(caller, "realloc", OP_REALLOC);
+    const cg_call_t c = enter(caller, CG_OP(realloc), OP_REALLOC);
     return cg_mode.realloc(mem, n, &c);
 }
 
@@ -357,7 +357,7 @@ int cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t call
      * glibc's posix_memalign leaves it (its allocator sets it; glibc's
      * own tests rely on it). */
     int saved = errno;
-    void *p = alloc(align, n, caller, "posix_memalign");
+    void *p = alloc(align, n, caller, CG_OP(posix_memalign));
     if (p == NULL) {
         errno = ENOMEM;
         return ENOMEM;
@@ -385,6 +385,6 @@ size_t cg_usable_size_impl(void *mem, uintptr_t caller)
     if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &n))
         return n;
     cg_ensure_init();
-    const cg_call_t c = cg_call_at(caller, "malloc_usable_size");
+    const cg_call_t c = cg_call_at(caller, CG_OP(malloc_usable_size));
     return cg_mode.usable(mem, &c);
 }

@@ -187,8 +187,8 @@ CG_PUBLIC void *CG_API(memalign)(size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_memalign(align, n, ra, "memalign"),
-               cg_memalign_impl(align, n, ra, "memalign"));
+    CG_GUARDED(cg_reentry_memalign(align, n, ra, CG_OP(memalign)),
+               cg_memalign_impl(align, n, ra, CG_OP(memalign)));
 }
 
 /* aligned_alloc - as memalign (glibc 2.36 accepts any alignment). */
@@ -196,8 +196,8 @@ CG_PUBLIC void *CG_API(aligned_alloc)(size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_memalign(align, n, ra, "aligned_alloc"),
-               cg_memalign_impl(align, n, ra, "aligned_alloc"));
+    CG_GUARDED(cg_reentry_memalign(align, n, ra, CG_OP(aligned_alloc)),
+               cg_memalign_impl(align, n, ra, CG_OP(aligned_alloc)));
 }
 
 /* posix_memalign - 0 and *memptr set, or EINVAL (align not a power of two
@@ -216,7 +216,8 @@ CG_PUBLIC void *CG_API(valloc)(size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_valloc(n, false, ra, "valloc"), cg_valloc_impl(n, false, ra, "valloc"));
+    CG_GUARDED(cg_reentry_valloc(n, false, ra, CG_OP(valloc)),
+               cg_valloc_impl(n, false, ra, CG_OP(valloc)));
 }
 
 /* pvalloc - n rounded up to whole pages (at least one), page aligned. */
@@ -224,7 +225,8 @@ CG_PUBLIC void *CG_API(pvalloc)(size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_valloc(n, true, ra, "pvalloc"), cg_valloc_impl(n, true, ra, "pvalloc"));
+    CG_GUARDED(cg_reentry_valloc(n, true, ra, CG_OP(pvalloc)),
+               cg_valloc_impl(n, true, ra, CG_OP(pvalloc)));
 }
 
 /* malloc_usable_size - bytes usable in the block (>= what was asked);
@@ -242,7 +244,8 @@ CG_PUBLIC void CG_API(free_sized)(void *mem, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED_VOID(cg_reentry_free(mem, ra, "free_sized"), cg_free_sized_impl(mem, 0, n, ra, "free_sized"));
+    CG_GUARDED_VOID(cg_reentry_free(mem, ra, CG_OP(free_sized)),
+                    cg_free_sized_impl(mem, 0, n, ra, CG_OP(free_sized)));
 }
 
 /* free_aligned_sized (C23) - free a block from aligned_alloc(align, n);
@@ -251,8 +254,8 @@ CG_PUBLIC void CG_API(free_aligned_sized)(void *mem, size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED_VOID(cg_reentry_free(mem, ra, "free_aligned_sized"),
-                    cg_free_sized_impl(mem, align, n, ra, "free_aligned_sized"));
+    CG_GUARDED_VOID(cg_reentry_free(mem, ra, CG_OP(free_aligned_sized)),
+                    cg_free_sized_impl(mem, align, n, ra, CG_OP(free_aligned_sized)));
 }
 
 #ifndef CHUNKGUARD_PREFIXED
@@ -462,8 +465,8 @@ CG_PUBLIC int CG_API(mallopt)(int param, int value)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "mallopt");
-    CG_GUARDED((cg_reentry_query("mallopt", ra), 0), cg_param_set(param, value, &call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(mallopt));
+    CG_GUARDED((cg_reentry_query(CG_OP(mallopt), ra), 0), cg_param_set(param, value, &call));
 }
 
 /* The introspection calls below walk the arenas under their locks, so a
@@ -482,14 +485,14 @@ static struct mallinfo2 mallinfo_guarded(const char *op, uintptr_t ra)
 /* mallinfo2 - heap statistics summed over all arenas (bytes). */
 CG_PUBLIC struct mallinfo2 CG_API(mallinfo2)(void)
 {
-    return mallinfo_guarded("mallinfo2", CG_RET_ADDR);
+    return mallinfo_guarded(CG_OP(mallinfo2), CG_RET_ADDR);
 }
 
 /* mallinfo - the deprecated int-sized form of mallinfo2 (values wrap, as
  * in glibc). */
 CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
 {
-    struct mallinfo2 m2 = mallinfo_guarded("mallinfo", CG_RET_ADDR);
+    struct mallinfo2 m2 = mallinfo_guarded(CG_OP(mallinfo), CG_RET_ADDR);
     struct mallinfo m = {
         .arena = (int)m2.arena, .ordblks = (int)m2.ordblks, .smblks = (int)m2.smblks,
         .hblks = (int)m2.hblks, .hblkhd = (int)m2.hblkhd, .usmblks = (int)m2.usmblks,
@@ -526,8 +529,8 @@ CG_PUBLIC int CG_API(malloc_trim)(size_t pad)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "malloc_trim");
-    CG_GUARDED((cg_reentry_query("malloc_trim", ra), 0), cg_malloc_trim_impl(pad, &call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(malloc_trim));
+    CG_GUARDED((cg_reentry_query(CG_OP(malloc_trim), ra), 0), cg_malloc_trim_impl(pad, &call));
 }
 
 /* malloc_stats - per-arena and total bytes to stderr (glibc's layout);
@@ -536,8 +539,8 @@ CG_PUBLIC void CG_API(malloc_stats)(void)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "malloc_stats");
-    CG_GUARDED_VOID(cg_reentry_query("malloc_stats", ra), cg_malloc_stats_impl(&call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(malloc_stats));
+    CG_GUARDED_VOID(cg_reentry_query(CG_OP(malloc_stats), ra), cg_malloc_stats_impl(&call));
 }
 
 /* malloc_info - the heap as XML on fp.  Returns 0, or EINVAL (the value,
@@ -546,8 +549,9 @@ CG_PUBLIC int CG_API(malloc_info)(int options, FILE *fp)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "malloc_info");
-    CG_GUARDED((cg_reentry_query("malloc_info", ra), 0), cg_malloc_info_impl(options, fp, &call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(malloc_info));
+    CG_GUARDED((cg_reentry_query(CG_OP(malloc_info), ra), 0),
+               cg_malloc_info_impl(options, fp, &call));
 }
 
 /* cg_get_stats - see chunkguard.h. */
@@ -555,8 +559,8 @@ CG_PUBLIC void cg_get_stats(cg_stats_t *out)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "cg_get_stats");
-    CG_GUARDED_VOID((cg_reentry_query("cg_get_stats", ra), *out = (cg_stats_t){ 0 },
+    const cg_call_t call = cg_call_at(ra, CG_OP(cg_get_stats));
+    CG_GUARDED_VOID((cg_reentry_query(CG_OP(cg_get_stats), ra), *out = (cg_stats_t){ 0 },
                      out->reentrant_calls = cg_reentry_count()),
                     (cg_get_stats_impl(out, &call), out->reentrant_calls = cg_reentry_count()));
 }
@@ -572,7 +576,7 @@ CG_PUBLIC void cg_set_report_callback(cg_report_callback_t cb, void *arg)
 CG_PUBLIC size_t cg_describe(const void *addr, char *buf, size_t cap)
 {
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(CG_RET_ADDR, "cg_describe");
+    const cg_call_t call = cg_call_at(CG_RET_ADDR, CG_OP(cg_describe));
     cg_vg_quiet_begin();    /* reads memory kept from the program (vgclient.h) */
     size_t n = cg_describe_impl(addr, buf, cap, &call);
     cg_vg_quiet_end();
@@ -584,7 +588,7 @@ CG_PUBLIC size_t cg_leak_check(void)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED((cg_reentry_query("cg_leak_check", ra), 0), cg_leak_check_impl());
+    CG_GUARDED((cg_reentry_query(CG_OP(cg_leak_check), ra), 0), cg_leak_check_impl());
 }
 
 /* cg_verify_heap - see chunkguard.h. */
@@ -592,6 +596,6 @@ CG_PUBLIC size_t cg_verify_heap(void)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "cg_verify_heap");
-    CG_GUARDED((cg_reentry_query("cg_verify_heap", ra), SIZE_MAX), cg_verify_heap_impl(&call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(cg_verify_heap));
+    CG_GUARDED((cg_reentry_query(CG_OP(cg_verify_heap), ra), SIZE_MAX), cg_verify_heap_impl(&call));
 }
