@@ -238,8 +238,12 @@ CG_PUBLIC size_t CG_API(malloc_usable_size)(void *mem)
     CG_GUARDED(cg_reentry_usable(mem, ra), cg_usable_size_impl(mem, ra));
 }
 
-/* free_sized (C23) - free a block whose requested size was n; a size
- * larger than the block is reported (free-size-mismatch). */
+/* free_sized (C23) - free a block whose requested size was n; a size that
+ * cannot be it is reported (free-size-mismatch): in debug and guard mode
+ * any other size, in fast mode one larger than the block or too small for
+ * a request its chunk could have served (the chunk is all fast mode
+ * knows).  C23 makes any other size undefined; glibc has free_sized from
+ * 2.43 on. */
 CG_PUBLIC void CG_API(free_sized)(void *mem, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
