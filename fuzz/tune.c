@@ -285,13 +285,16 @@ static void on_reentry_report(const cg_report_t *r, void *arg)
 {
     (void)arg;
     re.reports++;
-    static const char *const ops[] = { "malloc(): ", "calloc(): ", "realloc(): ", "memalign(): ",
-                                       "aligned_alloc(): ", "posix_memalign(): ", "valloc(): ",
-                                       "pvalloc(): ", "free(): ", "free_sized(): ",
-                                       "free_aligned_sized(): ", "malloc_usable_size(): ",
-                                       /* the C++ forms (FZ_OP_CXX): "operator new[]()",
-                                        * "aligned operator delete()", ... */
-                                       "operator new", "operator delete" };
+    /* every call a report can name, from the library's own catalogue
+     * (src/base/calls.def): the C functions ("malloc(): ") and the C++
+     * forms ("aligned operator delete[](): ", FZ_OP_CXX) */
+    static const char *const ops[] = {
+#define CG_CALL(name) #name "(): ",
+#define CG_CALL_FAMILY(family, new_name, delete_name) new_name "(): ", delete_name "(): ",
+#include "calls.def"
+#undef CG_CALL
+#undef CG_CALL_FAMILY
+    };
     bool named = false;
     for (size_t k = 0; k < sizeof ops / sizeof ops[0]; k++)
         named |= strstr(r->text, ops[k]) != NULL;

@@ -123,7 +123,13 @@ void cg_set_report_callback(cg_report_callback_t cb, void *arg);
  * the block it is in or next to (offset, size, state, how it was
  * allocated) and its allocation and free stacks.  In fast mode: whether it
  * is in one of chunkguard's heaps or big blocks, the chunk it is in and
- * whether that chunk is in use.  Never allocates; thread-safe, but a block
+ * whether that chunk is in use.  In every mode, for a guarded block (guard
+ * mode, or one sampled into a guard slot) and the pages around it: the
+ * block the address is in or next to as above, and whether the address is
+ * on the block's guard page (before or after it) or on guard-region pages
+ * no block has (a guard slot not in use), naming the nearest block within
+ * 1 MiB — what a fault there would be blamed on.  Never allocates;
+ * thread-safe, but a block
  * another thread frees meanwhile may be described in its old state.
  */
 size_t cg_describe(const void *addr, char *buf, size_t cap);

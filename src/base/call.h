@@ -47,21 +47,41 @@ CG_INLINE bool cg_family_array(int f)
     return f == CG_FAMILY_NEW_ARRAY || f == CG_FAMILY_NEW_ARRAY_ALIGNED;
 }
 
-/* What a C++ family's allocating and releasing functions are called in
- * reports ("operator new[]"; NULL for the malloc family, whose calls name
- * themselves). */
-CG_INLINE const char *cg_family_new_name(int f)
+/* The C functions of the catalogue (calls.def): CG_OP(name) is the
+ * string a call site passes as its call's op, "name", and compiles only
+ * for a name the catalogue lists, so what a report can name is listed
+ * there. */
+enum {
+#define CG_CALL(name) CG_CALL_ID_##name,
+#define CG_CALL_FAMILY(family, new_name, delete_name)
+#include "calls.def"
+#undef CG_CALL
+#undef CG_CALL_FAMILY
+    CG_CALL_COUNT
+};
+#define CG_OP(name) ((void)CG_CALL_ID_##name, #name)
+
+/* What a family's allocating and releasing functions are called in
+ * reports (calls.def): "malloc" and "free" for C's (whose other calls
+ * name themselves), "operator new[]" and "operator delete[]" ... for
+ * C++'s.  release: the releasing function's name.  Indexed by f & 15, so
+ * any family value reads the table (one without a name, CG_FAMILY_UNKNOWN
+ * among them: NULL), and a constant f folds to its string. */
+#define CG_FAMILY_NAMES 16
+CG_INLINE const char *cg_family_name(int f, bool release)
 {
-    return f == CG_FAMILY_NEW ? "operator new" : f == CG_FAMILY_NEW_ARRAY ? "operator new[]"
-           : f == CG_FAMILY_NEW_ALIGNED ? "aligned operator new"
-           : f == CG_FAMILY_NEW_ARRAY_ALIGNED ? "aligned operator new[]" : NULL;
+    static const char *const names[CG_FAMILY_NAMES][2] = {
+#define CG_CALL(name)
+#define CG_CALL_FAMILY(family, new_name, delete_name) [family] = { new_name, delete_name },
+#include "calls.def"
+#undef CG_CALL
+#undef CG_CALL_FAMILY
+    };
+    return names[f & (CG_FAMILY_NAMES - 1)][release];
 }
-CG_INLINE const char *cg_family_delete_name(int f)
-{
-    return f == CG_FAMILY_NEW ? "operator delete" : f == CG_FAMILY_NEW_ARRAY ? "operator delete[]"
-           : f == CG_FAMILY_NEW_ALIGNED ? "aligned operator delete"
-           : f == CG_FAMILY_NEW_ARRAY_ALIGNED ? "aligned operator delete[]" : NULL;
-}
+CG_INLINE const char *cg_family_new_name(int f) { return cg_family_name(f, false); }
+CG_INLINE const char *cg_family_delete_name(int f) { return cg_family_name(f, true); }
+_Static_assert(CG_FAMILY_COUNT <= CG_FAMILY_NAMES, "a family without a name");
 
 typedef struct cg_call {
     uintptr_t caller;           /* the program's call site (0: none)        */

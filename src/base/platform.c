@@ -393,22 +393,35 @@ size_t cg_os_read_small(const char *path, char *buf, size_t cap)
     return (size_t)n;
 }
 
+/* The decimal number at q (after blanks), as /proc writes them; 0 when
+ * there is none. */
+static size_t proc_number(const char *q)
+{
+    size_t v = 0;
+    while (*q == ' ' || *q == '\t')
+        q++;
+    for (; *q >= '0' && *q <= '9'; q++)
+        v = v * 10 + (size_t)(*q - '0');
+    return v;
+}
+
 size_t cg_os_nthreads(void)
 {
     char buf[2048];
     if (cg_os_read_small("/proc/self/status", buf, sizeof buf) == 0)
         return 0;
-    for (const char *q = buf; *q; q++) {
-        if ((q == buf || q[-1] == '\n') && __builtin_strncmp(q, "Threads:", 8) == 0) {
-            size_t count = 0;
-            for (q += 8; *q == ' ' || *q == '\t'; q++)
-                ;
-            for (; *q >= '0' && *q <= '9'; q++)
-                count = count * 10 + (size_t)(*q - '0');
-            return count;
-        }
-    }
+    for (const char *q = buf; *q; q++)
+        if ((q == buf || q[-1] == '\n') && __builtin_strncmp(q, "Threads:", 8) == 0)
+            return proc_number(q + 8);
     return 0;
+}
+
+size_t cg_os_max_map_count(void)
+{
+    char buf[32];
+    size_t v = cg_os_read_small("/proc/sys/vm/max_map_count", buf, sizeof buf) > 0
+               ? proc_number(buf) : 0;
+    return v > 0 ? v : 65530;
 }
 
 long cg_os_futex_wait(uint32_t *addr, uint32_t val, int64_t timeout_ns)

@@ -129,6 +129,10 @@ size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1
 size_t cg_os_read_small(const char *path, char *buf, size_t cap) CG_HIDDEN;
 size_t cg_os_nthreads(void) CG_HIDDEN;               /* threads in the process now
                                                       * (/proc), 0 when unknown */
+/* The kernel's cap on a process's mappings (vm.max_map_count, from
+ * /proc/sys/vm/max_map_count), or its default, 65530, when that cannot be
+ * read.  No malloc, errno untouched. */
+size_t cg_os_max_map_count(void) CG_HIDDEN;
 void  cg_os_write_all(int fd, const char *buf, size_t len) CG_HIDDEN;
 uint64_t cg_os_random64(void) CG_HIDDEN;
 /* futex wait on *addr while it holds val, at most timeout_ns (< 0: no

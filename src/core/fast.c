@@ -7,6 +7,7 @@
 
 #include "alloc.h"
 #include "fmt.h"
+#include "options.h"
 #include "vgclient.h"
 
 /* Each operation describes its block to memcheck under valgrind
@@ -96,6 +97,10 @@ static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
 static void check_delete(cg_chunk_t *c, bool big, void *mem, size_t sized, size_t salign,
                          const cg_call_t *call)
 {
+    /* off at run time: read here, on the slow path a misfit takes, so the
+     * inline path keeps its one test (entry/interpose.c, free_inline) */
+    if (!cg_opt.new_delete_type_mismatch)
+        return;
     if (CG_CHECK_ON(SIZED_FREE) && sized != SIZE_MAX &&
         CG_UNLIKELY(!(big ? cg_big_fits(c, sized) : cg_heap_chunk_fits(c, sized)))) {
         char msg[120];
@@ -118,8 +123,13 @@ static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *c
         if (call->family != CG_FAMILY_MALLOC) {
             check_delete(c, big, mem, sized, salign, call);
         } else {
-            if (CG_CHECK_ON(SIZED_FREE) &&
-                CG_UNLIKELY(sized != SIZE_MAX && sized > cg_usable_of(c)))
+            /* C23: the size malloc was given.  Fast mode knows the chunk
+             * only: the size must be one a request of which could have
+             * got it (at most its usable bytes, and not so small that the
+             * core would have split off a remainder), as for a sized
+             * delete. */
+            if (CG_CHECK_ON(SIZED_FREE) && CG_UNLIKELY(sized != SIZE_MAX) &&
+                CG_UNLIKELY(!(big ? cg_big_fits(c, sized) : cg_heap_chunk_fits(c, sized))))
                 cg_fail_SIZED_FREE_SIZE(call, mem);
             if (CG_CHECK_ON(SIZED_FREE) &&
                 CG_UNLIKELY(salign != 0 && ((uintptr_t)mem & (salign - 1)) != 0))

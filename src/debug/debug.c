@@ -866,6 +866,8 @@ bool cg_dbg_release_ok(const cg_call_t *call, const cg_shadow_t *r, const void *
      * release's arguments describe (reported above, or allowed) */
     if (cg_kind_family(r->kind) != call->family)
         return true;
+    if (cxx && !cg_opt.new_delete_type_mismatch)
+        return true;
     if (CG_CHECK_ON(SIZED_FREE) && sized != SIZE_MAX && sized != r->req) {
         cg_fmt(msg, sizeof msg, "%zu given, %zu requested", sized, r->req);
         dbg_report(call, cxx ? CG_CK_DEBUG_NEW_DELETE_SIZE : CG_CK_DEBUG_SIZED_FREE_SIZE, p, msg,

@@ -9,6 +9,7 @@
 #include "checks.h"
 #include "debug.h"
 #include "debugblock.h"
+#include "guard.h"
 #include "render.h"
 #include "shadow.h"
 #include "stackdepot.h"
@@ -25,8 +26,10 @@ static size_t stack_lines(char *b, size_t cap, const char *title, uint32_t tid, 
     return n + cg_format_stack(b + n, cap - n, pcs, depth, false);
 }
 
-/* Debug mode: from the block's shadow record. */
-static size_t describe_record(char *b, size_t cap, const char *a, const cg_shadow_t *r)
+/* Debug mode: from the block's shadow record; note: what a is besides
+ * (guard_note), or "". */
+static size_t describe_record(char *b, size_t cap, const char *a, const cg_shadow_t *r,
+                              const char *note)
 {
     const char *u = cg_shadow_user(r);
     bool live = cg_shadow_seen_live(r->state);
@@ -40,10 +43,10 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
                    (size_t)(a - u - r->req));
     else
         n = cg_fmt(b, cap, "%p is %zu bytes inside", (const void *)a, (size_t)(a - u));
-    n += cg_fmt(b + n, cap - n, " a %zu-byte region [%p, %p), %s, from %s()%s\n", r->req,
+    n += cg_fmt(b + n, cap - n, " a %zu-byte region [%p, %p), %s, from %s()%s%s\n", r->req,
                 (const void *)u, (const void *)(u + r->req), state, cg_kind_name(r->kind),
                 r->guarded == CG_GUARDED_SLOT ? ", in a guard slot (sampled)"
-                : r->guarded ? ", on guard pages of its own" : "");
+                : r->guarded ? ", on guard pages of its own" : "", note);
     if (!live)
         n += stack_lines(b + n, cap - n, "freed", r->free_tid, r->free_stack);
     return n + stack_lines(b + n, cap - n, "allocated", r->alloc_tid, r->alloc_stack);
@@ -84,17 +87,45 @@ static size_t describe_core(char *b, size_t cap, const char *a, const cg_call_t 
     return cg_fmt(b, cap, "%p is not in any chunkguard heap or mmap'd block\n", (const void *)a);
 }
 
+/* Where a is beside guarded block r, whose range holds it or is the
+ * nearest to it: on the block's own pages (""), on the guard page
+ * before or after them, or on pages of the guard region no block has
+ * (a guard slot not in use, or a range not handed out or given back). */
+static const char *guard_note(const char *a, const cg_shadow_t *r, bool own_range)
+{
+    uintptr_t u = (uintptr_t)cg_shadow_user(r), x = (uintptr_t)a;
+    uintptr_t lo = u & ~(uintptr_t)(cg_pagesize - 1), hi = CG_PAGE_ROUND(u + r->req);
+    if (x >= lo && x < hi)
+        return "";
+    if (!own_range)
+        return "; the address is on pages of the guard region no block has (a guard "
+               "slot not in use, or a range not handed out), nearest that block";
+    return x < lo ? "; the address is on the guard page before the block"
+                  : "; the address is on the guard page after the block";
+}
+
 size_t cg_describe_impl(const void *addr, char *buf, size_t cap, const cg_call_t *call)
 {
     if (cap == 0)
         return 0;
     buf[0] = 0;
     const char *a = addr;
-    /* sampled blocks have records in every mode */
-    if (cg_mode.instrumented || cg_shadow_in_pages(a)) {
+    /* guarded blocks (guard mode's, and sampled ones in every mode) and
+     * their guard pages: the range's owner, else the nearest block, as a
+     * fault there is blamed (guard.c) */
+    if (cg_shadow_in_pages(a)) {
+        cg_shadow_t *r = cg_shadow_of_page(a);
+        bool own = r != NULL;
+        if (r == NULL && (r = cg_guard_nearest(a)) == NULL)
+            return cg_fmt(buf, cap, "%p is in chunkguard's guard region, on pages no block "
+                          "has (a guard slot not in use, a guard page, or a range not handed "
+                          "out), with no guarded block within 1 MiB\n", (const void *)a);
+        return describe_record(buf, cap, a, r, guard_note(a, r, own));
+    }
+    if (cg_mode.instrumented) {
         cg_shadow_t *r = cg_shadow_find(a, call);
         if (r != NULL)
-            return describe_record(buf, cap, a, r);
+            return describe_record(buf, cap, a, r, "");
     }
     return describe_core(buf, cap, a, call);
 }

@@ -307,7 +307,7 @@ static size_t distance(const void *a, const cg_shadow_t *r)
     return p < u ? (size_t)(u - p) : p >= u + r->req ? (size_t)(p - u - r->req) + 1 : 0;
 }
 
-static cg_shadow_t *nearest(const void *a)
+cg_shadow_t *cg_guard_nearest(const void *a)
 {
     cg_shadow_t *r = cg_shadow_of_page(a);
     /* A guard page lies between two ranges: the block it guards (its own
@@ -339,7 +339,7 @@ void cg_guard_fault(const void *a, uintptr_t pc, int write, void *uc)
     cg_call_t call = cg_call_internal("a memory access");
     call.caller = pc;
     cg_access_t acc = cg_dbg_access(pc, write, uc, false);
-    cg_shadow_t *r = nearest(a);
+    cg_shadow_t *r = cg_guard_nearest(a);
     cg_check_t id = r == NULL ? CG_CK_GUARD_FAULT_WILD
                     : !cg_shadow_seen_live(__atomic_load_n(&r->state, __ATOMIC_ACQUIRE))
                         ? CG_CK_GUARD_FAULT_FREED

@@ -67,4 +67,11 @@ void  cg_guarded_check_live(void) CG_HIDDEN;
  */
 void cg_guard_fault(const void *a, uintptr_t pc, int write, void *ucontext) CG_HIDDEN;
 
+/* The guarded block an address a in the guard region (cg_shadow_in_pages)
+ * belongs with: the owner of a's range, or the block across a guard page
+ * when that one is nearer, or the nearest within 1 MiB; NULL when none.
+ * What cg_guard_fault blames and cg_describe names.  No lock. */
+struct cg_shadow;
+struct cg_shadow *cg_guard_nearest(const void *a) CG_HIDDEN;
+
 #endif /* CG_GUARD_H */

@@ -29,17 +29,6 @@ static size_t live, live_limit;
 static uint32_t q_head, q_tail;       /* retired records, oldest first     */
 static size_t q_bytes;
 
-/* The kernel's cap on the process's mappings. */
-static size_t max_map_count(void)
-{
-    char buf[32];
-    size_t v = 0;
-    if (cg_os_read_small("/proc/sys/vm/max_map_count", buf, sizeof buf) > 0)
-        for (const char *q = buf; *q >= '0' && *q <= '9'; q++)
-            v = v * 10 + (size_t)(*q - '0');
-    return v > 0 ? v : 65530;
-}
-
 bool cg_gpool_init(void)
 {
     if (region_lo != NULL)
@@ -57,7 +46,7 @@ bool cg_gpool_init(void)
         }
         region_lo = bump = p + cg_pagesize;   /* the first page guards the first range */
         region_hi = p + bytes;
-        live_limit = max_map_count() / 4;
+        live_limit = cg_os_max_map_count() / 4;
         return true;
     }
     return false;

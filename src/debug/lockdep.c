@@ -190,8 +190,10 @@ static void report_inversion(cg_lock_t *l, const cg_call_t *call, unsigned a, un
     cnt[0] = cg_lock_site_here(CG_LOAD(l->site), call, one[0], &pcs[0]);
     cnt[1] = cg_lock_site_here(a_site, call, one[1], &pcs[1]);
     cnt[2] = cg_lock_site_stack(earlier.site, one[2], &pcs[2]);
-    static char t1[96], t2[128];   /* under the report lock once emitted; one
-                                    * inversion report at a time is enough */
+    /* The stacks' titles on this thread's stack: two threads may report
+     * at once, and each formats them before cg_report_emit takes the
+     * report lock (static buffers gave one report the other's names). */
+    char t1[96], t2[128];
     cg_fmt(t1, sizeof t1, "The %s was taken by this thread", an);
     cg_fmt(t2, sizeof t2, "Earlier the %s was taken while the %s was held", an, bn);
     cg_rdata_t d = {

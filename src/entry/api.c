@@ -62,8 +62,10 @@ static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt)
  * to whatever may report or lock: base/call.h), counted, with this
  * thread's tcache, created on first use in a mode that has one.  The
  * caller keeps it in a const object, so its fields stay in registers
- * across the calls that get its address. */
-CG_INLINE cg_call_t enter(uintptr_t caller, const char *op, int opidx)
+ * across the calls that get its address.  family: the call's allocation
+ * family (base/call.h), in the one initialiser (set afterwards, it cost
+ * the tcache-miss hand-off a few instructions). */
+CG_INLINE cg_call_t enter_as(uintptr_t caller, const char *op, int opidx, int family)
 {
     bool mt = !CG_SINGLE_THREAD_P;
     cg_tcache_t *tc = cg_self.cache;
@@ -73,23 +75,56 @@ CG_INLINE cg_call_t enter(uintptr_t caller, const char *op, int opidx)
         CG_COUNT((&tc->n_malloc)[opidx]);
     else
         CG_ADD_IF(&cg_exited_counts[opidx], 1, mt);
-    return (cg_call_t){ .caller = caller, .op = op, .tc = tc, .mt = mt };
+    return (cg_call_t){ .caller = caller, .op = op, .tc = tc, .mt = mt, .family = (uint8_t)family };
 }
 
-/* enter, for a call of an allocation family (base/call.h) other than C's,
- * or of C's with an op of its own. */
-CG_INLINE cg_call_t enter_as(uintptr_t caller, const char *op, int opidx, int family)
+/* enter_as for a call of C's malloc family. */
+CG_INLINE cg_call_t enter(uintptr_t caller, const char *op, int opidx)
 {
-    cg_call_t c = enter(caller, op, opidx);
-    c.family = (uint8_t)family;
-    return c;
+    return enter_as(caller, op, opidx, CG_FAMILY_MALLOC);
 }
 
-void *cg_malloc_slow(size_t n, uintptr_t caller)
+/* memalign's contract for a call of family (base/call.h). */
+static void *memalign_as(size_t align, size_t n, uintptr_t caller, const char *op, int family)
 {
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_alloc(n, 0, caller, "malloc"),
-               ({ const cg_call_t c = enter(caller, "malloc", OP_MALLOC); cg_mode.malloc(n, &c); }));
+    const cg_call_t c = enter_as(caller, op, OP_MEMALIGN, family);
+    int err = cg_memalign_args(&align, n);
+    if (err != 0) {
+        errno = err;
+        return NULL;
+    }
+    return cg_mode.memalign(align, n, &c);
+}
+
+/* One allocation for a call of family: malloc's or, with an alignment
+ * (align, a power of two), memalign's. */
+CG_INLINE void *alloc_block(size_t n, size_t align, int family, uintptr_t caller)
+{
+    const char *op = cg_family_new_name(family);
+    if (align == 0) {
+        const cg_call_t c = enter_as(caller, op, OP_MALLOC, family);
+        return cg_mode.malloc(n, &c);
+    }
+    return memalign_as(align, n, caller, op, family);
+}
+
+/* One attempt under the mark (or the re-entrant path's). */
+CG_INLINE void *alloc_try(size_t n, size_t align, int family, uintptr_t caller)
+{
+    cg_ensure_init();
+    CG_GUARDED(cg_reentry_alloc(n, align, caller, cg_family_new_name(family)),
+               alloc_block(n, align, family, caller));
+}
+
+void *cg_malloc_try(size_t n, size_t align, uintptr_t caller, int family)
+{
+    return alloc_try(n, align, family, caller);
+}
+
+void *cg_malloc_slow(size_t n, size_t align, uintptr_t caller, int family)
+{
+    return (align & (align - 1)) == 0 ? alloc_try(n, align, family, caller) : NULL;
 }
 
 /* cg_malloc_handoff, cg_free_owned and cg_free_to_arena are entered from
@@ -111,8 +146,7 @@ CG_INLINE void handoff_begin_alloc(void)
     cg_reentry_drain_pending();
 }
 
-/* The tcache-miss hand-off of malloc and of operator new (op, family). */
-CG_INLINE void *malloc_handoff_as(size_t n, uintptr_t caller, const char *op, int family)
+void *cg_malloc_handoff(size_t n, uintptr_t caller, const char *op, int family)
 {
     handoff_begin_alloc();
     const cg_call_t c = enter_as(caller, op, OP_MALLOC, family);
@@ -121,16 +155,11 @@ CG_INLINE void *malloc_handoff_as(size_t n, uintptr_t caller, const char *op, in
     return p;
 }
 
-void *cg_malloc_handoff(size_t n, uintptr_t caller)
-{
-    return malloc_handoff_as(n, caller, "malloc", CG_FAMILY_MALLOC);
-}
-
 /* The inline paths' sampled hand-offs: the sampler's count-down reached 0
  * (CG_SAMPLE_TURN), so the table serves the call — the sampler's, when
  * sampling is on (debug/sample.h).  Entered with the mark set, as the
  * other hand-offs. */
-/* family: operator new's, for its plain forms' sampled hand-off. */
+/* family: malloc's, or operator new's for its plain forms. */
 CG_INLINE void *sampled(size_t n, uintptr_t caller, const char *api, int op, int family)
 {
     handoff_begin_alloc();
@@ -140,14 +169,14 @@ CG_INLINE void *sampled(size_t n, uintptr_t caller, const char *api, int op, int
     return p;
 }
 
-void *cg_malloc_sampled(size_t n, uintptr_t caller)
+void *cg_malloc_sampled(size_t n, uintptr_t caller, int family)
 {
-    return sampled(n, caller, "malloc", OP_MALLOC, CG_FAMILY_MALLOC);
+    return sampled(n, caller, cg_family_new_name(family), OP_MALLOC, family);
 }
 
 void *cg_calloc_sampled(size_t bytes, uintptr_t caller)
 {
-    return sampled(bytes, caller, "calloc", OP_CALLOC, CG_FAMILY_MALLOC);
+    return sampled(bytes, caller, CG_OP(calloc), OP_CALLOC, CG_FAMILY_MALLOC);
 }
 
 /* A block served to a signal handler (reentry.c), now given back. */
@@ -168,24 +197,21 @@ CG_INLINE void release_as(void *mem, size_t sized, size_t salign, uintptr_t call
     cg_mode.free(mem, sized, salign, &c);
 }
 
-static void free_slow(void *mem, uintptr_t caller)
-{
-    release_as(mem, SIZE_MAX, 0, caller, "free", CG_FAMILY_MALLOC);
-}
-
-void cg_free_slow(void *mem, uintptr_t caller)
+void cg_free_slow(void *mem, size_t sized, size_t salign, uintptr_t caller, int family)
 {
     if (mem == NULL)
         return;
+    const char *op = cg_family_delete_name(family);
     cg_ensure_init();
-    CG_GUARDED_VOID(cg_reentry_free(mem, caller, "free"), free_slow(mem, caller));
+    CG_GUARDED_VOID(cg_reentry_free(mem, caller, op),
+                    release_as(mem, sized, salign, caller, op, family));
 }
 
 /* The family of a deferred free is not known (the pending table keeps
  * only the pointer): not checked. */
 void cg_free_deferred(void *mem)
 {
-    release_as(mem, SIZE_MAX, 0, 0, "free", CG_FAMILY_UNKNOWN);
+    release_as(mem, SIZE_MAX, 0, 0, CG_OP(free), CG_FAMILY_UNKNOWN);
 }
 
 /* None of the free paths changes errno: the OS calls they may make
@@ -199,8 +225,7 @@ CG_INLINE cg_call_t free_enter(cg_tcache_t *tc, uintptr_t caller, const char *op
                         .family = (uint8_t)family };
 }
 
-CG_INLINE void free_owned_as(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
-                             int family)
+void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
 {
     handoff_begin();
     const cg_call_t call = free_enter(tc, caller, op, family);
@@ -210,24 +235,13 @@ CG_INLINE void free_owned_as(void *mem, cg_tcache_t *tc, uintptr_t caller, const
     cg_inside_end();
 }
 
-CG_INLINE void free_to_arena_as(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
-                                int family)
+void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
 {
     handoff_begin();
     const cg_call_t call = free_enter(tc, caller, op, family);
     cg_chunk_t *c = cg_mem2chunk(mem);
     cg_arena_free(cg_arena_of(c), c, &call);
     cg_inside_end();
-}
-
-void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller)
-{
-    free_owned_as(mem, tc, caller, "free", CG_FAMILY_MALLOC);
-}
-
-void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller)
-{
-    free_to_arena_as(mem, tc, caller, "free", CG_FAMILY_MALLOC);
 }
 
 void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)
@@ -242,7 +256,7 @@ static void *calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 {
     size_t bytes;
     bool bad = __builtin_mul_overflow(nmemb, size, &bytes) || bytes > CG_MAX_REQUEST;
-    const cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    const cg_call_t c = enter(caller, CG_OP(calloc), OP_CALLOC);
     if (CG_UNLIKELY(bad)) {
         errno = ENOMEM;
         return NULL;
@@ -258,7 +272,7 @@ static void *reentry_calloc(size_t nmemb, size_t size, uintptr_t caller)
         errno = ENOMEM;
         return NULL;
     }
-    return cg_reentry_alloc(bytes, 0, caller, "calloc");
+    return cg_reentry_alloc(bytes, 0, caller, CG_OP(calloc));
 }
 
 void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
@@ -271,7 +285,7 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 void *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
 {
     handoff_begin_alloc();
-    const cg_call_t c = enter(caller, "calloc", OP_CALLOC);
+    const cg_call_t c = enter(caller, CG_OP(calloc), OP_CALLOC);
     void *p = cg_calloc_mem_inline(nmemb * size, &c);
     cg_inside_end();
     return p;
@@ -285,7 +299,7 @@ static void *realloc_reentry_block(void *mem, size_t n, size_t old, uintptr_t ca
         cg_reentry_release(mem);
         return NULL;
     }
-    const cg_call_t c = enter(caller, "realloc", OP_REALLOC);
+    const cg_call_t c = enter(caller, CG_OP(realloc), OP_REALLOC);
     void *p = cg_mode.malloc(n, &c);
     if (p != NULL) {
         memcpy(p, mem, old < n ? old : n);
@@ -300,7 +314,7 @@ void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
     size_t sig_size;
     if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &sig_size))
         return realloc_reentry_block(mem, n, sig_size, caller);
-    const cg_call_t c = enter(caller, "realloc", OP_REALLOC);
+    const cg_call_t c = enter(caller, CG_OP(realloc), OP_REALLOC);
     return cg_mode.realloc(mem, n, &c);
 }
 
@@ -329,19 +343,6 @@ int cg_memalign_args(size_t *align, size_t n)
     return 0;
 }
 
-/* memalign's contract for a call of family (base/call.h). */
-static void *memalign_as(size_t align, size_t n, uintptr_t caller, const char *op, int family)
-{
-    cg_ensure_init();
-    const cg_call_t c = enter_as(caller, op, OP_MEMALIGN, family);
-    int err = cg_memalign_args(&align, n);
-    if (err != 0) {
-        errno = err;
-        return NULL;
-    }
-    return cg_mode.memalign(align, n, &c);
-}
-
 void *cg_memalign_impl(size_t align, size_t n, uintptr_t caller, const char *op)
 {
     return memalign_as(align, n, caller, op, CG_FAMILY_MALLOC);
@@ -356,7 +357,7 @@ int cg_posix_memalign_with(void **memptr, size_t align, size_t n, uintptr_t call
      * glibc's posix_memalign leaves it (its allocator sets it; glibc's
      * own tests rely on it). */
     int saved = errno;
-    void *p = alloc(align, n, caller, "posix_memalign");
+    void *p = alloc(align, n, caller, CG_OP(posix_memalign));
     if (p == NULL) {
         errno = ENOMEM;
         return ENOMEM;
@@ -384,67 +385,6 @@ size_t cg_usable_size_impl(void *mem, uintptr_t caller)
     if (CG_UNLIKELY(CG_LOAD(cg_reentry_live) != 0) && cg_reentry_owns(mem, &n))
         return n;
     cg_ensure_init();
-    const cg_call_t c = cg_call_at(caller, "malloc_usable_size");
+    const cg_call_t c = cg_call_at(caller, CG_OP(malloc_usable_size));
     return cg_mode.usable(mem, &c);
-}
-
-/* ---- operator new and delete (entry/interpose.c; contracts there) ------ */
-
-/* One allocation for an operator new form of family: malloc's or, with
- * an alignment (align, a power of two), memalign's. */
-static void *new_block(size_t n, size_t align, int family, uintptr_t caller)
-{
-    const char *op = cg_family_new_name(family);
-    if (align == 0) {
-        const cg_call_t c = enter_as(caller, op, OP_MALLOC, family);
-        return cg_mode.malloc(n, &c);
-    }
-    return memalign_as(align, n, caller, op, family);
-}
-
-void *cg_new_try(size_t n, size_t align, int family, uintptr_t caller)
-{
-    cg_ensure_init();
-    CG_GUARDED(cg_reentry_alloc(n, align, caller, cg_family_new_name(family)),
-               new_block(n, align, family, caller));
-}
-
-void *cg_new_slow(size_t n, size_t align, int how, uintptr_t caller)
-{
-    void *p = (align & (align - 1)) == 0 ? cg_new_try(n, align, CG_NEW_FAMILY(how), caller) : NULL;
-    return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, align, how, caller);
-}
-
-void *cg_new_handoff(size_t n, int how, uintptr_t caller)
-{
-    int family = CG_NEW_FAMILY(how);
-    void *p = malloc_handoff_as(n, caller, cg_family_new_name(family), family);
-    return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, 0, how, caller);
-}
-
-void *cg_new_sampled(size_t n, int how, uintptr_t caller)
-{
-    int family = CG_NEW_FAMILY(how);
-    void *p = sampled(n, caller, cg_family_new_name(family), OP_MALLOC, family);
-    return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, 0, how, caller);
-}
-
-void cg_delete_slow(void *mem, size_t sized, size_t salign, int family, uintptr_t caller)
-{
-    if (mem == NULL)
-        return;
-    const char *op = cg_family_delete_name(family);
-    cg_ensure_init();
-    CG_GUARDED_VOID(cg_reentry_free(mem, caller, op),
-                    release_as(mem, sized, salign, caller, op, family));
-}
-
-void cg_delete_owned(void *mem, cg_tcache_t *tc, int family, uintptr_t caller)
-{
-    free_owned_as(mem, tc, caller, cg_family_delete_name(family), family);
-}
-
-void cg_delete_to_arena(void *mem, cg_tcache_t *tc, int family, uintptr_t caller)
-{
-    free_to_arena_as(mem, tc, caller, cg_family_delete_name(family), family);
 }

@@ -12,12 +12,30 @@
  * Contracts are those of the standard functions (glibc 2.36).  Each
  * realigns the stack pointer on entry (CG_REALIGN, platform.h): any may
  * report or unwind, and the program may call us with its stack
- * misaligned (a hijacked return). */
-void  *cg_malloc_slow(size_t n, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
+ * misaligned (a hijacked return).
+ *
+ * malloc's and free's serve C++'s operator new and delete too (below):
+ * family is CG_FAMILY_MALLOC, or a C++ form's (base/call.h), whose call
+ * is named and whose block records (or is checked against) its family.
+ * The exported functions pass constants; a C++ form that gets NULL does
+ * what its contract says (cg_new_failed; entry/interpose.c).  family is
+ * the last argument: as the second, gcc passed malloc's 0 from the
+ * sampler's count-down it had just seen reach 0, and the inline path
+ * spent two more instructions on every call keeping that in a register. */
+/* malloc's slow path; align: an aligned operator new's std::align_val_t
+ * (NULL when it is not a power of two), else 0. */
+void  *cg_malloc_slow(size_t n, size_t align, uintptr_t caller, int family)
+    CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* malloc's slow path for a thread whose tcache missed: called with the
  * inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
-void  *cg_malloc_handoff(size_t n, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
-void   cg_free_slow(void *mem, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
+void  *cg_malloc_handoff(size_t n, uintptr_t caller, const char *op, int family) CG_HIDDEN CG_REALIGN CG_NOINLINE;
+/* cg_malloc_slow's attempt (the new_handler loop's retries; cxx.c). */
+void  *cg_malloc_try(size_t n, size_t align, uintptr_t caller, int family) CG_HIDDEN;
+/* free's slow path: mem (NULL: nothing); a sized release's size (a sized
+ * operator delete, free_sized) or SIZE_MAX, an aligned one's alignment or
+ * 0. */
+void   cg_free_slow(void *mem, size_t sized, size_t salign, uintptr_t caller, int family)
+    CG_HIDDEN CG_REALIGN CG_NOINLINE;
 void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* calloc's slow path for a thread whose tcache missed, entered like
  * cg_malloc_handoff. */
@@ -27,7 +45,7 @@ void  *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
  * on the inline path (CG_SAMPLE_TURN, core/fastpath.h): the mode's table
  * serves the call; entered like cg_malloc_handoff.  bytes: calloc's
  * nmemb * size, checked. */
-void  *cg_malloc_sampled(size_t n, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE CG_COLD;
+void  *cg_malloc_sampled(size_t n, uintptr_t caller, int family) CG_HIDDEN CG_REALIGN CG_NOINLINE CG_COLD;
 void  *cg_calloc_sampled(size_t bytes, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE CG_COLD;
 void  *cg_realloc_impl(void *mem, size_t n, uintptr_t caller) CG_HIDDEN CG_REALIGN;
 void  *cg_reallocarray_impl(void *mem, size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_REALIGN;
@@ -64,49 +82,28 @@ void   cg_free_deferred(void *mem) CG_HIDDEN;
  * when the inline path could not take it: size checks, in-use checks,
  * then tcache, fastbin or arena.  Both below are called with the inline
  * path's re-entry mark set (CG_FAST_ENTER) and end it. */
-void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
+void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+    CG_HIDDEN CG_REALIGN CG_NOINLINE;
 
 /* A tcache-sized chunk that passed every check of cg_free_fast but whose
  * tcache bin is full: straight to its fastbin or arena. */
-void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
+void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
+                         int family)
+    CG_HIDDEN CG_REALIGN CG_NOINLINE;
 
 /*
  * C++'s operator new and delete (entry/interpose.c exports their 20
- * forms; the contracts are C++17 [new.delete] as libstdc++ keeps them).
- * how: the form's family (base/call.h, CG_FAMILY_NEW ...), | CG_NEW_NOTHROW
- * for a nothrow form.  Every allocating one below returns a block, or
- * what the form gives when none can be had (cg_new_failed): the throwing
- * forms call the new_handler and try again until it is gone, then throw
- * std::bad_alloc; the nothrow forms return NULL.
- *   cg_new_slow      a form's slow path (align: a std::align_val_t form's
- *                    alignment, or 0; one that is not a power of two fails)
- *   cg_new_handoff   the tcache-miss hand-off of the plain forms, entered
- *   cg_new_sampled   as cg_malloc_handoff and cg_malloc_sampled are
- *   cg_new_try       one attempt, under the mark, no failure protocol (the
- *                    new_handler loop's retries; cxx.c)
- *   cg_delete_slow   a delete form's slow path: mem (NULL: nothing), the
- *                    sized form's size or SIZE_MAX, the aligned form's
- *                    alignment or 0
- *   cg_delete_owned, cg_delete_to_arena
- *                    cg_free_owned's and cg_free_to_arena's counterparts
- *                    for a delete form (the inline path's hand-offs)
- *   cg_new_failed    the failure protocol above (entry/cxx.c): returns a
- *                    block, NULL (nothrow), or throws; never returns
- *                    when no C++ runtime can throw (it aborts with a line
- *                    in the log, as libstdc++ built without exceptions)
+ * forms; the contracts are C++17 [new.delete] as libstdc++ keeps them)
+ * take malloc's and free's paths above with their family.  What a form
+ * does when they give it no block (cg_new_failed, entry/cxx.c; how: the
+ * family | CG_NEW_NOTHROW for a nothrow form): returns a block, after the
+ * throwing forms have called the new_handler and tried again until it is
+ * gone; or NULL (nothrow); or throws std::bad_alloc; never returns when no
+ * C++ runtime can throw (it aborts with a line in the log, as libstdc++
+ * built without exceptions).
  */
 #define CG_NEW_NOTHROW 0x10
 #define CG_NEW_FAMILY(how) ((how) & 0x0f)
-void  *cg_new_slow(size_t n, size_t align, int how, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-void  *cg_new_handoff(size_t n, int how, uintptr_t caller) CG_HIDDEN CG_NOINLINE;
-void  *cg_new_sampled(size_t n, int how, uintptr_t caller) CG_HIDDEN CG_NOINLINE CG_COLD;
-void  *cg_new_try(size_t n, size_t align, int family, uintptr_t caller) CG_HIDDEN;
-void   cg_delete_slow(void *mem, size_t sized, size_t salign, int family, uintptr_t caller)
-    CG_HIDDEN CG_NOINLINE;
-void   cg_delete_owned(void *mem, cg_tcache_t *tc, int family, uintptr_t caller)
-    CG_HIDDEN CG_NOINLINE;
-void   cg_delete_to_arena(void *mem, cg_tcache_t *tc, int family, uintptr_t caller)
-    CG_HIDDEN CG_NOINLINE;
 void  *cg_new_failed(size_t n, size_t align, int how, uintptr_t caller) CG_HIDDEN CG_COLD;
 
 #endif /* CG_API_H */

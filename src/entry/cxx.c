@@ -100,7 +100,7 @@ void *cg_new_failed(size_t n, size_t align, int how, uintptr_t caller)
         if (nothrow && nothrow_via_runtime(n, align, family, &p))
             return p;
         handler();      /* frees memory, installs another handler, or throws */
-        if ((p = cg_new_try(n, align, family, caller)) != NULL)
+        if ((p = cg_malloc_try(n, align, caller, family)) != NULL)
             return p;
     }
     if (nothrow)

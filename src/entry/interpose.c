@@ -41,19 +41,47 @@ void free_aligned_sized(void *mem, size_t align, size_t n);
 
 /*
  * The bodies of malloc and free, shared with the plain forms of operator
- * new and delete; inlined into each exported function, where the
- * constants fold away (malloc's and free's code is what it was before
- * C++'s forms shared it).  how: CG_FAMILY_MALLOC, or a C++ form's family
- * (| CG_NEW_NOTHROW; api.h), whose slow paths name the form and record
- * or check its family.  The return address, read in the slow branches
- * only, is the exported function's.
+ * new and delete; inlined into each exported function.  how:
+ * CG_FAMILY_MALLOC, or a C++ form's family (| CG_NEW_NOTHROW; api.h),
+ * a constant the inline path never tests: it goes down as an argument of
+ * the one set of slow paths (api.h), which name the form and record or
+ * check its family.  The return address, read in the slow branches only,
+ * is the exported function's.
  */
+
+/* The allocating slow paths (api.h) the inline path below may take, for
+ * a call of family. */
+enum { VIA_SAMPLED = 1, VIA_HANDOFF, VIA_SLOW };   /* not 0: see api.h on family */
+CG_INLINE void *alloc_via(size_t n, size_t align, int family, uintptr_t ra, int via)
+{
+    return via == VIA_SAMPLED ? cg_malloc_sampled(n, ra, family)
+         : via == VIA_HANDOFF ? cg_malloc_handoff(n, ra, cg_family_new_name(family), family)
+                              : cg_malloc_slow(n, align, ra, family);
+}
+
+/* A C++ form's slow path via, with the form's contract when it gets no
+ * block (api.h, cg_new_failed).  Out of line: the contract needs n after
+ * the slow path returns, which, inlined, gave operator new's hit path a
+ * stack frame (5 more instructions a call, callgrind). */
+static CG_NOINLINE void *new_via(size_t n, size_t align, int how, uintptr_t ra, int via)
+{
+    void *p = alloc_via(n, align, CG_NEW_FAMILY(how), ra, via);
+    return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, align, how, ra);
+}
+
+/* The slow path via for a call of how (a constant: one call is left). */
+CG_INLINE void *alloc_slow(size_t n, size_t align, int how, uintptr_t ra, int via)
+{
+    if (how == CG_FAMILY_MALLOC)
+        return alloc_via(n, align, CG_FAMILY_MALLOC, ra, via);
+    return new_via(n, align, how, ra, via);
+}
 
 /* A tcache hit, or the slow path.  The tcache is hidden from signal
  * handlers while it is used (reentry.h).  The return address is read only
  * on the way to a slow path: read up front, it cost the hit path a stack
  * adjustment and a load.  A C++ form's slow paths return a block or do
- * what its contract says when there is none (api.h, cg_new_failed). */
+ * what its contract says when there is none. */
 CG_INLINE void *alloc_inline(size_t n, int how)
 {
     cg_tcache_t *tc = cg_self.tcache;
@@ -61,16 +89,13 @@ CG_INLINE void *alloc_inline(size_t n, int how)
         size_t idx = cg_csize2tidx(cg_request2size(n));
         CG_FAST_ENTER();
         if (CG_SAMPLE_TURN())                           /* these two end the mark */
-            return how == CG_FAMILY_MALLOC ? cg_malloc_sampled(n, CG_RET_ADDR)
-                                           : cg_new_sampled(n, how, CG_RET_ADDR);
+            return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SAMPLED);
         void *mem = cg_tcache_hit(tc, idx, &tc->n_malloc);
         if (CG_LIKELY(mem != NULL))
             return mem;
-        return how == CG_FAMILY_MALLOC ? cg_malloc_handoff(n, CG_RET_ADDR)
-                                       : cg_new_handoff(n, how, CG_RET_ADDR);
+        return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_HANDOFF);
     }
-    return how == CG_FAMILY_MALLOC ? cg_malloc_slow(n, CG_RET_ADDR)
-                                   : cg_new_slow(n, 0, how, CG_RET_ADDR);
+    return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* The inline path takes a tcache-sized heap chunk; a sized or aligned
@@ -89,20 +114,13 @@ CG_INLINE void free_inline(void *mem, size_t sized, size_t salign, int family)
         int r = cg_free_fast(tc, mem);
         if (CG_LIKELY(r == CG_FREE_DONE))
             CG_FAST_LEAVE(tc);
-        else if (r == CG_FREE_BIN_FULL && family == CG_FAMILY_MALLOC)   /* these end the mark */
-            cg_free_to_arena(mem, tc, CG_RET_ADDR);
-        else if (r == CG_FREE_BIN_FULL)
-            cg_delete_to_arena(mem, tc, family, CG_RET_ADDR);
-        else if (family == CG_FAMILY_MALLOC)
-            cg_free_owned(mem, tc, CG_RET_ADDR);
+        else if (r == CG_FREE_BIN_FULL)                 /* these end the mark */
+            cg_free_to_arena(mem, tc, CG_RET_ADDR, cg_family_delete_name(family), family);
         else
-            cg_delete_owned(mem, tc, family, CG_RET_ADDR);
+            cg_free_owned(mem, tc, CG_RET_ADDR, cg_family_delete_name(family), family);
         return;
     }
-    if (family == CG_FAMILY_MALLOC)
-        cg_free_slow(mem, CG_RET_ADDR);
-    else
-        cg_delete_slow(mem, sized, salign, family, CG_RET_ADDR);
+    cg_free_slow(mem, sized, salign, CG_RET_ADDR, family);
 }
 
 /* malloc - n bytes, 16-byte aligned; malloc(0) returns a unique minimum
@@ -169,8 +187,8 @@ CG_PUBLIC void *CG_API(memalign)(size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_memalign(align, n, ra, "memalign"),
-               cg_memalign_impl(align, n, ra, "memalign"));
+    CG_GUARDED(cg_reentry_memalign(align, n, ra, CG_OP(memalign)),
+               cg_memalign_impl(align, n, ra, CG_OP(memalign)));
 }
 
 /* aligned_alloc - as memalign (glibc 2.36 accepts any alignment). */
@@ -178,8 +196,8 @@ CG_PUBLIC void *CG_API(aligned_alloc)(size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_memalign(align, n, ra, "aligned_alloc"),
-               cg_memalign_impl(align, n, ra, "aligned_alloc"));
+    CG_GUARDED(cg_reentry_memalign(align, n, ra, CG_OP(aligned_alloc)),
+               cg_memalign_impl(align, n, ra, CG_OP(aligned_alloc)));
 }
 
 /* posix_memalign - 0 and *memptr set, or EINVAL (align not a power of two
@@ -198,7 +216,8 @@ CG_PUBLIC void *CG_API(valloc)(size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_valloc(n, false, ra, "valloc"), cg_valloc_impl(n, false, ra, "valloc"));
+    CG_GUARDED(cg_reentry_valloc(n, false, ra, CG_OP(valloc)),
+               cg_valloc_impl(n, false, ra, CG_OP(valloc)));
 }
 
 /* pvalloc - n rounded up to whole pages (at least one), page aligned. */
@@ -206,7 +225,8 @@ CG_PUBLIC void *CG_API(pvalloc)(size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED(cg_reentry_valloc(n, true, ra, "pvalloc"), cg_valloc_impl(n, true, ra, "pvalloc"));
+    CG_GUARDED(cg_reentry_valloc(n, true, ra, CG_OP(pvalloc)),
+               cg_valloc_impl(n, true, ra, CG_OP(pvalloc)));
 }
 
 /* malloc_usable_size - bytes usable in the block (>= what was asked);
@@ -218,13 +238,18 @@ CG_PUBLIC size_t CG_API(malloc_usable_size)(void *mem)
     CG_GUARDED(cg_reentry_usable(mem, ra), cg_usable_size_impl(mem, ra));
 }
 
-/* free_sized (C23) - free a block whose requested size was n; a size
- * larger than the block is reported (free-size-mismatch). */
+/* free_sized (C23) - free a block whose requested size was n; a size that
+ * cannot be it is reported (free-size-mismatch): in debug and guard mode
+ * any other size, in fast mode one larger than the block or too small for
+ * a request its chunk could have served (the chunk is all fast mode
+ * knows).  C23 makes any other size undefined; glibc has free_sized from
+ * 2.43 on. */
 CG_PUBLIC void CG_API(free_sized)(void *mem, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED_VOID(cg_reentry_free(mem, ra, "free_sized"), cg_free_sized_impl(mem, 0, n, ra, "free_sized"));
+    CG_GUARDED_VOID(cg_reentry_free(mem, ra, CG_OP(free_sized)),
+                    cg_free_sized_impl(mem, 0, n, ra, CG_OP(free_sized)));
 }
 
 /* free_aligned_sized (C23) - free a block from aligned_alloc(align, n);
@@ -233,8 +258,8 @@ CG_PUBLIC void CG_API(free_aligned_sized)(void *mem, size_t align, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED_VOID(cg_reentry_free(mem, ra, "free_aligned_sized"),
-                    cg_free_sized_impl(mem, align, n, ra, "free_aligned_sized"));
+    CG_GUARDED_VOID(cg_reentry_free(mem, ra, CG_OP(free_aligned_sized)),
+                    cg_free_sized_impl(mem, align, n, ra, CG_OP(free_aligned_sized)));
 }
 
 #ifndef CHUNKGUARD_PREFIXED
@@ -332,27 +357,27 @@ CG_REPLACEABLE void *_ZnamRKSt9nothrow_t(size_t n, const void *nt)
  * memalign. */
 CG_REPLACEABLE void *_ZnwmSt11align_val_t(size_t n, size_t al)
 {
-    return cg_new_slow(n, al, CG_FAMILY_NEW_ALIGNED, CG_RET_ADDR);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* operator new[](unsigned long, std::align_val_t) */
 CG_REPLACEABLE void *_ZnamSt11align_val_t(size_t n, size_t al)
 {
-    return cg_new_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED, CG_RET_ADDR);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* operator new(unsigned long, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
     (void)nt;
-    return cg_new_slow(n, al, CG_FAMILY_NEW_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* operator new[](unsigned long, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
     (void)nt;
-    return cg_new_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW);
 }
 
 /* operator delete(void*) */
@@ -444,8 +469,8 @@ CG_PUBLIC int CG_API(mallopt)(int param, int value)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "mallopt");
-    CG_GUARDED((cg_reentry_query("mallopt", ra), 0), cg_param_set(param, value, &call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(mallopt));
+    CG_GUARDED((cg_reentry_query(CG_OP(mallopt), ra), 0), cg_param_set(param, value, &call));
 }
 
 /* The introspection calls below walk the arenas under their locks, so a
@@ -464,14 +489,14 @@ static struct mallinfo2 mallinfo_guarded(const char *op, uintptr_t ra)
 /* mallinfo2 - heap statistics summed over all arenas (bytes). */
 CG_PUBLIC struct mallinfo2 CG_API(mallinfo2)(void)
 {
-    return mallinfo_guarded("mallinfo2", CG_RET_ADDR);
+    return mallinfo_guarded(CG_OP(mallinfo2), CG_RET_ADDR);
 }
 
 /* mallinfo - the deprecated int-sized form of mallinfo2 (values wrap, as
  * in glibc). */
 CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
 {
-    struct mallinfo2 m2 = mallinfo_guarded("mallinfo", CG_RET_ADDR);
+    struct mallinfo2 m2 = mallinfo_guarded(CG_OP(mallinfo), CG_RET_ADDR);
     struct mallinfo m = {
         .arena = (int)m2.arena, .ordblks = (int)m2.ordblks, .smblks = (int)m2.smblks,
         .hblks = (int)m2.hblks, .hblkhd = (int)m2.hblkhd, .usmblks = (int)m2.usmblks,
@@ -508,8 +533,8 @@ CG_PUBLIC int CG_API(malloc_trim)(size_t pad)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "malloc_trim");
-    CG_GUARDED((cg_reentry_query("malloc_trim", ra), 0), cg_malloc_trim_impl(pad, &call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(malloc_trim));
+    CG_GUARDED((cg_reentry_query(CG_OP(malloc_trim), ra), 0), cg_malloc_trim_impl(pad, &call));
 }
 
 /* malloc_stats - per-arena and total bytes to stderr (glibc's layout);
@@ -518,8 +543,8 @@ CG_PUBLIC void CG_API(malloc_stats)(void)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "malloc_stats");
-    CG_GUARDED_VOID(cg_reentry_query("malloc_stats", ra), cg_malloc_stats_impl(&call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(malloc_stats));
+    CG_GUARDED_VOID(cg_reentry_query(CG_OP(malloc_stats), ra), cg_malloc_stats_impl(&call));
 }
 
 /* malloc_info - the heap as XML on fp.  Returns 0, or EINVAL (the value,
@@ -528,8 +553,9 @@ CG_PUBLIC int CG_API(malloc_info)(int options, FILE *fp)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "malloc_info");
-    CG_GUARDED((cg_reentry_query("malloc_info", ra), 0), cg_malloc_info_impl(options, fp, &call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(malloc_info));
+    CG_GUARDED((cg_reentry_query(CG_OP(malloc_info), ra), 0),
+               cg_malloc_info_impl(options, fp, &call));
 }
 
 /* cg_get_stats - see chunkguard.h. */
@@ -537,8 +563,8 @@ CG_PUBLIC void cg_get_stats(cg_stats_t *out)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "cg_get_stats");
-    CG_GUARDED_VOID((cg_reentry_query("cg_get_stats", ra), *out = (cg_stats_t){ 0 },
+    const cg_call_t call = cg_call_at(ra, CG_OP(cg_get_stats));
+    CG_GUARDED_VOID((cg_reentry_query(CG_OP(cg_get_stats), ra), *out = (cg_stats_t){ 0 },
                      out->reentrant_calls = cg_reentry_count()),
                     (cg_get_stats_impl(out, &call), out->reentrant_calls = cg_reentry_count()));
 }
@@ -554,7 +580,7 @@ CG_PUBLIC void cg_set_report_callback(cg_report_callback_t cb, void *arg)
 CG_PUBLIC size_t cg_describe(const void *addr, char *buf, size_t cap)
 {
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(CG_RET_ADDR, "cg_describe");
+    const cg_call_t call = cg_call_at(CG_RET_ADDR, CG_OP(cg_describe));
     cg_vg_quiet_begin();    /* reads memory kept from the program (vgclient.h) */
     size_t n = cg_describe_impl(addr, buf, cap, &call);
     cg_vg_quiet_end();
@@ -566,7 +592,7 @@ CG_PUBLIC size_t cg_leak_check(void)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    CG_GUARDED((cg_reentry_query("cg_leak_check", ra), 0), cg_leak_check_impl());
+    CG_GUARDED((cg_reentry_query(CG_OP(cg_leak_check), ra), 0), cg_leak_check_impl());
 }
 
 /* cg_verify_heap - see chunkguard.h. */
@@ -574,6 +600,6 @@ CG_PUBLIC size_t cg_verify_heap(void)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();
-    const cg_call_t call = cg_call_at(ra, "cg_verify_heap");
-    CG_GUARDED((cg_reentry_query("cg_verify_heap", ra), SIZE_MAX), cg_verify_heap_impl(&call));
+    const cg_call_t call = cg_call_at(ra, CG_OP(cg_verify_heap));
+    CG_GUARDED((cg_reentry_query(CG_OP(cg_verify_heap), ra), SIZE_MAX), cg_verify_heap_impl(&call));
 }

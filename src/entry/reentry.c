@@ -258,24 +258,24 @@ static size_t size_of(void *mem)
 /* One call, counted once, whatever it allocates and frees. */
 void *cg_reentry_realloc(void *mem, size_t n, uintptr_t caller)
 {
-    seen("realloc", caller);
+    seen(CG_OP(realloc), caller);
     if (mem == NULL)
-        return serve(n, 0, caller, "realloc");
+        return serve(n, 0, caller, CG_OP(realloc));
     if (n == 0) {
-        defer(mem, caller, "realloc");
+        defer(mem, caller, CG_OP(realloc));
         return NULL;
     }
     size_t old = size_of(mem);
     if (old == SIZE_MAX) {
-        unserved(CG_CK_REENTRANT_REALLOC_UNSIZED, "realloc", caller);
+        unserved(CG_CK_REENTRANT_REALLOC_UNSIZED, CG_OP(realloc), caller);
         errno = ENOMEM;
         return NULL;
     }
-    void *p = serve(n, 0, caller, "realloc");
+    void *p = serve(n, 0, caller, CG_OP(realloc));
     if (p == NULL)
         return NULL;
     memcpy(p, mem, old < n ? old : n);
-    defer(mem, caller, "realloc");
+    defer(mem, caller, CG_OP(realloc));
     return p;
 }
 
@@ -283,10 +283,10 @@ size_t cg_reentry_usable(void *mem, uintptr_t caller)
 {
     if (mem == NULL)
         return 0;
-    seen("malloc_usable_size", caller);
+    seen(CG_OP(malloc_usable_size), caller);
     size_t n = size_of(mem);
     if (n == SIZE_MAX) {
-        unserved(CG_CK_REENTRANT_USABLE_UNSIZED, "malloc_usable_size", caller);
+        unserved(CG_CK_REENTRANT_USABLE_UNSIZED, CG_OP(malloc_usable_size), caller);
         return 0;
     }
     return n;

@@ -30,9 +30,10 @@
 #if !defined(CHUNKGUARD_PREFIXED) && !defined(CG_SANITIZER_BUILD)
 #define CG_SIGNAL_API __attribute__((visibility("default"), weak))
 
-/* glibc 2.36 still exports them; its headers no longer declare these two */
+/* glibc 2.36 still exports them; its headers no longer declare these */
 sighandler_t bsd_signal(int sig, sighandler_t h);
 sighandler_t sysv_signal(int sig, sighandler_t h);
+sighandler_t __sysv_signal(int sig, sighandler_t h);
 
 /* sigaction - POSIX; 0, or -1 with errno EINVAL (libc's checks). */
 CG_SIGNAL_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -68,11 +69,6 @@ CG_SIGNAL_API sighandler_t signal(int sig, sighandler_t h)
     return set_handler(sig, h, SA_RESTART, true);
 }
 
-CG_SIGNAL_API sighandler_t bsd_signal(int sig, sighandler_t h)
-{
-    return set_handler(sig, h, SA_RESTART, true);
-}
-
 /* sysv_signal, __sysv_signal - System V semantics: the handler is reset to
  * SIG_DFL when it runs, and the signal is not blocked in it. */
 CG_SIGNAL_API sighandler_t sysv_signal(int sig, sighandler_t h)
@@ -80,8 +76,12 @@ CG_SIGNAL_API sighandler_t sysv_signal(int sig, sighandler_t h)
     return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, false);
 }
 
-CG_SIGNAL_API sighandler_t __sysv_signal(int sig, sighandler_t h)
-{
-    return set_handler(sig, h, SA_RESETHAND | SA_NODEFER, false);
-}
+/* The other names of the two, as glibc has them (aliases: one body each;
+ * weak as the targets, which they need not repeat the attributes of). */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-attributes"
+__typeof__(signal) bsd_signal __attribute__((alias("signal"), visibility("default"), weak));
+__typeof__(sysv_signal) __sysv_signal
+    __attribute__((alias("sysv_signal"), visibility("default"), weak));
+#pragma GCC diagnostic pop
 #endif

@@ -272,6 +272,38 @@ int main(int argc, char **argv)
         free_here(v[n - 1]);
         return 0;
     }
+    if (!strcmp(c, "describe")) {                /* cg_describe around a guarded block */
+        /* the block and its neighbours: in guard mode every block is
+         * guarded; in another mode the first sampled one (guard_sample) */
+        char what[1024], *p = NULL;
+        for (int i = 0; i < 1000000 && p == NULL; i++) {
+            char *q = alloc_here(100);
+            if (describe(q, what, sizeof what) && (strstr(what, "in a guard slot") != NULL ||
+                                                   strstr(what, "guard pages of its own") != NULL))
+                p = q;
+        }
+        if (p == NULL) {
+            fprintf(stderr, "no guarded block\n");
+            return 3;
+        }
+        char *page_end = (char *)(((uintptr_t)p + 100 + 4095) & ~(uintptr_t)4095);
+        const char *names[] = { "inside", "slack-after", "guard-page", "guard-page-end",
+                                "slack-before", "page-start", "far-page", "freed-inside",
+                                "freed-page" };
+        char *addrs[] = { p + 10, p + 100, page_end, page_end + 4095, p - 8,
+                          (char *)((uintptr_t)p & ~(uintptr_t)4095), page_end + 3 * 4096 + 16,
+                          p + 10, page_end };
+        for (int i = 0; i < 9; i++) {
+            if (i == 7)
+                free_here(p);
+            describe(addrs[i], what, sizeof what);
+            char *nl = strchr(what, '\n');
+            if (nl != NULL)
+                *nl = 0;
+            printf("%s: %s\n", names[i], what);
+        }
+        return 0;
+    }
     if (!strcmp(c, "own-handler")) {
         free(alloc_here(8));                     /* chunkguard is in charge */
         struct sigaction sa;

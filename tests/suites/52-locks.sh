@@ -323,39 +323,21 @@ fi
 # must have been nested (else the run proved nothing).  The seconds are
 # printed for reading only: the time against glibc is a benchmark's
 # (bench/forkstorm.py, run by make bench), not a test's.
-FG=$L/fork_signal
-if gcc -O1 -g -o "$FG" "$CG_ROOT/tests/locks/fork_signal.c"; then
-  storm_secs() { sed -n 's/.*seconds=\([0-9.]*\).*/\1/p' <<<"$1"; }
-  declare -A best=() bad=()
-  for cfg in glibc fast debug debug-q0 guard; do
-    [ -n "${bad[$cfg]:-}" ] && continue
-    json=$LOG/fork-signal-$cfg.json; rm -f "$json"
-    case $cfg in
-      glibc)    out=$(timeout -k 5 120 "$FG" storm 400 2>&1); rc=$? ;;
-      debug-q0) out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=debug:quarantine_mb=0:report_path=$json" \
-                      timeout -k 5 120 "$FG" storm 400 2>&1); rc=$? ;;
-      *)        out=$(LD_PRELOAD=$SO CHUNKGUARD_OPTIONS="mode=$cfg:report_path=$json" \
-                      timeout -k 5 120 "$FG" storm 400 2>&1); rc=$? ;;
-    esac
-    s=$(storm_secs "$out")
-    if [ $rc -ne 0 ] || [ -s "$json" ] || ! [[ "$out" =~ nested=[1-9] ]] || [ -z "$s" ]; then
-      bad[$cfg]="exit $rc (124: hang): $(tail -n 3 <<<"$out" | tr '\n' ' ' | cut -c1-300)$(head -c 200 "$json" 2>/dev/null)"
-      continue
-    fi
-    best[$cfg]=$s
+# The program, its configurations and fork count are bench/forkstorm.py's
+# (--check runs each once and judges it).
+out=$(python3 "$CG_ROOT/bench/forkstorm.py" --check "$LOG" --cg "$SO" --bin "$L/fork_signal" 2>&1); rc=$?
+if [[ "$out" == *"storm glibc "* ]]; then
+  grep -o '^storm [^ ]* ok seconds=[0-9.]*' <<<"$out" | sed 's/^/    /'
+  for cfg in fast debug debug-q0 guard; do
+    line=$(grep "^storm $cfg " <<<"$out")
+    if [[ "$line" == "storm $cfg ok "* ]]; then pass locks-fork-signal-storm-$cfg
+    else fail locks-fork-signal-storm-$cfg "${line:-no result}"; fi
   done
-  echo "    seconds: glibc ${best[glibc]:-failed}, fast ${best[fast]:-failed}," \
-       "debug (default quarantine) ${best[debug]:-failed}, debug quarantine_mb=0 ${best[debug-q0]:-failed}," \
-       "guard ${best[guard]:-failed}"
-  for cfg in fast debug guard; do
-    if [ -z "${bad[$cfg]:-}" ]; then pass locks-fork-signal-storm-$cfg
-    else fail locks-fork-signal-storm-$cfg "${bad[$cfg]}"; fi
-  done
-  if [ -n "${bad[glibc]:-}" ]; then fail locks-fork-signal-storm-glibc "the program fails without chunkguard: ${bad[glibc]}"
-  elif [ -n "${bad[debug-q0]:-}" ]; then fail locks-fork-signal-storm-debug-q0 "${bad[debug-q0]}"
-  else pass locks-fork-signal-storm-debug-q0; fi
+  line=$(grep "^storm glibc " <<<"$out")
+  [[ "$line" == "storm glibc ok "* ]] ||
+    fail locks-fork-signal-storm-glibc "the program fails without chunkguard: $line"
 else
-  fail locks-fork-signal-storm "cannot build tests/locks/fork_signal.c"
+  fail locks-fork-signal-storm "bench/forkstorm.py --check: exit $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
 fi
 
 # 10. The watchdog reports a holder that is stuck inside its own report

@@ -23,6 +23,8 @@
 #                          (mismatch.cc); by default, and in guard mode, the
 #                          first mismatch is reported; fast mode has no
 #                          family check
+#   cxx-typemismatch-*     new_delete_type_mismatch=0 silences the sized and
+#                          aligned delete checks (typemismatch.cc), each mode
 #   cxx-frames-demangled   a program's own operator new/delete frames are
 #                          named demangled in a report (ownnew.cc)
 #   cxx-program-<name>     real C++ programs (apt-cache, gdb, cmake, when
@@ -46,7 +48,7 @@ build() {   # build OUT SRC [LIBS...]: g++ or gcc by SRC's suffix
 }
 ok=1
 build forms forms.cc && build forms-static forms.cc "$A" && build handler handler.cc &&
-  build handler-static handler.cc "$A" && build mismatch mismatch.cc && build ownnew ownnew.cc &&
+  build handler-static handler.cc "$A" && build mismatch mismatch.cc && build ownnew ownnew.cc && build typemismatch typemismatch.cc &&
   build plain plain.c && build plain-static plain.c "$A" && build cnew cnew.c || ok=0
 [ $ok = 1 ] || exit 1
 
@@ -137,6 +139,16 @@ else fail cxx-c-calls-new-no-runtime "rc=$rc err=$(head -c 400 <<<"$err")"; fi
 run "mode=debug:alloc_dealloc_mismatch=0" mismatch; clean cxx-mismatch-option-off
 run "mode=guard:alloc_dealloc_mismatch=0" mismatch; clean cxx-mismatch-option-off-guard
 run "mode=fast" mismatch; clean cxx-mismatch-fast-has-no-family-check
+# new_delete_type_mismatch=0 silences the size and alignment checks of
+# sized and aligned delete in every mode (typemismatch.cc); fast mode's
+# check of the size class runs on the inline path's slow branch only
+for mode in fast debug guard; do
+  run "mode=$mode:new_delete_type_mismatch=0" typemismatch; clean "cxx-typemismatch-option-off-$mode"
+  run "mode=$mode" typemismatch
+  if [ "$rc" = 134 ] && grep -q 'ERROR: chunkguard: new-delete-type-mismatch on address' <<<"$err"; then
+    pass "cxx-typemismatch-reported-$mode"
+  else fail "cxx-typemismatch-reported-$mode" "rc=$rc err=$(head -c 500 <<<"$err")"; fi
+done
 for mode in debug guard; do
   run "mode=$mode" mismatch
   first=$(head -n 1 <<<"$err")

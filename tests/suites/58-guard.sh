@@ -245,6 +245,32 @@ for m in fast debug; do
         pass $m-sampled-aligned-read-after-free
     else fail $m-sampled-aligned-read-after-free "rc=$rc $(head -c 400 <<<"$err")"; fi
 done
+# cg_describe on and around a guarded block (guard mode's, or a sampled
+# guard slot's): the block's own pages, its guard page (after it; before
+# it with guard_underflow=1), the sealed pages once freed, and pages of the
+# guard region no block uses (a free slot) are each named, never "not in
+# any chunkguard heap"
+for o in mode=guard mode=guard:guard_underflow=1 mode=fast:guard_sample=16 mode=debug:guard_sample=16; do
+    OPTS=$o run describe
+    line() { grep "^$1: " <<<"$out"; }
+    bad=""
+    [[ "$(line inside)" == *"10 bytes inside a 100-byte region"*", live,"* ]] || bad="$bad inside"
+    [[ "$(line freed-inside)" == *"10 bytes inside a 100-byte region"*"freed (its pages sealed)"* ]] || bad="$bad freed-inside"
+    if [[ $o == *underflow* ]]; then
+        [[ "$(line slack-before)" == *"8 bytes before a 100-byte region"*"on the guard page before the block"* ]] ||
+            bad="$bad slack-before"
+    else
+        for l in guard-page guard-page-end freed-page; do
+            [[ "$(line $l)" == *"bytes past the end of a 100-byte region"*"on the guard page after the block"* ]] || bad="$bad $l"
+        done
+        [[ "$(line slack-after)" == *"0 bytes past the end of a 100-byte region"* &&
+           "$(line slack-after)" != *"on the guard page"* ]] || bad="$bad slack-after"
+    fi
+    grep -q "not in any chunkguard" <<<"$out" && bad="$bad not-in-any-heap"
+    [ "$(grep -c '^[a-z-]*: 0x' <<<"$out")" = 9 ] || bad="$bad lines"
+    if [ $rc = 0 ] && [ -z "$bad" ]; then pass "describe-guarded-${o//[:=]/-}"
+    else fail "describe-guarded-${o//[:=]/-}" "rc=$rc wrong:$bad $(head -c 1500 <<<"$out$err")"; fi
+done
 OPTS="mode=fast" run sample-rate 20000
 if [ $rc = 0 ] && [ "$out" = 0 ]; then pass fast-mode-samples-nothing-by-default
 else fail fast-mode-samples-nothing-by-default "rc=$rc sampled=$out"; fi
