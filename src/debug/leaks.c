@@ -27,6 +27,7 @@
 
 #include "bigblock.h"
 #include "debug.h"
+#include "dedup.h"
 #include "maps.h"
 #include "options.h"
 #include "render.h"
@@ -42,6 +43,7 @@
 typedef struct group {
     uint32_t stack;
     size_t blocks, bytes;
+    bool suppressed;               /* matched a suppression: not reported */
 } group_t;
 
 typedef struct scan {
@@ -50,6 +52,7 @@ typedef struct scan {
     uintptr_t big_lo, big_hi;      /* range of all big blocks           */
     group_t *groups;
     size_t ngroups, leaked_blocks, leaked_bytes;
+    size_t supp_blocks, supp_bytes; /* in suppressed groups (not in leaked_*) */
     const char *op;                /* "exit" or "cg_leak_check", for JSON */
 } scan_t;
 
@@ -200,10 +203,47 @@ static void collect(cg_shadow_t *r, void *arg)
             return;
         }
     if (s->ngroups < MAX_GROUPS)
-        s->groups[s->ngroups++] = (group_t){ r->alloc_stack, 1, r->req };
+        s->groups[s->ngroups++] = (group_t){ r->alloc_stack, 1, r->req, false };
 }
 
 static CG_BIG_BSS char lbuf[16 * 1024];
+
+/* Group g as a report (kind memory-leak, its allocation stack), for the
+ * hash, the suppressions, report_path and the callback; msg: room for
+ * its message. */
+static void group_data(const scan_t *s, const group_t *g, cg_rdata_t *d, char *msg, size_t cap)
+{
+    const uintptr_t *pcs = NULL;
+    size_t depth = g->stack ? cg_stack_get(g->stack, &pcs) : 0;
+    cg_fmt(msg, cap, "Direct leak of %zu byte(s) in %zu object(s)", g->bytes, g->blocks);
+    *d = (cg_rdata_t){
+        .kind = CG_E_MEMORY_LEAK, .op = s->op, .message = msg, .tid = -1,
+        .stacks = { { NULL, -1, NULL, 0 }, { "previously allocated", -1, pcs, depth } },
+        .nstacks = 2, .block_size = g->bytes, .objects = g->blocks,
+    };
+}
+
+/* Suppressions, per allocation stack (as LeakSanitizer's leak: lines): a
+ * group that matches one is counted there and leaves the leak totals. */
+static void suppress_groups(scan_t *s)
+{
+    for (size_t i = 0; i < s->ngroups; i++) {
+        group_t *g = &s->groups[i];
+        char msg[96];
+        cg_rdata_t d;
+        cg_dedup_t k;
+        group_data(s, g, &d, msg, sizeof msg);
+        cg_dedup_compute(&d, &k);
+        if (k.rule < 0)
+            continue;
+        g->suppressed = true;
+        cg_supp_count(k.rule, g->bytes, g->blocks);
+        s->supp_blocks += g->blocks;
+        s->supp_bytes += g->bytes;
+        s->leaked_blocks -= g->blocks;
+        s->leaked_bytes -= g->bytes;
+    }
+}
 
 static void print_report(scan_t *s)
 {
@@ -219,25 +259,31 @@ static void print_report(scan_t *s)
                       (int)cg_os_getpid());
     cg_log_write(lbuf, n);
     for (size_t i = 0; i < s->ngroups; i++) {
-        const uintptr_t *pcs = NULL;
-        size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
+        if (s->groups[i].suppressed)
+            continue;
+        char msg[96];
+        cg_rdata_t d;
+        cg_dedup_t k;
+        group_data(s, &s->groups[i], &d, msg, sizeof msg);
+        const uintptr_t *pcs = d.stacks[1].pcs;
+        size_t depth = d.stacks[1].n;
         n = cg_fmt(lbuf, sizeof lbuf, "\nDirect leak of %zu byte(s) in %zu object(s) allocated from:\n",
                    s->groups[i].bytes, s->groups[i].blocks);
         if (depth > 0)
             n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth, false);
         else
             n += cg_fmt(lbuf + n, sizeof lbuf - n, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
+        cg_dedup_compute(&d, &k);
+        n += cg_fmt(lbuf + n, sizeof lbuf - n, "HASH: chunkguard: %s of memory-leak in %s\n",
+                    k.hex, k.top);
         cg_log_write(lbuf, n);
         /* The same group for machines: report_path and the callback. */
-        char msg[96];
-        cg_fmt(msg, sizeof msg, "Direct leak of %zu byte(s) in %zu object(s)",
-               s->groups[i].bytes, s->groups[i].blocks);
-        cg_rdata_t d = {
-            .kind = CG_E_MEMORY_LEAK, .op = s->op, .message = msg, .tid = -1,
-            .stacks = { { NULL, -1, NULL, 0 }, { "previously allocated", -1, pcs, depth } },
-            .nstacks = 2, .block_size = s->groups[i].bytes, .objects = s->groups[i].blocks,
-        };
-        cg_report_publish(&d, lbuf);
+        cg_report_publish(&d, lbuf, &k);
+    }
+    if (s->supp_blocks > 0) {
+        n = cg_fmt(lbuf, sizeof lbuf, "\nSuppressed: %zu byte(s) in %zu allocation(s) "
+                   "(suppressions).\n", s->supp_bytes, s->supp_blocks);
+        cg_log_write(lbuf, n);
     }
     n = cg_fmt(lbuf, sizeof lbuf, "\nSUMMARY: chunkguard: %zu byte(s) leaked in %zu allocation(s).\n"
                "(Reachability scan of globals and this thread's stack; blocks reachable only\n"
@@ -272,6 +318,8 @@ static size_t leak_check(const char *op)
         cg_shadow_each(collect, s);
         if (mt)
             cg_shadow_unlock_all(false);
+        if (cg_supp_active())
+            suppress_groups(s);
         if (s->leaked_blocks > 0)
             print_report(s);
         leaked = s->leaked_blocks;
@@ -289,6 +337,8 @@ CG_REALIGN size_t cg_leak_check_impl(void)
     return leak_check("cg_leak_check");
 }
 
+void (*cg_leak_exit_hook)(void);
+
 /* detect_leaks=1: check when the process exits (after the program's own
  * destructors: a preloaded library is finalised last).  Leaks make the
  * exit status exitcode (default 23, as LeakSanitizer's), or abort() with
@@ -299,6 +349,9 @@ CG_REALIGN void cg_leak_check_at_exit(void)
         return;
     if (leak_check("exit") == 0)
         return;
+    cg_supp_summary();
+    if (cg_leak_exit_hook != NULL)
+        cg_leak_exit_hook();
     /* stdio is flushed after the destructors run: do it now, or the
      * program's last output is lost with the exit status we change */
     cg_os_flush_stdio();
