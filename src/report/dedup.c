@@ -46,17 +46,26 @@ const char *cg_rstack_name(const cg_rdata_t *d, size_t i)
     return s->title != NULL && s->title[0] == 'f' ? "freed" : "allocated";
 }
 
+/* Was d found by the checks at exit (its "where" is the exit path, the
+ * same for every such report)? */
+static bool found_at_exit(const cg_rdata_t *d)
+{
+    return d->op != NULL && (strcmp(d->op, "exit") == 0 || strcmp(d->op, "_exit") == 0);
+}
+
 /* The stack a report is about: "where", or the first of "allocated",
- * "freed" that has frames; NULL when none has. */
+ * "freed" that has frames (a report found at exit looks there first);
+ * NULL when none has. */
 static const cg_rstack_t *main_stack(const cg_rdata_t *d)
 {
     static const char *const order[] = { "where", "allocated", "freed" };
-    for (size_t o = 0; o < sizeof order / sizeof order[0]; o++)
+    for (size_t o = found_at_exit(d) ? 1 : 0; o < sizeof order / sizeof order[0]; o++)
         for (size_t i = 0; i < d->nstacks; i++)
             if (d->stacks[i].n > 0 && d->stacks[i].pcs != NULL &&
                 strcmp(cg_rstack_name(d, i), order[o]) == 0)
                 return &d->stacks[i];
-    return NULL;
+    return d->nstacks > 0 && d->stacks[0].n > 0 && d->stacks[0].pcs != NULL ? &d->stacks[0]
+                                                                          : NULL;
 }
 
 /* ---- suppressions ------------------------------------------------------- */
@@ -289,6 +298,24 @@ void cg_supp_summary(void)
 
 /* ---- one report --------------------------------------------------------- */
 
+/* The lowest-numbered rule of want[] that frame f (file: its source
+ * file, or NULL) matches, if lower than best; else best. */
+static int best_rule(const bool *want, const cg_frame_t *f, const char *file, int best)
+{
+    for (size_t r = 0; r < nrules && (best < 0 || (int)r < best); r++)
+        if (want[r] && frame_matches(&rules[r], f, file))
+            return (int)r;
+    return best;
+}
+
+/* The frame's source file: the symbolizer gives none yet (issue 14 point
+ * 1 adds file:line to frames; return it here then). */
+static const char *frame_file(const cg_frame_t *f)
+{
+    (void)f;
+    return NULL;
+}
+
 void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
 {
     static const char hex[] = "0123456789abcdef";
@@ -297,7 +324,7 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
     size_t kept = 0, tn = 0;
     out->top[0] = 0;
     out->rule = -1;
-    /* the rules for this kind: only they need every frame */
+    /* the rules for this kind: they look at every frame of every stack */
     bool want[CG_SUPP_RULES_MAX];
     bool any = false;
     for (size_t r = 0; r < nrules; r++) {
@@ -305,18 +332,19 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
         any |= want[r];
     }
     const cg_rstack_t *s = main_stack(d);
+    for (size_t j = 0; any && j < d->nstacks; j++) {
+        const cg_rstack_t *o = &d->stacks[j];
+        for (size_t i = 0; o != s && o->pcs != NULL && i < o->n; i++) {
+            cg_frame_t f;
+            cg_symbolize_frame(o->pcs[i], i > 0 || !o->exact0, &f);
+            out->rule = best_rule(want, &f, frame_file(&f), out->rule);
+        }
+    }
     for (size_t i = 0; s != NULL && i < s->n && (kept < CG_DEDUP_FRAMES || any); i++) {
         cg_frame_t f;
         cg_symbolize_frame(s->pcs[i], i > 0 || !s->exact0, &f);
-        /* The frame's source file: the symbolizer gives none yet (issue
-         * 14 point 1 adds file:line to frames; pass it here then). */
-        const char *file = NULL;
-        for (size_t r = 0; any && r < nrules; r++)
-            if (want[r] && frame_matches(&rules[r], &f, file)) {
-                if (out->rule < 0 || (int)r < out->rule)
-                    out->rule = (int)r;
-                break;
-            }
+        if (any)
+            out->rule = best_rule(want, &f, frame_file(&f), out->rule);
         if (kept == CG_DEDUP_FRAMES || f.function[0] == 0 || own_frame(&f))
             continue;
         h = fnv(fnv(fnv(h, "\n"), base_name(f.module)), ":");

@@ -10,7 +10,9 @@
  *     "\n" <module basename> ":" <function>
  * where the token is the report's kind ("double-free", "memory-leak"),
  * and the stack is the report's main one: "where", or for a report whose
- * "where" is empty (a leak group) "allocated", else "freed".  Frames kept:
+ * "where" is empty (a leak group) or found by the checks at exit (JSON
+ * function "exit" or "_exit": its "where" is the exit path, the same for
+ * all of them) "allocated", else "freed".  Frames kept:
  * those with a function name, whose module's basename does not begin with
  * "libchunkguard" and whose function does not begin with "cg_"
  * (chunkguard's own, as a shared object or linked in).  Three frames, as
@@ -22,7 +24,8 @@
  * Suppressions: a file of `token:pattern` lines, read once at init into a
  * static buffer (CG_SUPP_FILE_MAX bytes, CG_SUPP_RULES_MAX rules), without
  * malloc.  A report the process can survive whose kind matches a rule's
- * token and one of whose main stack's frames matches its pattern is
+ * token and one of whose frames (in any of its stacks: where, freed,
+ * allocated, ...) matches its pattern is
  * counted, not printed: no text, no JSON, no callback, no exit.  Patterns
  * follow LeakSanitizer's: matched anywhere in the function name, the
  * module's path or basename, or the frame's source file (when the
