@@ -230,7 +230,7 @@ jhash() {     # jhash FILE KIND: the hashes of FILE's reports of KIND, one a lin
     "$PY" -c 'import json,sys
 for l in open(sys.argv[1]):
     r = json.loads(l)
-    if r["kind"] == sys.argv[2]: print(r.get("hash"))' "$1" "$2" 2>/dev/null
+    if r["kind"] == sys.argv[2] and r.get("hash"): print(r["hash"])' "$1" "$2" 2>/dev/null
 }
 joff() {      # joff FILE: the offset of the first report's top frame
     "$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["stacks"]["where"]["frames"][0]["offset"])' "$1" 2>/dev/null
