@@ -273,6 +273,15 @@ size_t cg_supp_total(void)
     return __atomic_load_n(&total, __ATOMIC_RELAXED);
 }
 
+void cg_supp_after_fork_child(void)
+{
+    memset(hits, 0, sizeof hits);
+    memset(hit_bytes, 0, sizeof hit_bytes);
+    memset(hit_blocks, 0, sizeof hit_blocks);
+    total = 0;
+    summary_done = 0;
+}
+
 void cg_supp_summary(void)
 {
     size_t n = cg_supp_total();

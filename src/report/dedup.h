@@ -83,6 +83,10 @@ void cg_supp_count(int rule, size_t bytes, size_t blocks) CG_HIDDEN;
 /* Reports suppressed so far (a leak group counts as one). */
 size_t cg_supp_total(void) CG_HIDDEN;
 
+/* A fork child's reset: its counts start at zero (the parent's are the
+ * parent's to give), its summary not yet written. */
+void cg_supp_after_fork_child(void) CG_HIDDEN;
+
 /*
  * cg_supp_summary - when a report was suppressed, write (once) to the log
  *     ==PID==chunkguard: N report(s) suppressed (suppressions=FILE):

@@ -140,6 +140,7 @@ void cg_report_after_fork_child(void)
     cg_lock_reinit(&report_lock);
     ending_tid = 0;
     cg_render_after_fork_child();
+    cg_supp_after_fork_child();
 }
 
 void cg_report_leave(void)

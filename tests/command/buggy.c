@@ -4,7 +4,7 @@
  *   overflow  writes 4 bytes past a 20-byte block ('A'), then frees it
  *   uaf       writes 'X' into a freed 32-byte block (found at exit)
  *   leak      loses blocks of 200, 100 and 300 bytes (and keeps one)
- *   fork      a forked child runs "overflow" through exec; the parent waits
+ *   fork      a forked child runs "overflow" through exec (forkonly: exits); the parent waits
  *   dfree, ovf2  a double free, an overflow, found in free() under the same
  *   functions (bad_block); ok: nothing wrong.
  * Run with mode=debug (halt_on_error=0 keeps going after a report). */
@@ -68,8 +68,10 @@ int main(int argc, char **argv)
             leak();
         else if (strcmp(argv[i], "dfree") == 0 || strcmp(argv[i], "ovf2") == 0)
             bad_block(argv[i][0] == 'o');
-        else if (strcmp(argv[i], "fork") == 0) {
+        else if (strcmp(argv[i], "fork") == 0 || strcmp(argv[i], "forkonly") == 0) {
             pid_t pid = fork();
+            if (pid == 0 && argv[i][4] == 'o')
+                exit(0);
             if (pid == 0) {
                 execl(argv[0], argv[0], "overflow", (char *)NULL);
                 _exit(127);

@@ -31,6 +31,7 @@
 #                         SARIF's fingerprints are the library's hashes
 #   supp-function         suppressions=FILE: by a function; not printed, no
 #                         halt, counted at exit and in the stats line
+#   supp-fork             a forked child's count starts at zero
 #   supp-module           by module basename (anchored) and path
 #   supp-wildcard         * and the ^ $ anchors; a report found at exit by
 #                         its allocation stack
@@ -313,6 +314,14 @@ if [ "$rc" -eq 0 ] && ! grep -q "ERROR:" "$tmp/sf.err" && [ ! -s "$tmp/sf.json" 
    [ "$(grep -c . "$tmp/sf.err")" -eq 2 ]
 then pass supp-function
 else fail supp-function "status $rc (want 0); stderr: $(head -c 300 "$tmp/sf.err" | tr '\n' '|'); stats: $(cat "$tmp/sf.stats" 2>/dev/null)"; fi
+
+# supp-fork: a forked child's count starts at zero (the parent's stays the
+# parent's: the command adds up the stats files)
+mkdir -p "$tmp/sfk"
+LIBRUN "suppressions=$tmp/s-fn.txt:stats_path=$tmp/sfk/%p.stats" "$tmp/sfk" "$B/buggy" dfree forkonly
+counts=$(sed -n 's/.* suppressed=\([0-9]*\)$/\1/p' "$tmp/sfk"/*.stats | sort | tr '\n' ' ')
+if [ "$counts" = "0 1 " ]; then pass supp-fork
+else fail supp-fork "the stats files' counts are '$counts', not '0 1' (child, parent)"; fi
 
 # supp-module: by the module's basename (anchored: not a part of the path)
 # and by its whole path; a pattern naming neither suppresses nothing
