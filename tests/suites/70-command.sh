@@ -29,6 +29,7 @@
 #                         other hashes
 #   dedup-command-agrees  the command's fallback hash is the library's;
 #                         SARIF's fingerprints are the library's hashes
+#   supp-tokens           the command's report kinds are errors.def's
 #   supp-function         suppressions=FILE: by a function; not printed, no
 #                         halt, counted at exit and in the stats line
 #   supp-fork             a forked child's count starts at zero
@@ -302,6 +303,14 @@ print("; ".join(bad) or f"{len(lib)} hashes agree")
 sys.exit(1 if bad else 0)
 PYEOF
 [ $? -eq 0 ] && pass dedup-command-agrees || fail dedup-command-agrees "$(cat "$tmp/agree.out")"
+
+# supp-tokens: the command knows the library's report kinds (errors.def)
+lib_tokens=$(sed -n 's/^CG_ERROR([A-Z_]*, *"\([a-z-]*\)")$/\1/p' "$R/src/report/errors.def" | sort | tr '\n' ' ')
+cmd_tokens=$("$PY" -c 'import importlib.machinery as m, importlib.util as u, sys
+l = m.SourceFileLoader("cgtool", sys.argv[1]); s = u.spec_from_loader("cgtool", l)
+c = u.module_from_spec(s); l.exec_module(c); print(" ".join(sorted(c.TOKENS)) + " ")' "$CG")
+if [ -n "$lib_tokens" ] && [ "$lib_tokens" = "$cmd_tokens" ]; then pass supp-tokens
+else fail supp-tokens "errors.def has '$lib_tokens', tools/chunkguard's TOKENS '$cmd_tokens'"; fi
 
 # supp-function: a double free suppressed by a function of its stack is not
 # printed, does not halt the process (halt_on_error=1) and is counted at exit
