@@ -45,6 +45,7 @@
 
 #include "bigblock.h"
 #include "debug.h"
+#include "dedup.h"
 #include "maps.h"
 #include "options.h"
 #include "render.h"
@@ -72,6 +73,7 @@ typedef struct group {
     uint32_t stack;
     bool indirect;
     size_t blocks, bytes;
+    bool suppressed;               /* matched a suppression: not reported */
 } group_t;
 
 typedef struct range {
@@ -111,6 +113,7 @@ typedef struct scan {
     size_t nregs;
     size_t stopped, untracked, nnotes, nmore;
     note_t notes[MAX_NOTES];
+    size_t supp_blocks, supp_bytes; /* in suppressed groups (not in leaked_*) */
     const char *op;                /* "exit" or "cg_leak_check", for JSON */
 } scan_t;
 
@@ -466,7 +469,7 @@ static void collect(cg_shadow_t *r, void *arg)
             return;
         }
     if (s->ngroups < MAX_GROUPS)
-        s->groups[s->ngroups++] = (group_t){ r->alloc_stack, indirect, 1, r->req };
+        s->groups[s->ngroups++] = (group_t){ r->alloc_stack, indirect, 1, r->req, false };
 }
 
 /* The whole check but the report, on the scan's own stack. */
@@ -526,6 +529,56 @@ static void print_notes(scan_t *s, char *b, size_t cap, size_t *n)
                      s->untracked, MAX_THREADS);
 }
 
+/* Group g as a report (kind memory-leak, its allocation stack), for the
+ * hash, the suppressions, report_path and the callback; msg: room for
+ * its message. */
+static void group_data(const scan_t *s, const group_t *g, cg_rdata_t *d, char *msg, size_t cap)
+{
+    const uintptr_t *pcs = NULL;
+    size_t depth = g->stack ? cg_stack_get(g->stack, &pcs) : 0;
+    cg_fmt(msg, cap, "%s leak of %zu byte(s) in %zu object(s)", g->indirect ? "Indirect" : "Direct",
+           g->bytes, g->blocks);
+    *d = (cg_rdata_t){
+        .kind = CG_E_MEMORY_LEAK, .op = s->op, .message = msg, .tid = -1,
+        .stacks = { { NULL, -1, NULL, 0 }, { "previously allocated", -1, pcs, depth } },
+        .nstacks = 2, .block_size = g->bytes, .objects = g->blocks,
+    };
+}
+
+/* Suppressions, per allocation stack (as LeakSanitizer's leak: lines): a
+ * group that matches one is counted there and leaves the leak totals. */
+static void suppress_groups(scan_t *s)
+{
+    /* the stacks symbolized first: a pattern may name a source file (one
+     * symbolizer run here, another for the groups print_report writes) */
+    bool batch = cg_sym_batch_begin();
+    for (size_t i = 0; batch && i < s->ngroups; i++) {
+        const uintptr_t *pcs = NULL;
+        size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
+        cg_sym_batch_add(pcs, depth, false);
+    }
+    if (batch)
+        cg_sym_batch_run();
+    for (size_t i = 0; i < s->ngroups; i++) {
+        group_t *g = &s->groups[i];
+        char msg[96];
+        cg_rdata_t d;
+        cg_dedup_t k;
+        group_data(s, g, &d, msg, sizeof msg);
+        cg_dedup_compute(&d, &k);
+        if (k.rule < 0)
+            continue;
+        g->suppressed = true;
+        cg_supp_count(k.rule, g->bytes, g->blocks);
+        s->supp_blocks += g->blocks;
+        s->supp_bytes += g->bytes;
+        s->leaked_blocks -= g->blocks;
+        s->leaked_bytes -= g->bytes;
+    }
+    if (batch)
+        cg_sym_batch_end();
+}
+
 static void print_report(scan_t *s)
 {
     /* largest groups first (insertion sort: a few thousand at most) */
@@ -539,9 +592,11 @@ static void print_report(scan_t *s)
     size_t n = cg_fmt(lbuf, sizeof lbuf, "==%d==ERROR: chunkguard: detected memory leaks\n",
                       (int)cg_os_getpid());
     cg_log_write(lbuf, n);
-    /* one symbolizer run for every group's stack (report/symbolize.h) */
+    /* one symbolizer run for every reported group's stack (report/symbolize.h) */
     bool batch = cg_sym_batch_begin();
     for (size_t i = 0; batch && i < s->ngroups; i++) {
+        if (s->groups[i].suppressed)
+            continue;
         const uintptr_t *pcs = NULL;
         size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
         cg_sym_batch_add(pcs, depth, false);
@@ -549,26 +604,32 @@ static void print_report(scan_t *s)
     if (batch)
         cg_sym_batch_run();
     for (size_t i = 0; i < s->ngroups; i++) {
-        const uintptr_t *pcs = NULL;
-        const char *kind = s->groups[i].indirect ? "Indirect" : "Direct";
-        size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
+        if (s->groups[i].suppressed)
+            continue;
+        char msg[96];
+        cg_rdata_t d;
+        cg_dedup_t k;
+        group_data(s, &s->groups[i], &d, msg, sizeof msg);
+        const uintptr_t *pcs = d.stacks[1].pcs;
+        size_t depth = d.stacks[1].n;
         n = cg_fmt(lbuf, sizeof lbuf, "\n%s leak of %zu byte(s) in %zu object(s) allocated from:\n",
-                   kind, s->groups[i].bytes, s->groups[i].blocks);
+                   s->groups[i].indirect ? "Indirect" : "Direct", s->groups[i].bytes,
+                   s->groups[i].blocks);
         if (depth > 0)
             n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth, false);
         else
             n += cg_fmt(lbuf + n, sizeof lbuf - n, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
+        cg_dedup_compute(&d, &k);
+        n += cg_fmt(lbuf + n, sizeof lbuf - n, "HASH: chunkguard: %s of memory-leak in %s\n",
+                    k.hex, k.top);
         cg_log_write(lbuf, n);
         /* The same group for machines: report_path and the callback. */
-        char msg[96];
-        cg_fmt(msg, sizeof msg, "%s leak of %zu byte(s) in %zu object(s)", kind,
-               s->groups[i].bytes, s->groups[i].blocks);
-        cg_rdata_t d = {
-            .kind = CG_E_MEMORY_LEAK, .op = s->op, .message = msg, .tid = -1,
-            .stacks = { { NULL, -1, NULL, 0 }, { "previously allocated", -1, pcs, depth } },
-            .nstacks = 2, .block_size = s->groups[i].bytes, .objects = s->groups[i].blocks,
-        };
-        cg_report_publish(&d, lbuf);
+        cg_report_publish(&d, lbuf, &k);
+    }
+    if (s->supp_blocks > 0) {
+        n = cg_fmt(lbuf, sizeof lbuf, "\nSuppressed: %zu byte(s) in %zu allocation(s) "
+                   "(suppressions).\n", s->supp_bytes, s->supp_blocks);
+        cg_log_write(lbuf, n);
     }
     if (batch)
         cg_sym_batch_end();
@@ -616,6 +677,8 @@ static size_t leak_check(const char *op, uintptr_t live_sp, const uintptr_t *reg
     size_t leaked = 0;
     if (s->groups != NULL && s->ranges != NULL && stack != NULL) {
         cg_os_call_on_stack(scan_body, s, stack + SCAN_STACK);
+        if (cg_supp_active())
+            suppress_groups(s);
         if (s->leaked_blocks > 0)
             print_report(s);
         else if (cg_opt.verbosity >= 1)
@@ -646,6 +709,8 @@ CG_REALIGN CG_NOINLINE size_t cg_leak_check_impl(void)
     return n;
 }
 
+void (*cg_leak_exit_hook)(void);
+
 /* detect_leaks=1: check when the process exits (after the program's own
  * destructors: a preloaded library is finalised last).  The live stack
  * is the one of the frame that called exit(); when the unwinder cannot
@@ -668,6 +733,9 @@ CG_REALIGN CG_NOINLINE void cg_leak_check_at_exit(void)
     __asm__ volatile("" : : "r"(&anchor) : "memory");
     if (leaked == 0)
         return;
+    cg_supp_summary();
+    if (cg_leak_exit_hook != NULL)
+        cg_leak_exit_hook();
     /* stdio is flushed after the destructors run: do it now, or the
      * program's last output is lost with the exit status we change */
     cg_os_flush_stdio();

@@ -20,4 +20,9 @@ size_t cg_leak_check_impl(void) CG_HIDDEN;
  * abort_on_error=1.  Nothing without detect_leaks. */
 void cg_leak_check_at_exit(void) CG_HIDDEN;
 
+/* Run just before the leak check ends the process (set at init: the entry
+ * layer's stats file, whose suppressed= count would otherwise be lost);
+ * NULL: nothing. */
+extern void (*cg_leak_exit_hook)(void) CG_HIDDEN;
+
 #endif /* CG_LEAKS_H */

@@ -19,6 +19,7 @@
 #include "arena.h"
 #include "bigblock.h"
 #include "debug.h"
+#include "leaks.h"
 #include "fault.h"
 #include "guard.h"
 #include "guardpool.h"
@@ -33,6 +34,7 @@
 #include "symbolize.h"
 #include "options.h"
 #include "report.h"
+#include "dedup.h"
 #include "maps.h"
 #include "mode.h"
 #include "reentry.h"
@@ -231,6 +233,8 @@ static void say_hello(void)
     cg_log_write(buf, n);
 }
 
+static void write_stats_file(void);
+
 static void init_core(void)
 {
     unsigned long ps = cg_os_getauxval(AT_PAGESZ);
@@ -251,6 +255,8 @@ static void init_core(void)
     if (cg_tunable_check != 0 && !CG_OPT_GIVEN(mode))
         cg_opt.mode = CG_OPT_MODE_DEBUG;
     apply_options();
+    cg_supp_init();
+    cg_leak_exit_hook = write_stats_file;
     cg_debug_init();
     /* guard mode: debug mode's table, every block guarded (debug/sample.h) */
     cg_mode = cg_opt.mode == CG_OPT_MODE_FAST ? cg_mode_fast : cg_mode_debug;
@@ -337,11 +343,12 @@ static void write_stats_file(void)
     cg_get_stats_impl(&st, &call);
     size_t n = cg_fmt(line, sizeof line,
                       "pid=%d exe=%s mallocs=%zu frees=%zu callocs=%zu reallocs=%zu "
-                      "memaligns=%zu mmapped_chunks=%zu arenas=%zu heaps=%zu brk_heap=%d\n",
+                      "memaligns=%zu mmapped_chunks=%zu arenas=%zu heaps=%zu brk_heap=%d "
+                      "suppressed=%zu\n",
                       (int)cg_os_getpid(), exe, (size_t)st.mallocs, (size_t)st.frees,
                       (size_t)st.callocs, (size_t)st.reallocs, (size_t)st.memaligns,
                       (size_t)st.mmapped_chunks, (size_t)st.arenas, (size_t)st.heaps,
-                      maps_have_brk_heap() ? 1 : 0);
+                      maps_have_brk_heap() ? 1 : 0, cg_supp_total());
     cg_os_write_file(path, line, n, false);
 }
 
@@ -366,6 +373,7 @@ __attribute__((destructor)) static CG_REALIGN void cg_destructor(void)
     cg_vg_quiet_begin();
     if (cg_mode.at_exit != NULL)
         cg_mode.at_exit();
+    cg_supp_summary();
     write_stats_file();
     cg_vg_quiet_end();
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "chunkguard.h"
+#include "dedup.h"
 #include "options.h"
 #include "symbolize.h"
 
@@ -77,8 +78,8 @@ static size_t render_head(char *b, size_t cap, const cg_rdata_t *d)
 }
 
 /* The rest of the text report, after its head, into b: the stacks, the
- * block, SUMMARY.  Returns its length. */
-static size_t render_rest(char *b, size_t cap, const cg_rdata_t *d)
+ * block, HASH (k: its dedup hash), SUMMARY.  Returns its length. */
+static size_t render_rest(char *b, size_t cap, const cg_rdata_t *d, const cg_dedup_t *k)
 {
     const char *token = cg_error_token(d->kind);
     size_t n = 0;
@@ -112,6 +113,10 @@ static size_t render_rest(char *b, size_t cap, const cg_rdata_t *d)
             n += cg_fmt(b + n, cap - n, "%s here:\n", d->stacks[i].title);
         n += put_frames(b + n, cap - n, &d->stacks[i]);
     }
+    if (k->rule >= 0)           /* matched, yet written: a report that ends the process */
+        n += cg_fmt(b + n, cap - n, "NOTE: chunkguard: a suppression matches this report, "
+                    "but it ends the process: not suppressed\n");
+    n += cg_fmt(b + n, cap - n, "HASH: chunkguard: %s of %s in %s\n", k->hex, token, k->top);
     if (d->access != NULL && d->nstacks > 0 && d->stacks[0].n > 0) {
         /* a fault: where it happened, the faulting instruction's function */
         char where[CG_SYM_MODULE_MAX + CG_SYM_FUNC_MAX + 16];
@@ -281,11 +286,13 @@ static void jmemory(jw_t *w, const cg_rdata_t *d)
     jraw(w, "}");
 }
 
-static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
+static size_t render_json(char *b, size_t cap, const cg_rdata_t *d, const cg_dedup_t *k)
 {
     jw_t w = { b, 0, cap };
     jraw(&w, "{\"kind\":");
     jstr(&w, cg_error_token(d->kind));
+    jraw(&w, ",\"hash\":");
+    jstr(&w, k->hex);
     jraw(&w, ",\"address\":");
     if (d->kind == CG_E_MEMORY_LEAK)
         jraw(&w, "null");               /* a group of blocks, no one address */
@@ -369,14 +376,11 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d)
     } else {
         jraw(&w, "null");
     }
-    static const char *const names[3] = { "where", "freed", "allocated" };
     jraw(&w, ",\"stacks\":{");
     for (size_t i = 0; i < d->nstacks; i++) {
-        const char *name = d->stacks[i].key ? d->stacks[i].key : i == 0 ? names[0]
-                           : d->stacks[i].title[0] == 'f' ? names[1] : names[2];
         if (i)
             jraw(&w, ",");
-        jstr(&w, name);
+        jstr(&w, cg_rstack_name(d, i));
         jraw(&w, ":{\"thread\":");
         if (d->stacks[i].tid >= 0)
             jnum(&w, d->stacks[i].tid);
@@ -399,14 +403,15 @@ static void append_json(const char *b, size_t n)
     cg_os_write_file(path, b, n, true);
 }
 
-/* JSON to report_path and the callback; true when a callback ran.
- * Caller holds the report lock. */
-static bool publish(const cg_rdata_t *d, const char *text, bool recoverable)
+/* JSON to report_path and the callback (k: d's dedup hash); true when a
+ * callback ran.  Caller holds the report lock. */
+static bool publish(const cg_rdata_t *d, const char *text, bool recoverable,
+                    const cg_dedup_t *k)
 {
     cg_report_callback_t cb = __atomic_load_n(&callback, __ATOMIC_ACQUIRE);
     size_t jn = 0;
     if (cg_opt.report_path[0] != 0 || cb != NULL)
-        jn = render_json(jbuf, sizeof jbuf, d);
+        jn = render_json(jbuf, sizeof jbuf, d, k);
     if (cg_opt.report_path[0] != 0)
         append_json(jbuf, jn);
     if (cb == NULL)
@@ -423,23 +428,27 @@ static bool publish(const cg_rdata_t *d, const char *text, bool recoverable)
 typedef struct publish_args {
     const cg_rdata_t *d;
     const char *text;
+    const cg_dedup_t *k;
 } publish_args_t;
 
 static void publish_body(void *arg)
 {
     const publish_args_t *a = arg;
     cg_report_enter();
-    publish(a->d, a->text, true);
+    publish(a->d, a->text, true, a->k);
     cg_report_leave();
 }
 
-CG_REALIGN void cg_report_publish(const cg_rdata_t *d, const char *text)
+CG_REALIGN void cg_report_publish(const cg_rdata_t *d, const char *text, const cg_dedup_t *k)
 {
-    publish_args_t a = { d, text };
+    publish_args_t a = { d, text, k };
     cg_report_run(publish_body, &a);
 }
 
 static bool head_out;      /* cg_report_emit_head wrote the first lines */
+static bool head_held;     /* it took the report lock, and left the first
+                            * lines to emit_body: with suppressions the
+                            * stacks decide whether they are written */
 
 /* The thread a report is about, whose hold on the report lock it must not
  * wait for: a lock report's holder (0: none). */
@@ -450,7 +459,7 @@ static uint32_t about_tid(const cg_rdata_t *d)
 
 void cg_render_after_fork_child(void)
 {
-    head_out = false;
+    head_out = head_held = false;
 }
 
 /* The head of d into tbuf, written to the log unless cg_report_emit_head
@@ -459,17 +468,22 @@ void cg_render_after_fork_child(void)
  * symbolized (or, after cg_report_emit_head, unwound). */
 static size_t head_once(const cg_rdata_t *d)
 {
-    if (!head_out)
+    if (!head_out && !head_held)
         cg_report_enter_about(about_tid(d));
     size_t head = render_head(tbuf, sizeof tbuf, d);
     if (!head_out)
         cg_log_write(tbuf, head);
-    head_out = false;
+    head_out = head_held = false;
     return head;
 }
 
 static void emit_head_body(void *arg)
 {
+    if (cg_supp_active()) {
+        cg_report_enter_about(about_tid(arg));
+        head_held = true;
+        return;
+    }
     head_once(arg);
     head_out = true;
 }
@@ -484,24 +498,57 @@ typedef struct emit_args {
     bool recoverable, passing;
 } emit_args_t;
 
+/* Open the calling thread's symbolizer batch with every stack of d and
+ * run it; false when no batch opened (report/symbolize.h). */
+static bool sym_batch(const cg_rdata_t *d)
+{
+    bool batch = cg_sym_batch_begin();
+    for (size_t i = 0; batch && i < d->nstacks; i++)
+        cg_sym_batch_add(d->stacks[i].pcs, d->stacks[i].n, d->stacks[i].exact0);
+    if (batch)
+        cg_sym_batch_run();
+    return batch;
+}
+
 /* Write d; then end the process (see cg_report_emit), or return when
  * passing. */
 static void emit_body(void *arg)
 {
     const emit_args_t *a = arg;
     const cg_rdata_t *d = a->d;
+    /* With suppressions loaded the stacks are symbolized before anything
+     * is written: a suppressed report leaves no line.  Only a report the
+     * process survives is suppressed (one that ends it is printed, with a
+     * note). */
+    cg_dedup_t k;
+    bool known = cg_supp_active();
+    /* Every frame of the report to the symbolizer at once: after the head
+     * is out (a helper that hangs costs time, never the report), or first
+     * when suppressions are loaded, whose patterns may name a source file. */
+    bool batch = false;
+    if (known) {
+        batch = sym_batch(d);
+        cg_dedup_compute(d, &k);
+        if (k.rule >= 0 && a->recoverable) {
+            cg_supp_count(k.rule, 0, 0);
+            if (batch)
+                cg_sym_batch_end();
+            if (head_held) {
+                head_held = false;
+                cg_report_leave();
+            }
+            return;
+        }
+    }
     size_t head = head_once(d);
-    /* every frame of the report to the symbolizer at once, after the head
-     * is out (a helper that hangs costs time, never the report) */
-    bool batch = cg_sym_batch_begin();
-    for (size_t i = 0; batch && i < d->nstacks; i++)
-        cg_sym_batch_add(d->stacks[i].pcs, d->stacks[i].n, d->stacks[i].exact0);
-    if (batch)
-        cg_sym_batch_run();
-    size_t tn = head + render_rest(tbuf + head, sizeof tbuf - head, d);
+    if (!known)
+        batch = sym_batch(d);
+    if (!known)
+        cg_dedup_compute(d, &k);
+    size_t tn = head + render_rest(tbuf + head, sizeof tbuf - head, d, &k);
     cg_log_write(tbuf + head, tn - head);
     bool go_on = a->passing || (a->recoverable && !cg_opt.halt_on_error);
-    bool called = publish(d, tbuf, a->recoverable);
+    bool called = publish(d, tbuf, a->recoverable, &k);
     if (batch)
         cg_sym_batch_end();
     if (called)

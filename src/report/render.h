@@ -103,10 +103,12 @@ bool cg_report_has_callback(void) CG_HIDDEN;
 /*
  * cg_report_publish - the machine half of a report whose text the caller
  * writes itself (a leak group): the JSON object to report_path and the
- * report callback (with text as its text), recoverable, no exit.  Takes
- * the report lock.
+ * report callback (with text as its text), recoverable, no exit; k is d's
+ * dedup hash (cg_dedup_compute, dedup.h).  Takes the report lock.
  */
-void cg_report_publish(const cg_rdata_t *d, const char *text) CG_HIDDEN;
+struct cg_dedup;
+void cg_report_publish(const cg_rdata_t *d, const char *text, const struct cg_dedup *k)
+    CG_HIDDEN;
 
 /* cg_set_report_callback and cg_describe (contracts in chunkguard.h;
  * call: cg_describe's, base/call.h). */

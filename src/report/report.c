@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dedup.h"
 #include "render.h"
 #include "options.h"
 #include "thread.h"
@@ -43,6 +44,7 @@ void cg_report_exit(void)
      * thread is still inside the call that reported: such calls are
      * served apart and never reported (entry/reentry.c). */
     cg_self.in_report = CG_REPORT_ENDED;
+    cg_supp_summary();             /* what was suppressed before this one */
     /* exitcode given alone selects exiting; abort_on_error=1 given wins. */
     bool do_abort = CG_OPT_GIVEN(abort_on_error) ? cg_opt.abort_on_error
                                                  : !CG_OPT_GIVEN(exitcode);
@@ -138,6 +140,7 @@ void cg_report_after_fork_child(void)
     cg_lock_reinit(&report_lock);
     ending_tid = 0;
     cg_render_after_fork_child();
+    cg_supp_after_fork_child();
 }
 
 void cg_report_leave(void)

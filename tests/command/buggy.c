@@ -4,10 +4,10 @@
  *   overflow  writes 4 bytes past a 20-byte block ('A'), then frees it
  *   uaf       writes 'X' into a freed 32-byte block (found at exit)
  *   leak      loses blocks of 200, 100 and 300 bytes (and keeps one)
- *   fork      a forked child runs "overflow" through exec; the parent waits
- *   ok        nothing wrong
- * Run with mode=debug (halt_on_error=0 keeps going after a report).
- */
+ *   fork      a forked child runs "overflow" through exec (forkonly: exits); the parent waits
+ *   dfree, ovf2  a double free, an overflow, found in free() under the same
+ *   functions (bad_block); ok: nothing wrong.
+ * Run with mode=debug (halt_on_error=0 keeps going after a report). */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -45,6 +45,18 @@ static void leak(void)
     kept = malloc(10);
 }
 
+/* Frees a 16-byte block twice (how 0), or overflows it before its one
+ * free (how 1): both reports are found in free() called from here. */
+static void bad_block(int how)
+{
+    char *p = malloc(16);
+    if (how)
+        memset(p, 'B', 20);
+    free(p);
+    if (!how)
+        free(p);
+}
+
 int main(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++) {
@@ -54,8 +66,12 @@ int main(int argc, char **argv)
             use_after_free();
         else if (strcmp(argv[i], "leak") == 0)
             leak();
-        else if (strcmp(argv[i], "fork") == 0) {
+        else if (strcmp(argv[i], "dfree") == 0 || strcmp(argv[i], "ovf2") == 0)
+            bad_block(argv[i][0] == 'o');
+        else if (strcmp(argv[i], "fork") == 0 || strcmp(argv[i], "forkonly") == 0) {
             pid_t pid = fork();
+            if (pid == 0 && argv[i][4] == 'o')
+                exit(0);
             if (pid == 0) {
                 execl(argv[0], argv[0], "overflow", (char *)NULL);
                 _exit(127);

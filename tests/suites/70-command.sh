@@ -23,6 +23,29 @@
 #   symbolize             `symbolize` adds file:line to a text report, the
 #                         same with llvm-symbolizer and with addr2line, and
 #                         leaves one the library symbolized as it is
+#   dedup-hash-aslr       the JSON "hash" (and the text's HASH line) equal
+#                         across two runs whose addresses differ
+#   dedup-hash-rebuild    equal after a rebuild that moves every function
+#   dedup-hash-differs    another token on the same stack, other stacks:
+#                         other hashes
+#   dedup-command-agrees  the command's fallback hash is the library's;
+#                         SARIF's fingerprints are the library's hashes
+#   supp-tokens           the command's report kinds are errors.def's
+#   supp-function         suppressions=FILE: by a function; not printed, no
+#                         halt, counted at exit and in the stats line
+#   supp-fork             a forked child's count starts at zero
+#   supp-module           by module basename (anchored) and path
+#   supp-file             by the source file the symbolizer gives
+#   supp-wildcard         * and the ^ $ anchors; a report found at exit by
+#                         its allocation stack
+#   supp-token-mismatch   the frame matches, the kind does not: reported
+#   supp-bad-file         an unreadable file, bad lines: one-line warnings
+#   supp-leak             leak groups by allocation stack, bytes counted;
+#                         all suppressed: exit status unchanged
+#   supp-fatal            a report that ends the process is printed, with a
+#                         note
+#   supp-command          report/run --suppressions, the library's option
+#                         through run: summary, SARIF, JUnit, HTML count them
 set -u
 R=$CG_ROOT; B=$CG_BUILD/command; SO=$CG_SO
 CG="$R/tools/chunkguard"
@@ -203,3 +226,242 @@ if cmp -s <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") && grep
    cmp -s "$tmp/text1.txt" "$tmp/sym1.txt"
 then pass symbolize
 else fail symbolize "$(grep -m3 '#' "$tmp/sym.txt"); addr2line's: $(diff <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") | head -c 300)"; fi
+
+# ---- dedup hash and suppressions (issue 14 point 5) ----------------------
+# The library's JSON "hash" and text HASH line (src/report/dedup.h); the
+# command's fallback hash agrees with it; suppressions=FILE in process, and
+# --suppressions in the command.
+LIBRUN() {    # LIBRUN OPTS OUTPREFIX ARGS...: buggy under the library
+    local opts=$1 out=$2; shift 2
+    CHUNKGUARD_OPTIONS="mode=debug:guard_sample=0:$opts" LD_PRELOAD=$SO "$@" \
+        >"$out.out" 2>"$out.err"
+}
+jhash() {     # jhash FILE KIND: the hashes of FILE's reports of KIND, one a line
+    "$PY" -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["kind"] == sys.argv[2] and r.get("hash"): print(r["hash"])' "$1" "$2" 2>/dev/null
+}
+joff() {      # joff FILE: the offset of the first report's top frame
+    "$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["stacks"]["where"]["frames"][0]["offset"])' "$1" 2>/dev/null
+}
+
+# dedup-hash-aslr: two runs, addresses moved by ASLR, hash the same; the
+# text's HASH line gives it too
+rm -f "$tmp/h1.json" "$tmp/h2.json"
+LIBRUN "halt_on_error=0:report_path=$tmp/h1.json" "$tmp/h1" "$B/buggy" overflow
+LIBRUN "halt_on_error=0:report_path=$tmp/h2.json" "$tmp/h2" "$B/buggy" overflow
+h1=$(jhash "$tmp/h1.json" heap-buffer-overflow); h2=$(jhash "$tmp/h2.json" heap-buffer-overflow)
+a1=$(grep -o '"address":"0x[0-9a-f]*"' "$tmp/h1.json" | head -1)
+a2=$(grep -o '"address":"0x[0-9a-f]*"' "$tmp/h2.json" | head -1)
+t1=$(sed -n 's/^HASH: chunkguard: \([0-9a-f]\{16\}\) of heap-buffer-overflow in overflow < main.*/\1/p' "$tmp/h1.err")
+if [[ "$h1" =~ ^[0-9a-f]{16}$ ]] && [ "$h1" = "$h2" ] && [ "$a1" != "$a2" ] && [ "$t1" = "$h1" ]
+then pass dedup-hash-aslr
+else fail dedup-hash-aslr "hashes '$h1' and '$h2' (addresses $a1, $a2); text HASH '$t1'"; fi
+
+# dedup-hash-rebuild: buggy linked after an unrelated function (the same
+# name, in another directory): every offset moves, the hash does not
+cat >"$tmp/extra.c" <<'XEOF'
+/* an unrelated function, linked before buggy.c's: its code moves */
+int unrelated_extra(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * x; return s; }
+XEOF
+mkdir -p "$B/rebuilt"
+gcc -O0 -g -Wall -fno-builtin -o "$B/rebuilt/buggy" "$tmp/extra.c" "$R/tests/command/buggy.c" ||
+    fail dedup-hash-rebuild "cannot build rebuilt/buggy"
+rm -f "$tmp/h3.json"
+LIBRUN "halt_on_error=0:report_path=$tmp/h3.json" "$tmp/h3" "$B/rebuilt/buggy" overflow
+h3=$(jhash "$tmp/h3.json" heap-buffer-overflow); o1=$(joff "$tmp/h1.json"); o3=$(joff "$tmp/h3.json")
+if [ -n "$h3" ] && [ "$h3" = "$h1" ] && [ -n "$o1" ] && [ "$o1" != "$o3" ]; then pass dedup-hash-rebuild
+else fail dedup-hash-rebuild "hash '$h3' after the rebuild, '$h1' before (offsets $o3, $o1)"; fi
+
+# dedup-hash-differs: the same stack with another token, other stacks
+rm -f "$tmp/h4.json" "$tmp/h5.json" "$tmp/h6.json"
+LIBRUN "halt_on_error=0:report_path=$tmp/h4.json" "$tmp/h4" "$B/buggy" dfree
+LIBRUN "halt_on_error=0:report_path=$tmp/h5.json" "$tmp/h5" "$B/buggy" ovf2
+LIBRUN "halt_on_error=0:detect_leaks=1:report_path=$tmp/h6.json" "$tmp/h6" "$B/buggy" leak
+hd=$(jhash "$tmp/h4.json" double-free); ho=$(jhash "$tmp/h5.json" heap-buffer-overflow)
+hl=$(jhash "$tmp/h6.json" memory-leak | sort -u | wc -l)
+grep -q "^HASH: chunkguard: $hd of double-free in bad_block < main" "$tmp/h4.err" &&
+    grep -q "^HASH: chunkguard: $ho of heap-buffer-overflow in bad_block < main" "$tmp/h5.err"; same=$?
+if [ -n "$hd" ] && [ -n "$ho" ] && [ "$hd" != "$ho" ] && [ "$ho" != "$h1" ] && [ "$same" -eq 0 ] &&
+   [ "$hl" -eq 3 ] && [ "$(grep -c '^HASH: chunkguard: [0-9a-f]* of memory-leak in lose_' "$tmp/h6.err")" -eq 3 ]
+then pass dedup-hash-differs
+else fail dedup-hash-differs "double-free $hd, overflow in bad_block $ho, in overflow $h1 (same frames: $same); $hl distinct leak hashes, not 3"; fi
+
+# dedup-command-agrees: the command's own hash (for JSON without one) is the
+# library's, for every report of the first run; SARIF's fingerprints are it
+"$PY" - "$CG" "$tmp/out.sarif" "$tmp/d1"/*.json >"$tmp/agree.out" 2>&1 <<'PYEOF'
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.SourceFileLoader("cgtool", sys.argv[1])
+spec = importlib.util.spec_from_loader("cgtool", loader)
+cg = importlib.util.module_from_spec(spec); loader.exec_module(cg)
+bad, lib = [], set()
+for path in sys.argv[3:]:
+    for line in open(path):
+        r = json.loads(line)
+        h = r.pop("hash", None)
+        lib.add(h)
+        if not h or cg.report_hash(r) != h:
+            bad.append(f"{r['kind']}: library {h}, command {cg.report_hash(r)}")
+fps = {x["partialFingerprints"]["chunkguardStack/v1"]
+       for x in json.load(open(sys.argv[2]))["runs"][0]["results"]}
+if fps != lib:
+    bad.append(f"SARIF fingerprints {sorted(fps)} are not the library's hashes {sorted(lib)}")
+print("; ".join(bad) or f"{len(lib)} hashes agree")
+sys.exit(1 if bad else 0)
+PYEOF
+[ $? -eq 0 ] && pass dedup-command-agrees || fail dedup-command-agrees "$(cat "$tmp/agree.out")"
+
+# supp-tokens: the command knows the library's report kinds (errors.def)
+lib_tokens=$(sed -n 's/^CG_ERROR([A-Z_]*, *"\([a-z-]*\)")$/\1/p' "$R/src/report/errors.def" | sort | tr '\n' ' ')
+cmd_tokens=$("$PY" -c 'import importlib.machinery as m, importlib.util as u, sys
+l = m.SourceFileLoader("cgtool", sys.argv[1]); s = u.spec_from_loader("cgtool", l)
+c = u.module_from_spec(s); l.exec_module(c); print(" ".join(sorted(c.TOKENS)) + " ")' "$CG")
+if [ -n "$lib_tokens" ] && [ "$lib_tokens" = "$cmd_tokens" ]; then pass supp-tokens
+else fail supp-tokens "errors.def has '$lib_tokens', tools/chunkguard's TOKENS '$cmd_tokens'"; fi
+
+# supp-function: a double free suppressed by a function of its stack is not
+# printed, does not halt the process (halt_on_error=1) and is counted at exit
+printf '# a comment, then a blank line\n\ndouble-free:bad_block\n' >"$tmp/s-fn.txt"
+rm -f "$tmp/sf.json"
+LIBRUN "suppressions=$tmp/s-fn.txt:report_path=$tmp/sf.json:stats_path=$tmp/sf.stats" "$tmp/sf" "$B/buggy" dfree; rc=$?
+if [ "$rc" -eq 0 ] && ! grep -q "ERROR:" "$tmp/sf.err" && [ ! -s "$tmp/sf.json" ] &&
+   grep -q "^==[0-9]*==chunkguard: 1 report(s) suppressed (suppressions=$tmp/s-fn.txt):" "$tmp/sf.err" &&
+   grep -q "^    1 double-free:bad_block$" "$tmp/sf.err" && grep -q " suppressed=1$" "$tmp/sf.stats" &&
+   [ "$(grep -c . "$tmp/sf.err")" -eq 2 ]
+then pass supp-function
+else fail supp-function "status $rc (want 0); stderr: $(head -c 300 "$tmp/sf.err" | tr '\n' '|'); stats: $(cat "$tmp/sf.stats" 2>/dev/null)"; fi
+
+# supp-fork: a forked child's count starts at zero (the parent's stays the
+# parent's: the command adds up the stats files)
+mkdir -p "$tmp/sfk"
+LIBRUN "suppressions=$tmp/s-fn.txt:stats_path=$tmp/sfk/%p.stats" "$tmp/sfk" "$B/buggy" dfree forkonly
+counts=$(sed -n 's/.* suppressed=\([0-9]*\)$/\1/p' "$tmp/sfk"/*.stats | sort | tr '\n' ' ')
+if [ "$counts" = "0 1 " ]; then pass supp-fork
+else fail supp-fork "the stats files' counts are '$counts', not '0 1' (child, parent)"; fi
+
+# supp-module: by the module's basename (anchored: not a part of the path)
+# and by its whole path; a pattern naming neither suppresses nothing
+supp_one() {  # supp_one RULE ARG: the number of ERROR lines left (1 report made)
+    printf '%s\n' "$1" >"$tmp/s1.txt"
+    LIBRUN "halt_on_error=0:suppressions=$tmp/s1.txt" "$tmp/s1" "$B/buggy" "$2"
+    grep -c "ERROR: chunkguard: " "$tmp/s1.err"
+}
+m1=$(supp_one 'heap-buffer-overflow:^buggy$' overflow)
+m2=$(supp_one "heap-buffer-overflow:^$B/buggy\$" overflow)
+m3=$(supp_one 'heap-buffer-overflow:^command/buggy$' overflow)
+if [ "$m1" = 0 ] && [ "$m2" = 0 ] && [ "$m3" = 1 ]; then pass supp-module
+else fail supp-module "reports left: $m1 by basename, $m2 by path, $m3 by neither (want 0 0 1)"; fi
+
+# supp-file: by the frame's source file, which only the symbolizer gives
+# (the pattern matches no function or module): suppressed with it, not
+# with symbolize=0
+f1=$(supp_one 'heap-buffer-overflow:buggy.c' overflow)
+printf '%s\n' 'heap-buffer-overflow:buggy.c' >"$tmp/sf.txt"
+LIBRUN "halt_on_error=0:symbolize=0:suppressions=$tmp/sf.txt" "$tmp/sf" "$B/buggy" overflow
+f2=$(grep -c "ERROR: chunkguard: " "$tmp/sf.err")
+if [ "$f1" = 0 ] && [ "$f2" = 1 ]; then pass supp-file
+else fail supp-file "reports left: $f1 symbolized, $f2 with symbolize=0 (want 0 1)"; fi
+
+# supp-wildcard: * inside and around a pattern; anchors
+w1=$(supp_one 'heap-buffer-overflow:ov*flow' overflow)
+w2=$(supp_one '*:^over*w$' overflow)
+w3=$(supp_one 'heap-buffer-overflow:^verflow' overflow)
+w4=$(supp_one 'heap-use-after-free:use_*_free' uaf)
+if [ "$w1" = 0 ] && [ "$w2" = 0 ] && [ "$w3" = 1 ] && [ "$w4" = 0 ]; then pass supp-wildcard
+else fail supp-wildcard "reports left: $w1 (ov*flow), $w2 (*:^over*w\$), $w3 (^verflow), $w4 (use_*_free, uaf found at exit) (want 0 0 1 0)"; fi
+
+# supp-token-mismatch: the function matches, the kind does not
+k1=$(supp_one 'double-free:overflow' overflow)
+k2=$(supp_one 'heap-buffer-overflow:bad_block' dfree)
+if [ "$k1" = 1 ] && [ "$k2" = 1 ] && ! grep -q "suppressed" "$tmp/s1.err"; then pass supp-token-mismatch
+else fail supp-token-mismatch "reports left: $k1, $k2 (want 1 1)"; fi
+
+# supp-bad-file: an unreadable file and bad lines are one-line warnings;
+# the good lines still apply
+LIBRUN "suppressions=$tmp/no-such-file" "$tmp/sb1" "$B/buggy" ok; rb1=$?
+printf 'no colon here\nnot-a-kind:overflow\nleak:\nheap-buffer-overflow:overflow\n' >"$tmp/s-bad.txt"
+LIBRUN "halt_on_error=0:suppressions=$tmp/s-bad.txt" "$tmp/sb2" "$B/buggy" overflow; rb2=$?
+nw=$(grep -c "^==[0-9]*==WARNING: chunkguard: suppressions $tmp/s-bad.txt:[123]: .*; line ignored$" "$tmp/sb2.err")
+if [ "$rb1" -eq 0 ] && [ "$(wc -l <"$tmp/sb1.err")" -eq 1 ] &&
+   grep -q "^==[0-9]*==WARNING: chunkguard: suppressions $tmp/no-such-file: cannot be read" "$tmp/sb1.err" &&
+   [ "$rb2" -eq 0 ] && [ "$nw" -eq 3 ] && ! grep -q "ERROR:" "$tmp/sb2.err"
+then pass supp-bad-file
+else fail supp-bad-file "missing file: status $rb1, $(head -c 200 "$tmp/sb1.err"); bad lines: status $rb2, $nw warnings (want 3): $(head -c 400 "$tmp/sb2.err" | tr '\n' '|')"; fi
+
+# supp-leak: leak groups suppressed per allocation stack, their bytes and
+# blocks counted; all suppressed: no leak report, exit status unchanged
+printf 'leak:lose_200\n' >"$tmp/s-l1.txt"
+rm -f "$tmp/sl1.json"
+LIBRUN "detect_leaks=1:suppressions=$tmp/s-l1.txt:report_path=$tmp/sl1.json" "$tmp/sl1" "$B/buggy" leak; rl1=$?
+printf 'leak:^lose_*0$\n' >"$tmp/s-l2.txt"
+LIBRUN "detect_leaks=1:suppressions=$tmp/s-l2.txt:stats_path=$tmp/sl2.stats" "$tmp/sl2" "$B/buggy" leak; rl2=$?
+bad=""
+[ "$rl1" -eq 23 ] || bad="$bad some leaks left: status $rl1, not 23;"
+grep -q " in lose_200 " "$tmp/sl1.err" && bad="$bad lose_200 still printed;"
+[ "$(grep -c '"kind":"memory-leak"' "$tmp/sl1.json")" -eq 2 ] || bad="$bad not 2 leak objects in JSON;"
+grep -q "^SUMMARY: chunkguard: 400 byte(s) leaked in 2 allocation(s)" "$tmp/sl1.err" || bad="$bad summary not 400 in 2;"
+grep -q "^Suppressed: 200 byte(s) in 1 allocation(s)" "$tmp/sl1.err" || bad="$bad no suppressed bytes line;"
+grep -q "^    1 leak:lose_200: 200 byte(s) in 1 allocation(s)$" "$tmp/sl1.err" || bad="$bad no used-suppressions line;"
+[ "$rl2" -eq 0 ] || bad="$bad all suppressed: status $rl2, not 0;"
+grep -q "detected memory leaks" "$tmp/sl2.err" && bad="$bad all suppressed, still a leak report;"
+grep -q "^    3 leak:^lose_\*0\$: 600 byte(s) in 3 allocation(s)$" "$tmp/sl2.err" || bad="$bad no 600-byte count;"
+grep -q " suppressed=3$" "$tmp/sl2.stats" || bad="$bad stats not suppressed=3;"
+[ -z "$bad" ] && pass supp-leak || fail supp-leak "$bad $(head -c 300 "$tmp/sl1.err" | tr '\n' '|')"
+
+# supp-fatal: a report that ends the process (fast mode's) is printed even
+# when a suppression matches, and says so
+printf 'double-free:bad_block\n' >"$tmp/s-ft.txt"
+{ CHUNKGUARD_OPTIONS="suppressions=$tmp/s-ft.txt" LD_PRELOAD=$SO "$B/buggy" dfree >/dev/null 2>"$tmp/sft.err"; } 2>/dev/null; rf=$?
+if [ "$rf" -eq 134 ] && grep -q "ERROR: chunkguard: double-free" "$tmp/sft.err" &&
+   grep -q "^NOTE: chunkguard: a suppression matches this report, but it ends the process" "$tmp/sft.err"
+then pass supp-fatal
+else fail supp-fatal "status $rf (want 134, SIGABRT); $(head -c 300 "$tmp/sft.err" | tr '\n' '|')"; fi
+
+# supp-command: `report --suppressions` leaves the suppressed reports out of
+# the summary, SARIF, JUnit and HTML and says how many; `run --suppressions`
+# hands the file to the processes, whose counts it reads back
+printf 'leak:lose_100\nheap-use-after-free:use_after_free\n' >"$tmp/s-cmd.txt"
+"$CG" report "$tmp/d1" --suppressions "$tmp/s-cmd.txt" --sarif "$tmp/sc.sarif" \
+    --junit "$tmp/sc.xml" --html "$tmp/sc.html" 2>"$tmp/sc.err"; rc=$?
+"$CG" run --mode debug --options "$OPTS" --suppressions "$tmp/s-cmd.txt" --report-dir "$tmp/d3" \
+    -- sh -c "'$B/buggy' leak; '$B/buggy' uaf" 2>"$tmp/sr.err" >/dev/null; rr=$?
+"$CG" run --mode debug --options "$OPTS:suppressions=$tmp/s-l2.txt" --report-dir "$tmp/d4" \
+    -- "$B/buggy" leak 2>"$tmp/sr2.err" >/dev/null; rr2=$?
+bad=""
+[ "$rc" -eq 23 ] || bad="$bad report status $rc;"
+grep -q "^chunkguard: 4 report(s), 3 unique" "$tmp/sc.err" || bad="$bad summary not 4 reports, 3 unique;"
+sline=$(grep "^  2 report(s) suppressed (" "$tmp/sc.err")
+grep -qF "1 by leak:lose_100" <<<"$sline" && grep -qF "1 by heap-use-after-free:use_after_free" <<<"$sline" ||
+    bad="$bad summary does not count 2 suppressed, by rule;"
+grep -v "suppressed" "$tmp/sc.err" | grep -q "use_after_free\|lose_100" && bad="$bad a suppressed report in the summary;"
+"$PY" - "$tmp/sc.sarif" "$tmp/sc.xml" "$tmp/sc.html" >"$tmp/scc.out" 2>&1 <<'PYEOF'
+import json, sys, xml.etree.ElementTree as ET
+bad = []
+run = json.load(open(sys.argv[1]))["runs"][0]
+ids = sorted(r["ruleId"] for r in run["results"])
+if ids != ["heap-buffer-overflow", "memory-leak", "memory-leak"]:
+    bad.append(f"SARIF results {ids}")
+if run.get("properties", {}).get("chunkguardSuppressedReports") != 2:
+    bad.append(f"SARIF properties {run.get('properties')}")
+suite = ET.parse(sys.argv[2]).getroot().find("testsuite")
+if suite.get("failures") != "4":
+    bad.append(f"JUnit failures {suite.get('failures')}")
+props = {p.get("name"): p.get("value") for p in suite.iter("property")}
+if props.get("chunkguard.suppressed") != "2":
+    bad.append(f"JUnit properties {props}")
+page = open(sys.argv[3]).read()
+if "<span class=suppressed>2</span> report(s) suppressed" not in page or "use_after_free" in page:
+    bad.append("HTML does not say 2 suppressed, or lists one")
+print("; ".join(bad))
+sys.exit(1 if bad else 0)
+PYEOF
+[ $? -eq 0 ] || bad="$bad $(cat "$tmp/scc.out");"
+"$PY" "$R/tests/command/check.py" sarif "$tmp/sc.sarif" "$SCHEMA" 2>/dev/null || bad="$bad SARIF invalid;"
+"$PY" "$R/tests/command/check.py" junit "$tmp/sc.xml" 2>/dev/null || bad="$bad JUnit invalid;"
+[ "$rr" -eq 23 ] || bad="$bad run status $rr;"
+grep -qF "  2 report(s) suppressed (2 by the processes)" "$tmp/sr.err" || bad="$bad run does not count the processes' 2;"
+grep -q "ERROR: chunkguard: heap-use-after-free" "$tmp/sr.err" && bad="$bad run: the use after free printed;"
+[ "$rr2" -eq 0 ] || bad="$bad run with the option, all leaks suppressed: status $rr2;"
+grep -qF "  3 report(s) suppressed (3 by the processes)" "$tmp/sr2.err" || bad="$bad run with the option: not 3 suppressed;"
+[ -z "$bad" ] && pass supp-command || fail supp-command "$bad $(grep -A12 '^chunkguard: ' "$tmp/sc.err" | head -c 500)"
