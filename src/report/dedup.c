@@ -352,14 +352,14 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
         for (size_t i = 0; o != s && o->pcs != NULL && i < o->n; i++) {
             cg_frame_t f;
             bool ret = i > 0 || !o->exact0;
-            cg_symbolize_frame(o->pcs[i], ret, &f);
+            cg_frame_named(o->pcs[i], ret, &f);
             out->rule = best_rule(want, &f, frame_file(o->pcs[i], ret), out->rule);
         }
     }
     for (size_t i = 0; s != NULL && i < s->n && (kept < CG_DEDUP_FRAMES || any); i++) {
         cg_frame_t f;
         bool ret = i > 0 || !s->exact0;
-        cg_symbolize_frame(s->pcs[i], ret, &f);
+        cg_frame_named(s->pcs[i], ret, &f);
         if (any)
             out->rule = best_rule(want, &f, frame_file(s->pcs[i], ret), out->rule);
         if (kept == CG_DEDUP_FRAMES || f.function[0] == 0 || own_frame(&f))

@@ -203,7 +203,7 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
     jraw(w, "[");
     for (size_t i = 0; i < s->n && w->n + 4096 < w->cap; i++) {
         cg_frame_t f;
-        cg_symbolize_frame(s->pcs[i], i > 0 || !s->exact0, &f);
+        cg_frame_named(s->pcs[i], i > 0 || !s->exact0, &f);
         jraw(w, i ? ",{\"pc\":" : "{\"pc\":");
         jfmt_hex(w, s->pcs[i]);
         jraw(w, ",\"module\":");
@@ -213,14 +213,12 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
         const cg_sym_inline_t *fr;
         size_t nfr = cg_sym_lookup(s->pcs[i], i > 0 || !s->exact0, &fr);
         const cg_sym_inline_t *own = nfr ? &fr[nfr - 1] : NULL;   /* the code's function */
-        /* the symbol table's name first, as without a symbolizer: what
-         * a dedup hash of module and function needs to stay the same
-         * whether or not a symbolizer ran (the text has the demangled) */
+        /* the symbol table's name first, as without a symbolizer (the
+         * text has the demangled one), else the symbolizer's: the name
+         * the dedup hash reads too (cg_frame_named) */
         jraw(w, ",\"function\":");
         if (f.function[0])
             jstr(w, f.function);
-        else if (own != NULL && own->function != NULL)
-            jstr(w, own->function);
         else
             jraw(w, "null");
         jsym_place(w, own);

@@ -690,3 +690,19 @@ size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t ca
     errno = saved;
     return format_frame(buf, cap, &f);
 }
+
+bool cg_frame_named(uintptr_t pc, bool is_return, cg_frame_t *out)
+{
+    if (cg_symbolize_frame(pc, is_return, out) && out->function[0])
+        return true;
+    const cg_sym_inline_t *fr;
+    size_t n = cg_sym_lookup(pc, is_return, &fr);
+    const char *name = n ? fr[n - 1].function : NULL;
+    if (name == NULL || name[0] == 0)
+        return false;
+    size_t k = 0;
+    for (; name[k] && k + 1 < sizeof out->function; k++)
+        out->function[k] = name[k];
+    out->function[k] = 0;
+    return true;
+}

@@ -122,6 +122,16 @@ void cg_sym_batch_run(void) CG_HIDDEN;
 size_t cg_sym_lookup(uintptr_t pc, bool is_return, const cg_sym_inline_t **frames) CG_HIDDEN;
 void cg_sym_batch_end(void) CG_HIDDEN;
 
+/*
+ * cg_frame_named - cg_symbolize_frame, then, when the symbol tables give
+ * no name and the calling thread's open batch (above) names the function
+ * the code is in, that name, copied into out->function (cut to
+ * CG_SYM_FUNC_MAX - 1 bytes).  What a JSON frame's "function" is and what
+ * the dedup hash reads (dedup.h), so that the two agree.  Returns true
+ * when out->function is set.  Thread-safe; no malloc.
+ */
+bool cg_frame_named(uintptr_t pc, bool is_return, cg_frame_t *out) CG_HIDDEN;
+
 /* Fork handlers for the symbolizer's file cache (entry/init.c). */
 void cg_symbolize_lock_all(void) CG_HIDDEN;
 void cg_symbolize_unlock_all(bool child) CG_HIDDEN;
