@@ -50,6 +50,8 @@ typedef struct cg_thread {
                                  * report/report.h                         */
     uint8_t inside;             /* a slow path is running (reentry.h)       */
     uint8_t in_capture;         /* inside the unwinder (stack.c)            */
+    uint8_t in_fault;           /* inside the fault handler's own work: a
+                                 * fault now is one of its own (fault.c)   */
     uint32_t sample_left;       /* allocations until the next sampled one
                                  * (debug/sample.h; counted down by the
                                  * inline hits too)                         */

@@ -367,6 +367,10 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t
     int released = 0;
     if (av->top == NULL)
         return 0;
+    /* the top's size gives the pages to release: an overflow of the last
+     * block may have rewritten it, and a size past the heap made the pages
+     * sealed wrap round to the heap's own header (found by fuzzing) */
+    check_top(av, call);
     while (cg_csize(av->top) >= CG_LOAD(cg_mp.trim_threshold) && drop_empty_heap(av, call))
         released = 1;
     cg_chunk_t *top = av->top;
@@ -375,7 +379,7 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t
     if (tsz > CG_MINSIZE + pad + cg_pagesize) {
         size_t extra = (tsz - CG_MINSIZE - pad) & ~(cg_pagesize - 1);
         /* the top chunk keeps at least MINSIZE, and stays page-aligned at its end */
-        if (extra > 0 && h->size - extra >= CG_HEAP_DATA_OFF + CG_MINSIZE) {
+        if (extra > 0 && extra <= h->size - (CG_HEAP_DATA_OFF + CG_MINSIZE)) {
             cg_heap_shrink(h, h->size - extra);
             cg_arena_set_heap(av, h);
             cg_set_head_size(top, tsz - extra);
@@ -727,6 +731,8 @@ bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, const cg_call_t *
     /* glibc: "realloc(): invalid next size" — before next's size is used */
     cg_check_next_size(c, size, false, call);
     if (size < nb) {
+        if (next == av->top)
+            check_top(av, call);        /* its size is the room to grow into */
         if (next == av->top && cg_csize(next) + size >= nb + CG_MINSIZE) {
             size_t total = cg_csize(next) + size;
             cg_heap_t *h = av->heap;

@@ -65,13 +65,16 @@ CG_INLINE bool cg_fastbin_marked(cg_chunk_t *c)
 }
 
 /* free: the chunk after c must have a plausible size, inside the heap
- * (glibc: "free(): invalid next size").  Needs c's own size checked. */
+ * (glibc: "free(): invalid next size").  Needs c's own size checked.  The
+ * size is compared with the room left, not added to next's address: a size
+ * near 2^64 (the top's, in a "house of force") would wrap the sum below
+ * the heap's end (found by fuzzing). */
 CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast, const cg_call_t *call)
 {
     cg_chunk_t *next = cg_at(c, size);
     if (CG_CHECK_ON(NEXT_SIZE) &&
         CG_UNLIKELY(cg_head(next) <= CG_HDR_SZ ||
-                    (char *)next + cg_csize(next) > cg_heap_end(cg_heap_base(c))))
+                    cg_csize(next) > (size_t)(cg_heap_end(cg_heap_base(c)) - (char *)next)))
         cg_fail_with(call, fast ? CG_CK_NEXT_SIZE_FAST : CG_CK_NEXT_SIZE_NORMAL, cg_chunk2mem(c),
                      NULL);
 }

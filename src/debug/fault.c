@@ -187,6 +187,23 @@ static int fault_write(void *uc)
 #endif
 }
 
+/* A fault while this thread's handler examines or reports an earlier one:
+ * the handler read metadata that is gone (a heap header made inaccessible
+ * behind its back).  In a program linking libchunkguard.a no pc tells our
+ * code apart, so without this the handler would run again on the same
+ * metadata, fault again, and recurse through the alternate stack until it
+ * overflowed into a report about its own guard page.  One line, no
+ * metadata read, then SIGABRT (async-signal-safe; does not return). */
+static _Noreturn void fault_in_handler(uintptr_t a, uintptr_t pc)
+{
+    char line[200];
+    size_t n = cg_fmt(line, sizeof line, "==%d==chunkguard: a fault on %p at pc %p while "
+                      "handling a fault (its metadata is unreadable); aborting\n",
+                      (int)cg_os_getpid(), (void *)a, (void *)pc);
+    cg_os_write_all(2, line, n);
+    cg_os_abort();
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     if (sent(si)) {
@@ -194,6 +211,11 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         return;
     }
     uintptr_t pc = fault_pc(uc), a = (uintptr_t)si->si_addr;
+    if (CG_UNLIKELY(cg_self.in_fault))
+        fault_in_handler(a, pc);
+    /* cleared before the program's handler runs (it may longjmp away);
+     * every other way out of here is a report that ends the process */
+    cg_self.in_fault = 1;
     bool in_code = pc >= code_lo && pc < code_hi;
     cg_vg_quiet_begin();   /* reads metadata kept from the program (vgclient.h) */
     if (!in_code && cg_shadow_in_pages((void *)a))
@@ -217,6 +239,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         if (cg_mode.instrumented && prog_default(&old))
             cg_dbg_report_wild((void *)a, pc, fault_write(uc), uc);
         cg_vg_quiet_end();
+        cg_self.in_fault = 0;
         chain(sig, si, uc);
         return;
     }

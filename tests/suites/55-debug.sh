@@ -119,6 +119,17 @@ if gcc -O1 -g -fno-builtin -I"$R/include" -o "$B/static_stack" "$R/tests/debug/s
         pass debug-static-link-stacks-start-at-program
     else fail debug-static-link-stacks-start-at-program "rc=$rc first frames: $firsts $(head -c 600 <<<"$err")"; fi
 else fail debug-static-link-stacks-start-at-program "cannot build: $(head -c 300 "$tmp/err")"; fi
+# A fault inside the fault handler (its heap's header made unreadable) in a
+# program that links libchunkguard.a: one line and SIGABRT, not a recursion
+# through the alternate stack into a segv report on its guard page.
+if gcc -O1 -g -fno-builtin -I"$R/include" -o "$B/static_nested_fault" \
+       "$R/tests/debug/static_nested_fault.c" "$CG_BUILD/libchunkguard.a" -pthread 2>"$tmp/err"; then
+    out=$(timeout 60 "$B/static_nested_fault" 2>"$tmp/err"); rc=$?; err=$(cat "$tmp/err")
+    if [ $rc = 134 ] && [ -z "$out" ] && ! grep -q 'ERROR: chunkguard' <<<"$err" &&
+       grep -qE '^==[0-9]+==chunkguard: a fault on 0x[0-9a-f]+ at pc 0x[0-9a-f]+ while handling a fault' <<<"$err"; then
+        pass debug-static-link-nested-fault
+    else fail debug-static-link-nested-fault "rc=$rc out=$out $(head -c 400 <<<"$err")"; fi
+else fail debug-static-link-nested-fault "cannot build: $(head -c 300 "$tmp/err")"; fi
 # chunkguard's own frames are dropped whether or not it handles SIGSEGV.
 EXTRA=handle_segv=0 run double-free 24
 expect debug-stacks-start-at-program double-free '#0 0x[0-9a-f]+ in free_here' \

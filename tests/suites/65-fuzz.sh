@@ -48,7 +48,8 @@ fi
 # what catches the damage, naming the call that met it.
 # covers checks.def: TRIM_NOT_BACK
 REPORTS="corrupt/trim-follows-bad-link|    malloc_trim(): malloc_trim: a free chunk's next one does not point back at it
-corrupt/mallinfo-follows-bad-link|    cg_verify_heap(): heap check: bin link points outside the heap: bin 1 "
+corrupt/mallinfo-follows-bad-link|    cg_verify_heap(): heap check: bin link points outside the heap: bin 1 
+corrupt/trim-trusts-top-size|    free(): the top chunk's size does not reach exactly to the end of its heap"
 while IFS='|' read -r in want; do
     t="fuzz-regress-report-$(basename "$in")"
     FZ_NO_FORK=1 CHUNKGUARD_OPTIONS=log_path=/dev/stderr timeout 60 \
