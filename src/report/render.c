@@ -118,10 +118,19 @@ static size_t render_rest(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
                     "but it ends the process: not suppressed\n");
     n += cg_fmt(b + n, cap - n, "HASH: chunkguard: %s of %s in %s\n", k->hex, token, k->top);
     if (d->access != NULL && d->nstacks > 0 && d->stacks[0].n > 0) {
-        /* a fault: where it happened, the faulting instruction's function */
+        /* a fault: where it happened, the faulting instruction's function,
+         * and its file:line when the symbolizer gave them (the innermost
+         * inlined function's, as frame #0 shows first) */
         char where[CG_SYM_MODULE_MAX + CG_SYM_FUNC_MAX + 16];
-        cg_symbolize(d->stacks[0].pcs[0], where, sizeof where);
-        n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s\n", token, where);
+        uintptr_t pc = d->stacks[0].pcs[0];
+        const cg_sym_inline_t *fr;
+        size_t nfr = cg_sym_lookup(pc, false, &fr);
+        cg_symbolize(pc, where, sizeof where);
+        if (nfr > 0 && fr[0].function != NULL && fr[0].file != NULL && fr[0].line != 0)
+            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s %s:%u\n", token,
+                        fr[0].function, fr[0].file, (unsigned)fr[0].line);
+        else
+            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s\n", token, where);
     } else {
         n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s()\n", token, d->op);
     }

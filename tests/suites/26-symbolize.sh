@@ -77,7 +77,8 @@ expect sym-free-line "$F0 overflow_then_free .*sym\.c:$(line free "$src") \(.*/s
 run mode=guard:report_path="$tmp/w.json" "$B/sym" write
 lp=$(line put "$src"); lw=$(line write_past "$src")
 expect sym-inlined-fault "$F0 put .*sym\.c:$lp \(.*/sym\+0x[0-9a-f]+\) \(inlined\)\$" \
-  "$F0 write_past .*sym\.c:$lw \(.*/sym\+0x[0-9a-f]+\)\$" 'at pc 0x'
+  "$F0 write_past .*sym\.c:$lw \(.*/sym\+0x[0-9a-f]+\)\$" 'at pc 0x' \
+  "^SUMMARY: chunkguard: heap-buffer-overflow in put .*sym\.c:$lp\$"
 if python3 - "$tmp/w.json" "$lp" "$lw" <<'PY'
 import json, sys
 r = json.loads(open(sys.argv[1]).readline())
