@@ -526,7 +526,9 @@ size_t cg_os_readlink(const char *path, char *buf, size_t cap)
 
 int cg_os_open_file(const char *path, cg_os_file_id_t *id)
 {
-    long fd = SYS(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    /* O_NONBLOCK: opening a FIFO (or a device) must not wait for a
+     * writer; it is then refused below, as everything but a regular file */
+    long fd = SYS(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0, 0, 0);
     if (sys_failed(fd))
         return -1;
     struct stat sb;

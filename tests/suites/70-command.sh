@@ -383,11 +383,17 @@ LIBRUN "suppressions=$tmp/no-such-file" "$tmp/sb1" "$B/buggy" ok; rb1=$?
 printf 'no colon here\nnot-a-kind:overflow\nleak:\nheap-buffer-overflow:overflow\n' >"$tmp/s-bad.txt"
 LIBRUN "halt_on_error=0:suppressions=$tmp/s-bad.txt" "$tmp/sb2" "$B/buggy" overflow; rb2=$?
 nw=$(grep -c "^==[0-9]*==WARNING: chunkguard: suppressions $tmp/s-bad.txt:[123]: .*; line ignored$" "$tmp/sb2.err")
+# a FIFO with no writer: refused at once, never waited on at start-up
+rm -f "$tmp/s-fifo"; mkfifo "$tmp/s-fifo"
+# (timeout outside the preload: a timeout run under chunkguard would hang too)
+CHUNKGUARD_OPTIONS="mode=debug:suppressions=$tmp/s-fifo" timeout 10 env LD_PRELOAD=$SO \
+    "$B/buggy" ok >"$tmp/sb3.out" 2>"$tmp/sb3.err"; rb3=$?
 if [ "$rb1" -eq 0 ] && [ "$(wc -l <"$tmp/sb1.err")" -eq 1 ] &&
    grep -q "^==[0-9]*==WARNING: chunkguard: suppressions $tmp/no-such-file: cannot be read" "$tmp/sb1.err" &&
-   [ "$rb2" -eq 0 ] && [ "$nw" -eq 3 ] && ! grep -q "ERROR:" "$tmp/sb2.err"
+   [ "$rb2" -eq 0 ] && [ "$nw" -eq 3 ] && ! grep -q "ERROR:" "$tmp/sb2.err" &&
+   [ "$rb3" -eq 0 ] && grep -q "suppressions $tmp/s-fifo: cannot be read" "$tmp/sb3.err"
 then pass supp-bad-file
-else fail supp-bad-file "missing file: status $rb1, $(head -c 200 "$tmp/sb1.err"); bad lines: status $rb2, $nw warnings (want 3): $(head -c 400 "$tmp/sb2.err" | tr '\n' '|')"; fi
+else fail supp-bad-file "fifo: status $rb3 (124: it hung); missing file: status $rb1, $(head -c 200 "$tmp/sb1.err"); bad lines: status $rb2, $nw warnings (want 3): $(head -c 400 "$tmp/sb2.err" | tr '\n' '|')"; fi
 
 # supp-leak: leak groups suppressed per allocation stack, their bytes and
 # blocks counted; all suppressed: no leak report, exit status unchanged
