@@ -559,20 +559,30 @@ static void group_data(const scan_t *s, const group_t *g, cg_rdata_t *d, char *m
     };
 }
 
-/* Suppressions, per allocation stack (as LeakSanitizer's leak: lines): a
- * group that matches one is counted there and leaves the leak totals. */
-static void suppress_groups(scan_t *s)
+/* One symbolizer run for the allocation stacks of every group not yet
+ * suppressed (report/symbolize.h); false when no batch opened. */
+static bool sym_groups(const scan_t *s)
 {
-    /* the stacks symbolized first: a pattern may name a source file (one
-     * symbolizer run here, another for the groups print_report writes) */
     bool batch = cg_sym_batch_begin();
     for (size_t i = 0; batch && i < s->ngroups; i++) {
+        if (s->groups[i].suppressed)
+            continue;
         const uintptr_t *pcs = NULL;
         size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
         cg_sym_batch_add(pcs, depth, false);
     }
     if (batch)
         cg_sym_batch_run();
+    return batch;
+}
+
+/* Suppressions, per allocation stack (as LeakSanitizer's leak: lines): a
+ * group that matches one is counted there and leaves the leak totals. */
+static void suppress_groups(scan_t *s)
+{
+    /* the stacks symbolized first: a pattern may name a source file (one
+     * symbolizer run here, another for the groups print_report writes) */
+    bool batch = sym_groups(s);
     for (size_t i = 0; i < s->ngroups; i++) {
         group_t *g = &s->groups[i];
         char msg[96];
@@ -606,17 +616,7 @@ static void print_report(scan_t *s)
     size_t n = cg_fmt(lbuf, sizeof lbuf, "==%d==ERROR: chunkguard: detected memory leaks\n",
                       (int)cg_os_getpid());
     cg_log_write(lbuf, n);
-    /* one symbolizer run for every reported group's stack (report/symbolize.h) */
-    bool batch = cg_sym_batch_begin();
-    for (size_t i = 0; batch && i < s->ngroups; i++) {
-        if (s->groups[i].suppressed)
-            continue;
-        const uintptr_t *pcs = NULL;
-        size_t depth = s->groups[i].stack ? cg_stack_get(s->groups[i].stack, &pcs) : 0;
-        cg_sym_batch_add(pcs, depth, false);
-    }
-    if (batch)
-        cg_sym_batch_run();
+    bool batch = sym_groups(s);
     for (size_t i = 0; i < s->ngroups; i++) {
         if (s->groups[i].suppressed)
             continue;
