@@ -20,7 +20,7 @@
 BENCH_DIR    := $(BUILD)/bench
 BENCH_CC     := gcc
 BENCH_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -pthread
-BENCH_PROGS  := launch lifo churn calloc realloc
+BENCH_PROGS  := launch lifo churn calloc realloc bigfree
 BENCH_BINS   := $(patsubst %,$(BENCH_DIR)/bench-%,$(BENCH_PROGS)) $(BENCH_DIR)/bench-empty.so
 BENCH_QUICK  ?=
 # Peers: Debian's jemalloc and tcmalloc (tools/deps.sh bench installs

@@ -19,8 +19,9 @@
 static cg_mode_t inner;            /* the mode's own table               */
 static uint32_t interval;          /* guard_sample in effect (0: off)    */
 static size_t big_min = SIZE_MAX;  /* blocks of this many bytes or more are
-                                    * guarded: a page (debug mode), 0
-                                    * (guard mode: all), or none        */
+                                    * guarded: guard_big, at least a page
+                                    * (debug mode), 0 (guard mode: all),
+                                    * or none                           */
 static uint64_t seed, draws;       /* the intervals' random stream       */
 
 int cg_sample_interval(void)
@@ -163,7 +164,7 @@ void cg_sample_install(cg_mode_t *m)
 {
     int n = cg_sample_interval();
     bool all = cg_opt.mode == CG_OPT_MODE_GUARD;
-    bool big = cg_opt.mode == CG_OPT_MODE_DEBUG && cg_opt.guard_big;
+    bool big = cg_opt.mode == CG_OPT_MODE_DEBUG && cg_opt.guard_big > 0;
     if (n <= 0 && !big && !all)
         return;
     if (!cg_gpool_init() || (n > 0 && !cg_gpool_slots_init((uint32_t)cg_opt.guard_slots))) {
@@ -175,7 +176,8 @@ void cg_sample_install(cg_mode_t *m)
         return;
     }
     interval = n > 0 ? (uint32_t)n : 0;
-    big_min = all ? 0 : big ? cg_pagesize : SIZE_MAX;
+    size_t big_from = (size_t)cg_opt.guard_big > cg_pagesize ? (size_t)cg_opt.guard_big : cg_pagesize;
+    big_min = all ? 0 : big ? big_from : SIZE_MAX;
     if (all)
         m->name = "guard";
     seed = cg_os_random64();

@@ -19,10 +19,13 @@
  * mode's inline tcache hits count down the same counter
  * (core/fastpath.h): one decrement and one predictable branch.
  *
- * The same wrapper puts debug mode's big blocks (a page or more, with
- * guard_big=1, the default) on guarded ranges (guardpool.h): a guard page
- * after each, and its pages sealed when it is freed — cheaper than
- * poisoning a big block, and it catches reads after free too — held within
+ * The same wrapper puts debug mode's big blocks (guard_big bytes or more,
+ * 128 KiB by default, never less than a page) on guarded ranges
+ * (guardpool.h): a guard page after each, and its pages sealed when it is
+ * freed — cheaper than poisoning a block of that size (a mprotect, a mmap
+ * and its first touches' page faults, about 8 µs, against a poison fill
+ * and check that grow with the size: docs/performance.md), and it catches
+ * reads after free too — held within
  * guard_quarantine_mb of address space.  And it is guard mode: debug
  * mode's table with every block guarded (guard.h); a block the region or
  * the mapping limit has no room for is a debug block.  realloc of a debug

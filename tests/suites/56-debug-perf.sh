@@ -90,3 +90,28 @@ if gcc -O2 -g -o "$B/fork_pages" "$R/tests/debug/fork_pages.c"; then
         echo "PASS debug-fork-huge-pages-uaf-in-child"
     else echo "FAIL debug-fork-huge-pages-uaf-in-child: rc=$rc $(head -c 400 <<<"$out")"; fi
 else echo "FAIL debug-fork-huge-pages: cannot build"; fi
+
+# debug-guard-big-threshold: debug mode page-protects freed blocks
+# (guard_big) only from the size where that costs less than the poison
+# (docs/performance.md, "Where page protection pays": 128 KiB by default);
+# a smaller block is a heap block, poisoned in the quarantine, unless
+# guard_big asks for less (tests/debug/guard_big.c).  A library that still
+# seals every block of a page or more (the 8 µs mmap + mprotect per block
+# that made debug churn 4x ASan's) fails the first line.
+if gcc -std=gnu11 -O2 -g -Wall -Wextra -o "$B/guard_big" "$R/tests/debug/guard_big.c"; then
+    gb() {   # gb OPTIONS SIZE WANT
+        local got
+        got=$(CHUNKGUARD_OPTIONS=mode=debug:guard_sample=0$1 LD_PRELOAD="$SO" timeout 60 \
+              "$B/guard_big" "$2" 2>&1)
+        if [ "$got" = "$3" ]; then echo "PASS debug-guard-big-threshold-$2${1//[:=]/-} ($got)"
+        else echo "FAIL debug-guard-big-threshold-$2${1//[:=]/-}: want $3, got: $(head -c 300 <<<"$got")"; fi
+    }
+    gb "" 5000 open
+    gb "" 65536 open
+    gb "" 131072 sealed
+    gb "" 2097152 sealed
+    gb :guard_big=1 5000 sealed           # 1: every block of a page or more, as before
+    gb :guard_big=65536 65536 sealed
+    gb :guard_big=65536 65535 open
+    gb :guard_big=0 2097152 open          # off: an mmap'd debug block, poisoned
+else echo "FAIL debug-guard-big-threshold: cannot build"; fi

@@ -115,7 +115,8 @@ done
 run write-freed-big
 expect guard-write-freed-big heap-use-after-free WRITE "in write_here" \
     '3145728 bytes inside a 4194304-byte freed region'
-# debug mode: a block of a page or more is on guarded pages too (guard_big)
+# debug mode: a block of guard_big bytes or more (128 KiB by default) is on
+# guarded pages too
 OPTS=mode=debug:guard_sample=0
 run read-after-free 2097152 8
 expect debug-big-read-after-free heap-use-after-free "READ of size 1" 'in read_here' \
@@ -123,8 +124,14 @@ expect debug-big-read-after-free heap-use-after-free "READ of size 1" 'in read_h
 run write-freed-big
 expect debug-big-write-after-free heap-use-after-free WRITE "in write_here" \
     '3145728 bytes inside a 4194304-byte freed region'
-run write-past 5000 64
+run write-past 200000 64
 expect debug-big-overflow-64 heap-buffer-overflow WRITE "in write_here" \
+    '64 bytes past the end of a 200000-byte region'
+# 5000 bytes is below the default threshold (where sealing costs more than
+# the poison: docs/performance.md); guard_big=1 guards it from a page, as
+# guard_big did before it took a size
+EXTRA=guard_big=1 run write-past 5000 64
+expect debug-big-overflow-64-guard-big-1 heap-buffer-overflow WRITE "in write_here" \
     '64 bytes past the end of a 5000-byte region'
 OPTS=mode=guard
 # the standard library as the accessing function
