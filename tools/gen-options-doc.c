@@ -98,7 +98,7 @@ int main(void)
          "Beyond glibc's check, debug mode's defaults come with it: freed blocks wait "
          "poisoned in a quarantine (`quarantine_mb`, a write after free and a double "
          "free are found exactly), reports carry allocation and free stacks "
-         "(`stack_depth`), blocks of a page or more get guard pages (`guard_big`) and "
+         "(`stack_depth`), blocks of 128 KiB or more get guard pages (`guard_big`) and "
          "one small block in 256 a guard slot (`guard_sample`). Leaks are not reported "
          "(`detect_leaks` stays 0), and memory use and speed are debug mode's "
          "(docs/performance.md), not fast mode's.");
