@@ -765,9 +765,12 @@ size_t cg_os_copy_readable(void *dst, const void *src, size_t len)
 {
     struct iovec local = { dst, len };
     struct iovec remote = { (void *)src, len };
-    /* The pid is asked each time: a forked child must not read its parent. */
-    long pid = SYS(SYS_getpid, 0, 0, 0, 0, 0, 0);
-    long r = SYS(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0);
+    /* Addressed to the calling thread's own id, asked each time: a forked
+     * child must not read its parent, and after the main thread's
+     * pthread_exit the process id names a zombie thread with no memory
+     * (every read fails with ESRCH: a leak check then read no global). */
+    long tid = SYS(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    long r = SYS(SYS_process_vm_readv, tid, &local, 1, &remote, 1, 0);
     return sys_failed(r) ? 0 : (size_t)r;
 }
 

@@ -16,7 +16,7 @@ set -u
 R=$CG_ROOT; B=$CG_BUILD/leaks; SO=$CG_SO
 mkdir -p "$B"
 make -s -C "$R" lib >/dev/null || { echo "FAIL leaks-build: make lib"; exit 1; }
-for f in threads dead global; do
+for f in threads dead global roots; do
     gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -o "$B/$f" "$R/tests/leaks/$f.c" -ldl ||
         { echo "FAIL leaks-build: $f"; exit 1; }
 done
@@ -143,3 +143,11 @@ for m in stack spin churn masked; do
        [ "$secs" -lt 10 ]; then pass leaks-fast-$m
     else fail leaks-fast-$m "rc=$rc ${secs}s $(head -c 300 <<<"$err")"; fi
 done
+
+# 5. roots the process makes hard to read (tests/leaks/roots.c)
+# main's pthread_exit leaves a zombie leader: globals are still read
+run "$OPTS:verbosity=1" roots leader-global
+if [ $rc = 0 ] && ! grep -q 'detected memory leaks' <<<"$err" &&
+   grep -Eq 'no leaks; [0-9]+ byte\(s\) in [0-9]+ block\(s\) still reachable' <<<"$err"; then
+    pass leaks-leader-exit-globals
+else fail leaks-leader-exit-globals "rc=$rc $(head -c 800 <<<"$err")"; fi
