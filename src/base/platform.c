@@ -950,6 +950,38 @@ bool cg_os_thread_signal(uint32_t tid, int sig)
     return !sys_failed(SYS(SYS_tgkill, cg_os_getpid(), tid, sig, 0, 0, 0));
 }
 
+/* The hex signal set after "Name:" in /proc/self/task/TID/status (0 when
+ * it is not there). */
+static uint64_t status_mask(const char *buf, const char *name, size_t len)
+{
+    for (const char *q = buf; *q; q++) {
+        if ((q == buf || q[-1] == '\n') && __builtin_strncmp(q, name, len) == 0) {
+            const char *s = q + len;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            uint64_t mask = 0;
+            for (;; s++) {
+                unsigned d;
+                if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
+                else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
+                else break;
+                mask = mask << 4 | d;
+            }
+            return mask;
+        }
+    }
+    return 0;
+}
+
+bool cg_os_thread_pending(uint32_t tid, int sig)
+{
+    char path[64], buf[2048];
+    task_path(path, sizeof path, tid, "status");
+    if (cg_os_read_small(path, buf, sizeof buf) == 0)
+        return false;
+    return sig >= 1 && sig <= 64 && (status_mask(buf, "SigPnd:", 7) >> (sig - 1) & 1);
+}
+
 int cg_os_thread_status(uint32_t tid, int sig)
 {
     char path[64], buf[2048];
@@ -1026,7 +1058,15 @@ uintptr_t cg_os_exit_function(void)
 }
 
 static void (*stop_fn)(const void *ucontext);
-static int stop_sig;
+
+/* The signals the leak check holds now: taken for one check and given
+ * back after it, with the action the program had (a signal still pending
+ * on some thread stays held until the next check gives it back). */
+#define STOP_HELD 4
+static struct held {
+    int sig;                       /* 0: a free entry                       */
+    struct sigaction old;          /* the action before (the default)       */
+} held[STOP_HELD];
 
 static void stop_handler(int sig, siginfo_t *si, void *uc)
 {
@@ -1038,26 +1078,66 @@ static void stop_handler(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
-int cg_os_stop_signal(void (*fn)(const void *ucontext))
+bool cg_os_stop_signal_held(int sig)
+{
+    struct sigaction now;
+    return sig != 0 && cg_os_sigaction(sig, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+           now.sa_sigaction == stop_handler;
+}
+
+static struct held *held_entry(int sig)
+{
+    for (int i = 0; i < STOP_HELD; i++)
+        if (held[i].sig == sig)
+            return &held[i];
+    return NULL;
+}
+
+int cg_os_stop_signal_take(void (*fn)(const void *ucontext), int avoid)
 {
     __atomic_store_n(&stop_fn, fn, __ATOMIC_RELEASE);
-    if (stop_sig != 0)
-        return stop_sig;
+    /* one kept from a check before (still pending somewhere), if the
+     * program has not taken it since */
+    for (int i = 0; i < STOP_HELD; i++)
+        if (held[i].sig != 0 && held[i].sig != avoid) {
+            if (cg_os_stop_signal_held(held[i].sig))
+                return held[i].sig;
+            held[i].sig = 0;           /* the program's now: not ours to restore */
+        }
+    struct held *h = held_entry(0);
+    if (h == NULL)
+        return 0;
     struct sigaction old, sa;
     __builtin_memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = stop_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);
     for (int sig = SIGRTMAX; sig >= SIGRTMIN; sig--) {
-        if (cg_os_sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+        if (sig == avoid || held_entry(sig) != NULL ||
+            cg_os_sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
             old.sa_handler != SIG_DFL)
             continue;
         if (cg_os_sigaction(sig, &sa, NULL) == 0) {
-            stop_sig = sig;
+            h->sig = sig;
+            h->old = old;
             return sig;
         }
     }
     return 0;
+}
+
+void cg_os_stop_signal_give_back(uint64_t keep)
+{
+    for (int i = 0; i < STOP_HELD; i++) {
+        int sig = held[i].sig;
+        if (sig == 0 || (sig <= 64 && (keep >> (sig - 1) & 1)))
+            continue;
+        /* only if it is still ours: an action the program set meanwhile
+         * is the program's */
+        if (cg_os_stop_signal_held(sig))
+            cg_os_sigaction(sig, &held[i].old, NULL);
+        held[i].sig = 0;
+    }
 }
 
 size_t cg_os_ucontext_regs(const void *ucontext, uintptr_t *regs, size_t cap, uintptr_t *sp)

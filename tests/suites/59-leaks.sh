@@ -151,3 +151,16 @@ if [ $rc = 0 ] && ! grep -q 'detected memory leaks' <<<"$err" &&
    grep -Eq 'no leaks; [0-9]+ byte\(s\) in [0-9]+ block\(s\) still reachable' <<<"$err"; then
     pass leaks-leader-exit-globals
 else fail leaks-leader-exit-globals "rc=$rc $(head -c 800 <<<"$err")"; fi
+# the stop signal is the check's only while it runs: after cg_leak_check()
+# the program resets every real-time signal (the exit check must not die
+# of one: rc 192 was SIGRTMAX), or installs its own handlers (which must
+# never run on a signal the program did not send; the exit check then has
+# no free signal, and says that, not that the thread blocks one)
+run "$OPTS" roots rt-reset
+if [ $rc = 0 ] && [ "$out" = "leaked 0" ] && [ -z "$err" ]; then pass leaks-stop-signal-reset
+else fail leaks-stop-signal-reset "rc=$rc out=$out $(head -c 600 <<<"$err")"; fi
+run "$OPTS:verbosity=1" roots rt-own
+if [ $rc = 0 ] && [ "$out" = "leaked 0" ] &&
+   grep -Eq '^\(thread [0-9]+ was not stopped: every real-time signal has a handler of the program' <<<"$err" &&
+   ! grep -q 'blocks the signal' <<<"$err"; then pass leaks-stop-signal-program-owns
+else fail leaks-stop-signal-program-owns "rc=$rc out=$out $(head -c 600 <<<"$err")"; fi
