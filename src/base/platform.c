@@ -761,17 +761,105 @@ void cg_os_fwrite(FILE *fp, const char *buf, size_t len)
     fwrite(buf, 1, len, fp);
 }
 
+/* How cg_os_copy_readable copies, found at its first refusal: a seccomp
+ * filter (a sandbox) may make process_vm_readv fail with EPERM or ENOSYS,
+ * and then /proc/thread-self/mem may not open either. */
+enum { COPY_VM, COPY_PIPE, COPY_MEM, COPY_NONE };
+static int copy_how = COPY_VM;
+
+static bool refused(long r)
+{
+    return r == -EPERM || r == -ENOSYS || r == -EACCES;
+}
+
+/* pread of the calling thread's own /proc/thread-self/mem (EIO at the
+ * first page that is not mapped: the bytes before it are returned).  The
+ * kernel reads it with FOLL_FORCE: a PROT_NONE page is read too, so this
+ * comes last (a guard page then reads as its bytes, never a fault). */
+static long copy_mem(void *dst, const void *src, size_t len)
+{
+    long fd = SYS(SYS_openat, AT_FDCWD, "/proc/thread-self/mem", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (sys_failed(fd))
+        return fd;
+    long r = SYS(SYS_pread64, fd, dst, len, (long)(uintptr_t)src, 0, 0);
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    return r == -EIO ? 0 : r;
+}
+
+/* Through a pipe of its own: write(2) copies from src, as far as it is
+ * readable (EFAULT before any byte), a page at most at a time (a
+ * non-blocking pipe holds at least that). */
+static long copy_pipe(void *dst, const void *src, size_t len)
+{
+    int fds[2];
+    long r = SYS(SYS_pipe2, fds, O_CLOEXEC | O_NONBLOCK, 0, 0, 0, 0);
+    if (sys_failed(r))
+        return r;
+    size_t done = 0;
+    while (done < len) {
+        size_t want = len - done < 4096 ? len - done : 4096;
+        long w = SYS(SYS_write, fds[1], (const char *)src + done, want, 0, 0, 0);
+        if (w <= 0)
+            break;
+        long got = SYS(SYS_read, fds[0], (char *)dst + done, (size_t)w, 0, 0, 0);
+        if (got != w)
+            break;
+        done += (size_t)w;
+        if ((size_t)w < want)
+            break;
+    }
+    SYS(SYS_close, fds[0], 0, 0, 0, 0, 0);
+    SYS(SYS_close, fds[1], 0, 0, 0, 0, 0);
+    return (long)done;
+}
+
 size_t cg_os_copy_readable(void *dst, const void *src, size_t len)
 {
     struct iovec local = { dst, len };
     struct iovec remote = { (void *)src, len };
-    /* Addressed to the calling thread's own id, asked each time: a forked
-     * child must not read its parent, and after the main thread's
-     * pthread_exit the process id names a zombie thread with no memory
-     * (every read fails with ESRCH: a leak check then read no global). */
-    long tid = SYS(SYS_gettid, 0, 0, 0, 0, 0, 0);
-    long r = SYS(SYS_process_vm_readv, tid, &local, 1, &remote, 1, 0);
+    long r = -ENOSYS;
+    switch (__atomic_load_n(&copy_how, __ATOMIC_RELAXED)) {
+    case COPY_VM: {
+        /* Addressed to the calling thread's own id, asked each time: a
+         * forked child must not read its parent, and after the main
+         * thread's pthread_exit the process id names a zombie thread with
+         * no memory (every read fails with ESRCH: a leak check then read
+         * no global). */
+        long tid = SYS(SYS_gettid, 0, 0, 0, 0, 0, 0);
+        r = SYS(SYS_process_vm_readv, tid, &local, 1, &remote, 1, 0);
+        if (!refused(r))
+            break;
+        __atomic_store_n(&copy_how, COPY_PIPE, __ATOMIC_RELAXED);
+    }   /* fall through */
+    case COPY_PIPE:
+        r = copy_pipe(dst, src, len);
+        if (!refused(r))
+            break;
+        __atomic_store_n(&copy_how, COPY_MEM, __ATOMIC_RELAXED);
+        /* fall through */
+    case COPY_MEM:
+        r = copy_mem(dst, src, len);
+        if (!refused(r))
+            break;
+        __atomic_store_n(&copy_how, COPY_NONE, __ATOMIC_RELAXED);
+        /* fall through */
+    default:
+        break;
+    }
     return sys_failed(r) ? 0 : (size_t)r;
+}
+
+bool cg_os_copy_works(void)
+{
+    uintptr_t here = (uintptr_t)&copy_how, got = 0;
+    return cg_os_copy_readable(&got, &here, sizeof got) == sizeof got && got == here;
+}
+
+const char *cg_os_copy_method(void)
+{
+    static const char *const names[] = { "process_vm_readv", "a pipe", "/proc/thread-self/mem",
+                                         "none" };
+    return names[__atomic_load_n(&copy_how, __ATOMIC_RELAXED)];
 }
 
 bool cg_os_readable(const void *addr)

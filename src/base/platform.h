@@ -231,6 +231,15 @@ bool  cg_os_readable(const void *addr) CG_HIDDEN;
  * system call): the bytes copied, stopping at the first page that is not
  * (another thread may seal it meanwhile: never a fault). */
 size_t cg_os_copy_readable(void *dst, const void *src, size_t len) CG_HIDDEN;
+/* When process_vm_readv is refused (a seccomp filter: EPERM or ENOSYS),
+ * cg_os_copy_readable copies through a pipe instead (write fails with
+ * EFAULT on an unreadable page), and when that is refused too, reads
+ * /proc/thread-self/mem (which reads PROT_NONE pages as well: "readable"
+ * then means mapped); the choice is kept.  cg_os_copy_works: does one of
+ * them copy (false: every read answers 0 bytes)?  cg_os_copy_method: the
+ * one in use, for a report ("process_vm_readv", ..., "none"). */
+bool  cg_os_copy_works(void) CG_HIDDEN;
+const char *cg_os_copy_method(void) CG_HIDDEN;
 /* mprotect: true when done. */
 bool  cg_os_protect(void *p, size_t len, int prot) CG_HIDDEN;
 

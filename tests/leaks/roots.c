@@ -10,9 +10,10 @@
  *                   addressed to the process id find no memory)
  *   roots seccomp[-leak]  a seccomp filter makes process_vm_readv fail with
  *                   EPERM, then main exits
- *   roots seccomp-all  the same, and /proc/.../mem cannot be opened either
- *                   (openat fails with EACCES for it... any path: the
- *                   filter refuses every openat after the install)
+ *   roots seccomp-pipe[-leak]  the same, and pipe2 fails with EPERM too
+ *   roots seccomp-none  the same, and openat too (so /proc cannot be read
+ *                   either), and one block of 50 bytes lost: no way to
+ *                   read the roots is left
  *   roots rt-reset  a worker spins; main calls cg_leak_check() (dlsym), then
  *                   sets every real-time signal back to SIG_DFL, and exits
  *   roots rt-own    the same, but main installs its own handler on every
@@ -52,13 +53,15 @@ NOINLINE static void lose(void)
     lost = NULL;
 }
 
-/* process_vm_readv fails with EPERM; with all, openat too */
-static int deny(int all)
+/* process_vm_readv fails with EPERM; with level 1 pipe2 too, with 2
+ * openat too */
+static int deny(int level)
 {
     struct sock_filter f[] = {
         BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 2, 0),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, all ? SYS_openat : 0xfffff, 1, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, level >= 1 ? SYS_pipe2 : 0xfffff, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, level >= 2 ? SYS_openat : 0xfffff, 1, 0),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
     };
@@ -102,9 +105,9 @@ int main(int argc, char **argv)
         pthread_exit(NULL);
     }
     if (!strncmp(m, "seccomp", 7)) {
-        if (!strcmp(m, "seccomp-leak"))
+        if (strstr(m, "-leak") || !strcmp(m, "seccomp-none"))
             lose();
-        if (deny(!strcmp(m, "seccomp-all")) != 0)
+        if (deny(!strncmp(m, "seccomp-pipe", 12) ? 1 : !strcmp(m, "seccomp-none") ? 2 : 0) != 0)
             return 5;
         return 0;
     }
