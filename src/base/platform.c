@@ -1228,6 +1228,62 @@ void cg_os_stop_signal_give_back(uint64_t keep)
     }
 }
 
+/* The masked-section registry: one slot per thread inside such a
+ * section now, (tid << 32 | depth), a cache line each (the owner's CAS
+ * shares no line).  A slot at depth 0 is free for any thread to take;
+ * its owner, finding its tid gone from it, takes another. */
+#define SECT_SLOTS 256
+static CG_BIG_BSS struct { uint64_t word; char pad[56]; } sect[SECT_SLOTS];
+static __thread int sect_mine = -1;
+
+void cg_os_section_enter(void)
+{
+    uint64_t me = (uint64_t)cg_os_gettid() << 32;
+    int i = sect_mine;
+    if (i >= 0) {
+        uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_RELAXED);
+        while ((w & ~(uint64_t)0xffffffff) == me)
+            if (__atomic_compare_exchange_n(&sect[i].word, &w, w + 1, false, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_RELAXED))
+                return;
+    }
+    sect_mine = -1;
+    for (i = 0; i < SECT_SLOTS; i++) {
+        uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_RELAXED);
+        if ((w & 0xffffffff) == 0 &&
+            __atomic_compare_exchange_n(&sect[i].word, &w, me | 1, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED)) {
+            sect_mine = i;
+            return;
+        }
+    }
+    /* all taken: not registered (the leak check then takes the thread
+     * for one that blocks the signal for good) */
+}
+
+void cg_os_section_leave(void)
+{
+    int i = sect_mine;
+    if (i < 0)
+        return;
+    uint64_t me = (uint64_t)cg_os_gettid() << 32;
+    uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_RELAXED);
+    while ((w & ~(uint64_t)0xffffffff) == me && (w & 0xffffffff) != 0)
+        if (__atomic_compare_exchange_n(&sect[i].word, &w, w - 1, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED))
+            return;
+}
+
+bool cg_os_in_section(uint32_t tid)
+{
+    for (int i = 0; i < SECT_SLOTS; i++) {
+        uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_SEQ_CST);
+        if (w >> 32 == tid && (w & 0xffffffff) != 0)
+            return true;
+    }
+    return false;
+}
+
 size_t cg_os_ucontext_regs(const void *ucontext, uintptr_t *regs, size_t cap, uintptr_t *sp)
 {
     const ucontext_t *uc = ucontext;

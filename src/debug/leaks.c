@@ -63,9 +63,6 @@
 #define SCAN_STACK (256 * 1024)    /* the scan's own stack                  */
 #define ANSWER_NS  (1000 * 1000000ull)   /* how long the scan waits for all
                                           * threads to answer            */
-/* How long, for all threads together, a thread found blocking the stop
- * signal is looked at again before it is taken to block it for good. */
-#define MASK_WAIT_NS (200 * 1000000ull)
 #define HOLD_NS    (10 * 1000000000ull)  /* the most a handler holds its
                                           * thread                       */
 
@@ -321,7 +318,6 @@ static void stop_threads(scan_t *s)
     int sig = cg_os_stop_signal_take(on_stop, 0);
     uint32_t gen = __atomic_add_fetch(&stop_gen, 1, __ATOMIC_ACQ_REL);   /* odd */
     uint32_t n = 0;
-    uint64_t mask_end = cg_os_now_ns() + MASK_WAIT_NS;
     if (total > MAX_THREADS)
         s->untracked = total - MAX_THREADS;
     for (size_t i = 0; i < total && i < MAX_THREADS; i++) {
@@ -339,14 +335,19 @@ static void stop_threads(scan_t *s)
             sig = cg_os_stop_signal_take(on_stop, sig);
         sl->sig = sig;
         int st = cg_os_thread_status(tids[i], sig);
-        /* A thread inside chunkguard blocks signals for a moment (a
-         * report, a fork handler, a signal-safe section): look again for
-         * a while before taking it for one that blocks the signal for
-         * good (a sigwait loop, which must not be sent it: sigwait would
-         * take it).  At most MASK_WAIT_NS for all threads together. */
-        while (st == CG_OS_THREAD_MASKED && sig != 0 && cg_os_now_ns() < mask_end) {
-            uint32_t zero = 0;
-            cg_os_futex_wait(&zero, 0, 1000000);       /* 1 ms */
+        /* A thread inside one of chunkguard's masked sections (the
+         * unwinder's, base/platform.h) blocks signals for a moment: it is
+         * sent the signal anyway, and answers when the mask lifts.  One
+         * found masked and outside a section may have just left it (the
+         * mask is lifted before the section is left): its mask is read
+         * again, a few times; one still masked outside a section blocks
+         * the signal for good (a sigwait loop, which must not be sent it:
+         * sigwait would take it). */
+        for (int k = 0; st == CG_OS_THREAD_MASKED && sig != 0 && k < 8; k++) {
+            if (cg_os_in_section(tids[i])) {
+                st = CG_OS_THREAD_RUNS;
+                break;
+            }
             st = cg_os_thread_status(tids[i], sig);
         }
         if (st == CG_OS_THREAD_GONE)
