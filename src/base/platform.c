@@ -1236,8 +1236,12 @@ void cg_os_stop_signal_give_back(uint64_t keep)
 static CG_BIG_BSS struct { uint64_t word; char pad[56]; } sect[SECT_SLOTS];
 static __thread int sect_mine = -1;
 
-void cg_os_section_enter(void)
+bool cg_os_section_enter(void)
 {
+    /* a single-threaded process has no one to stop it, and its paths
+     * take no atomic (tools/check-fastpath.sh) */
+    if (CG_SINGLE_THREAD_P)
+        return false;
     uint64_t me = (uint64_t)cg_os_gettid() << 32;
     int i = sect_mine;
     if (i >= 0) {
@@ -1245,7 +1249,7 @@ void cg_os_section_enter(void)
         while ((w & ~(uint64_t)0xffffffff) == me)
             if (__atomic_compare_exchange_n(&sect[i].word, &w, w + 1, false, __ATOMIC_SEQ_CST,
                                             __ATOMIC_RELAXED))
-                return;
+                return true;
     }
     sect_mine = -1;
     for (i = 0; i < SECT_SLOTS; i++) {
@@ -1254,17 +1258,18 @@ void cg_os_section_enter(void)
             __atomic_compare_exchange_n(&sect[i].word, &w, me | 1, false, __ATOMIC_SEQ_CST,
                                         __ATOMIC_RELAXED)) {
             sect_mine = i;
-            return;
+            return true;
         }
     }
     /* all taken: not registered (the leak check then takes the thread
      * for one that blocks the signal for good) */
+    return false;
 }
 
-void cg_os_section_leave(void)
+void cg_os_section_leave(bool entered)
 {
     int i = sect_mine;
-    if (i < 0)
+    if (!entered || i < 0)
         return;
     uint64_t me = (uint64_t)cg_os_gettid() << 32;
     uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_RELAXED);

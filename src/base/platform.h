@@ -335,13 +335,14 @@ void  cg_os_stop_signal_give_back(uint64_t keep) CG_HIDDEN;
  * and is delivered, and answered, as soon as the section's mask lifts.
  * cg_os_section_enter / _leave - the calling thread enters / leaves one
  *     (nested: counted).  Call enter before the mask is set and leave after
- *     it is lifted.  Lock-free, async-signal-safe, no malloc; one CAS on a
+ *     it is lifted, with what enter returned (false: not registered, as
+ *     in a single-threaded process, which then takes no atomic).  Lock-free, async-signal-safe, no malloc; one CAS on a
  *     cache line of the thread's own.  With more than 256 threads inside at
  *     once, the others are not registered.
  * cg_os_in_section - is thread tid inside one now?
  */
-void  cg_os_section_enter(void) CG_HIDDEN;
-void  cg_os_section_leave(void) CG_HIDDEN;
+bool  cg_os_section_enter(void) CG_HIDDEN;
+void  cg_os_section_leave(bool entered) CG_HIDDEN;
 bool  cg_os_in_section(uint32_t tid) CG_HIDDEN;
 /* The entry address of libc's exit() (the one the program's calls bind
  * to): where the leak check's unwind stops to find exit's caller. */
