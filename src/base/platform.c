@@ -1038,9 +1038,9 @@ bool cg_os_thread_signal(uint32_t tid, int sig)
     return !sys_failed(SYS(SYS_tgkill, cg_os_getpid(), tid, sig, 0, 0, 0));
 }
 
-/* The hex signal set after "Name:" in /proc/self/task/TID/status (0 when
- * it is not there). */
-static uint64_t status_mask(const char *buf, const char *name, size_t len)
+/* The hex signal set after the line head name (len bytes) in a
+ * /proc/self/task/TID/status text, into *mask; false when it is not there. */
+static bool status_mask(const char *buf, const char *name, size_t len, uint64_t *out)
 {
     for (const char *q = buf; *q; q++) {
         if ((q == buf || q[-1] == '\n') && __builtin_strncmp(q, name, len) == 0) {
@@ -1055,10 +1055,11 @@ static uint64_t status_mask(const char *buf, const char *name, size_t len)
                 else break;
                 mask = mask << 4 | d;
             }
-            return mask;
+            *out = mask;
+            return true;
         }
     }
-    return 0;
+    return false;
 }
 
 bool cg_os_thread_pending(uint32_t tid, int sig)
@@ -1067,7 +1068,8 @@ bool cg_os_thread_pending(uint32_t tid, int sig)
     task_path(path, sizeof path, tid, "status");
     if (cg_os_read_small(path, buf, sizeof buf) == 0)
         return false;
-    return sig >= 1 && sig <= 64 && (status_mask(buf, "SigPnd:", 7) >> (sig - 1) & 1);
+    uint64_t mask = 0;
+    return sig >= 1 && sig <= 64 && status_mask(buf, "SigPnd:", 7, &mask) && (mask >> (sig - 1) & 1);
 }
 
 int cg_os_thread_status(uint32_t tid, int sig)
@@ -1086,22 +1088,12 @@ int cg_os_thread_status(uint32_t tid, int sig)
                 s++;
             if (*s == 'Z' || *s == 'X')
                 return CG_OS_THREAD_GONE;
-        } else if (__builtin_strncmp(q, "SigBlk:", 7) == 0) {
-            const char *s = q + 7;
-            while (*s == ' ' || *s == '\t')
-                s++;
-            uint64_t mask = 0;
-            for (;; s++) {
-                unsigned d;
-                if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
-                else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
-                else break;
-                mask = mask << 4 | d;
-            }
-            st = sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1) ? CG_OS_THREAD_MASKED
-                                                                  : CG_OS_THREAD_RUNS;
         }
     }
+    uint64_t mask;
+    if (status_mask(buf, "SigBlk:", 7, &mask))
+        st = sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1) ? CG_OS_THREAD_MASKED
+                                                              : CG_OS_THREAD_RUNS;
     return st;
 }
 
