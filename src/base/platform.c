@@ -761,14 +761,105 @@ void cg_os_fwrite(FILE *fp, const char *buf, size_t len)
     fwrite(buf, 1, len, fp);
 }
 
+/* How cg_os_copy_readable copies, found at its first refusal: a seccomp
+ * filter (a sandbox) may make process_vm_readv fail with EPERM or ENOSYS,
+ * and then /proc/thread-self/mem may not open either. */
+enum { COPY_VM, COPY_PIPE, COPY_MEM, COPY_NONE };
+static int copy_how = COPY_VM;
+
+static bool refused(long r)
+{
+    return r == -EPERM || r == -ENOSYS || r == -EACCES;
+}
+
+/* pread of the calling thread's own /proc/thread-self/mem (EIO at the
+ * first page that is not mapped: the bytes before it are returned).  The
+ * kernel reads it with FOLL_FORCE: a PROT_NONE page is read too, so this
+ * comes last (a guard page then reads as its bytes, never a fault). */
+static long copy_mem(void *dst, const void *src, size_t len)
+{
+    long fd = SYS(SYS_openat, AT_FDCWD, "/proc/thread-self/mem", O_RDONLY | O_CLOEXEC, 0, 0, 0);
+    if (sys_failed(fd))
+        return fd;
+    long r = SYS(SYS_pread64, fd, dst, len, (long)(uintptr_t)src, 0, 0);
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    return r == -EIO ? 0 : r;
+}
+
+/* Through a pipe of its own: write(2) copies from src, as far as it is
+ * readable (EFAULT before any byte), a page at most at a time (a
+ * non-blocking pipe holds at least that). */
+static long copy_pipe(void *dst, const void *src, size_t len)
+{
+    int fds[2];
+    long r = SYS(SYS_pipe2, fds, O_CLOEXEC | O_NONBLOCK, 0, 0, 0, 0);
+    if (sys_failed(r))
+        return r;
+    size_t done = 0;
+    while (done < len) {
+        size_t want = len - done < 4096 ? len - done : 4096;
+        long w = SYS(SYS_write, fds[1], (const char *)src + done, want, 0, 0, 0);
+        if (w <= 0)
+            break;
+        long got = SYS(SYS_read, fds[0], (char *)dst + done, (size_t)w, 0, 0, 0);
+        if (got != w)
+            break;
+        done += (size_t)w;
+        if ((size_t)w < want)
+            break;
+    }
+    SYS(SYS_close, fds[0], 0, 0, 0, 0, 0);
+    SYS(SYS_close, fds[1], 0, 0, 0, 0, 0);
+    return (long)done;
+}
+
 size_t cg_os_copy_readable(void *dst, const void *src, size_t len)
 {
     struct iovec local = { dst, len };
     struct iovec remote = { (void *)src, len };
-    /* The pid is asked each time: a forked child must not read its parent. */
-    long pid = SYS(SYS_getpid, 0, 0, 0, 0, 0, 0);
-    long r = SYS(SYS_process_vm_readv, pid, &local, 1, &remote, 1, 0);
+    long r = -ENOSYS;
+    switch (__atomic_load_n(&copy_how, __ATOMIC_RELAXED)) {
+    case COPY_VM: {
+        /* Addressed to the calling thread's own id, asked each time: a
+         * forked child must not read its parent, and after the main
+         * thread's pthread_exit the process id names a zombie thread with
+         * no memory (every read fails with ESRCH: a leak check then read
+         * no global). */
+        long tid = SYS(SYS_gettid, 0, 0, 0, 0, 0, 0);
+        r = SYS(SYS_process_vm_readv, tid, &local, 1, &remote, 1, 0);
+        if (!refused(r))
+            break;
+        __atomic_store_n(&copy_how, COPY_PIPE, __ATOMIC_RELAXED);
+    }   /* fall through */
+    case COPY_PIPE:
+        r = copy_pipe(dst, src, len);
+        if (!refused(r))
+            break;
+        __atomic_store_n(&copy_how, COPY_MEM, __ATOMIC_RELAXED);
+        /* fall through */
+    case COPY_MEM:
+        r = copy_mem(dst, src, len);
+        if (!refused(r))
+            break;
+        __atomic_store_n(&copy_how, COPY_NONE, __ATOMIC_RELAXED);
+        /* fall through */
+    default:
+        break;
+    }
     return sys_failed(r) ? 0 : (size_t)r;
+}
+
+bool cg_os_copy_works(void)
+{
+    uintptr_t here = (uintptr_t)&copy_how, got = 0;
+    return cg_os_copy_readable(&got, &here, sizeof got) == sizeof got && got == here;
+}
+
+const char *cg_os_copy_method(void)
+{
+    static const char *const names[] = { "process_vm_readv", "a pipe", "/proc/thread-self/mem",
+                                         "none" };
+    return names[__atomic_load_n(&copy_how, __ATOMIC_RELAXED)];
 }
 
 bool cg_os_readable(const void *addr)
@@ -947,6 +1038,40 @@ bool cg_os_thread_signal(uint32_t tid, int sig)
     return !sys_failed(SYS(SYS_tgkill, cg_os_getpid(), tid, sig, 0, 0, 0));
 }
 
+/* The hex signal set after the line head name (len bytes) in a
+ * /proc/self/task/TID/status text, into *mask; false when it is not there. */
+static bool status_mask(const char *buf, const char *name, size_t len, uint64_t *out)
+{
+    for (const char *q = buf; *q; q++) {
+        if ((q == buf || q[-1] == '\n') && __builtin_strncmp(q, name, len) == 0) {
+            const char *s = q + len;
+            while (*s == ' ' || *s == '\t')
+                s++;
+            uint64_t mask = 0;
+            for (;; s++) {
+                unsigned d;
+                if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
+                else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
+                else break;
+                mask = mask << 4 | d;
+            }
+            *out = mask;
+            return true;
+        }
+    }
+    return false;
+}
+
+bool cg_os_thread_pending(uint32_t tid, int sig)
+{
+    char path[64], buf[2048];
+    task_path(path, sizeof path, tid, "status");
+    if (cg_os_read_small(path, buf, sizeof buf) == 0)
+        return false;
+    uint64_t mask = 0;
+    return sig >= 1 && sig <= 64 && status_mask(buf, "SigPnd:", 7, &mask) && (mask >> (sig - 1) & 1);
+}
+
 int cg_os_thread_status(uint32_t tid, int sig)
 {
     char path[64], buf[2048];
@@ -963,22 +1088,12 @@ int cg_os_thread_status(uint32_t tid, int sig)
                 s++;
             if (*s == 'Z' || *s == 'X')
                 return CG_OS_THREAD_GONE;
-        } else if (__builtin_strncmp(q, "SigBlk:", 7) == 0) {
-            const char *s = q + 7;
-            while (*s == ' ' || *s == '\t')
-                s++;
-            uint64_t mask = 0;
-            for (;; s++) {
-                unsigned d;
-                if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
-                else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
-                else break;
-                mask = mask << 4 | d;
-            }
-            st = sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1) ? CG_OS_THREAD_MASKED
-                                                                  : CG_OS_THREAD_RUNS;
         }
     }
+    uint64_t mask;
+    if (status_mask(buf, "SigBlk:", 7, &mask))
+        st = sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1) ? CG_OS_THREAD_MASKED
+                                                              : CG_OS_THREAD_RUNS;
     return st;
 }
 
@@ -1023,7 +1138,15 @@ uintptr_t cg_os_exit_function(void)
 }
 
 static void (*stop_fn)(const void *ucontext);
-static int stop_sig;
+
+/* The signals the leak check holds now: taken for one check and given
+ * back after it, with the action the program had (a signal still pending
+ * on some thread stays held until the next check gives it back). */
+#define STOP_HELD 4
+static struct held {
+    int sig;                       /* 0: a free entry                       */
+    struct sigaction old;          /* the action before (the default)       */
+} held[STOP_HELD];
 
 static void stop_handler(int sig, siginfo_t *si, void *uc)
 {
@@ -1035,26 +1158,127 @@ static void stop_handler(int sig, siginfo_t *si, void *uc)
     errno = saved;
 }
 
-int cg_os_stop_signal(void (*fn)(const void *ucontext))
+bool cg_os_stop_signal_held(int sig)
+{
+    struct sigaction now;
+    return sig != 0 && cg_os_sigaction(sig, NULL, &now) == 0 && (now.sa_flags & SA_SIGINFO) &&
+           now.sa_sigaction == stop_handler;
+}
+
+static struct held *held_entry(int sig)
+{
+    for (int i = 0; i < STOP_HELD; i++)
+        if (held[i].sig == sig)
+            return &held[i];
+    return NULL;
+}
+
+int cg_os_stop_signal_take(void (*fn)(const void *ucontext), int avoid)
 {
     __atomic_store_n(&stop_fn, fn, __ATOMIC_RELEASE);
-    if (stop_sig != 0)
-        return stop_sig;
+    /* one kept from a check before (still pending somewhere), if the
+     * program has not taken it since */
+    for (int i = 0; i < STOP_HELD; i++)
+        if (held[i].sig != 0 && held[i].sig != avoid) {
+            if (cg_os_stop_signal_held(held[i].sig))
+                return held[i].sig;
+            held[i].sig = 0;           /* the program's now: not ours to restore */
+        }
+    struct held *h = held_entry(0);
+    if (h == NULL)
+        return 0;
     struct sigaction old, sa;
     __builtin_memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = stop_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigfillset(&sa.sa_mask);
     for (int sig = SIGRTMAX; sig >= SIGRTMIN; sig--) {
-        if (cg_os_sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
+        if (sig == avoid || held_entry(sig) != NULL ||
+            cg_os_sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) ||
             old.sa_handler != SIG_DFL)
             continue;
         if (cg_os_sigaction(sig, &sa, NULL) == 0) {
-            stop_sig = sig;
+            h->sig = sig;
+            h->old = old;
             return sig;
         }
     }
     return 0;
+}
+
+void cg_os_stop_signal_give_back(uint64_t keep)
+{
+    for (int i = 0; i < STOP_HELD; i++) {
+        int sig = held[i].sig;
+        if (sig == 0 || (sig <= 64 && (keep >> (sig - 1) & 1)))
+            continue;
+        /* only if it is still ours: an action the program set meanwhile
+         * is the program's */
+        if (cg_os_stop_signal_held(sig))
+            cg_os_sigaction(sig, &held[i].old, NULL);
+        held[i].sig = 0;
+    }
+}
+
+/* The masked-section registry: one slot per thread inside such a
+ * section now, (tid << 32 | depth), a cache line each (the owner's CAS
+ * shares no line).  A slot at depth 0 is free for any thread to take;
+ * its owner, finding its tid gone from it, takes another. */
+#define SECT_SLOTS 256
+static CG_BIG_BSS struct { uint64_t word; char pad[56]; } sect[SECT_SLOTS];
+static __thread int sect_mine = -1;
+
+bool cg_os_section_enter(void)
+{
+    /* a single-threaded process has no one to stop it, and its paths
+     * take no atomic (tools/check-fastpath.sh) */
+    if (CG_SINGLE_THREAD_P)
+        return false;
+    uint64_t me = (uint64_t)cg_os_gettid() << 32;
+    int i = sect_mine;
+    if (i >= 0) {
+        uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_RELAXED);
+        while ((w & ~(uint64_t)0xffffffff) == me)
+            if (__atomic_compare_exchange_n(&sect[i].word, &w, w + 1, false, __ATOMIC_SEQ_CST,
+                                            __ATOMIC_RELAXED))
+                return true;
+    }
+    sect_mine = -1;
+    for (i = 0; i < SECT_SLOTS; i++) {
+        uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_RELAXED);
+        if ((w & 0xffffffff) == 0 &&
+            __atomic_compare_exchange_n(&sect[i].word, &w, me | 1, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED)) {
+            sect_mine = i;
+            return true;
+        }
+    }
+    /* all taken: not registered (the leak check then takes the thread
+     * for one that blocks the signal for good) */
+    return false;
+}
+
+void cg_os_section_leave(bool entered)
+{
+    int i = sect_mine;
+    if (!entered || i < 0)
+        return;
+    uint64_t me = (uint64_t)cg_os_gettid() << 32;
+    uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_RELAXED);
+    while ((w & ~(uint64_t)0xffffffff) == me && (w & 0xffffffff) != 0)
+        if (__atomic_compare_exchange_n(&sect[i].word, &w, w - 1, false, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_RELAXED))
+            return;
+}
+
+bool cg_os_in_section(uint32_t tid)
+{
+    for (int i = 0; i < SECT_SLOTS; i++) {
+        uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_SEQ_CST);
+        if (w >> 32 == tid && (w & 0xffffffff) != 0)
+            return true;
+    }
+    return false;
 }
 
 size_t cg_os_ucontext_regs(const void *ucontext, uintptr_t *regs, size_t cap, uintptr_t *sp)

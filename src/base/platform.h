@@ -231,6 +231,15 @@ bool  cg_os_readable(const void *addr) CG_HIDDEN;
  * system call): the bytes copied, stopping at the first page that is not
  * (another thread may seal it meanwhile: never a fault). */
 size_t cg_os_copy_readable(void *dst, const void *src, size_t len) CG_HIDDEN;
+/* When process_vm_readv is refused (a seccomp filter: EPERM or ENOSYS),
+ * cg_os_copy_readable copies through a pipe instead (write fails with
+ * EFAULT on an unreadable page), and when that is refused too, reads
+ * /proc/thread-self/mem (which reads PROT_NONE pages as well: "readable"
+ * then means mapped); the choice is kept.  cg_os_copy_works: does one of
+ * them copy (false: every read answers 0 bytes)?  cg_os_copy_method: the
+ * one in use, for a report ("process_vm_readv", ..., "none"). */
+bool  cg_os_copy_works(void) CG_HIDDEN;
+const char *cg_os_copy_method(void) CG_HIDDEN;
 /* mprotect: true when done. */
 bool  cg_os_protect(void *p, size_t len, int prot) CG_HIDDEN;
 
@@ -286,13 +295,23 @@ void  cg_os_resend(int sig) CG_HIDDEN;
  * cg_os_thread_syscall_sp - the stack pointer of thread tid while it is
  *     blocked in a system call (/proc/self/task/TID/syscall), 0 when it
  *     runs in user code or that cannot be read.
- * cg_os_stop_signal - a real-time signal no handler of the program's
- *     uses (the highest whose disposition is the default, chosen once and
- *     kept), with fn installed as its handler: fn(ucontext) runs on the
+ * cg_os_thread_pending - is sig pending for thread tid (SigPnd)?  false
+ *     when that cannot be read.
+ * cg_os_stop_signal_take - a real-time signal no handler of the program's
+ *     uses (the highest whose disposition is now the default, other than
+ *     avoid), with fn installed as its handler: fn(ucontext) runs on the
  *     thread the signal went to, every signal blocked, errno kept, and
- *     only for a signal this process sent with tgkill.  The handler stays
- *     installed (a late signal with the default action would end the
- *     process).  0 when no such signal is free.
+ *     only for a signal this process sent with tgkill.  Taken for one
+ *     check: a signal still held from a check before (see give_back) is
+ *     given again if its handler is still ours.  0 when none is free.
+ *     Not thread-safe: one check at a time (debug/leaks.c's guard).
+ * cg_os_stop_signal_held - is sig's handler still the one take installed
+ *     (the program has not set its own since)?
+ * cg_os_stop_signal_give_back - put back the action the program had on
+ *     every signal taken, except those in keep (bit sig - 1: still pending
+ *     on a thread, whose delivery with the default action would end the
+ *     process; they stay held until a later give_back).  A signal whose
+ *     action the program changed meanwhile is left as the program set it.
  * cg_os_ucontext_regs - the general registers a signal interrupted
  *     (ucontext: the handler's third argument), up to cap into regs, and
  *     the stack pointer into *sp; returns how many were stored.
@@ -304,7 +323,27 @@ bool  cg_os_thread_signal(uint32_t tid, int sig) CG_HIDDEN;
 enum { CG_OS_THREAD_RUNS, CG_OS_THREAD_MASKED, CG_OS_THREAD_GONE };
 int   cg_os_thread_status(uint32_t tid, int sig) CG_HIDDEN;
 uintptr_t cg_os_thread_syscall_sp(uint32_t tid) CG_HIDDEN;
-int   cg_os_stop_signal(void (*fn)(const void *ucontext)) CG_HIDDEN;
+bool  cg_os_thread_pending(uint32_t tid, int sig) CG_HIDDEN;
+int   cg_os_stop_signal_take(void (*fn)(const void *ucontext), int avoid) CG_HIDDEN;
+bool  cg_os_stop_signal_held(int sig) CG_HIDDEN;
+void  cg_os_stop_signal_give_back(uint64_t keep) CG_HIDDEN;
+/*
+ * Sections of chunkguard's that run with every signal blocked for a moment
+ * (the unwinder's: libunwind blocks them around its DWARF lookups), so that
+ * the leak check can tell such a thread from one that blocks its stop
+ * signal for good: the first is sent the signal anyway, which stays pending
+ * and is delivered, and answered, as soon as the section's mask lifts.
+ * cg_os_section_enter / _leave - the calling thread enters / leaves one
+ *     (nested: counted).  Call enter before the mask is set and leave after
+ *     it is lifted, with what enter returned (false: not registered, as
+ *     in a single-threaded process, which then takes no atomic).  Lock-free, async-signal-safe, no malloc; one CAS on a
+ *     cache line of the thread's own.  With more than 256 threads inside at
+ *     once, the others are not registered.
+ * cg_os_in_section - is thread tid inside one now?
+ */
+bool  cg_os_section_enter(void) CG_HIDDEN;
+void  cg_os_section_leave(bool entered) CG_HIDDEN;
+bool  cg_os_in_section(uint32_t tid) CG_HIDDEN;
 /* The entry address of libc's exit() (the one the program's calls bind
  * to): where the leak check's unwind stops to find exit's caller. */
 uintptr_t cg_os_exit_function(void) CG_HIDDEN;

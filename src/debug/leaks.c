@@ -63,9 +63,6 @@
 #define SCAN_STACK (256 * 1024)    /* the scan's own stack                  */
 #define ANSWER_NS  (1000 * 1000000ull)   /* how long the scan waits for all
                                           * threads to answer            */
-/* How long, for all threads together, a thread found blocking the stop
- * signal is looked at again before it is taken to block it for good. */
-#define MASK_WAIT_NS (200 * 1000000ull)
 #define HOLD_NS    (10 * 1000000000ull)  /* the most a handler holds its
                                           * thread                       */
 
@@ -85,11 +82,12 @@ typedef struct range {
 
 /* A thread stopped for the scan (or asked to stop).  The handler writes
  * regs, nregs and sp, then state; the scan reads them after it. */
-enum { SLOT_ASKED = 1, SLOT_ANSWERED, SLOT_MASKED, SLOT_GONE };
+enum { SLOT_ASKED = 1, SLOT_ANSWERED, SLOT_MASKED, SLOT_GONE, SLOT_NOSIG };
 typedef struct stop_slot {
     uint32_t tid;                  /* kernel thread id                      */
     uint32_t state;                /* SLOT_*; a futex word                  */
     uint32_t gen;                  /* the stop it belongs to                */
+    int sig;                       /* the signal it was sent (0: none)      */
     uintptr_t sp;                  /* the interrupted stack pointer         */
     size_t nregs;
     uintptr_t regs[CG_OS_NREGS];   /* the interrupted general registers     */
@@ -97,7 +95,8 @@ typedef struct stop_slot {
 
 typedef struct note {
     uint32_t tid;
-    uint8_t why;                   /* SLOT_MASKED or SLOT_ASKED (no answer) */
+    uint8_t why;                   /* SLOT_MASKED, SLOT_ASKED (no answer)
+                                    * or SLOT_NOSIG (no signal was free)   */
     bool scanned;                  /* its whole stack mapping was           */
 } note_t;
 
@@ -313,10 +312,12 @@ static void stop_threads(scan_t *s)
     size_t total = cg_os_threads(tids, MAX_THREADS), me = cg_os_gettid();
     if (total <= 1)
         return;
-    int sig = cg_os_stop_signal(on_stop);
+    /* taken for this stop only, given back by release_threads: a signal
+     * kept installed between checks would be the program's to reset or
+     * take meanwhile, and then kill it or run its handler at the next */
+    int sig = cg_os_stop_signal_take(on_stop, 0);
     uint32_t gen = __atomic_add_fetch(&stop_gen, 1, __ATOMIC_ACQ_REL);   /* odd */
     uint32_t n = 0;
-    uint64_t mask_end = cg_os_now_ns() + MASK_WAIT_NS;
     if (total > MAX_THREADS)
         s->untracked = total - MAX_THREADS;
     for (size_t i = 0; i < total && i < MAX_THREADS; i++) {
@@ -327,21 +328,33 @@ static void stop_threads(scan_t *s)
         sl->gen = gen;
         sl->sp = 0;
         sl->nregs = 0;
+        /* the program may have set its own action on the signal since it
+         * was taken (another of its threads runs meanwhile): never send
+         * it then; take another, or stop no more threads */
+        if (sig != 0 && !cg_os_stop_signal_held(sig))
+            sig = cg_os_stop_signal_take(on_stop, sig);
+        sl->sig = sig;
         int st = cg_os_thread_status(tids[i], sig);
-        /* A thread inside chunkguard blocks signals for a moment (a
-         * report, a fork handler, a signal-safe section): look again for
-         * a while before taking it for one that blocks the signal for
-         * good (a sigwait loop, which must not be sent it: sigwait would
-         * take it).  At most MASK_WAIT_NS for all threads together. */
-        while (st == CG_OS_THREAD_MASKED && sig != 0 && cg_os_now_ns() < mask_end) {
-            uint32_t zero = 0;
-            cg_os_futex_wait(&zero, 0, 1000000);       /* 1 ms */
+        /* A thread inside one of chunkguard's masked sections (the
+         * unwinder's, base/platform.h) blocks signals for a moment: it is
+         * sent the signal anyway, and answers when the mask lifts.  One
+         * found masked and outside a section may have just left it (the
+         * mask is lifted before the section is left): its mask is read
+         * again, a few times; one still masked outside a section blocks
+         * the signal for good (a sigwait loop, which must not be sent it:
+         * sigwait would take it). */
+        for (int k = 0; st == CG_OS_THREAD_MASKED && sig != 0 && k < 8; k++) {
+            if (cg_os_in_section(tids[i])) {
+                st = CG_OS_THREAD_RUNS;
+                break;
+            }
             st = cg_os_thread_status(tids[i], sig);
         }
         if (st == CG_OS_THREAD_GONE)
             continue;                  /* exited (a zombie main thread) */
         bool masked = sig == 0 || st == CG_OS_THREAD_MASKED;
-        __atomic_store_n(&sl->state, masked ? SLOT_MASKED : SLOT_ASKED, __ATOMIC_RELEASE);
+        __atomic_store_n(&sl->state, sig == 0 ? SLOT_NOSIG : masked ? SLOT_MASKED : SLOT_ASKED,
+                         __ATOMIC_RELEASE);
         __atomic_store_n(&nslots, ++n, __ATOMIC_RELEASE);
         if (!masked && !cg_os_thread_signal(tids[i], sig))
             __atomic_store_n(&sl->state, SLOT_GONE, __ATOMIC_RELEASE);
@@ -356,13 +369,26 @@ static void stop_threads(scan_t *s)
         }
 }
 
-/* Let the stopped threads go (a thread that answers later returns at once). */
+/* Let the stopped threads go (a thread that answers later returns at
+ * once), and give the signals back to the program — but one still
+ * pending on a thread that has not answered (it blocks it, or has not run
+ * since), whose delivery with the default action would end the process:
+ * that one stays ours until a later check finds it delivered. */
 static void release_threads(void)
 {
     if (__atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE) & 1) {
         __atomic_add_fetch(&stop_gen, 1, __ATOMIC_ACQ_REL);
         cg_os_futex_wake_all(&stop_gen);
     }
+    uint64_t keep = 0;
+    uint32_t n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+    for (uint32_t i = 0; i < n; i++) {
+        const stop_slot_t *sl = &slots[i];
+        if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SLOT_ASKED && sl->sig > 0 &&
+            sl->sig <= 64 && cg_os_thread_pending(sl->tid, sl->sig))
+            keep |= (uint64_t)1 << (sl->sig - 1);
+    }
+    cg_os_stop_signal_give_back(keep);
     __atomic_store_n(&nslots, 0, __ATOMIC_RELEASE);
 }
 
@@ -390,7 +416,7 @@ static void scan_threads(scan_t *s)
             uintptr_t sp = sl->sp - CG_OS_RED_ZONE;
             if ((hi = stack_end(sl->sp, &lo)) != 0)
                 scan_copied(s, sp > lo ? sp : lo, hi - (sp > lo ? sp : lo));
-        } else if (st == SLOT_MASKED || st == SLOT_ASKED) {
+        } else if (st == SLOT_MASKED || st == SLOT_ASKED || st == SLOT_NOSIG) {
             uintptr_t sp = cg_os_thread_syscall_sp(sl->tid);
             bool found = sp != 0 && (hi = stack_end(sp, &lo)) != 0;
             if (found)
@@ -531,7 +557,9 @@ static void print_notes(scan_t *s, char *b, size_t cap, size_t *n)
         const note_t *t = &s->notes[i];
         *n += cg_fmt(b + *n, cap - *n, "(thread %d %s: %s)\n", (int)t->tid,
                      t->why == SLOT_MASKED ? "blocks the signal the check stops threads with"
-                                           : "did not answer the signal the check stops threads with",
+                     : t->why == SLOT_NOSIG ? "was not stopped: every real-time signal has a "
+                                              "handler of the program's, none was free to stop it with"
+                                            : "did not answer the signal the check stops threads with",
                      t->scanned ? "its whole stack mapping was scanned"
                                 : "its stack was not scanned (no system call to find it from), so "
                                   "blocks only it holds are reported");
@@ -679,6 +707,20 @@ static size_t leak_check(const char *op, uintptr_t live_sp, const uintptr_t *reg
 {
     if (!cg_mode.instrumented || __atomic_exchange_n(&scanning, 1, __ATOMIC_ACQUIRE))
         return 0;
+    if (!cg_os_copy_works()) {
+        /* Globals, guarded blocks and other threads' stacks are read by
+         * copy (never a fault); with no way to copy (a seccomp filter
+         * refusing all three), every block would look lost: say so, and
+         * report none as a leak. */
+        size_t n = cg_fmt(lbuf, sizeof lbuf,
+                          "==%d==WARNING: chunkguard: leak check (%s) not done: its roots could not "
+                          "be read (process_vm_readv, a pipe and /proc/thread-self/mem were all "
+                          "refused; a seccomp filter?), so no block is reported as a leak\n",
+                          (int)cg_os_getpid(), op);
+        cg_log_write(lbuf, n);
+        __atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
+        return 0;
+    }
     scan_t *s = &the_scan;
     *s = (scan_t){0};
     s->op = op;

@@ -434,7 +434,9 @@ size_t cg_stack_capture(uintptr_t *pcs, size_t max, size_t skip)
     void *buf[1 + CG_STACK_MAX_SKIP + CG_STACK_MAX];
     int saved = errno;
     cg_self.in_capture = 1;
+    bool sect = cg_os_section_enter();   /* libunwind may block every signal */
     int got = p_backtrace(buf, (int)(1 + skip + max));
+    cg_os_section_leave(sect);
     cg_self.in_capture = 0;
     if (CG_SWITCH(CG_STACK_KEEP_ERRNO))
         errno = saved;
@@ -455,6 +457,7 @@ size_t cg_stack_read_set(const uintptr_t *pcs, size_t n, size_t first_prog, uint
         return 0;
     int saved = errno;
     cg_self.in_capture = 1;
+    bool sect = cg_os_section_enter();
     unw_context_t uc;
     unw_cursor_t cur;
     unw_word_t ip = 0, sp = 0;
@@ -508,6 +511,7 @@ size_t cg_stack_read_set(const uintptr_t *pcs, size_t n, size_t first_prog, uint
     }
     ok = true;
 out:
+    cg_os_section_leave(sect);
     cg_self.in_capture = 0;
     errno = saved;
     return ok ? w : 0;
@@ -525,6 +529,7 @@ size_t cg_stack_capture_signal(void *ucontext, uintptr_t pc, uintptr_t *pcs, siz
         return 1;
     int saved = errno;
     cg_self.in_capture = 1;
+    bool sect = cg_os_section_enter();
     unw_cursor_t cur;
     size_t n = 1;
     /* x86_64: libunwind's context is the ucontext_t the kernel gave the
@@ -535,6 +540,7 @@ size_t cg_stack_capture_signal(void *ucontext, uintptr_t pc, uintptr_t *pcs, siz
         while (n < max && p_step(&cur) > 0 && p_get_reg(&cur, UNW_REG_IP, &ip) == 0 && ip != 0)
             pcs[n++] = (uintptr_t)ip;
     }
+    cg_os_section_leave(sect);
     cg_self.in_capture = 0;
     errno = saved;
     return n;
@@ -557,6 +563,7 @@ bool cg_stack_caller_of(uintptr_t fn, uintptr_t *sp, uintptr_t *regs, size_t *nr
         return false;
     int saved = errno;
     cg_self.in_capture = 1;
+    bool sect = cg_os_section_enter();
     unw_context_t uc;
     unw_cursor_t cur;
     bool found = false;
@@ -577,6 +584,7 @@ bool cg_stack_caller_of(uintptr_t fn, uintptr_t *sp, uintptr_t *regs, size_t *nr
             }
         }
     }
+    cg_os_section_leave(sect);
     cg_self.in_capture = 0;
     errno = saved;
     return found;
