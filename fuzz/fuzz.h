@@ -160,29 +160,11 @@ void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s);
 /* Every live block of the models, pairwise: no two overlap. */
 void fz_models_no_overlap(fz_model_t *const *ms, size_t n);
 
-/* The C++ replaceable allocation functions chunkguard exports, by their
- * Itanium manglings (x86_64: size_t is m; std::align_val_t is passed as a
- * size_t, a std::nothrow_t const& as a pointer). */
-void *_Znwm(size_t n);
-void *_Znam(size_t n);
-void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt);
-void *_ZnamRKSt9nothrow_t(size_t n, const void *nt);
-void *_ZnwmSt11align_val_t(size_t n, size_t al);
-void *_ZnamSt11align_val_t(size_t n, size_t al);
-void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
-void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
-void _ZdlPv(void *p);
-void _ZdaPv(void *p);
-void _ZdlPvm(void *p, size_t n);
-void _ZdaPvm(void *p, size_t n);
-void _ZdlPvRKSt9nothrow_t(void *p, const void *nt);
-void _ZdaPvRKSt9nothrow_t(void *p, const void *nt);
-void _ZdlPvSt11align_val_t(void *p, size_t al);
-void _ZdaPvSt11align_val_t(void *p, size_t al);
-void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al);
-void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al);
-void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
-void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
+/* The C++ replaceable allocation functions chunkguard exports (the one
+ * list: src/base/cxxops.def). */
+#define CG_CXX_OP(name, ret, params, demangled) ret name params;
+#include "cxxops.def"
+#undef CG_CXX_OP
 
 /* ---- helpers ----------------------------------------------------------- */
 

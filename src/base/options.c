@@ -139,17 +139,28 @@ static bool is_sep(char c)
     return c == ':' || c == ',';
 }
 
+static bool is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
 /* key=value pairs separated by ':' or ',' (either, as ASan's flags); a
  * value in '...' or "..." may hold both (a path with ':' or ','): the
  * quotes are not part of it, and a separator or the end must follow the
- * closing one.  Empty pairs are skipped. */
+ * closing one.  Empty pairs are skipped.  Blanks (spaces, tabs) around a
+ * key and around a value are not part of them (' mode=debug , stack_depth=4 ');
+ * a value that must keep them is quoted. */
 static void parse(const char *s, bool secure, bool only_log)
 {
     while (*s) {
+        while (is_blank(*s))
+            s++;
         const char *p = s;                  /* the pair starts here */
         while (*s && *s != '=' && !is_sep(*s))
             s++;
         size_t klen = (size_t)(s - p);
+        while (klen > 0 && is_blank(p[klen - 1]))
+            klen--;
         if (*s != '=') {                    /* a separator or the end */
             if (klen > 0 && !only_log)
                 warn("option without '=':", p, klen);
@@ -157,7 +168,10 @@ static void parse(const char *s, bool secure, bool only_log)
                 s++;
             continue;
         }
-        const char *v = ++s;
+        ++s;
+        while (is_blank(*s))
+            s++;
+        const char *v = s;
         size_t vlen;
         bool ok = true;
         if (*v == '\'' || *v == '"') {
@@ -170,6 +184,8 @@ static void parse(const char *s, bool secure, bool only_log)
             v++;
             vlen = (size_t)(close - v);
             s = close + 1;
+            while (is_blank(*s))
+                s++;
             ok = *s == 0 || is_sep(*s);     /* nothing between quote and separator */
             while (*s && !is_sep(*s))
                 s++;
@@ -177,6 +193,8 @@ static void parse(const char *s, bool secure, bool only_log)
             while (*s && !is_sep(*s))
                 s++;
             vlen = (size_t)(s - v);
+            while (vlen > 0 && is_blank(v[vlen - 1]))
+                vlen--;
         }
         if (ok)
             apply(p, klen, v, vlen, (size_t)(s - p), secure, only_log);

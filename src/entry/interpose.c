@@ -306,26 +306,9 @@ __typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("
  * so a program that defines one of them keeps its own — also when it
  * links libchunkguard.a, which would otherwise clash with it. */
 #define CG_REPLACEABLE __attribute__((weak, visibility("default")))
-void *_Znwm(size_t n);
-void *_Znam(size_t n);
-void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt);
-void *_ZnamRKSt9nothrow_t(size_t n, const void *nt);
-void *_ZnwmSt11align_val_t(size_t n, size_t al);
-void *_ZnamSt11align_val_t(size_t n, size_t al);
-void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
-void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt);
-void _ZdlPv(void *p);
-void _ZdaPv(void *p);
-void _ZdlPvm(void *p, size_t n);
-void _ZdaPvm(void *p, size_t n);
-void _ZdlPvRKSt9nothrow_t(void *p, const void *nt);
-void _ZdaPvRKSt9nothrow_t(void *p, const void *nt);
-void _ZdlPvSt11align_val_t(void *p, size_t al);
-void _ZdaPvSt11align_val_t(void *p, size_t al);
-void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al);
-void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al);
-void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
-void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt);
+#define CG_CXX_OP(name, ret, params, demangled) ret name params;
+#include "cxxops.def"
+#undef CG_CXX_OP
 
 /* operator new(unsigned long) */
 CG_REPLACEABLE void *_Znwm(size_t n)

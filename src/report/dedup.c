@@ -88,6 +88,7 @@ static size_t hits[CG_SUPP_RULES_MAX], hit_bytes[CG_SUPP_RULES_MAX],
 static size_t total;
 static int summary_done;
 static char supp_path[CG_OPT_STRING_MAX + 32];
+static size_t dropped, first_dropped;    /* rules past CG_SUPP_RULES_MAX */
 
 /* Does s match p[0, pn) with '*' as any run of characters?  any_start /
  * any_end: the match may begin / end anywhere in s (no '^' / '$').  The
@@ -207,8 +208,9 @@ static void parse_line(char *s, size_t lineno)
         return;
     }
     if (nrules == CG_SUPP_RULES_MAX) {
-        warn(lineno, "more than 256 rules; this one and those after it are ignored");
-        return;
+        if (dropped++ == 0)
+            first_dropped = lineno;
+        return;                 /* one warning for them all, cg_supp_init */
     }
     rules[nrules++] = r;
 }
@@ -251,6 +253,12 @@ void cg_supp_init(void)
         if (nl == NULL)
             break;
         s = nl + 1;
+    }
+    if (dropped > 0) {
+        char why[96];
+        cg_fmt(why, sizeof why, "%zu rule(s) past the first 256 ignored (from line %zu on)",
+               dropped, first_dropped);
+        warn(0, why);
     }
 }
 

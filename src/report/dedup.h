@@ -68,8 +68,9 @@ const char *cg_rstack_name(const cg_rdata_t *d, size_t i) CG_HIDDEN;
  * cg_supp_init - read the file option suppressions names (called once at
  * init, options read).  A file that cannot be read, a line that is not
  * `token:pattern` (the token a report's, `leak` for memory-leak, or `*`
- * for any), rules beyond CG_SUPP_RULES_MAX and bytes beyond
- * CG_SUPP_FILE_MAX each give a one-line warning and are ignored.
+ * for any) and bytes beyond CG_SUPP_FILE_MAX each give a one-line warning
+ * and are ignored; so are rules beyond CG_SUPP_RULES_MAX, with one warning
+ * for them all (their count and the first one's line).
  */
 void cg_supp_init(void) CG_HIDDEN;
 

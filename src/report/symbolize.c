@@ -127,30 +127,9 @@ static bool elf_lookup(const elf_img_t *e, const Elf64_Ehdr *h, uint32_t sh_type
  * them.  A general demangler (libstdc++'s __cxa_demangle) allocates and
  * lives in the C++ runtime; these are the names a heap report meets. */
 static const char *const cxx_operators[][2] = {
-    { "_Znwm", "operator new(unsigned long)" },
-    { "_Znam", "operator new[](unsigned long)" },
-    { "_ZnwmRKSt9nothrow_t", "operator new(unsigned long, std::nothrow_t const&)" },
-    { "_ZnamRKSt9nothrow_t", "operator new[](unsigned long, std::nothrow_t const&)" },
-    { "_ZnwmSt11align_val_t", "operator new(unsigned long, std::align_val_t)" },
-    { "_ZnamSt11align_val_t", "operator new[](unsigned long, std::align_val_t)" },
-    { "_ZnwmSt11align_val_tRKSt9nothrow_t",
-      "operator new(unsigned long, std::align_val_t, std::nothrow_t const&)" },
-    { "_ZnamSt11align_val_tRKSt9nothrow_t",
-      "operator new[](unsigned long, std::align_val_t, std::nothrow_t const&)" },
-    { "_ZdlPv", "operator delete(void*)" },
-    { "_ZdaPv", "operator delete[](void*)" },
-    { "_ZdlPvm", "operator delete(void*, unsigned long)" },
-    { "_ZdaPvm", "operator delete[](void*, unsigned long)" },
-    { "_ZdlPvRKSt9nothrow_t", "operator delete(void*, std::nothrow_t const&)" },
-    { "_ZdaPvRKSt9nothrow_t", "operator delete[](void*, std::nothrow_t const&)" },
-    { "_ZdlPvSt11align_val_t", "operator delete(void*, std::align_val_t)" },
-    { "_ZdaPvSt11align_val_t", "operator delete[](void*, std::align_val_t)" },
-    { "_ZdlPvmSt11align_val_t", "operator delete(void*, unsigned long, std::align_val_t)" },
-    { "_ZdaPvmSt11align_val_t", "operator delete[](void*, unsigned long, std::align_val_t)" },
-    { "_ZdlPvSt11align_val_tRKSt9nothrow_t",
-      "operator delete(void*, std::align_val_t, std::nothrow_t const&)" },
-    { "_ZdaPvSt11align_val_tRKSt9nothrow_t",
-      "operator delete[](void*, std::align_val_t, std::nothrow_t const&)" },
+#define CG_CXX_OP(name, ret, params, demangled) { #name, demangled },
+#include "cxxops.def"
+#undef CG_CXX_OP
 };
 
 static void set_str(char *dst, size_t cap, const char *s);

@@ -14,6 +14,9 @@
 #   tunables-*           GLIBC_TUNABLES / MALLOC_*_ reach the core
 #   options-comma        ',' separates pairs as ':' does, mixed too
 #   options-quoted-path  log_path='...' holds ':' and ','; quotes not kept
+#   options-blanks       blanks around keys and values are not part of them
+#                        (' mode=debug , stack_depth=4 '); a quoted value
+#                        keeps its own, blanks after its quote are dropped
 #   options-bad-quote    an unterminated quote, text after a closing one:
 #                        a warning each, the default kept
 #   stats-fork-child     a forked child's stats_path line counts only the
@@ -145,6 +148,17 @@ if [ "$(grep -c WARNING <<<"$c1$c2")" = 0 ] &&
    grep -q 'chunkguard: debug mode; .*detect_leaks 1' <<<"$c1" &&
    grep -q 'chunkguard: debug mode; .*detect_leaks 1' <<<"$c2"; then pass options-comma
 else fail options-comma "$(head -c 300 <<<"$c1") / $(head -c 300 <<<"$c2")"; fi
+
+# options-blanks: spaces and tabs around keys, values and separators are
+# dropped (no warning, both options applied); inside quotes they are kept
+run " verbosity=1 , mode=debug ,	detect_leaks = 1 , stack_depth=4 " ok; s1=$err
+run "verbosity=1:log_path = '$tmp/s p.%p'  :abort_on_error=0" double-free; s2=$rc; s2e=$err
+sl=("$tmp"/s\ p.*)
+if [ "$(grep -c WARNING <<<"$s1")" = 0 ] &&
+   grep -q 'chunkguard: debug mode; .*detect_leaks 1' <<<"$s1" &&
+   grep -q 'stack_depth 4\b' <<<"$s1" && [ "$s2" = 1 ] && [ -f "${sl[0]}" ] &&
+   ! grep -q WARNING "${sl[0]}"; then pass options-blanks
+else fail options-blanks "$(head -c 300 <<<"$s1") / rc=$s2 $(head -c 200 <<<"$s2e") logs: $(ls "$tmp" | tr '\n' ' ')"; fi
 
 # options-quoted-path: a path with ':' and ',' in quotes, either kind
 run "log_path='$tmp/q:a,b.%p',abort_on_error=0" double-free; q1=$rc; qe=$err

@@ -40,6 +40,7 @@
 #                         its allocation stack
 #   supp-token-mismatch   the frame matches, the kind does not: reported
 #   supp-bad-file         an unreadable file, bad lines: one-line warnings
+#   supp-many-rules       rules past the 256th: one warning with their count
 #   supp-leak             leak groups by allocation stack, bytes counted;
 #                         all suppressed: exit status unchanged
 #   supp-fatal            a report that ends the process is printed, with a
@@ -394,6 +395,18 @@ if [ "$rb1" -eq 0 ] && [ "$(wc -l <"$tmp/sb1.err")" -eq 1 ] &&
    [ "$rb3" -eq 0 ] && grep -q "suppressions $tmp/s-fifo: cannot be read" "$tmp/sb3.err"
 then pass supp-bad-file
 else fail supp-bad-file "fifo: status $rb3 (124: it hung); missing file: status $rb1, $(head -c 200 "$tmp/sb1.err"); bad lines: status $rb2, $nw warnings (want 3): $(head -c 400 "$tmp/sb2.err" | tr '\n' '|')"; fi
+
+# supp-many-rules: 300 rules, 44 past the 256 kept: one warning with the
+# count and the first line dropped, not one a line; the kept rules apply
+{ for i in $(seq 1 255); do echo "double-free:no_such_fn_$i"; done
+  echo "heap-buffer-overflow:overflow"
+  for i in $(seq 1 44); do echo "double-free:never_kept_$i"; done; } >"$tmp/s-many.txt"
+LIBRUN "halt_on_error=0:suppressions=$tmp/s-many.txt" "$tmp/sm" "$B/buggy" overflow; rsm=$?
+nsm=$(grep -c "WARNING: chunkguard: suppressions" "$tmp/sm.err")
+if [ "$rsm" -eq 0 ] && [ "$nsm" -eq 1 ] && ! grep -q "ERROR:" "$tmp/sm.err" &&
+   grep -q "^==[0-9]*==WARNING: chunkguard: suppressions $tmp/s-many.txt: 44 rule(s) past the first 256 ignored (from line 257 on)$" "$tmp/sm.err"
+then pass supp-many-rules
+else fail supp-many-rules "status $rsm, $nsm warning(s) (want 1): $(head -c 300 "$tmp/sm.err" | tr '\n' '|')"; fi
 
 # supp-leak: leak groups suppressed per allocation stack, their bytes and
 # blocks counted; all suppressed: no leak report, exit status unchanged
