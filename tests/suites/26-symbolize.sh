@@ -28,6 +28,14 @@
 #                            log_path): still symbolized
 #   sym-fork-child           a report in the child of a fork made while
 #                            another thread allocates: still symbolized
+#   sym-exit-race-*          (tests/symbolize/race.c) a worker thread's
+#                            report while main returns or calls exit, in
+#                            every mode and with symbolize=0: the report
+#                            whole (SUMMARY), the process aborted (134)
+#   sym-sigchld-*            a program counting SIGCHLD and reaping with
+#                            waitpid(-1) during 3 reports (halt_on_error=0),
+#                            in each mode: sees none of the symbolizer's
+#                            processes
 # Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
 set -u
 R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
@@ -39,7 +47,8 @@ command -v llvm-symbolizer >/dev/null ||
   { fail sym-tool "llvm-symbolizer not installed (tools/deps.sh check installs llvm)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -std=gnu11 -g -O1 -pthread -o "$B/sym" "$R/tests/symbolize/sym.c" 2>"$tmp/b.err" &&
-  g++ -g -O1 -o "$B/symxx" "$R/tests/symbolize/sym.cc" 2>>"$tmp/b.err" ||
+  g++ -g -O1 -o "$B/symxx" "$R/tests/symbolize/sym.cc" 2>>"$tmp/b.err" &&
+  gcc -std=gnu11 -g -O1 -pthread -o "$B/race" "$R/tests/symbolize/race.c" 2>>"$tmp/b.err" ||
   { fail sym-build "$(head -c 400 "$tmp/b.err")"; exit 1; }
 src=$R/tests/symbolize/sym.c
 line() { grep -n "LINE-$1\b" "$2" | cut -d: -f1; }
@@ -179,4 +188,24 @@ fi
 run mode=debug "$B/sym" fork
 expect sym-fork-child 'ERROR: chunkguard: double-free' \
   "$F0 free_twice .*sym\.c:$(line free_twice "$src") \("
+
+for how in exit exitcall; do
+  for o in mode=fast mode=debug mode=guard mode=debug:symbolize=0; do
+    n=sym-exit-race-$how-${o//[=:]/-}
+    run "$o" "$B/race" $how
+    if [ $rc = 134 ] && grep -q '^SUMMARY: chunkguard: double-free' <<<"$err"; then pass "$n"
+    else fail "$n" "rc $rc, $(wc -l <<<"$err") line(s): $(head -c 300 <<<"$err")"; fi
+  done
+done
+
+for o in mode=fast mode=debug mode=guard; do
+  n=sym-sigchld-${o#mode=}
+  out=$(timeout 60 env CHUNKGUARD_OPTIONS="$o:halt_on_error=0" LD_PRELOAD="$SO" \
+        "$B/race" chld 3 2>"$tmp/chld.err")
+  rc=$?
+  reps=$(grep -c '^SUMMARY: chunkguard:' "$tmp/chld.err")
+  syms=$(grep -Ec '^    #0 0x[0-9a-f]+ in [^ ]+ [^ ]+:[0-9]+ \(' "$tmp/chld.err")
+  if [ "$out" = "sigchld 0 reaped 0" ] && [ "$reps" -ge 1 ] && [ "$syms" -ge "$reps" ]; then pass "$n"
+  else fail "$n" "rc $rc, '$out', $reps report(s), $syms symbolized"; fi
+done
 exit 0
