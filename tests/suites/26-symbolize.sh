@@ -28,6 +28,11 @@
 #                            log_path): still symbolized
 #   sym-fork-child           a report in the child of a fork made while
 #                            another thread allocates: still symbolized
+#   sym-garbage-*            a symbolizer answering control bytes and a
+#                            line number that is no number, binary, a
+#                            100 kB line, or (addr2line's protocol) a bell
+#                            in a name: module+offset frames, the report
+#                            whole, no byte of the garbage in it
 #   sym-exit-race-*          (tests/symbolize/race.c) a worker thread's
 #                            report while main returns or calls exit, in
 #                            every mode and with symbolize=0: the report
@@ -207,5 +212,22 @@ for o in mode=fast mode=debug mode=guard; do
   syms=$(grep -Ec '^    #0 0x[0-9a-f]+ in [^ ]+ [^ ]+:[0-9]+ \(' "$tmp/chld.err")
   if [ "$out" = "sigchld 0 reaped 0" ] && [ "$reps" -ge 1 ] && [ "$syms" -ge "$reps" ]; then pass "$n"
   else fail "$n" "rc $rc, '$out', $reps report(s), $syms symbolized"; fi
+done
+
+# symbolizers that answer garbage: each reads its input, then prints
+mkdir -p "$tmp/g"
+printf '#!/bin/sh\ncat >/dev/null\nwhile :; do printf "\\033[31mEVIL\\033[0m\\n/src/x.c:1:2\\n\\nEVIL2\\n/src/x.c:l1:c2\\n\\n"; done | head -c 2000\n' >"$tmp/g/ctl"
+printf '#!/bin/sh\ncat >/dev/null\nhead -c 20000 /dev/urandom | tr "\\\\000-\\\\011" "\\\\n"\n' >"$tmp/g/binary"
+printf '#!/bin/sh\ncat >/dev/null\nhead -c 100000 /dev/zero | tr "\\\\000" E; printf "\\n/src/x.c:1:2\\n\\n"\n' >"$tmp/g/huge"
+printf '#!/bin/sh\ncat >/dev/null\nfor i in 1 2 3 4 5 6 7 8; do printf "0x10\\nBELL\\007\\n/src/x.c:3\\n"; done\n' >"$tmp/g/addr2line"
+chmod +x "$tmp/g/"*
+for g in ctl binary huge addr2line; do
+  run mode=debug:symbolizer_path="$tmp/g/$g" "$B/sym" free
+  if plain_frames && grep -q '^SUMMARY: chunkguard: heap-buffer-overflow' <<<"$err" &&
+     ! LC_ALL=C grep -q '[^[:print:][:space:]]' <<<"$err" && ! grep -q 'EVIL\|BELL\|EEEE' <<<"$err"; then
+    pass sym-garbage-$g
+  else
+    fail sym-garbage-$g "rc $rc, got: $(grep -m3 '#' <<<"$err" | LC_ALL=C cut -c1-160 | cat -v)"
+  fi
 done
 exit 0
