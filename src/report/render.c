@@ -452,10 +452,17 @@ CG_REALIGN void cg_report_publish(const cg_rdata_t *d, const char *text, const c
     cg_report_run(publish_body, &a);
 }
 
-static bool head_out;      /* cg_report_emit_head wrote the first lines */
-static bool head_held;     /* it took the report lock, and left the first
-                            * lines to emit_body: with suppressions the
-                            * stacks decide whether they are written */
+/* Per thread: the state of the report this thread is writing.  Read
+ * before the report lock is taken (head_once asks whether to take it),
+ * so it must not be shared: a second thread faulting while the first
+ * one's head was out took that for its own, wrote its report without
+ * the lock, into the same text buffer, or made the first one think it
+ * was reporting twice (58-guard guard-threads-fault-at-once, 10 of 100
+ * runs under load). */
+static CG_TLS bool head_out;   /* cg_report_emit_head wrote the first lines */
+static CG_TLS bool head_held;  /* it took the report lock, and left the first
+                                * lines to emit_body: with suppressions the
+                                * stacks decide whether they are written */
 
 /* The thread a report is about, whose hold on the report lock it must not
  * wait for: a lock report's holder (0: none). */
