@@ -459,10 +459,14 @@ CG_REALIGN void cg_report_publish(const cg_rdata_t *d, const char *text, const c
  * the lock, into the same text buffer, or made the first one think it
  * was reporting twice (58-guard guard-threads-fault-at-once, 10 of 100
  * runs under load). */
-static CG_TLS bool head_out;   /* cg_report_emit_head wrote the first lines */
+static CG_TLS bool head_out;   /* cg_report_emit_head rendered the first lines
+                                * (in tbuf, unwritten) and holds the lock */
 static CG_TLS bool head_held;  /* it took the report lock, and left the first
                                 * lines to emit_body: with suppressions the
                                 * stacks decide whether they are written */
+/* The length of the head cg_report_emit_head left in tbuf, unwritten
+ * (see cg_render_flush_head); 0 when none. */
+static CG_TLS size_t head_len;
 
 /* The thread a report is about, whose hold on the report lock it must not
  * wait for: a lock report's holder (0: none). */
@@ -474,21 +478,29 @@ static uint32_t about_tid(const cg_rdata_t *d)
 void cg_render_after_fork_child(void)
 {
     head_out = head_held = false;
+    head_len = 0;
 }
 
-/* The head of d into tbuf, written to the log unless cg_report_emit_head
- * did already; takes the report lock if that did not.  Returns the head's
- * length.  Every report's first lines are out before its stacks are
- * symbolized (or, after cg_report_emit_head, unwound). */
+/* The head of d into tbuf; takes the report lock unless
+ * cg_report_emit_head took it.  Returns the head's length.  Nothing is
+ * written here: a report goes out with one write of head and body once
+ * its stacks are unwound and symbolized, so that reports of several
+ * processes on one stderr do not interleave (docs/reports.md). */
 static size_t head_once(const cg_rdata_t *d)
 {
     if (!head_out && !head_held)
         cg_report_enter_about(about_tid(d));
     size_t head = render_head(tbuf, sizeof tbuf, d);
-    if (!head_out)
-        cg_log_write(tbuf, head);
     head_out = head_held = false;
+    head_len = 0;
     return head;
+}
+
+void cg_render_flush_head(void)
+{
+    if (head_out && head_len != 0)
+        cg_log_write(tbuf, head_len);
+    head_len = 0;
 }
 
 static void emit_head_body(void *arg)
@@ -498,7 +510,7 @@ static void emit_head_body(void *arg)
         head_held = true;
         return;
     }
-    head_once(arg);
+    head_len = head_once(arg);
     head_out = true;
 }
 
@@ -560,7 +572,7 @@ static void emit_body(void *arg)
     if (!known)
         cg_dedup_compute(d, &k);
     size_t tn = head + render_rest(tbuf + head, sizeof tbuf - head, d, &k);
-    cg_log_write(tbuf + head, tn - head);
+    cg_log_write(tbuf, tn);
     bool go_on = a->passing || (a->recoverable && !cg_opt.halt_on_error);
     bool called = publish(d, tbuf, a->recoverable, &k);
     if (batch)

@@ -124,6 +124,7 @@ void cg_report_enter_about(uint32_t about)
 {
     if (CG_REPORT_BUSY(cg_self.in_report)) {
         static const char nested[] = "==chunkguard: error while reporting an error; aborting\n";
+        cg_render_flush_head();
         cg_os_write_all(2, nested, sizeof nested - 1);
         cg_os_abort();
     }

@@ -33,6 +33,9 @@
 #                            100 kB line, or (addr2line's protocol) a bell
 #                            in a name: module+offset frames, the report
 #                            whole, no byte of the garbage in it
+#   sym-fork-reports-*       8 forked children report at once onto one
+#                            stderr (a pipe), in each mode: 8 whole
+#                            reports, each one's lines contiguous
 #   sym-exit-race-*          (tests/symbolize/race.c) a worker thread's
 #                            report while main returns or calls exit, in
 #                            every mode and with symbolize=0: the report
@@ -229,5 +232,34 @@ for g in ctl binary huge addr2line; do
   else
     fail sym-garbage-$g "rc $rc, got: $(grep -m3 '#' <<<"$err" | LC_ALL=C cut -c1-160 | cat -v)"
   fi
+done
+
+cat >"$tmp/contig.py" <<'PY'
+import re, sys
+# each report runs from its ERROR line to its SUMMARY line, holding no
+# line of another and no line outside one
+n = int(sys.argv[1]); cur = None; whole = 0; bad = []
+for i, l in enumerate(sys.stdin.read().splitlines()):
+    m = re.match(r'^==(\d+)==ERROR: chunkguard:', l)
+    if m:
+        if cur is not None:
+            bad.append("line %d: report of %s inside that of %s" % (i, m.group(1), cur))
+        cur = m.group(1)
+    elif l.startswith('SUMMARY: chunkguard:'):
+        if cur is None:
+            bad.append("line %d: SUMMARY outside a report" % i)
+        else:
+            whole += 1
+        cur = None
+    elif cur is None and l.strip():
+        bad.append("line %d outside a report: %s" % (i, l[:60]))
+if whole != n:
+    bad.append("%d whole reports, not %d" % (whole, n))
+print("ok" if not bad else "; ".join(bad[:3]))
+PY
+for m in fast debug guard; do
+  err=$(timeout 60 env CHUNKGUARD_OPTIONS=mode=$m LD_PRELOAD="$SO" "$B/race" fork 8 2>&1 >/dev/null)
+  res=$(python3 "$tmp/contig.py" 8 <<<"$err" 2>&1)
+  if [ "$res" = ok ]; then pass sym-fork-reports-$m; else fail sym-fork-reports-$m "$res"; fi
 done
 exit 0
