@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -615,18 +616,47 @@ typedef struct ksigaction {
     uint64_t mask;
 } ksigaction_t;
 
-/* In the child (a copy of us): become the helper or exit 127. */
-static _Noreturn void coproc_child(const char *path, const char *const *argv, int end)
+/* The helper itself (a child of the middle process below): its own
+ * process group (a script's children are killed with it), every signal
+ * unblocked, then the program or exit 127. */
+static _Noreturn void coproc_exec(const char *path, const char *const *argv)
+{
+    SYS(SYS_setpgid, 0, 0, 0, 0, 0, 0);
+    uint64_t none = 0;
+    SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, sizeof none, 0, 0);
+    SYS(SYS_execve, path, argv, coproc_env, 0, 0, 0);
+    for (;;)
+        SYS(SYS_exit_group, 127, 0, 0, 0, 0, 0);
+}
+
+/*
+ * The middle process (a copy of us, every signal blocked): it starts the
+ * helper as its own child and waits for it, so that the helper is never a
+ * child of the program.  An execve turns the exit signal of the process
+ * that makes it into SIGCHLD whatever its clone asked for (Linux sets it
+ * on exec: a raw clone with no exit signal, then execve, is a child whose
+ * end the program's SIGCHLD handler and waitpid(-1) see), and a grandchild
+ * left orphaned is reparented to the nearest subreaper, which may be the
+ * program.  The middle one never execs: it ends with no exit signal, only
+ * our __WALL wait sees it.  SIGTERM (from cg_os_coproc_end, or on our
+ * death: PR_SET_PDEATHSIG) kills the helper's group first; the helper's
+ * end, or SIGTERM, ends it, after it reaped the helper.
+ */
+static _Noreturn void coproc_middle(const char *path, const char *const *argv, int end,
+                                    long parent)
 {
     for (int sig = 1; sig <= 64; sig++) {
         ksigaction_t old, dfl = { 0, 0, 0, 0 };
         if (sig == SIGKILL || sig == SIGSTOP ||
             sys_failed(SYS(SYS_rt_sigaction, sig, 0, &old, 8, 0, 0)))
             continue;
-        if (old.handler != (uintptr_t)SIG_DFL && old.handler != (uintptr_t)SIG_IGN)
+        /* SIGCHLD's too when ignored: the helper must stay to be reaped */
+        if ((old.handler != (uintptr_t)SIG_DFL && old.handler != (uintptr_t)SIG_IGN) ||
+            sig == SIGCHLD)
             SYS(SYS_rt_sigaction, sig, &dfl, 0, 8, 0, 0);
     }
-    SYS(SYS_setpgid, 0, 0, 0, 0, 0, 0);
+    SYS(SYS_prctl, PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0, 0);
+    bool orphan = SYS(SYS_getppid, 0, 0, 0, 0, 0, 0) != parent;   /* died already */
     SYS(SYS_dup2, end, 0, 0, 0, 0, 0);
     SYS(SYS_dup2, end, 1, 0, 0, 0, 0);
     long nul = SYS(SYS_openat, AT_FDCWD, "/dev/null", O_WRONLY, 0, 0, 0);
@@ -637,11 +667,30 @@ static _Noreturn void coproc_child(const char *path, const char *const *argv, in
     if (sys_failed(SYS(SYS_close_range, 3, ~0u, 0, 0, 0, 0)))
         for (int fd = 3; fd < 1024; fd++)
             SYS(SYS_close, fd, 0, 0, 0, 0, 0);
-    uint64_t none = 0;
-    SYS(SYS_rt_sigprocmask, SIG_SETMASK, &none, 0, sizeof none, 0, 0);
-    SYS(SYS_execve, path, argv, coproc_env, 0, 0, 0);
+    long pid = orphan ? -1 : SYS(SYS_clone, SIGCHLD, 0, 0, 0, 0, 0);
+    if (pid == 0)
+        coproc_exec(path, argv);
+    for (int fd = 0; fd < 3; fd++)      /* the helper alone holds the socket */
+        SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    if (sys_failed(pid))
+        for (;;)
+            SYS(SYS_exit_group, 127, 0, 0, 0, 0, 0);
+    SYS(SYS_setpgid, pid, pid, 0, 0, 0, 0);     /* before any kill of it, too */
+    uint64_t set = (1ull << (SIGTERM - 1)) | (1ull << (SIGCHLD - 1));
+    int status;
+    for (;;) {
+        long w = SYS(SYS_wait4, pid, &status, WNOHANG, 0, 0, 0);
+        if (w != 0)
+            break;                      /* reaped, or gone (ECHILD) */
+        if (SYS(SYS_rt_sigtimedwait, &set, 0, 0, 8, 0, 0) == SIGTERM) {
+            SYS(SYS_kill, -pid, SIGKILL, 0, 0, 0, 0);
+            SYS(SYS_kill, pid, SIGKILL, 0, 0, 0, 0);
+            SYS(SYS_wait4, pid, &status, 0, 0, 0, 0);
+            break;
+        }
+    }
     for (;;)
-        SYS(SYS_exit_group, 127, 0, 0, 0, 0, 0);
+        SYS(SYS_exit_group, 0, 0, 0, 0, 0, 0);
 }
 
 int cg_os_coproc_start(const char *path, const char *const *argv, int *fd)
@@ -667,10 +716,11 @@ int cg_os_coproc_start(const char *path, const char *const *argv, int *fd)
     /* Every signal blocked across the fork: none of the program's
      * handlers may run in the child before it resets them. */
     uint64_t all = ~(uint64_t)0, old = 0;
+    long me = SYS(SYS_getpid, 0, 0, 0, 0, 0, 0);
     SYS(SYS_rt_sigprocmask, SIG_SETMASK, &all, &old, sizeof all, 0, 0);
     pid = SYS(SYS_clone, 0, 0, 0, 0, 0, 0);     /* a fork: no CLONE_VM, no exit signal */
     if (pid == 0)
-        coproc_child(path, argv, sv[1]);
+        coproc_middle(path, argv, sv[1], me);
     SYS(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, sizeof old, 0, 0);
     SYS(SYS_close, sv[1], 0, 0, 0, 0, 0);
     if (sys_failed(pid)) {
@@ -733,19 +783,22 @@ void cg_os_coproc_end(int pid, int fd, bool ended)
 {
     SYS(SYS_close, fd, 0, 0, 0, 0, 0);
     int status;
-    /* after its output ended it normally exits at once: a moment for
-     * that, then the whole group is killed (a script's children too) */
+    /* after its output ended the helper normally exits at once, and the
+     * middle process with it: a moment for that; then the middle one is
+     * told to kill the helper's group (a script's children too), and at
+     * last killed itself should it not end */
     for (int i = 0; ended && i < 50; i++) {
         if (SYS(SYS_wait4, pid, &status, WNOHANG | __WALL, 0, 0, 0) != 0)
             return;
         cg_os_sleep_ms(1);
     }
-    SYS(SYS_kill, -pid, SIGKILL, 0, 0, 0, 0);
-    SYS(SYS_kill, pid, SIGKILL, 0, 0, 0, 0);
-    for (int i = 0; i < 100; i++) {
-        if (SYS(SYS_wait4, pid, &status, WNOHANG | __WALL, 0, 0, 0) != 0)
-            return;
-        cg_os_sleep_ms(1);
+    for (int sig = SIGTERM, round = 0; round < 2; round++, sig = SIGKILL) {
+        SYS(SYS_kill, pid, sig, 0, 0, 0, 0);
+        for (int i = 0; i < 100; i++) {
+            if (SYS(SYS_wait4, pid, &status, WNOHANG | __WALL, 0, 0, 0) != 0)
+                return;
+            cg_os_sleep_ms(1);
+        }
     }
 }
 

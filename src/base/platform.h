@@ -192,10 +192,12 @@ void  cg_os_close(int fd) CG_HIDDEN;
  *     socket pair whose end *fd (non-blocking, close-on-exec, >= 3) is
  *     ours, stderr /dev/null, no other descriptor, signal mask empty and
  *     handlers default, the environment ours without LD_PRELOAD (so the
- *     helper never loads chunkguard).  The child is a raw fork (a copy
- *     of the address space: nothing the child does can touch ours) whose
- *     exit raises no SIGCHLD, so the program's handler never sees it.
- *     Returns its pid, or -1 (fork refused, no socket, fds exhausted).
+ *     helper never loads chunkguard).  Our child is a raw fork (a copy
+ *     of the address space: nothing it does can touch ours) that never
+ *     execs and exits with no exit signal; the helper is its child, so
+ *     neither the program's SIGCHLD handler nor its waitpid(-1) sees
+ *     either (platform.c, coproc_middle).  Returns the middle process's
+ *     pid, or -1 (fork refused, no socket, fds exhausted).
  *     An execve that fails shows as an end of output with nothing read.
  *     Not reentrant: one helper at a time (the caller serialises; the
  *     environment array is static).
@@ -205,10 +207,11 @@ void  cg_os_close(int fd) CG_HIDDEN;
  *     (cg_os_now_ns's clock); both directions at once (poll), so neither
  *     pipe can fill up and block the other side.  Returns the bytes
  *     read; *done is true when its output ended (EOF) in time.
- * cg_os_coproc_end - close fd, kill the child's process group (SIGKILL)
- *     unless it already ended its output, and reap the child: waits at
- *     most about 100 ms after a kill (a child that cannot die is left
- *     behind, never waited for).
+ * cg_os_coproc_end - close fd; unless the helper ended its output and
+ *     exits at once, have the middle process kill the helper's process
+ *     group (SIGTERM to it; SIGKILL after 100 ms); reap the middle one:
+ *     waits at most about 200 ms after the first kill (a child that
+ *     cannot die is left behind, never waited for).
  */
 bool  cg_os_find_program(const char *name, char *buf, size_t cap) CG_HIDDEN;
 int   cg_os_coproc_start(const char *path, const char *const *argv, int *fd) CG_HIDDEN;

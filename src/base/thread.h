@@ -52,6 +52,9 @@ typedef struct cg_thread {
     uint8_t in_capture;         /* inside the unwinder (stack.c)            */
     uint8_t in_fault;           /* inside the fault handler's own work: a
                                  * fault now is one of its own (fault.c)   */
+    uint8_t report_head;        /* the report this thread writes: its head
+                                 * rendered early, or its lock taken early
+                                 * (report/render.c, CG_RHEAD_*)           */
     uint32_t sample_left;       /* allocations until the next sampled one
                                  * (debug/sample.h; counted down by the
                                  * inline hits too)                         */

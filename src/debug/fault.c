@@ -44,6 +44,7 @@
 #include "lock.h"
 #include "options.h"
 #include "checks.h"
+#include "render.h"
 #include "shadow.h"
 #include "symbolize.h"
 #include "thread.h"
@@ -200,6 +201,7 @@ static _Noreturn void fault_in_handler(uintptr_t a, uintptr_t pc)
     size_t n = cg_fmt(line, sizeof line, "==%d==chunkguard: a fault on %p at pc %p while "
                       "handling a fault (its metadata is unreadable); aborting\n",
                       (int)cg_os_getpid(), (void *)a, (void *)pc);
+    cg_render_flush_head();      /* a report's first lines, if unwritten */
     cg_os_write_all(2, line, n);
     cg_os_abort();
 }

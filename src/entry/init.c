@@ -354,6 +354,8 @@ static void write_stats_file(void)
 
 void cg_exit_now(int status)
 {
+    if (cg_init_state == 2)
+        cg_report_wait_others();
     /* Not from inside chunkguard (a signal handler that interrupted it,
      * code it calls), nor after a report began to end the process: the
      * state the checks read may be half-changed, or has been reported. */
@@ -370,6 +372,8 @@ __attribute__((destructor)) static CG_REALIGN void cg_destructor(void)
 {
     if (cg_init_state != 2)
         return;
+    /* another thread's report must not be cut short by our exit_group */
+    cg_report_wait_others();
     cg_vg_quiet_begin();
     if (cg_mode.at_exit != NULL)
         cg_mode.at_exit();

@@ -10,6 +10,7 @@
 #include "dedup.h"
 #include "options.h"
 #include "symbolize.h"
+#include "thread.h"
 
 /* Both under the report lock.  The text's room: three 64-frame stacks of
  * symbolized lines (a path and a line number each, inlined functions on
@@ -452,10 +453,28 @@ CG_REALIGN void cg_report_publish(const cg_rdata_t *d, const char *text, const c
     cg_report_run(publish_body, &a);
 }
 
-static bool head_out;      /* cg_report_emit_head wrote the first lines */
-static bool head_held;     /* it took the report lock, and left the first
-                            * lines to emit_body: with suppressions the
-                            * stacks decide whether they are written */
+/* Per thread (cg_self.report_head, in bits): the state of the report
+ * this thread is writing.  Read before the report lock is taken
+ * (head_once asks whether to take it), so it must not be shared: while
+ * it was, a second thread faulting while the first one's head was out
+ * took that for its own, wrote its report without the lock, into the
+ * same text buffer, or made the first one think it was reporting twice
+ * (58-guard guard-threads-fault-at-once, 10 of 100 runs under load).
+ * CG_RHEAD_OUT: cg_report_emit_head rendered the first lines (in tbuf,
+ * unwritten, head_len bytes) and holds the lock.  CG_RHEAD_HELD: it took
+ * the report lock and left the first lines to emit_body: with
+ * suppressions the stacks decide whether they are written. */
+enum { CG_RHEAD_OUT = 1, CG_RHEAD_HELD = 2 };
+static bool head_is(unsigned bit)
+{
+    return (cg_self.report_head & bit) != 0;
+}
+static void head_set(unsigned bit, bool on)
+{
+    cg_self.report_head = (uint8_t)(on ? cg_self.report_head | bit : cg_self.report_head & ~bit);
+}
+/* Only the report lock's holder, whose head it is, touches it. */
+static size_t head_len;
 
 /* The thread a report is about, whose hold on the report lock it must not
  * wait for: a lock report's holder (0: none). */
@@ -466,33 +485,42 @@ static uint32_t about_tid(const cg_rdata_t *d)
 
 void cg_render_after_fork_child(void)
 {
-    head_out = head_held = false;
+    cg_self.report_head = 0;
+    head_len = 0;
 }
 
-/* The head of d into tbuf, written to the log unless cg_report_emit_head
- * did already; takes the report lock if that did not.  Returns the head's
- * length.  Every report's first lines are out before its stacks are
- * symbolized (or, after cg_report_emit_head, unwound). */
+/* The head of d into tbuf; takes the report lock unless
+ * cg_report_emit_head took it.  Returns the head's length.  Nothing is
+ * written here: a report goes out with one write of head and body once
+ * its stacks are unwound and symbolized, so that reports of several
+ * processes on one stderr do not interleave (docs/reports.md). */
 static size_t head_once(const cg_rdata_t *d)
 {
-    if (!head_out && !head_held)
+    if (!head_is(CG_RHEAD_OUT) && !head_is(CG_RHEAD_HELD))
         cg_report_enter_about(about_tid(d));
     size_t head = render_head(tbuf, sizeof tbuf, d);
-    if (!head_out)
-        cg_log_write(tbuf, head);
-    head_out = head_held = false;
+    cg_self.report_head = 0;
+    head_len = 0;
     return head;
+}
+
+void cg_render_flush_head(void)
+{
+    if (head_is(CG_RHEAD_OUT) && head_len != 0) {
+        cg_log_write(tbuf, head_len);
+        head_len = 0;
+    }
 }
 
 static void emit_head_body(void *arg)
 {
     if (cg_supp_active()) {
         cg_report_enter_about(about_tid(arg));
-        head_held = true;
+        head_set(CG_RHEAD_HELD, true);
         return;
     }
-    head_once(arg);
-    head_out = true;
+    head_len = head_once(arg);
+    head_set(CG_RHEAD_OUT, true);
 }
 
 CG_REALIGN void cg_report_emit_head(const cg_rdata_t *d)
@@ -540,8 +568,8 @@ static void emit_body(void *arg)
             cg_supp_count(k.rule, 0, 0);
             if (batch)
                 cg_sym_batch_end();
-            if (head_held) {
-                head_held = false;
+            if (head_is(CG_RHEAD_HELD)) {
+                head_set(CG_RHEAD_HELD, false);
                 cg_report_leave();
             }
             return;
@@ -553,7 +581,7 @@ static void emit_body(void *arg)
     if (!known)
         cg_dedup_compute(d, &k);
     size_t tn = head + render_rest(tbuf + head, sizeof tbuf - head, d, &k);
-    cg_log_write(tbuf + head, tn - head);
+    cg_log_write(tbuf, tn);
     bool go_on = a->passing || (a->recoverable && !cg_opt.halt_on_error);
     bool called = publish(d, tbuf, a->recoverable, &k);
     if (batch)

@@ -84,14 +84,21 @@ typedef struct cg_rdata {
 void cg_report_emit(const cg_rdata_t *d, bool recoverable) CG_COLD CG_HIDDEN;
 
 /*
- * cg_report_emit_head - write the first lines of report d now (the ERROR
+ * cg_report_emit_head - render the first lines of report d now (the ERROR
  * line, the access, the message: what needs no unwinding), taking the
  * report lock and keeping it; the cg_report_emit that must follow, with
- * the same d and its stacks filled in, writes the rest and the JSON.  So
- * a fault while the stacks are gathered (a smashed stack) still leaves
- * the report's first lines in the log.
+ * the same d and its stacks filled in, writes the whole report (one
+ * write: reports of processes sharing a stderr do not interleave) and
+ * the JSON.  A fault while the stacks are gathered (a smashed stack) ends
+ * in cg_render_flush_head, which writes those first lines before the
+ * abort.
  */
 void cg_report_emit_head(const cg_rdata_t *d) CG_COLD CG_HIDDEN;
+
+/* A fault inside the calling thread's report, before its abort: write the
+ * first lines cg_report_emit_head rendered, if they are still unwritten.
+ * Async-signal-safe; no lock taken (the thread holds the report lock). */
+void cg_render_flush_head(void) CG_HIDDEN;
 
 /* cg_report_emit, then return whatever the options say: for a fault
  * that the signal's default action will end (a wild pointer's SIGSEGV). */

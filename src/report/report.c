@@ -58,6 +58,24 @@ bool cg_report_ending(void)
     return __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE) != 0;
 }
 
+void cg_report_wait_others(void)
+{
+    uint32_t me = cg_lock_me();
+    int64_t dl = CG_LOAD(cg_opt.deadlock_timeout_ms);
+    uint64_t writing_ns = (uint64_t)(dl > 0 ? dl : 10000) * 1000000u;
+    uint64_t ending_ns = 2000000000u, start = cg_os_now_ns();
+    for (;;) {
+        uint32_t owner = CG_LOAD(report_lock.owner);
+        uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
+        uint64_t waited = cg_os_now_ns() - start;
+        bool writing = owner != 0 && owner != me && waited < writing_ns;
+        bool going = ending != 0 && ending != me && waited < ending_ns;
+        if (!writing && !going)
+            return;
+        cg_os_sleep_ms(1);
+    }
+}
+
 const char *cg_error_token(cg_error_t kind)
 {
     return tokens[kind];
@@ -106,6 +124,7 @@ void cg_report_enter_about(uint32_t about)
 {
     if (CG_REPORT_BUSY(cg_self.in_report)) {
         static const char nested[] = "==chunkguard: error while reporting an error; aborting\n";
+        cg_render_flush_head();
         cg_os_write_all(2, nested, sizeof nested - 1);
         cg_os_abort();
     }

@@ -55,6 +55,18 @@ _Noreturn void cg_report_exit(void) CG_COLD CG_HIDDEN;
  * _exit, say). */
 bool cg_report_ending(void) CG_HIDDEN;
 
+/*
+ * cg_report_wait_others - the process is exiting (exit, a return from
+ * main, _exit: entry/init.c): wait while another thread writes a report
+ * (holds the report lock; its stacks may be with the symbolizer) or has
+ * finished one and is on its way to abort, so that the report comes out
+ * whole and its own ending (abort, exitcode) decides the exit status.
+ * Bounded: at most deadlock_timeout_ms (10 s when that is 0) for a writer,
+ * 2 s for one on its way out (a program may catch SIGABRT and go on).
+ * Returns at once when no other thread reports.  Thread-safe; polls.
+ */
+void cg_report_wait_others(void) CG_HIDDEN;
+
 /* The stable token of an error kind ("double-free", ...). */
 const char *cg_error_token(cg_error_t kind) CG_HIDDEN;
 

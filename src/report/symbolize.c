@@ -397,11 +397,65 @@ static bool is_hex_addr(const char *s)
     return true;
 }
 
+/* The longest function name or file an answer may give (bytes). */
+#define SYM_TEXT_MAX 4096
+
+/* Printable ASCII, 1 to SYM_TEXT_MAX bytes: what a function name or path
+ * from the helper must be to reach the report (no control bytes, escape
+ * sequences or binary from a helper gone wrong). */
+static bool text_ok(const char *s)
+{
+    size_t n = 0;
+    for (; s[n] != 0; n++)
+        if (n == SYM_TEXT_MAX || (unsigned char)s[n] < 0x20 || (unsigned char)s[n] > 0x7e)
+            return false;
+    return n > 0;
+}
+
+/* [s, e) is 1 to 9 decimal digits. */
+static bool digits_ok(const char *s, const char *e)
+{
+    if (e <= s || e - s > 9)
+        return false;
+    for (; s < e; s++)
+        if (*s < '0' || *s > '9')
+            return false;
+    return true;
+}
+
+/* The shape of a location line: "file:line:column" (llvm-symbolizer) or
+ * "file:line" (addr2line, whose unknown line is "?"), either followed by
+ * " (discriminator N)"; the numbers decimal, the file text_ok (it may be
+ * "??"). */
+static bool location_ok(const char *loc, bool column)
+{
+    if (!text_ok(loc))
+        return false;
+    const char *end = loc + strlen(loc);
+    const char *d = strstr(loc, " (discriminator ");
+    if (d != NULL) {
+        if (end[-1] != ')' || !digits_ok(d + 16, end - 1))
+            return false;
+        end = d;
+    }
+    for (int part = column ? 2 : 1; part > 0; part--) {
+        const char *c = end;
+        while (c > loc && c[-1] != ':')
+            c--;
+        if (c == loc || !(digits_ok(c, end) || (!column && c + 1 == end && *c == '?')))
+            return false;
+        end = c - 1;
+    }
+    return end > loc;
+}
+
 /* One answer into e: function/location pairs up to the empty line
  * (llvm-symbolizer) or the next address line (addr2line -a: *p is then
  * left at it).  Pairs whose function and file are both unknown count as
- * no answer. */
-static void parse_answer(sym_entry_t *e, char **p, char *end, bool llvm)
+ * no answer.  False, with no answer kept, when a line is not of the
+ * protocol's shape (text_ok, location_ok): the helper is not what it
+ * should be, and the caller reads nothing more of it. */
+static bool parse_answer(sym_entry_t *e, char **p, char *end, bool llvm)
 {
     e->first = (uint32_t)sym_nframes;
     e->nframes = 0;
@@ -418,6 +472,11 @@ static void parse_answer(sym_entry_t *e, char **p, char *end, bool llvm)
         char *loc = next_line(p, end);
         if (loc == NULL || sym_nframes == SYM_FRAMES)
             break;
+        if (!text_ok(fn) || !location_ok(loc, llvm)) {
+            sym_nframes = e->first;
+            e->nframes = 0;
+            return false;
+        }
         cg_sym_inline_t *fr = &sym_frames[sym_nframes++];
         fr->function = strcmp(fn, "??") == 0 || fn[0] == 0 ? NULL : fn;
         parse_location(loc, llvm, &fr->file, &fr->line);
@@ -428,6 +487,7 @@ static void parse_answer(sym_entry_t *e, char **p, char *end, bool llvm)
         sym_nframes = e->first;
         e->nframes = 0;
     }
+    return true;
 }
 
 /* One run of the helper at path: entries of module mod (or, for
@@ -474,9 +534,8 @@ static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
             if (a == NULL || !is_hex_addr(a))
                 break;
         }
-        if (p >= end)
+        if (p >= end || !parse_answer(e, &p, end, llvm))
             break;
-        parse_answer(e, &p, end, llvm);
     }
 }
 

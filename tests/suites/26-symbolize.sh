@@ -28,6 +28,22 @@
 #                            log_path): still symbolized
 #   sym-fork-child           a report in the child of a fork made while
 #                            another thread allocates: still symbolized
+#   sym-garbage-*            a symbolizer answering control bytes and a
+#                            line number that is no number, binary, a
+#                            100 kB line, or (addr2line's protocol) a bell
+#                            in a name: module+offset frames, the report
+#                            whole, no byte of the garbage in it
+#   sym-fork-reports-*       8 forked children report at once onto one
+#                            stderr (a pipe), in each mode: 8 whole
+#                            reports, each one's lines contiguous
+#   sym-exit-race-*          (tests/symbolize/race.c) a worker thread's
+#                            report while main returns or calls exit, in
+#                            every mode and with symbolize=0: the report
+#                            whole (SUMMARY), the process aborted (134)
+#   sym-sigchld-*            a program counting SIGCHLD and reaping with
+#                            waitpid(-1) during 3 reports (halt_on_error=0),
+#                            in each mode: sees none of the symbolizer's
+#                            processes
 # Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
 set -u
 R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
@@ -39,7 +55,8 @@ command -v llvm-symbolizer >/dev/null ||
   { fail sym-tool "llvm-symbolizer not installed (tools/deps.sh check installs llvm)"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 gcc -std=gnu11 -g -O1 -pthread -o "$B/sym" "$R/tests/symbolize/sym.c" 2>"$tmp/b.err" &&
-  g++ -g -O1 -o "$B/symxx" "$R/tests/symbolize/sym.cc" 2>>"$tmp/b.err" ||
+  g++ -g -O1 -o "$B/symxx" "$R/tests/symbolize/sym.cc" 2>>"$tmp/b.err" &&
+  gcc -std=gnu11 -g -O1 -pthread -o "$B/race" "$R/tests/symbolize/race.c" 2>>"$tmp/b.err" ||
   { fail sym-build "$(head -c 400 "$tmp/b.err")"; exit 1; }
 src=$R/tests/symbolize/sym.c
 line() { grep -n "LINE-$1\b" "$2" | cut -d: -f1; }
@@ -179,4 +196,70 @@ fi
 run mode=debug "$B/sym" fork
 expect sym-fork-child 'ERROR: chunkguard: double-free' \
   "$F0 free_twice .*sym\.c:$(line free_twice "$src") \("
+
+for how in exit exitcall; do
+  for o in mode=fast mode=debug mode=guard mode=debug:symbolize=0; do
+    n=sym-exit-race-$how-${o//[=:]/-}
+    run "$o" "$B/race" $how
+    if [ $rc = 134 ] && grep -q '^SUMMARY: chunkguard: double-free' <<<"$err"; then pass "$n"
+    else fail "$n" "rc $rc, $(wc -l <<<"$err") line(s): $(head -c 300 <<<"$err")"; fi
+  done
+done
+
+for o in mode=fast mode=debug mode=guard; do
+  n=sym-sigchld-${o#mode=}
+  out=$(timeout 60 env CHUNKGUARD_OPTIONS="$o:halt_on_error=0" LD_PRELOAD="$SO" \
+        "$B/race" chld 3 2>"$tmp/chld.err")
+  rc=$?
+  reps=$(grep -c '^SUMMARY: chunkguard:' "$tmp/chld.err")
+  syms=$(grep -Ec '^    #0 0x[0-9a-f]+ in [^ ]+ [^ ]+:[0-9]+ \(' "$tmp/chld.err")
+  if [ "$out" = "sigchld 0 reaped 0" ] && [ "$reps" -ge 1 ] && [ "$syms" -ge "$reps" ]; then pass "$n"
+  else fail "$n" "rc $rc, '$out', $reps report(s), $syms symbolized"; fi
+done
+
+# symbolizers that answer garbage: each reads its input, then prints
+mkdir -p "$tmp/g"
+printf '#!/bin/sh\ncat >/dev/null\nwhile :; do printf "\\033[31mEVIL\\033[0m\\n/src/x.c:1:2\\n\\nEVIL2\\n/src/x.c:l1:c2\\n\\n"; done | head -c 2000\n' >"$tmp/g/ctl"
+printf '#!/bin/sh\ncat >/dev/null\nhead -c 20000 /dev/urandom | tr "\\\\000-\\\\011" "\\\\n"\n' >"$tmp/g/binary"
+printf '#!/bin/sh\ncat >/dev/null\nhead -c 100000 /dev/zero | tr "\\\\000" E; printf "\\n/src/x.c:1:2\\n\\n"\n' >"$tmp/g/huge"
+printf '#!/bin/sh\ncat >/dev/null\nfor i in 1 2 3 4 5 6 7 8; do printf "0x10\\nBELL\\007\\n/src/x.c:3\\n"; done\n' >"$tmp/g/addr2line"
+chmod +x "$tmp/g/"*
+for g in ctl binary huge addr2line; do
+  run mode=debug:symbolizer_path="$tmp/g/$g" "$B/sym" free
+  if plain_frames && grep -q '^SUMMARY: chunkguard: heap-buffer-overflow' <<<"$err" &&
+     ! LC_ALL=C grep -q '[^[:print:][:space:]]' <<<"$err" && ! grep -q 'EVIL\|BELL\|EEEE' <<<"$err"; then
+    pass sym-garbage-$g
+  else
+    fail sym-garbage-$g "rc $rc, got: $(grep -m3 '#' <<<"$err" | LC_ALL=C cut -c1-160 | cat -v)"
+  fi
+done
+
+cat >"$tmp/contig.py" <<'PY'
+import re, sys
+# each report runs from its ERROR line to its SUMMARY line, holding no
+# line of another and no line outside one
+n = int(sys.argv[1]); cur = None; whole = 0; bad = []
+for i, l in enumerate(sys.stdin.read().splitlines()):
+    m = re.match(r'^==(\d+)==ERROR: chunkguard:', l)
+    if m:
+        if cur is not None:
+            bad.append("line %d: report of %s inside that of %s" % (i, m.group(1), cur))
+        cur = m.group(1)
+    elif l.startswith('SUMMARY: chunkguard:'):
+        if cur is None:
+            bad.append("line %d: SUMMARY outside a report" % i)
+        else:
+            whole += 1
+        cur = None
+    elif cur is None and l.strip():
+        bad.append("line %d outside a report: %s" % (i, l[:60]))
+if whole != n:
+    bad.append("%d whole reports, not %d" % (whole, n))
+print("ok" if not bad else "; ".join(bad[:3]))
+PY
+for m in fast debug guard; do
+  err=$(timeout 60 env CHUNKGUARD_OPTIONS=mode=$m LD_PRELOAD="$SO" "$B/race" fork 8 2>&1 >/dev/null)
+  res=$(python3 "$tmp/contig.py" 8 <<<"$err" 2>&1)
+  if [ "$res" = ok ]; then pass sym-fork-reports-$m; else fail sym-fork-reports-$m "$res"; fi
+done
 exit 0
