@@ -5,6 +5,7 @@
  */
 #define _GNU_SOURCE
 #include "platform.h"
+#include "thread.h"
 #include "vgclient.h"
 
 #include <dlfcn.h>
@@ -1279,7 +1280,6 @@ void cg_os_stop_signal_give_back(uint64_t keep)
  * its owner, finding its tid gone from it, takes another. */
 #define SECT_SLOTS 256
 static CG_BIG_BSS struct { uint64_t word; char pad[56]; } sect[SECT_SLOTS];
-static __thread int sect_mine = -1;
 
 bool cg_os_section_enter(void)
 {
@@ -1288,7 +1288,7 @@ bool cg_os_section_enter(void)
     if (CG_SINGLE_THREAD_P)
         return false;
     uint64_t me = (uint64_t)cg_os_gettid() << 32;
-    int i = sect_mine;
+    int i = (int)cg_self.sect_slot - 1;
     if (i >= 0) {
         uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_RELAXED);
         while ((w & ~(uint64_t)0xffffffff) == me)
@@ -1296,13 +1296,13 @@ bool cg_os_section_enter(void)
                                             __ATOMIC_RELAXED))
                 return true;
     }
-    sect_mine = -1;
+    cg_self.sect_slot = 0;
     for (i = 0; i < SECT_SLOTS; i++) {
         uint64_t w = __atomic_load_n(&sect[i].word, __ATOMIC_RELAXED);
         if ((w & 0xffffffff) == 0 &&
             __atomic_compare_exchange_n(&sect[i].word, &w, me | 1, false, __ATOMIC_SEQ_CST,
                                         __ATOMIC_RELAXED)) {
-            sect_mine = i;
+            cg_self.sect_slot = (uint16_t)(i + 1);
             return true;
         }
     }
@@ -1313,7 +1313,7 @@ bool cg_os_section_enter(void)
 
 void cg_os_section_leave(bool entered)
 {
-    int i = sect_mine;
+    int i = (int)cg_self.sect_slot - 1;
     if (!entered || i < 0)
         return;
     uint64_t me = (uint64_t)cg_os_gettid() << 32;

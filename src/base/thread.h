@@ -55,6 +55,9 @@ typedef struct cg_thread {
     uint8_t report_head;        /* the report this thread writes: its head
                                  * rendered early, or its lock taken early
                                  * (report/render.c, CG_RHEAD_*)           */
+    uint16_t sect_slot;         /* the masked-section registry slot this
+                                 * thread last took, + 1 (0: none yet;
+                                 * platform.c, cg_os_section_enter)        */
     uint32_t sample_left;       /* allocations until the next sampled one
                                  * (debug/sample.h; counted down by the
                                  * inline hits too)                         */
