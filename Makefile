@@ -96,7 +96,7 @@ COLD_SEGMENT ?= 1
 comma := ,
 LAYOUT_LDFLAGS := $(if $(filter 1,$(COLD_SEGMENT)),-Wl$(comma)-T$(comma)$(BUILD)/layout.ld)
 COLD_OBJS := debug pattern shadow quarantine leaks describe stack stackdepot stackmemo symbolize render maps \
-             report checks fmt info fault heapcheck lockdep reentry cxx
+             report checks fmt info fault heapcheck lockdep reentry cxx guard guardpool dthread insn
 $(BUILD)/layout.ld: Makefile
 	@mkdir -p $(dir $@)
 	{ echo 'SECTIONS {'; \
