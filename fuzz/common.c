@@ -55,12 +55,29 @@ void fz_no_libfuzzer_threads(int *argc, char ***argv)
 #ifdef FZ_COVERAGE
 void __gcov_dump(void);
 
+/* __gcov_dump, at most once at a time: gcov's own fopen/fclose call malloc
+ * and free, which in a child whose heap the input damaged may end in a
+ * fatal report, i.e. abort() inside the dump.  The SIGABRT handler below
+ * then must not dump again: __gcov_dump takes a non-recursive lock (gcov's
+ * __gcov_mx) that the interrupted dump holds, and the child hung until its
+ * alarm (the corrupt harness's "child died of signal 14", seen in the
+ * coverage build only, where there are dumps at all). */
+static void gcov_dump_once(void)
+{
+    static volatile sig_atomic_t dumping;
+    if (dumping)
+        return;
+    dumping = 1;
+    __gcov_dump();
+    dumping = 0;
+}
+
 /* A child that ends by abort() (chunkguard's, after a fatal report) writes
  * the coverage counters first — the report's code counts too — and still
  * dies by SIGABRT. */
 static void dump_on_abort(int sig)
 {
-    __gcov_dump();
+    gcov_dump_once();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -76,7 +93,7 @@ void fz_coverage_at_abort(void)
 void fz_coverage_dump(void)
 {
 #ifdef FZ_COVERAGE
-    __gcov_dump();
+    gcov_dump_once();
 #endif
 }
 
@@ -89,7 +106,7 @@ _Noreturn void __real_cg_os_exit(int status);
 _Noreturn void __wrap_cg_os_exit(int status);
 _Noreturn void __wrap_cg_os_exit(int status)
 {
-    __gcov_dump();
+    gcov_dump_once();
     __real_cg_os_exit(status);
 }
 #endif

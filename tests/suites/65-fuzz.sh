@@ -77,15 +77,13 @@ for e in $BLINDED; do
             >"$tmp/build" 2>&1; then
         echo "FAIL $t: building $bin: $(tail -c 300 "$tmp/build")"
     else
-        # Up to 3 replays: the input shows its power when one of them
-        # fails with the check compiled out.  mallinfo-follows-bad-link's
-        # blinded replay passed once in a CI run on a loaded machine
-        # (20 of 20 failed, as they must, on a quiet one): its child's fault
-        # depends on timing not yet understood (the next session's note).
-        for try in 1 2 3; do
-            timeout 60 "$bin" "$R/fuzz/regress/$in" >"$tmp/out" 2>&1; rc=$?
-            [ $rc != 0 ] && break
-        done
+        # One replay, with address randomisation off (setarch -R): with the
+        # check compiled out, mallinfo-follows-bad-link's walk follows a
+        # link its late-uaf byte changed, and whether that wild address is
+        # mapped (no fault, the input passes) depends on where ASLR put
+        # the heaps and libraries: 2 of 40 and 2 of 60 randomised replays
+        # passed on a loaded machine, 0 of 60 with -R.
+        setarch "$(uname -m)" -R timeout 60 "$bin" "$R/fuzz/regress/$in" >"$tmp/out" 2>&1; rc=$?
         if [ $rc != 0 ] && grep -q '^fuzz: ' "$tmp/out"; then
             echo "PASS $t (CG_CHECK_$sw=0: $(grep -m1 '^fuzz: ' "$tmp/out"))"
         else
