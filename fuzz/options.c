@@ -130,11 +130,21 @@ static void ref_apply(const char *k, size_t kl, const char *v, size_t vl, bool f
 #undef CG_OPTION
 }
 
+static bool ref_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* Blanks (space, tab) around a key and around an unquoted value are not
+ * part of them; after a closing quote only blanks may come before the
+ * separator. */
 static void ref_parse(const char *s, bool first_pass)
 {
     size_t n = strlen(s), i = 0;
     while (i < n) {
         /* the key: up to '=', or the pair has none and is skipped */
+        while (i < n && ref_blank(s[i]))
+            i++;
         size_t k = i;
         while (i < n && s[i] != '=' && s[i] != ':' && s[i] != ',')
             i++;
@@ -142,7 +152,13 @@ static void ref_parse(const char *s, bool first_pass)
             i++;
             continue;
         }
-        size_t kl = i - k, v = ++i, vl;
+        size_t kl = i - k, v, vl;
+        while (kl > 0 && ref_blank(s[k + kl - 1]))
+            kl--;
+        i++;
+        while (i < n && ref_blank(s[i]))
+            i++;
+        v = i;
         bool good = true;
         if (i < n && (s[i] == '\'' || s[i] == '"')) {
             const char *q = memchr(s + i + 1, s[i], n - i - 1);
@@ -151,11 +167,15 @@ static void ref_parse(const char *s, bool first_pass)
             v = i + 1;
             vl = (size_t)(q - s) - v;
             i = (size_t)(q - s) + 1;
+            while (i < n && ref_blank(s[i]))
+                i++;
             good = i == n || s[i] == ':' || s[i] == ',';
             i += strcspn(s + i, ":,");
         } else {
             i += strcspn(s + i, ":,");
             vl = i - v;
+            while (vl > 0 && ref_blank(s[v + vl - 1]))
+                vl--;
         }
         if (good)
             ref_apply(s + k, kl, s + v, vl, first_pass);
