@@ -71,6 +71,16 @@ DEBUG_ROUNDS = 3
 ALLOC_ENV = {}
 # The bars: (allocator, against, limit, check RSS too).  --debug replaces it.
 BARS = [("chunkguard", "glibc", BAR, True)]
+# What --debug matched between chunkguard and ASan's allocator (table header).
+MATCH_NOTE = ""
+# chunkguard's debug-mode defaults that set ASan's fill (src/base/options.def):
+# poison_bytes=-1 poisons the whole freed block, but blocks of guard_big
+# (128 KiB) or more are page-protected instead, so the bytes poisoned are at
+# most guard_big - 1; the poison byte is 0xfd; fill_alloc=-1 fills nothing at
+# malloc (only the redzones are written, as ASan writes its shadow).
+CG_GUARD_BIG = 131072
+CG_POISON_BYTE = 0xfd
+CG_MALLOC_FILL = 0
 
 # name, binary, variant, timed iterations, callgrind iterations (full run,
 # quick run).  Full-run counts make each glibc run last about 1.5 s on the
@@ -202,7 +212,11 @@ def debug_allocators(args):
             "CHUNKGUARD_OPTIONS": "mode=debug:quarantine_mb=64:stack_depth=%d" % depth}
         ALLOC_ENV["asan-%d" % depth] = {
             "ASAN_OPTIONS": "quarantine_size_mb=64:malloc_context_size=%d:detect_leaks=0:"
-                            "verify_asan_link_order=0:alloc_dealloc_mismatch=0" % depth}
+                            "verify_asan_link_order=0:alloc_dealloc_mismatch=0:"
+                            "max_free_fill_size=%d:free_fill_byte=%d:"
+                            "max_malloc_fill_size=%d:malloc_fill_byte=%d"
+                            % (depth, CG_GUARD_BIG - 1, CG_POISON_BYTE,
+                               CG_MALLOC_FILL, CG_POISON_BYTE ^ 0xff)}
         result += [("cg-debug-%d" % depth, cg), ("asan-%d" % depth, ASAN_SO)]
     # What the poison costs: debug mode at depth 1 with no freed byte filled
     # or checked (poison_bytes=0; double frees stay exact).  Shown, not
@@ -211,6 +225,13 @@ def debug_allocators(args):
         "CHUNKGUARD_OPTIONS": "mode=debug:quarantine_mb=64:stack_depth=1:poison_bytes=0"}
     result.append(("cg-debug-1-p0", cg))
     BARS[:] = [("cg-debug-1", "asan-1", 1.0, False), ("cg-debug-16", "asan-16", 1.0, False)]
+    global MATCH_NOTE
+    MATCH_NOTE = ("ASan matched to debug mode's defaults: quarantine_size_mb=64, "
+                  "malloc_context_size=stack_depth, max_free_fill_size=%d with "
+                  "free_fill_byte=0x%x (chunkguard poisons whole freed blocks below "
+                  "guard_big=%d), max_malloc_fill_size=%d (chunkguard fills nothing "
+                  "at malloc: fill_alloc=-1; ASan's own default is 4096)"
+                  % (CG_GUARD_BIG - 1, CG_POISON_BYTE, CG_GUARD_BIG, CG_MALLOC_FILL))
     return result
 
 
@@ -594,6 +615,8 @@ def main(argv):
     intro = ("%d rounds (%s), median %s ns per allocator call; chunkguard: %s; %s; "
              "load average %.1f; %.0f s"
              % (rounds, mode, args.clock, cg_note, machine_line(), load, elapsed))
+    if MATCH_NOTE:
+        intro += "\n\n" + MATCH_NOTE
     print(intro)
     # Our own runs keep one or two CPUs busy; more than that is someone else's.
     if load > (os.cpu_count() or 1) + 0.5:

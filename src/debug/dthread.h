@@ -18,6 +18,8 @@
 #include "quarantine.h"
 #include "shadow.h"
 
+#define CG_DTHREAD_SITES 4      /* a power of two */
+
 typedef struct cg_dthread {
     cg_lock_t lock;             /* the block's: its thread holds it while it
                                  * changes its batch or binds or unbinds a
@@ -27,6 +29,13 @@ typedef struct cg_dthread {
                                  * cg_lock_raw (quarantine.c says why)     */
     cg_qbatch_t q;              /* quarantine.c: the thread's batch         */
     cg_rcache_t rc;             /* shadow.c: free records the thread keeps  */
+    /* debug.c, stack_depth=1: depot ids of the call sites this thread put
+     * last (replaced round robin; id 0: empty).  A one-frame stack is
+     * its call site alone and a depot id is never reused, so an entry
+     * stays right for good (in a spare block and a fork child too). */
+    uintptr_t site_pc[CG_DTHREAD_SITES];
+    uint32_t site_id[CG_DTHREAD_SITES];
+    uint32_t site_next;         /* the entry replaced next                  */
     struct cg_dthread *all;     /* every block ever made (registry)         */
     struct cg_dthread *spare;   /* the spare list: blocks of exited threads */
 } cg_dthread_t;

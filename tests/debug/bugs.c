@@ -13,6 +13,11 @@
  *                            offset OFF, default 5), push it out of the
  *                            quarantine
  *   bugs double-free SIZE    free a SIZE-byte block twice
+ *   bugs double-free-sites   blocks from 7 allocation and 7 free call sites
+ *                            in turn (more sites than a thread's memo of
+ *                            call sites holds), then from 4 of them again;
+ *                            one allocated in alloc_site5 and freed in
+ *                            free_site2 is freed again
  *   bugs interior            free a pointer 8 bytes into a block
  *   bugs stack|global|garbage   free a pointer that is not a block
  *   bugs realloc-freed       realloc a freed block
@@ -60,6 +65,16 @@ static volatile uintptr_t sink_null;
 
 NOINLINE static char *alloc_here(size_t n) { char *p = malloc(n); sink = p; return p; }
 NOINLINE static void free_here(void *p) { free(p); }
+/* Seven allocation and seven free call sites, each a function of its own. */
+#define SITE(k) \
+    NOINLINE static char *alloc_site##k(size_t n) { char *p = malloc(n); sink = p; return p; } \
+    NOINLINE static void free_site##k(void *p) { free(p); }
+SITE(0) SITE(1) SITE(2) SITE(3) SITE(4) SITE(5) SITE(6)
+#undef SITE
+static char *(*const alloc_sites[7])(size_t) = { alloc_site0, alloc_site1, alloc_site2,
+    alloc_site3, alloc_site4, alloc_site5, alloc_site6 };
+static void (*const free_sites[7])(void *) = { free_site0, free_site1, free_site2,
+    free_site3, free_site4, free_site5, free_site6 };
 NOINLINE static void bug_here_write(char *p, long off, size_t n) { memset(p + off, 'A', n); }
 
 /* Overwrite the dead stack below us, where lost pointers may linger (a
@@ -121,6 +136,19 @@ int main(int argc, char **argv)
     } else if (!strcmp(m, "double-free")) {
         char *p = alloc_here(n);
         free_here(p);
+        free_here(p);
+    } else if (!strcmp(m, "double-free-sites")) {
+        for (int round = 0; round < 2; round++)     /* every site, twice */
+            for (int k = 0; k < 7; k++)
+                free_sites[(k * 5 + round) % 7](alloc_sites[(k * 3 + round) % 7](48));
+        for (int round = 0; round < 3; round++) {   /* four sites, known again */
+            free_site4(alloc_site1(48));
+            free_site2(alloc_site5(48));
+        }
+        char *p = alloc_site5(48);
+        free_site4(alloc_site1(48));
+        free_site2(p);
+        free_site2(alloc_site5(48));
         free_here(p);
     } else if (!strcmp(m, "interior")) {
         char *p = alloc_here(40);

@@ -158,6 +158,11 @@ else fail debug-usable-size "rc=$rc out=$out err=$(head -c 300 <<<"$err")"; fi
 # stack_depth=1: the call site only, and still a report
 EXTRA=stack_depth=1 run double-free 100
 expect debug-stack-depth-1 double-free 'already freed' 'bugs\+0x'
+# stack_depth=1 with more call sites than a thread's memo of them holds
+# (debug.c, capture_site): each stack still names its own site
+EXTRA=stack_depth=1 run double-free-sites
+expect debug-stack-depth-1-sites double-free 'already freed' \
+    '#0 0x[0-9a-f]+ in free_site2 ' '#0 0x[0-9a-f]+ in alloc_site5 '
 # quarantine_mb=0: nothing is held; a late double free is still caught by
 # the core (the chunk is visibly free)
 EXTRA=quarantine_mb=0 run double-free 100
