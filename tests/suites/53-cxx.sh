@@ -30,7 +30,8 @@
 #   cxx-names-*            a namespaced member of a class template and a
 #                          function template (nsdemangle.cc): demangled in
 #                          the text, the JSON "function", the HASH line and
-#                          the command's summary, with and without the
+#                          the command's summary, SARIF, JUnit and HTML,
+#                          with and without the
 #                          symbolizer; the JSON "symbol" and the hash are
 #                          the mangled name's, the same in both runs; a
 #                          suppression matches either spelling
@@ -201,10 +202,17 @@ done
 h0=$(grep -o 'HASH: chunkguard: [0-9a-f]*' "$tmp/err0"); h1=$(grep -o 'HASH: chunkguard: [0-9a-f]*' "$tmp/err1")
 if [ -n "$h0" ] && [ "$h0" = "$h1" ]; then pass cxx-names-hash-stable
 else fail cxx-names-hash-stable "'$h0' vs '$h1'"; fi
-sum=$(python3 "$R/tools/chunkguard" report "$tmp/rep0" 2>&1)
-if grep -Fq "$DROP" <<<"$sum" &&
-   ! grep -q '_ZN3app' <<<"$sum"; then pass cxx-names-command
+sum=$(python3 "$R/tools/chunkguard" report "$tmp/rep0" --sarif "$tmp/o.sarif" \
+      --junit "$tmp/o.xml" --html "$tmp/o.html" 2>&1)
+if grep -Fq "$DROP" <<<"$sum" && ! grep -q '_ZN3app' <<<"$sum"; then pass cxx-names-command
 else fail cxx-names-command "$(head -c 900 <<<"$sum")"; fi
+# SARIF and JUnit hold the name as is, HTML escaped (&lt;int&gt;)
+for o in o.sarif o.xml o.html; do
+  want=$DROP; case $o in *.html|*.xml) want='app::box&lt;int&gt;::drop(int*)' ;; esac
+  if [ -s "$tmp/$o" ] && grep -Fq "$want" "$tmp/$o" && ! grep -q '_ZN3app' "$tmp/$o"
+  then pass "cxx-names-command-${o#o.}"
+  else fail "cxx-names-command-${o#o.}" "$(grep -o '.\{60\}drop.\{40\}' "$tmp/$o" | head -3)"; fi
+done
 for pat in "$DROP" "$DROP_Z"; do
   printf 'double-free:%s\n' "$pat" >"$tmp/supp"
   run "mode=debug:symbolize=0:suppressions=$tmp/supp" nsdemangle
