@@ -129,8 +129,9 @@ void cg_sym_batch_end(void) CG_HIDDEN;
  * cg_frame_named - cg_symbolize_frame, then, when the symbol tables give
  * no name and the calling thread's open batch (above) names the function
  * the code is in, that name, copied into out->function (cut to
- * CG_SYM_FUNC_MAX - 1 bytes).  What a JSON frame's "function" is and what
- * the dedup hash reads (dedup.h), so that the two agree.  Returns true
+ * CG_SYM_FUNC_MAX - 1 bytes; out->symbol stays "").  What a JSON frame's
+ * "function" is; the dedup hash reads out->symbol only (dedup.h), the
+ * same with and without the batch.  Returns true
  * when out->function is set.  Thread-safe; no malloc.
  */
 bool cg_frame_named(uintptr_t pc, bool is_return, cg_frame_t *out) CG_HIDDEN;
