@@ -143,10 +143,10 @@ void cg_symbolize_unlock_all(bool child) CG_HIDDEN;
 /*
  * cg_demangle - a C++ (Itanium ABI) symbol name demangled, without malloc.
  * @sym: a NUL-terminated symbol name
- * @out: the demangled name, NUL-terminated, cap bytes of room
- * Returns false (out left "") when sym is not a C++ mangling, is
+ * @out: the demangled name, NUL-terminated, cut to cap - 1 bytes
+ * Returns false (out left "") when sym is not a C++ mangling or is
  * CG_SYM_FUNC_MAX - 1 bytes or longer (the demangler's stack use grows
- * with the name, ~87 bytes a byte), or does not fit.  Thread-safe,
+ * with the name, ~87 bytes a byte).  Thread-safe,
  * async-signal-safe.  libiberty's demangler (demangle.c).
  */
 bool cg_demangle(const char *sym, char *out, size_t cap);
