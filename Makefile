@@ -118,17 +118,32 @@ LINK_OBJS := $(filter-out $(COLD_OBJS:%=$(BUILD)/obj/%.o),$(OBJS)) $(COLD_OBJS:%
 # Having a soname also lets valgrind tell the preloaded library from the
 # program: --soname-synonyms=somalloc=NONE (README, "Under valgrind") makes
 # it replace the malloc of the executable and of libraries without one only.
-$(BUILD)/libchunkguard.so: $(OBJS) src/chunkguard.map $(BUILD)/layout.ld
-	$(CC) -shared -o $@ $(LINK_OBJS) -Wl,--version-script=src/chunkguard.map \
+# libiberty's C++ demangler (src/report/demangle.c), from Debian's
+# libiberty-dev (its libiberty.a is PIC): cp-demangle.o with every symbol
+# made local but its callback entry point, renamed cg_iberty_demangle_cb,
+# so that it never clashes with a program's own libiberty.  Not compiled
+# here, so the same object goes into every build of the core.
+IBERTY_A := /usr/lib/x86_64-linux-gnu/libiberty.a
+IBERTY_O := $(BUILD)/iberty.o
+$(IBERTY_A):
+	@tools/deps.sh lib
+$(IBERTY_O): $(IBERTY_A) Makefile
+	@mkdir -p $(BUILD)/iberty
+	cd $(BUILD)/iberty && ar x $(IBERTY_A) cp-demangle.o
+	objcopy -w --redefine-sym cplus_demangle_v3_callback=cg_iberty_demangle_cb \
+	    --keep-global-symbol=cg_iberty_demangle_cb $(BUILD)/iberty/cp-demangle.o $@
+
+$(BUILD)/libchunkguard.so: $(OBJS) $(IBERTY_O) src/chunkguard.map $(BUILD)/layout.ld
+	$(CC) -shared -o $@ $(LINK_OBJS) $(IBERTY_O) -Wl,--version-script=src/chunkguard.map \
 	    -Wl,-soname,$(CG_SONAME) \
 	    $(LAYOUT_LDFLAGS) -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -pthread
 	ln -sfn libchunkguard.so $(BUILD)/$(CG_SONAME)
 
-$(BUILD)/libchunkguard.a: $(OBJS)
-	rm -f $@ && ar rcs $@ $(OBJS)
+$(BUILD)/libchunkguard.a: $(OBJS) $(IBERTY_O)
+	rm -f $@ && ar rcs $@ $(OBJS) $(IBERTY_O)
 
-$(BUILD)/libchunkguard-cg.a: $(CG_OBJS)
-	rm -f $@ && ar rcs $@ $(CG_OBJS)
+$(BUILD)/libchunkguard-cg.a: $(CG_OBJS) $(IBERTY_O)
+	rm -f $@ && ar rcs $@ $(CG_OBJS) $(IBERTY_O)
 
 # Debian packages the tests and the demo need; installed only when missing.
 deps:

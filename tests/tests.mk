@@ -96,6 +96,9 @@ UT_TSAN    := -fsanitize=thread -fno-omit-frame-pointer
 UT_SRCS    := $(notdir $(SRCS))
 UT_ASAN_CORE := $(patsubst %.c,$(BUILD)/asan/core/%.o,$(UT_SRCS))
 UT_TSAN_CORE := $(patsubst %.c,$(BUILD)/tsan/core/%.o,$(UT_SRCS))
+# the demangler is libiberty's object, the same in every build (Makefile)
+UT_ASAN_CORE += $(IBERTY_O)
+UT_TSAN_CORE += $(IBERTY_O)
 
 .PHONY: ut-all ut-so ut-glibc ut-asan ut-tsan ut-mutant
 ut-all: ut-so ut-glibc ut-asan ut-tsan ut-mutant

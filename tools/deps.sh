@@ -11,7 +11,7 @@ case "${1:-check}" in
   # tests/suites/70-command.sh: the SARIF schema's validator, a browser for
   # the HTML report, and the symbolizers tools/chunkguard runs
   command) pkgs=("${common[@]}" python3-jsonschema chromium binutils llvm) ;;
-  lib)   pkgs=("${common[@]}" valgrind) ;;   # valgrind: the client requests' headers
+  lib)   pkgs=("${common[@]}" valgrind libiberty-dev) ;;   # valgrind: the client requests' headers; libiberty-dev: the C++ demangler
   bench) pkgs=("${common[@]}" valgrind procps libjemalloc2 libtcmalloc-minimal4 libasan8 sqlite3) ;;
   *) echo "usage: $0 {check|demo|bench|command|lib}" >&2; exit 2 ;;
 esac

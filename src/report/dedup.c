@@ -128,7 +128,8 @@ static bool rule_matches(const rule_t *r, const char *s)
 /* Does rule r match frame f (file: its source file, or NULL)? */
 static bool frame_matches(const rule_t *r, const cg_frame_t *f, const char *file)
 {
-    return rule_matches(r, f->function) || rule_matches(r, f->module) ||
+    return rule_matches(r, f->function) || rule_matches(r, f->symbol) ||
+           rule_matches(r, f->module) ||
            rule_matches(r, base_name(f->module)) || rule_matches(r, file);
 }
 
@@ -370,10 +371,13 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
         cg_frame_named(s->pcs[i], ret, &f);
         if (any)
             out->rule = best_rule(want, &f, frame_file(s->pcs[i], ret), out->rule);
-        if (kept == CG_DEDUP_FRAMES || f.function[0] == 0 || own_frame(&f))
+        /* the symbol table's names only, mangled: a name the symbolizer
+         * alone gives (a stripped static function) would make the hash
+         * differ with and without it (docs/reports.md) */
+        if (kept == CG_DEDUP_FRAMES || f.symbol[0] == 0 || own_frame(&f))
             continue;
         h = fnv(fnv(fnv(h, "\n"), base_name(f.module)), ":");
-        h = fnv(h, f.function);
+        h = fnv(h, f.symbol);
         tn += cg_fmt(out->top + tn, sizeof out->top - tn, "%s%s", kept ? " < " : "",
                      f.function);
         kept++;

@@ -223,12 +223,18 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
         const cg_sym_inline_t *fr;
         size_t nfr = cg_sym_lookup(s->pcs[i], i > 0 || !s->exact0, &fr);
         const cg_sym_inline_t *own = nfr ? &fr[nfr - 1] : NULL;   /* the code's function */
-        /* the symbol table's name first, as without a symbolizer (the
-         * text has the demangled one), else the symbolizer's: the name
-         * the dedup hash reads too (cg_frame_named) */
+        /* the symbol table's name first, demangled, as without a
+         * symbolizer and as the text shows it, else the symbolizer's
+         * (cg_frame_named); then the table's own spelling, mangled: the
+         * name the dedup hash reads */
         jraw(w, ",\"function\":");
         if (f.function[0])
             jstr(w, f.function);
+        else
+            jraw(w, "null");
+        jraw(w, ",\"symbol\":");    /* the table's (mangled) name: the hash's */
+        if (f.symbol[0])
+            jstr(w, f.symbol);
         else
             jraw(w, "null");
         jsym_place(w, own);

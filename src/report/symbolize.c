@@ -146,14 +146,20 @@ static void demangle_operator(char *name, size_t cap)
         }
 }
 
-static bool elf_function(const elf_img_t *e, const Elf64_Ehdr *h, uint64_t va, char *name,
-                         size_t cap)
+/* The function covering va: its table name in sym[cap], demangled (the
+ * operators by their table, the rest by cg_demangle) in name[cap]. */
+static bool elf_function(const elf_img_t *e, const Elf64_Ehdr *h, uint64_t va, char *sym,
+                         char *name, size_t cap)
 {
-    bool found = elf_lookup(e, h, SHT_SYMTAB, va, name, cap) ||
-                 elf_lookup(e, h, SHT_DYNSYM, va, name, cap);
-    if (found)
-        demangle_operator(name, cap);
-    return found;
+    bool found = elf_lookup(e, h, SHT_SYMTAB, va, sym, cap) ||
+                 elf_lookup(e, h, SHT_DYNSYM, va, sym, cap);
+    if (!found)
+        return false;
+    set_str(name, cap, sym);
+    demangle_operator(name, cap);
+    if (strcmp(name, sym) == 0 && !cg_demangle(sym, name, cap))
+        set_str(name, cap, sym);
+    return true;
 }
 
 /* ---- mapped files and their cache ---------------------------------------- */
@@ -605,6 +611,7 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
     uintptr_t look = is_return && pc != 0 ? pc - 1 : pc;
     cg_mapping_t m;
     out->function[0] = 0;
+    out->symbol[0] = 0;
     out->offset = pc;
     out->in_module = cg_find_mapping(look, &m);
     if (!out->in_module) {
@@ -629,7 +636,8 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
         if (elf_header(&ref.img, &h) &&
             elf_off_to_vaddr(&ref.img, &h, (uint64_t)(look - m.lo) + m.file_off, &va)) {
             out->offset = (uintptr_t)va + (pc - look);
-            named = elf_function(&ref.img, &h, va, out->function, sizeof out->function);
+            named = elf_function(&ref.img, &h, va, out->symbol, out->function,
+                                 sizeof out->function);
         }
         elf_release(&ref);
     }
@@ -694,11 +702,11 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
             continue;
         }
         /* the inlined functions first, innermost first; the last is the
-         * function the code is in (its symbol's name when the debug
-         * information has none) */
+         * function the code is in: its symbol's name, demangled as in the
+         * JSON and the HASH line, else the debug information's */
         for (size_t k = 0; k < nfr; k++) {
             bool last = k + 1 == nfr;
-            const char *fn = fr[k].function ? fr[k].function : last ? f.function : NULL;
+            const char *fn = last && f.function[0] ? f.function : fr[k].function;
             size_t l = frame_line(line, sizeof line, i, pcs[i], fn, fr[k].file, fr[k].line, &f,
                                   !last);
             if (len + l >= cap)
@@ -717,12 +725,13 @@ size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t ca
     f.in_module = true;
     f.offset = vaddr;
     f.function[0] = 0;
+    f.symbol[0] = 0;
     set_str(f.module, sizeof f.module, path);
     elf_ref_t ref;
     if (elf_acquire(path, &ref)) {
         Elf64_Ehdr h;
         if (elf_header(&ref.img, &h))
-            elf_function(&ref.img, &h, vaddr, f.function, sizeof f.function);
+            elf_function(&ref.img, &h, vaddr, f.symbol, f.function, sizeof f.function);
         elf_release(&ref);
     }
     errno = saved;

@@ -30,7 +30,10 @@
 typedef struct cg_frame {
     char module[CG_SYM_MODULE_MAX];   /* path from /proc/self/maps, "[vdso]",
                                        * "<anonymous>" or "<unknown module>" */
-    char function[CG_SYM_FUNC_MAX];   /* symbol name, "" when not known     */
+    char function[CG_SYM_FUNC_MAX];   /* its name, demangled; "" when not known */
+    char symbol[CG_SYM_FUNC_MAX];     /* the symbol table's (mangled) name, ""
+                                       * when the table has none: what the
+                                       * dedup hash reads                   */
     uintptr_t offset;                 /* module-relative address (see above) */
     bool in_module;                   /* pc lies in some mapping            */
 } cg_frame_t;
@@ -126,8 +129,9 @@ void cg_sym_batch_end(void) CG_HIDDEN;
  * cg_frame_named - cg_symbolize_frame, then, when the symbol tables give
  * no name and the calling thread's open batch (above) names the function
  * the code is in, that name, copied into out->function (cut to
- * CG_SYM_FUNC_MAX - 1 bytes).  What a JSON frame's "function" is and what
- * the dedup hash reads (dedup.h), so that the two agree.  Returns true
+ * CG_SYM_FUNC_MAX - 1 bytes; out->symbol stays "").  What a JSON frame's
+ * "function" is; the dedup hash reads out->symbol only (dedup.h), the
+ * same with and without the batch.  Returns true
  * when out->function is set.  Thread-safe; no malloc.
  */
 bool cg_frame_named(uintptr_t pc, bool is_return, cg_frame_t *out) CG_HIDDEN;
@@ -135,5 +139,16 @@ bool cg_frame_named(uintptr_t pc, bool is_return, cg_frame_t *out) CG_HIDDEN;
 /* Fork handlers for the symbolizer's file cache (entry/init.c). */
 void cg_symbolize_lock_all(void) CG_HIDDEN;
 void cg_symbolize_unlock_all(bool child) CG_HIDDEN;
+
+/*
+ * cg_demangle - a C++ (Itanium ABI) symbol name demangled, without malloc.
+ * @sym: a NUL-terminated symbol name
+ * @out: the demangled name, NUL-terminated, cut to cap - 1 bytes
+ * Returns false (out left "") when sym is not a C++ mangling or is
+ * CG_SYM_FUNC_MAX - 1 bytes or longer (the demangler's stack use grows
+ * with the name, ~87 bytes a byte).  Thread-safe,
+ * async-signal-safe.  libiberty's demangler (demangle.c).
+ */
+bool cg_demangle(const char *sym, char *out, size_t cap);
 
 #endif /* CG_SYMBOLIZE_H */

@@ -27,6 +27,14 @@
 #                          aligned delete checks (typemismatch.cc), each mode
 #   cxx-frames-demangled   a program's own operator new/delete frames are
 #                          named demangled in a report (ownnew.cc)
+#   cxx-names-*            a namespaced member of a class template and a
+#                          function template (nsdemangle.cc): demangled in
+#                          the text, the JSON "function", the HASH line and
+#                          the command's summary, SARIF, JUnit and HTML,
+#                          with and without the
+#                          symbolizer; the JSON "symbol" and the hash are
+#                          the mangled name's, the same in both runs; a
+#                          suppression matches either spelling
 #   cxx-program-<name>     real C++ programs (apt-cache, gdb, cmake, when
 #                          installed) in debug mode: the same output as
 #                          without chunkguard, and no report
@@ -48,7 +56,7 @@ build() {   # build OUT SRC [LIBS...]: g++ or gcc by SRC's suffix
 }
 ok=1
 build forms forms.cc && build forms-static forms.cc "$A" && build handler handler.cc &&
-  build handler-static handler.cc "$A" && build mismatch mismatch.cc && build ownnew ownnew.cc && build typemismatch typemismatch.cc &&
+  build handler-static handler.cc "$A" && build mismatch mismatch.cc && build ownnew ownnew.cc && build nsdemangle nsdemangle.cc && build typemismatch typemismatch.cc &&
   build plain plain.c && build plain-static plain.c "$A" && build cnew cnew.c || ok=0
 [ $ok = 1 ] || exit 1
 
@@ -168,6 +176,49 @@ if [ "$rc" = 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$err" &&
    ! grep -q '_Znwm\|_ZdlPv' <<<"$err"; then
   pass cxx-frames-demangled
 else fail cxx-frames-demangled "rc=$rc err=$(head -c 900 <<<"$err")"; fi
+
+# C++ names demangled everywhere, hashed mangled (nsdemangle.cc).
+DROP='app::box<int>::drop(int*)'; MAKE='int* app::make<int>(unsigned long)'
+DROP_Z=_ZN3app3boxIiE4dropEPi
+for sym in 0 1; do
+  rm -rf "$tmp/rep$sym"; mkdir -p "$tmp/rep$sym"
+  run "mode=debug:symbolize=$sym:report_path=$tmp/rep$sym/1.json" nsdemangle
+  printf '%s\n' "$err" >"$tmp/err$sym"
+  if grep -Fq "in $DROP " <<<"$err" && grep -Fq "in $MAKE " <<<"$err" &&
+     grep "^HASH" <<<"$err" | grep -Fq "$DROP" && ! grep -q '_ZN3app' <<<"$err"; then
+    pass "cxx-names-text-symbolize$sym"
+  else fail "cxx-names-text-symbolize$sym" "$(grep -E '#|HASH' <<<"$err" | head -c 900)"; fi
+  if python3 - "$tmp/rep$sym/1.json" "$DROP" "$DROP_Z" <<'PY'
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+fr = [f for s in r["stacks"].values() if s for f in s["frames"]]
+ok = any(f.get("function") == sys.argv[2] and f.get("symbol") == sys.argv[3] for f in fr)
+ok &= not any((f.get("function") or "").startswith("_Z") for f in fr)
+sys.exit(0 if ok else 1)
+PY
+  then pass "cxx-names-json-symbolize$sym"
+  else fail "cxx-names-json-symbolize$sym" "$(head -c 900 "$tmp/rep$sym/1.json")"; fi
+done
+h0=$(grep -o 'HASH: chunkguard: [0-9a-f]*' "$tmp/err0"); h1=$(grep -o 'HASH: chunkguard: [0-9a-f]*' "$tmp/err1")
+if [ -n "$h0" ] && [ "$h0" = "$h1" ]; then pass cxx-names-hash-stable
+else fail cxx-names-hash-stable "'$h0' vs '$h1'"; fi
+sum=$(python3 "$R/tools/chunkguard" report "$tmp/rep0" --sarif "$tmp/o.sarif" \
+      --junit "$tmp/o.xml" --html "$tmp/o.html" 2>&1)
+if grep -Fq "$DROP" <<<"$sum" && ! grep -q '_ZN3app' <<<"$sum"; then pass cxx-names-command
+else fail cxx-names-command "$(head -c 900 <<<"$sum")"; fi
+# SARIF and JUnit hold the name as is, HTML escaped (&lt;int&gt;)
+for o in o.sarif o.xml o.html; do
+  want=$DROP; case $o in *.html|*.xml) want='app::box&lt;int&gt;::drop(int*)' ;; esac
+  if [ -s "$tmp/$o" ] && grep -Fq "$want" "$tmp/$o" && ! grep -q '_ZN3app' "$tmp/$o"
+  then pass "cxx-names-command-${o#o.}"
+  else fail "cxx-names-command-${o#o.}" "$(grep -o '.\{60\}drop.\{40\}' "$tmp/$o" | head -3)"; fi
+done
+for pat in "$DROP" "$DROP_Z"; do
+  printf 'double-free:%s\n' "$pat" >"$tmp/supp"
+  run "mode=debug:symbolize=0:suppressions=$tmp/supp" nsdemangle
+  if [ "$rc" = 0 ] && ! grep -q 'ERROR: chunkguard' <<<"$err"; then pass "cxx-names-suppress-${pat:0:3}"
+  else fail "cxx-names-suppress-${pat:0:3}" "rc=$rc $(head -c 600 <<<"$err")"; fi
+done
 
 # Real C++ programs, debug mode: same output, no report.
 real() {   # real NAME CMD...
