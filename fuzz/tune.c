@@ -124,8 +124,15 @@ static void op_mallinfo(const struct mallinfo2 *m2)
 
 static void op_get_stats(void)
 {
+    /* a forked child's call counters start at zero (as glibc's do not
+     * carry a parent's calls): what this process saw last is reset there */
     static __thread cg_stats_t last;
+    static __thread pid_t last_pid;
     cg_stats_t st;
+    if (last_pid != getpid()) {
+        memset(&last, 0, sizeof last);
+        last_pid = getpid();
+    }
     cg_get_stats(&st);
     if (st.arenas < 1 || st.heaps < 1)
         fz_fail("cg_get_stats: %llu arenas, %llu heaps", st.arenas, st.heaps);
