@@ -1092,6 +1092,20 @@ bool cg_os_thread_signal(uint32_t tid, int sig)
     return !sys_failed(SYS(SYS_tgkill, cg_os_getpid(), tid, sig, 0, 0, 0));
 }
 
+/* The number in lower-case hex digits at s (no prefix), up to the first
+ * other character: /proc's signal masks and stack pointers. */
+static uint64_t lower_hex(const char *s)
+{
+    uint64_t v = 0;
+    for (;; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
+        else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
+        else return v;
+        v = v << 4 | d;
+    }
+}
+
 /* The hex signal set after the line head name (len bytes) in a
  * /proc/self/task/TID/status text, into *mask; false when it is not there. */
 static bool status_mask(const char *buf, const char *name, size_t len, uint64_t *out)
@@ -1101,15 +1115,7 @@ static bool status_mask(const char *buf, const char *name, size_t len, uint64_t 
             const char *s = q + len;
             while (*s == ' ' || *s == '\t')
                 s++;
-            uint64_t mask = 0;
-            for (;; s++) {
-                unsigned d;
-                if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
-                else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
-                else break;
-                mask = mask << 4 | d;
-            }
-            *out = mask;
+            *out = lower_hex(s);
             return true;
         }
     }
@@ -1175,15 +1181,7 @@ uintptr_t cg_os_thread_syscall_sp(uint32_t tid)
     const char *s = fields[7];
     if (s[0] != '0' || s[1] != 'x')
         return 0;
-    uintptr_t sp = 0;
-    for (s += 2;; s++) {
-        unsigned d;
-        if (*s >= '0' && *s <= '9') d = (unsigned)(*s - '0');
-        else if (*s >= 'a' && *s <= 'f') d = (unsigned)(*s - 'a' + 10);
-        else break;
-        sp = sp << 4 | d;
-    }
-    return sp;
+    return (uintptr_t)lower_hex(s + 2);
 }
 
 uintptr_t cg_os_exit_function(void)
