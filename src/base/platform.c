@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/random.h>
@@ -336,18 +337,56 @@ void *cg_os_remap(void *p, size_t oldlen, size_t newlen)
     return sys_failed(r) ? NULL : (void *)r;
 }
 
-/* Write everything or give up quietly: a report must never block or loop
- * forever on a closed or broken descriptor. */
+/* The descriptor whose last write gave up after CG_OS_WRITE_STALL_MS
+ * with nothing written (-1: none): the next write to it tries without
+ * waiting, and waits again once the reader takes bytes.  So a report of
+ * many writes to a stderr nobody reads costs one stall, not one each. */
+static int stalled_fd = -1;
+
+/* Write everything, or give up quietly: a report must never block or loop
+ * for ever on a closed or broken descriptor, nor on a pipe (or socket,
+ * terminal, FIFO) that nobody reads.  Each write waits in poll(2) for room
+ * first, at most CG_OS_WRITE_STALL_MS since the last byte went out: a
+ * reader that drains slowly loses nothing, one that stopped costs one
+ * stall.  Onto anything but a regular file it writes at most PIPE_BUF
+ * bytes after poll saw room, which a blocking pipe takes without waiting
+ * (one free page of it is what POLLOUT means); a regular file gets the
+ * rest in one write (O_APPEND lines of several processes stay whole). */
 static size_t write_loop(int fd, const char *buf, size_t len)
 {
     size_t done = 0;
+    struct stat sb;
+    bool regular = !sys_failed(SYS(SYS_fstat, fd, &sb, 0, 0, 0, 0)) && S_ISREG(sb.st_mode);
+    uint64_t stall_ns = (fd == stalled_fd ? 0 : CG_OS_WRITE_STALL_MS) * 1000000ull;
+    uint64_t last = cg_os_now_ns();
     while (done < len) {
-        long n = SYS(SYS_write, fd, buf + done, len - done, 0, 0, 0);
-        if (n == -EINTR)
-            continue;
+        if (!regular) {
+            uint64_t now = cg_os_now_ns(), left = now - last < stall_ns ? stall_ns - (now - last) : 0;
+            struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
+            struct pollfd p = { fd, POLLOUT, 0 };
+            long r = SYS(SYS_ppoll, &p, 1, &ts, 0, 8, 0);
+            if (r == -EINTR)
+                continue;
+            if (r == 0) {               /* no room for the whole stall: give up */
+                stalled_fd = fd;
+                break;
+            }
+            if (sys_failed(r) || (p.revents & POLLNVAL))
+                break;
+        }
+        size_t want = len - done;
+        if (!regular && want > PIPE_BUF)
+            want = PIPE_BUF;
+        long n = SYS(SYS_write, fd, buf + done, want, 0, 0, 0);
+        if (n == -EINTR || n == -EAGAIN)
+            continue;                   /* EAGAIN: a non-blocking fd, poll again */
         if (n <= 0)
             break;
         done += (size_t)n;
+        last = cg_os_now_ns();
+        stall_ns = CG_OS_WRITE_STALL_MS * 1000000ull;
+        if (stalled_fd == fd)
+            stalled_fd = -1;
     }
     return done;
 }
@@ -506,8 +545,12 @@ void cg_os_yield(void)
 
 bool cg_os_write_file(const char *path, const char *buf, size_t len, bool append)
 {
+    /* O_NONBLOCK: a FIFO nobody has open for reading fails at once
+     * (ENXIO) instead of waiting for a reader for ever; one that is open
+     * is written as a pipe (write_loop's deadline) */
     long fd = SYS(SYS_openat, AT_FDCWD, path,
-                  O_WRONLY | O_CREAT | O_CLOEXEC | (append ? O_APPEND : O_TRUNC), 0644, 0, 0);
+                  O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (append ? O_APPEND : O_TRUNC),
+                  0644, 0, 0);
     if (sys_failed(fd))
         return false;
     size_t done = write_loop((int)fd, buf, len);
@@ -524,6 +567,19 @@ size_t cg_os_readlink(const char *path, char *buf, size_t cap)
         n = 0;
     buf[n] = '\0';
     return (size_t)n;
+}
+
+/* The program's path (cg_os_exe): read once, at init or the first call. */
+static char exe_path[CG_OS_EXE_MAX];
+static bool exe_read;
+
+const char *cg_os_exe(void)
+{
+    if (!__atomic_load_n(&exe_read, __ATOMIC_ACQUIRE)) {
+        cg_os_readlink("/proc/self/exe", exe_path, sizeof exe_path);
+        __atomic_store_n(&exe_read, true, __ATOMIC_RELEASE);
+    }
+    return exe_path;
 }
 
 int cg_os_open_file(const char *path, cg_os_file_id_t *id)
@@ -690,6 +746,10 @@ static _Noreturn void coproc_middle(const char *path, const char *const *argv, i
             break;
         }
     }
+    /* what the helper left in its group (a script's daemon, which may hold
+     * the socket open) goes too; the group's id stays the helper's while
+     * it has members, so this reaches nobody else */
+    SYS(SYS_kill, -pid, SIGKILL, 0, 0, 0, 0);
     for (;;)
         SYS(SYS_exit_group, 0, 0, 0, 0, 0, 0);
 }
@@ -734,7 +794,9 @@ int cg_os_coproc_start(const char *path, const char *const *argv, int *fd)
 }
 
 size_t cg_os_coproc_exchange(int fd, const char *in, size_t inlen, char *out, size_t cap,
-                             uint64_t deadline_ns, bool *done)
+                             uint64_t deadline_ns,
+                             bool (*complete)(const char *out, size_t got, void *arg),
+                             void *arg, bool *done)
 {
     size_t sent = 0, got = 0;
     bool writing = true;
@@ -771,10 +833,15 @@ size_t cg_os_coproc_exchange(int fd, const char *in, size_t inlen, char *out, si
                 *done = true;
                 break;
             }
-            if (k > 0)
+            if (k > 0) {
                 got += (size_t)k;
-            else if (k != -EAGAIN && k != -EINTR)
+                if (complete != NULL && complete(out, got, arg)) {
+                    *done = true;
+                    break;
+                }
+            } else if (k != -EAGAIN && k != -EINTR) {
                 break;
+            }
         }
     }
     return got;

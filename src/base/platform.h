@@ -133,6 +133,19 @@ size_t cg_os_nthreads(void) CG_HIDDEN;               /* threads in the process n
  * /proc/sys/vm/max_map_count), or its default, 65530, when that cannot be
  * read.  No malloc, errno untouched. */
 size_t cg_os_max_map_count(void) CG_HIDDEN;
+/*
+ * cg_os_write_all - write len bytes of buf to fd, raw system calls (no
+ * malloc, errno untouched, async-signal-safe), as far as it can: a closed
+ * or broken fd ends it quietly, and so does a pipe, socket, FIFO or
+ * terminal that takes no byte for CG_OS_WRITE_STALL_MS (a full pipe
+ * nobody reads: the report then goes on to its end, abort or exitcode,
+ * instead of hanging in write(2) as glibc's would).  The wait restarts
+ * at every byte taken: a slow reader gets everything.  After one such
+ * stall on fd, the next write to it does not wait until bytes move
+ * again.  Not for several threads at once on one fd (reports are
+ * serialised by the report lock).
+ */
+#define CG_OS_WRITE_STALL_MS 3000
 void  cg_os_write_all(int fd, const char *buf, size_t len) CG_HIDDEN;
 uint64_t cg_os_random64(void) CG_HIDDEN;
 /* futex wait on *addr while it holds val, at most timeout_ns (< 0: no
@@ -158,10 +171,20 @@ void  cg_os_sleep_ms(unsigned ms) CG_HIDDEN;         /* nanosleep, ms millisecon
 
 /* Files, with raw system calls: no malloc, no stdio, errno untouched.
  * cg_os_write_file writes len bytes to the file at path (created 0644 if
- * need be), appended to or truncated first; true when all was written.
+ * need be), appended to or truncated first; true when all was written
+ * (a FIFO is written as cg_os_write_all writes, with its deadline; one
+ * with no reader is refused at once).
  * cg_os_readlink puts the link's target in buf (at most cap - 1 bytes,
  * then a NUL) and returns its length, 0 when unknown. */
 bool  cg_os_write_file(const char *path, const char *buf, size_t len, bool append) CG_HIDDEN;
+/* The program's executable, /proc/self/exe's target (the program chunkguard
+ * was loaded into, never ld.so or libc), read at init (entry/init.c) and
+ * kept: NUL-terminated, at most CG_OS_EXE_MAX - 1 bytes, "" when /proc
+ * cannot tell.  No malloc; a race of two first calls reads it twice, the
+ * same.  A thread's report names its process by it (JSON "exe"), since
+ * the outermost frame of a thread's stack is libc's (clone3). */
+#define CG_OS_EXE_MAX 512
+const char *cg_os_exe(void) CG_HIDDEN;
 size_t cg_os_readlink(const char *path, char *buf, size_t cap) CG_HIDDEN;
 /* A file to map for reading (the symbolizer's ELF images): its identity,
  * so that a cache can tell a rebuilt file from the one it mapped. */
@@ -203,10 +226,14 @@ void  cg_os_close(int fd) CG_HIDDEN;
  *     environment array is static).
  * cg_os_coproc_exchange - write in[0, inlen) to it, then end its input,
  *     and read what it writes into out (cap bytes; no NUL added) until it
- *     ends its output, out is full, or the clock passes deadline_ns
- *     (cg_os_now_ns's clock); both directions at once (poll), so neither
- *     pipe can fill up and block the other side.  Returns the bytes
- *     read; *done is true when its output ended (EOF) in time.
+ *     ends its output, complete(out, bytes read so far, arg) (when not
+ *     NULL; called after each read) says all its answers are in, out is
+ *     full, or the clock passes deadline_ns (cg_os_now_ns's clock); both
+ *     directions at once (poll), so neither pipe can fill up and block
+ *     the other side.  complete is what spares a wait for an EOF that a
+ *     process the helper left behind, holding its output, would delay
+ *     to the deadline.  Returns the bytes read; *done is true when its
+ *     output ended (EOF) or was complete, in time.
  * cg_os_coproc_end - close fd; unless the helper ended its output and
  *     exits at once, have the middle process kill the helper's process
  *     group (SIGTERM to it; SIGKILL after 100 ms); reap the middle one:
@@ -216,7 +243,9 @@ void  cg_os_close(int fd) CG_HIDDEN;
 bool  cg_os_find_program(const char *name, char *buf, size_t cap) CG_HIDDEN;
 int   cg_os_coproc_start(const char *path, const char *const *argv, int *fd) CG_HIDDEN;
 size_t cg_os_coproc_exchange(int fd, const char *in, size_t inlen, char *out, size_t cap,
-                             uint64_t deadline_ns, bool *done) CG_HIDDEN;
+                             uint64_t deadline_ns,
+                             bool (*complete)(const char *out, size_t got, void *arg),
+                             void *arg, bool *done) CG_HIDDEN;
 void  cg_os_coproc_end(int pid, int fd, bool ended) CG_HIDDEN;
 
 /* stdio, the program's: flush every stream (before a report ends the

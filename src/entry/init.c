@@ -249,6 +249,7 @@ static void init_core(void)
     cg_link_secret = (uintptr_t)cg_os_random64() & ~(uintptr_t)CG_ALIGN_MASK;
     cg_tunables_init();
     cg_options_init();
+    cg_os_exe();                    /* read /proc now, while it is there */
     /* MALLOC_CHECK_=1..3 (glibc.malloc.check): glibc's checking allocator,
      * whose malloc_usable_size is the size requested; debug mode is ours
      * (docs/options.md, "glibc's settings").  A mode given wins. */

@@ -314,6 +314,8 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
         jfmt_hex(&w, (uintptr_t)d->addr);
     jraw(&w, ",\"pid\":");
     jnum(&w, cg_os_getpid());
+    jraw(&w, ",\"exe\":");
+    jstr(&w, cg_os_exe());
     jraw(&w, ",\"thread\":");
     if (d->tid >= 0)
         jnum(&w, d->tid);
@@ -582,6 +584,10 @@ static void emit_body(void *arg)
         }
     }
     size_t head = head_once(d);
+    /* holds the report lock now: a report the process will not survive
+     * (not one a callback or halt_on_error=0 lets it go on from) */
+    cg_report_mark_fatal(!a->passing &&
+                         !(a->recoverable && (!cg_opt.halt_on_error || cg_report_has_callback())));
     if (!known)
         batch = sym_batch(d);
     if (!known)

@@ -32,6 +32,28 @@ static cg_lock_t report_lock = CG_LOCK_INIT(CG_LK_REPORT);
  * the log (threads that fault at once: one report, as ASan's). */
 static uint32_t ending_tid;
 
+/* The thread writing a report that is to end the process (its kernel
+ * tid, set by cg_report_mark_fatal under the report lock), or 0: what
+ * cg_report_wait_others ends the process as when that report never
+ * finishes. */
+static uint32_t fatal_tid;
+
+void cg_report_mark_fatal(bool fatal)
+{
+    __atomic_store_n(&fatal_tid, fatal ? cg_lock_me() : 0, __ATOMIC_RELEASE);
+}
+
+/* End the process as a fatal report's options say (cg_report_exit). */
+static _Noreturn void end_as_options(void)
+{
+    /* exitcode given alone selects exiting; abort_on_error=1 given wins. */
+    bool do_abort = CG_OPT_GIVEN(abort_on_error) ? cg_opt.abort_on_error
+                                                 : !CG_OPT_GIVEN(exitcode);
+    if (do_abort)
+        cg_os_abort();
+    cg_os_exit(cg_opt.exitcode);
+}
+
 void cg_report_exit(void)
 {
     __atomic_store_n(&ending_tid, cg_lock_me(), __ATOMIC_RELEASE);
@@ -45,17 +67,29 @@ void cg_report_exit(void)
      * served apart and never reported (entry/reentry.c). */
     cg_self.in_report = CG_REPORT_ENDED;
     cg_supp_summary();             /* what was suppressed before this one */
-    /* exitcode given alone selects exiting; abort_on_error=1 given wins. */
-    bool do_abort = CG_OPT_GIVEN(abort_on_error) ? cg_opt.abort_on_error
-                                                 : !CG_OPT_GIVEN(exitcode);
-    if (do_abort)
-        cg_os_abort();
-    cg_os_exit(cg_opt.exitcode);
+    end_as_options();
 }
 
 bool cg_report_ending(void)
 {
     return __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* The fatal report thread tid is writing did not finish in time (it waits
+ * on a log nobody reads, or in a report callback that never returns):
+ * end the process as that report would have, not with the program's own
+ * exit status, with a line saying so where the log takes it. */
+static _Noreturn void give_up_on(uint32_t tid)
+{
+    char line[160];
+    size_t n = cg_fmt(line, sizeof line,
+                      "==%d==chunkguard: the report of thread tid %d was not finished in "
+                      "time; ending the process as it would have\n",
+                      cg_os_getpid(), (int)tid);
+    cg_log_write(line, n);
+    __atomic_store_n(&ending_tid, cg_lock_me(), __ATOMIC_RELEASE);
+    cg_self.in_report = CG_REPORT_ENDED;
+    end_as_options();
 }
 
 void cg_report_wait_others(void)
@@ -68,8 +102,11 @@ void cg_report_wait_others(void)
         uint32_t owner = CG_LOAD(report_lock.owner);
         uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
         uint64_t waited = cg_os_now_ns() - start;
-        bool writing = owner != 0 && owner != me && waited < writing_ns;
+        bool other = owner != 0 && owner != me;
+        bool writing = other && waited < writing_ns;
         bool going = ending != 0 && ending != me && waited < ending_ns;
+        if (other && !writing && __atomic_load_n(&fatal_tid, __ATOMIC_ACQUIRE) == owner)
+            give_up_on(owner);
         if (!writing && !going)
             return;
         cg_os_sleep_ms(1);
@@ -158,12 +195,15 @@ void cg_report_after_fork_child(void)
 {
     cg_lock_reinit(&report_lock);
     ending_tid = 0;
+    fatal_tid = 0;
     cg_render_after_fork_child();
     cg_supp_after_fork_child();
 }
 
 void cg_report_leave(void)
 {
+    if (__atomic_load_n(&fatal_tid, __ATOMIC_RELAXED) == cg_lock_me())
+        cg_report_mark_fatal(false);
     if (cg_self.in_report == CG_REPORT_WRITING)
         cg_unlock(&report_lock);
     cg_self.in_report = CG_REPORT_NONE;

@@ -64,8 +64,19 @@ bool cg_report_ending(void) CG_HIDDEN;
  * Bounded: at most deadlock_timeout_ms (10 s when that is 0) for a writer,
  * 2 s for one on its way out (a program may catch SIGABRT and go on).
  * Returns at once when no other thread reports.  Thread-safe; polls.
+ * When the writer's wait runs out on a report that is to end the process
+ * (cg_report_mark_fatal: stuck on a full log, or in a report callback
+ * that never returns), it does not return: it writes a line saying the
+ * report was not finished (as far as the log takes it) and ends the
+ * process as that report would have (abort, or _exit(exitcode)), so the
+ * program's own exit status never hides the error.
  */
 void cg_report_wait_others(void) CG_HIDDEN;
+
+/* Mark the report the calling thread writes (under the report lock) as
+ * one that will end the process (true), or not (false; cg_report_leave
+ * clears it too).  Read by cg_report_wait_others. */
+void cg_report_mark_fatal(bool fatal) CG_HIDDEN;
 
 /* The stable token of an error kind ("double-free", ...). */
 const char *cg_error_token(cg_error_t kind) CG_HIDDEN;

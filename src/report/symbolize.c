@@ -496,6 +496,36 @@ static bool parse_answer(sym_entry_t *e, char **p, char *end, bool llvm)
     return true;
 }
 
+/* Has the helper answered every request (cg_os_coproc_exchange's
+ * complete)?  Counted on whole lines of its output as they come, so
+ * that a helper which leaves a process holding its output open (a
+ * script's daemon) costs nothing: llvm-symbolizer ends each answer with
+ * an empty line; addr2line -a starts each with its address, and one
+ * more request, an address nobody asked about, follows the last one, so
+ * that its address line ends the last real answer. */
+typedef struct sym_count {
+    bool llvm;
+    size_t want, seen, scanned;
+} sym_count_t;
+
+static bool answered(const char *out, size_t got, void *arg)
+{
+    sym_count_t *c = arg;
+    for (;;) {
+        const char *s = out + c->scanned, *nl = memchr(s, '\n', got - c->scanned);
+        if (nl == NULL)
+            break;
+        size_t len = (size_t)(nl - s);
+        bool addr = len > 2 && s[0] == '0' && s[1] == 'x';
+        for (size_t i = 2; addr && i < len; i++)
+            addr = (s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f');
+        if (c->llvm ? len == 0 : addr)
+            c->seen++;
+        c->scanned += len + 1;
+    }
+    return c->seen >= c->want;
+}
+
 /* One run of the helper at path: entries of module mod (or, for
  * llvm-symbolizer, mod < 0: every entry) in, answers parsed into them. */
 static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
@@ -503,7 +533,7 @@ static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
     const char *argv_llvm[] = { path, "--inlining", "--demangle", "--functions=linkage", NULL };
     const char *argv_a2l[] = { path, "-a", "-f", "-i", "-C", "-e", mod >= 0 ? sym_mods[mod] : "",
                                NULL };
-    size_t inlen = 0, first = sym_n;
+    size_t inlen = 0, first = sym_n, asked = 0;
     for (size_t i = 0; i < sym_n; i++) {
         const sym_entry_t *e = &sym_tab[i];
         if (mod >= 0 && e->mod != mod)
@@ -516,18 +546,32 @@ static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
             break;
         memcpy(sym_in + inlen, line, l);
         inlen += l;
+        asked++;
         if (first == sym_n)
             first = i;
     }
     if (inlen == 0)
         return;
+    if (!llvm) {                        /* the end marker (answered) */
+        if (inlen + 4 > sizeof sym_in) {
+            inlen -= 1;                 /* no room: the last request goes */
+            while (inlen > 0 && sym_in[inlen - 1] != '\n')
+                inlen--;
+            if (--asked == 0)
+                return;
+        }
+        memcpy(sym_in + inlen, "0x0\n", 4);
+        inlen += 4;
+    }
+    sym_count_t count = { llvm, llvm ? asked : asked + 1, 0, 0 };
     int fd;
     int pid = cg_os_coproc_start(path, llvm ? argv_llvm : argv_a2l, &fd);
     if (pid < 0)
         return;
     bool done;
     size_t got = cg_os_coproc_exchange(fd, sym_in, inlen, sym_out + sym_outlen,
-                                       sizeof sym_out - sym_outlen, deadline, &done);
+                                       sizeof sym_out - sym_outlen, deadline, answered,
+                                       &count, &done);
     cg_os_coproc_end(pid, fd, done);
     char *p = sym_out + sym_outlen, *end = p + got;
     sym_outlen += got;

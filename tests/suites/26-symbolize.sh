@@ -44,6 +44,34 @@
 #                            waitpid(-1) during 3 reports (halt_on_error=0),
 #                            in each mode: sees none of the symbolizer's
 #                            processes
+#   sym-daemon-llvm|addr2line  a symbolizer (a script, symbolizer_path)
+#                            that leaves a sleeping child holding its
+#                            stdout, then answers as llvm-symbolizer or
+#                            addr2line: the report symbolized in well
+#                            under the 5 s deadline (answers counted, no
+#                            wait for the EOF), the child killed
+# With tests/stall/stall.c and tests/stall/fullpipe.py (a pipe full from
+# the start; every run bounded, a hang is a FAIL):
+#   stall-stderr-*           fd 2 a full pipe nobody reads, in each mode: a
+#                            double free's report gives up after the
+#                            write deadline and the process aborts (134),
+#                            as with exitcode=9 it exits 9
+#   stall-slow-reader        fd 2 full, read slowly (256 bytes / 20 ms,
+#                            longer than the deadline in all): the report
+#                            arrives whole
+#   stall-fifo-*             log_path (a report; a leak report, 23),
+#                            report_path (JSON), stats_path, a warning:
+#                            each a FIFO full and never read; the process
+#                            ends as it would, within the deadline
+#   stall-warning            an option warning onto a full fd 2: the
+#                            program runs on, exit 0
+#   wait-stalled-*           a worker thread's fatal report stuck on a full
+#                            fd 2 while main calls exit(7), each mode, with
+#                            deadlock_timeout_ms=1000: main's wait gives up
+#                            and the process aborts (134), not 7
+#   wait-callback-hangs      fast mode, a report callback that never
+#                            returns: the same, exitcode=9's status and a
+#                            note that the report was not finished
 # Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
 set -u
 R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
@@ -262,4 +290,65 @@ for m in fast debug guard; do
   res=$(python3 "$tmp/contig.py" 8 <<<"$err" 2>&1)
   if [ "$res" = ok ]; then pass sym-fork-reports-$m; else fail sym-fork-reports-$m "$res"; fi
 done
+# a symbolizer that leaves a child holding its stdout open, then answers
+for how in llvm addr2line; do
+  mkdir -p "$tmp/d-$how"
+  tool=llvm-symbolizer; [ $how = addr2line ] && tool=addr2line
+  cat >"$tmp/d-$how/$tool" <<EOS
+#!/bin/sh
+sleep 300 &
+echo \$! >"$tmp/d-$how.pid"
+exec $(command -v $tool) "\$@"
+EOS
+  chmod +x "$tmp/d-$how/$tool"
+  run mode=debug:symbolizer_path="$tmp/d-$how/$tool" "$B/sym" free
+  dp=$(cat "$tmp/d-$how.pid" 2>/dev/null)
+  for _ in 1 2 3 4 5 6 7 8 9 10; do alive "$dp" || break; sleep 0.1; done
+  if grep -Eq "$F0 overflow_then_free .*sym\.c:$(line free "$src") \(" <<<"$err" &&
+     [ "$secs" -lt 3 ] && ! alive "$dp"; then
+    pass sym-daemon-$how
+  else
+    fail sym-daemon-$how "${secs}s (want < 3), child ${dp:-?} $(alive "$dp" && echo alive || echo gone), rc $rc: $(grep -m2 '#' <<<"$err")"
+    [ -n "$dp" ] && kill "$dp" 2>/dev/null
+  fi
+done
+
+# reports onto a log nobody reads (tests/stall)
+gcc -std=gnu11 -g -O1 -pthread -I"$R/include" -o "$B/stall" "$R/tests/stall/stall.c" -ldl \
+  2>"$tmp/b.err" || { fail stall-build "$(head -c 400 "$tmp/b.err")"; exit 1; }
+FP="python3 $R/tests/stall/fullpipe.py"
+# stall NAME WANT HOW OPTS ARGS...: the status under fullpipe.py is WANT,
+# within 12 s (the 3 s write deadline, twice, and room for a loaded machine)
+stall() {
+  local name=$1 want=$2 how=$3 opts=$4; shift 4
+  rm -f "$tmp/fifo"
+  out=$($FP "$how" 20 -- env CHUNKGUARD_OPTIONS="$opts" LD_PRELOAD="$SO" "$B/stall" "$@" 2>&1)
+  local r s; read -r _ r _ s <<<"$(head -1 <<<"$out")"
+  if [ "$r" = "$want" ] && [ "${s%.*}" -lt 12 ]; then pass "$name"
+  else fail "$name" "status $r in ${s}s (want $want): $(head -c 300 <<<"$out")"; fi
+}
+for m in fast debug guard; do
+  stall stall-stderr-$m 134 stderr mode=$m df
+  stall stall-stderr-exitcode-$m 9 stderr mode=$m:exitcode=9 df
+done
+stall stall-fifo-log 134 fifo:"$tmp/fifo" mode=debug:log_path="$tmp/fifo" df
+stall stall-fifo-leaks 23 fifo:"$tmp/fifo" mode=debug:detect_leaks=1:log_path="$tmp/fifo" leak
+stall stall-fifo-json 134 fifo:"$tmp/fifo" mode=debug:report_path="$tmp/fifo" df
+stall stall-fifo-stats 0 fifo:"$tmp/fifo" stats_path="$tmp/fifo" quiet
+stall stall-fifo-warning 0 fifo:"$tmp/fifo" log_path="$tmp/fifo":no_such_option=1 quiet
+stall stall-warning 0 stderr no_such_option=1 quiet
+out=$($FP slow 60 -- env CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD="$SO" "$B/stall" df 2>&1)
+if grep -q '^rc 134 ' <<<"$out" && grep -q '^==[0-9]*==ERROR: chunkguard: double-free' <<<"$out" &&
+   grep -q '^SUMMARY: chunkguard: double-free' <<<"$out"; then pass stall-slow-reader
+else fail stall-slow-reader "$(head -1 <<<"$out"), $(grep -c . <<<"$out") line(s): $(sed -n 2,4p <<<"$out")"; fi
+
+for m in fast debug guard; do
+  stall wait-stalled-$m 134 stderr mode=$m:deadlock_timeout_ms=1000 thread 7
+done
+err=$(timeout 30 env CHUNKGUARD_OPTIONS=deadlock_timeout_ms=1000:exitcode=9 LD_PRELOAD="$SO" \
+      "$B/stall" cbhang 7 2>&1 >/dev/null)
+rc=$?
+if [ $rc = 9 ] && grep -q '^==[0-9]*==chunkguard: the report of thread tid [0-9]* was not finished' <<<"$err"
+then pass wait-callback-hangs
+else fail wait-callback-hangs "rc $rc (want 9): $(tail -c 300 <<<"$err")"; fi
 exit 0

@@ -47,6 +47,11 @@
 #                         note
 #   supp-command          report/run --suppressions, the library's option
 #                         through run: summary, SARIF, JUnit, HTML count them
+#   command-thread-exe-*  a report made on a thread other than main's
+#                         (tests/stall/stall.c), each mode: the JSON's
+#                         "exe" is the program, and the summary and the
+#                         JUnit test case name the process by it, not by
+#                         libc (the outermost frame of a thread's stack)
 set -u
 R=$CG_ROOT; B=$CG_BUILD/command; SO=$CG_SO
 CG="$R/tools/chunkguard"
@@ -484,3 +489,22 @@ grep -q "ERROR: chunkguard: heap-use-after-free" "$tmp/sr.err" && bad="$bad run:
 [ "$rr2" -eq 0 ] || bad="$bad run with the option, all leaks suppressed: status $rr2;"
 grep -qF "  3 report(s) suppressed (3 by the processes)" "$tmp/sr2.err" || bad="$bad run with the option: not 3 suppressed;"
 [ -z "$bad" ] && pass supp-command || fail supp-command "$bad $(grep -A12 '^chunkguard: ' "$tmp/sc.err" | head -c 500)"
+
+# command-thread-exe-*: a worker thread's double free
+gcc -std=gnu11 -O1 -g -pthread -I"$R/include" -o "$B/stall" "$R/tests/stall/stall.c" -ldl ||
+    { echo "FAIL command-build: stall"; exit 1; }
+for m in fast debug guard; do
+    rm -rf "$tmp/te"
+    timeout 60 "$CG" run --mode $m --report-dir "$tmp/te" --junit "$tmp/te.xml" -- \
+        "$B/stall" thread 0 2>"$tmp/te.err" >/dev/null
+    bad=""
+    f=$(ls "$tmp/te"/*.json 2>/dev/null | head -1)
+    [ -n "$f" ] && "$PY" -c 'import json,sys; r=json.loads(open(sys.argv[1]).readline()); assert r["exe"] == sys.argv[2], r.get("exe")' \
+        "$f" "$B/stall" 2>/dev/null || bad="$bad JSON exe is not $B/stall;"
+    grep -Eq "^    pid [0-9]+ $B/stall: 1 report" "$tmp/te.err" || bad="$bad summary does not name $B/stall;"
+    grep -q "libc" <<<"$(sed -n '/processes:/,$p' "$tmp/te.err")" && bad="$bad summary names libc;"
+    grep -q "name=\"pid [0-9]* $B/stall\"" "$tmp/te.xml" 2>/dev/null || bad="$bad JUnit case not named by the program;"
+    [ -z "$bad" ] && pass command-thread-exe-$m ||
+        fail command-thread-exe-$m "$bad $(sed -n '/processes:/,$p' "$tmp/te.err" | head -c 300)"
+done
+exit 0

@@ -1,0 +1,75 @@
+/*
+ * stall.c — a program for tests/suites/26-symbolize.sh's stall-* and
+ * wait-* cases (built -g -O1 -pthread -ldl; the callback's setter found
+ * with dlsym, as under LD_PRELOAD): its report goes to a log nobody reads, or races main's exit.
+ * The argument picks it:
+ *   df       a double free on the main thread (fatal in every mode)
+ *   leak     a block leaked (detect_leaks=1 reports it at exit)
+ *   quiet    nothing wrong (a stats_path line, a warning are all it writes)
+ *   thread S a worker thread's double free while main, 300 ms later,
+ *            ends with status S (exit(S))
+ *   cbhang S the same with a report callback that never returns
+ */
+#include <chunkguard.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+volatile int sink;
+void *volatile keep;
+
+__attribute__((noinline)) static void free_twice(char *p)
+{
+    free(p);
+    free(p);
+    sink = 1;
+}
+
+static void *worker(void *arg)
+{
+    (void)arg;
+    free_twice(malloc(24));
+    return NULL;
+}
+
+static void hang(const cg_report_t *r, void *arg)
+{
+    (void)r;
+    (void)arg;
+    for (;;)
+        pause();
+}
+
+int main(int argc, char **argv)
+{
+    const char *what = argc > 1 ? argv[1] : "";
+    int status = argc > 2 ? atoi(argv[2]) : 0;
+    if (strcmp(what, "df") == 0) {
+        free_twice(malloc(24));
+        return 0;
+    }
+    if (strcmp(what, "leak") == 0) {
+        keep = malloc(40);
+        keep = NULL;
+        return 0;
+    }
+    if (strcmp(what, "quiet") == 0) {
+        free(malloc(10));
+        return 0;
+    }
+    if (strcmp(what, "thread") == 0 || strcmp(what, "cbhang") == 0) {
+        void (*set)(cg_report_callback_t, void *) =
+            (void (*)(cg_report_callback_t, void *))dlsym(RTLD_DEFAULT, "cg_set_report_callback");
+        if (what[0] == 'c' && set != NULL)
+            set(hang, NULL);
+        pthread_t t;
+        pthread_create(&t, NULL, worker, NULL);
+        usleep(300000);
+        exit(status);
+    }
+    fprintf(stderr, "usage: stall df|leak|quiet|thread S|cbhang S\n");
+    return 2;
+}
