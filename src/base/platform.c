@@ -337,11 +337,13 @@ void *cg_os_remap(void *p, size_t oldlen, size_t newlen)
     return sys_failed(r) ? NULL : (void *)r;
 }
 
-/* The descriptor whose last write gave up after CG_OS_WRITE_STALL_MS
- * with nothing written (-1: none): the next write to it tries without
- * waiting, and waits again once the reader takes bytes.  So a report of
- * many writes to a stderr nobody reads costs one stall, not one each. */
-static int stalled_fd = -1;
+/* The pipe (or FIFO, socket, terminal: its device and inode) whose last
+ * write gave up after CG_OS_WRITE_STALL_MS with nothing written (ino 0:
+ * none): the next write to it tries without waiting, and waits again once
+ * the reader takes bytes.  So a report of many writes to a stderr nobody
+ * reads (a leak report's groups, log_path opened anew for each) costs one
+ * stall, not one each. */
+static uint64_t stalled_dev, stalled_ino;
 
 /* Write everything, or give up quietly: a report must never block or loop
  * for ever on a closed or broken descriptor, nor on a pipe (or socket,
@@ -356,19 +358,24 @@ static size_t write_loop(int fd, const char *buf, size_t len)
 {
     size_t done = 0;
     struct stat sb;
-    bool regular = !sys_failed(SYS(SYS_fstat, fd, &sb, 0, 0, 0, 0)) && S_ISREG(sb.st_mode);
-    uint64_t stall_ns = (fd == stalled_fd ? 0 : CG_OS_WRITE_STALL_MS) * 1000000ull;
+    if (sys_failed(SYS(SYS_fstat, fd, &sb, 0, 0, 0, 0)))
+        sb = (struct stat){ .st_mode = 0, .st_ino = 0 };
+    bool regular = S_ISREG(sb.st_mode);
+    bool stalled = sb.st_ino != 0 && sb.st_ino == stalled_ino && sb.st_dev == stalled_dev;
+    uint64_t stall_ns = (stalled ? 0 : CG_OS_WRITE_STALL_MS) * 1000000ull;
     uint64_t last = cg_os_now_ns();
     while (done < len) {
         if (!regular) {
-            uint64_t now = cg_os_now_ns(), left = now - last < stall_ns ? stall_ns - (now - last) : 0;
+            uint64_t idle = cg_os_now_ns() - last;
+            uint64_t left = idle < stall_ns ? stall_ns - idle : 0;
             struct timespec ts = { (time_t)(left / 1000000000u), (long)(left % 1000000000u) };
             struct pollfd p = { fd, POLLOUT, 0 };
             long r = SYS(SYS_ppoll, &p, 1, &ts, 0, 8, 0);
             if (r == -EINTR)
                 continue;
             if (r == 0) {               /* no room for the whole stall: give up */
-                stalled_fd = fd;
+                stalled_dev = sb.st_dev;
+                stalled_ino = sb.st_ino;
                 break;
             }
             if (sys_failed(r) || (p.revents & POLLNVAL))
@@ -385,8 +392,10 @@ static size_t write_loop(int fd, const char *buf, size_t len)
         done += (size_t)n;
         last = cg_os_now_ns();
         stall_ns = CG_OS_WRITE_STALL_MS * 1000000ull;
-        if (stalled_fd == fd)
-            stalled_fd = -1;
+        if (stalled) {
+            stalled = false;
+            stalled_ino = 0;
+        }
     }
     return done;
 }

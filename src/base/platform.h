@@ -141,8 +141,8 @@ size_t cg_os_max_map_count(void) CG_HIDDEN;
  * nobody reads: the report then goes on to its end, abort or exitcode,
  * instead of hanging in write(2) as glibc's would).  The wait restarts
  * at every byte taken: a slow reader gets everything.  After one such
- * stall on fd, the next write to it does not wait until bytes move
- * again.  Not for several threads at once on one fd (reports are
+ * stall on a pipe, the next write to it (by any fd) does not wait until
+ * bytes move again.  Not for several threads at once on one fd (reports are
  * serialised by the report lock).
  */
 #define CG_OS_WRITE_STALL_MS 3000
