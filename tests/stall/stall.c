@@ -6,9 +6,10 @@
  *   df       a double free on the main thread (fatal in every mode)
  *   leak     a block leaked (detect_leaks=1 reports it at exit)
  *   quiet    nothing wrong (a stats_path line, a warning are all it writes)
- *   thread S a worker thread's double free while main, 300 ms later,
- *            ends with status S (exit(S))
- *   cbhang S the same with a report callback that never returns
+ *   thread S [HOW]  a worker thread's double free while main, 300 ms
+ *            later, ends with status S: HOW exit (exit(S), the default),
+ *            return (from main) or _exit (_exit(S))
+ *   cbhang S [HOW]  the same with a report callback that never returns
  */
 #include <chunkguard.h>
 #include <dlfcn.h>
@@ -68,8 +69,13 @@ int main(int argc, char **argv)
         pthread_t t;
         pthread_create(&t, NULL, worker, NULL);
         usleep(300000);
+        const char *how = argc > 3 ? argv[3] : "exit";
+        if (strcmp(how, "_exit") == 0)
+            _exit(status);
+        if (strcmp(how, "return") == 0)
+            return status;
         exit(status);
     }
-    fprintf(stderr, "usage: stall df|leak|quiet|thread S|cbhang S\n");
+    fprintf(stderr, "usage: stall df|leak|quiet|thread S [exit|return|_exit]|cbhang S [...]\n");
     return 2;
 }

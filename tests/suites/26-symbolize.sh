@@ -68,7 +68,8 @@
 #   wait-stalled-*           a worker thread's fatal report stuck on a full
 #                            fd 2 while main calls exit(7), each mode, with
 #                            deadlock_timeout_ms=1000: main's wait gives up
-#                            and the process aborts (134), not 7
+#                            and the process aborts (134), not 7; also
+#                            with main returning 7 or calling _exit(7)
 #   wait-callback-hangs      fast mode, a report callback that never
 #                            returns: the same, exitcode=9's status and a
 #                            note that the report was not finished
@@ -344,6 +345,9 @@ else fail stall-slow-reader "$(head -1 <<<"$out"), $(grep -c . <<<"$out") line(s
 
 for m in fast debug guard; do
   stall wait-stalled-$m 134 stderr mode=$m:deadlock_timeout_ms=1000 thread 7
+done
+for how in return _exit; do
+  stall wait-stalled-$how 134 stderr deadlock_timeout_ms=1000 thread 7 $how
 done
 err=$(timeout 30 env CHUNKGUARD_OPTIONS=deadlock_timeout_ms=1000:exitcode=9 LD_PRELOAD="$SO" \
       "$B/stall" cbhang 7 2>&1 >/dev/null)
