@@ -1,9 +1,10 @@
 /*
  * race.c — reports racing the program, for tests/suites/26-symbolize.sh
  * (built -g -O1 -pthread); the argument picks the race:
- *   exit     a worker thread makes a double free while main returns (after
- *            5 ms, while the report waits for its symbolizer): the report
- *            must come out whole and decide the exit status
+ *   exit     a worker thread makes a double free while main returns
+ *            (5 ms after the worker reaches its second free, while the
+ *            report waits for its symbolizer): the report must come out
+ *            whole and decide the exit status
  *   exitcall the same, main calling exit(0) instead of returning
  *   chld N   SIGCHLD handler counting, a thread reaping with waitpid(-1)
  *            in a loop, then N overflows found at free (halt_on_error=0
@@ -25,10 +26,12 @@
 volatile int sink;
 static volatile sig_atomic_t chld_signals;
 static volatile int reaped, stop;
+static volatile int at_second_free;
 
 __attribute__((noinline)) static void free_twice(char *p)
 {
     free(p);
+    at_second_free = 1;
     free(p);
     sink = 1;
 }
@@ -83,6 +86,12 @@ int main(int argc, char **argv)
     if (strcmp(what, "exit") == 0 || strcmp(what, "exitcall") == 0) {
         pthread_t t;
         pthread_create(&t, NULL, worker, NULL);
+        /* Exit only once the worker is at its second free: under load a
+         * fixed 5 ms could pass before the worker ran at all, and then
+         * there is no report to wait for (glibc's exit would not wait
+         * either).  The 5 ms after it let the report begin. */
+        while (!at_second_free)
+            usleep(100);
         usleep(5000);
         if (what[4] == 'c')
             exit(0);
