@@ -319,24 +319,35 @@ gcc -std=gnu11 -g -O1 -pthread -I"$R/include" -o "$B/stall" "$R/tests/stall/stal
   2>"$tmp/b.err" || { fail stall-build "$(head -c 400 "$tmp/b.err")"; exit 1; }
 FP="python3 $R/tests/stall/fullpipe.py"
 # stall NAME WANT HOW OPTS ARGS...: the status under fullpipe.py is WANT,
-# within 12 s (the 3 s write deadline, twice, and room for a loaded machine)
+# within 12 s (the 3 s write deadline, twice, and room for a loaded machine).
+# Each case mostly waits out the write deadline, so they run at once in the
+# background (@FIFO@ in HOW and OPTS names a FIFO of the case's own) and
+# stall_results prints their lines in order.
+stall_names=()
 stall() {
-  local name=$1 want=$2 how=$3 opts=$4; shift 4
-  rm -f "$tmp/fifo"
-  out=$($FP "$how" 20 -- env CHUNKGUARD_OPTIONS="$opts" LD_PRELOAD="$SO" "$B/stall" "$@" 2>&1)
-  local r s; read -r _ r _ s <<<"$(head -1 <<<"$out")"
-  if [ "$r" = "$want" ] && [ "${s%.*}" -lt 12 ]; then pass "$name"
-  else fail "$name" "status $r in ${s}s (want $want): $(head -c 300 <<<"$out")"; fi
+  local name=$1 want=$2 how=${3//@FIFO@/$tmp/fifo.$1} opts=${4//@FIFO@/$tmp/fifo.$1}; shift 4
+  stall_names+=("$name")
+  (
+    out=$($FP "$how" 20 -- env CHUNKGUARD_OPTIONS="$opts" LD_PRELOAD="$SO" "$B/stall" "$@" 2>&1)
+    read -r _ r _ s <<<"$(head -1 <<<"$out")"
+    if [ "$r" = "$want" ] && [ "${s%.*}" -lt 12 ]; then pass "$name"
+    else fail "$name" "status $r in ${s}s (want $want): $(head -c 300 <<<"$out")"; fi
+  ) >"$tmp/stall.$name" 2>&1 &
+}
+stall_results() {
+  wait
+  local n; for n in "${stall_names[@]}"; do cat "$tmp/stall.$n"; done
+  stall_names=()
 }
 for m in fast debug guard; do
   stall stall-stderr-$m 134 stderr mode=$m df
   stall stall-stderr-exitcode-$m 9 stderr mode=$m:exitcode=9 df
 done
-stall stall-fifo-log 134 fifo:"$tmp/fifo" mode=debug:log_path="$tmp/fifo" df
-stall stall-fifo-leaks 23 fifo:"$tmp/fifo" mode=debug:detect_leaks=1:log_path="$tmp/fifo" leak
-stall stall-fifo-json 134 fifo:"$tmp/fifo" mode=debug:report_path="$tmp/fifo" df
-stall stall-fifo-stats 0 fifo:"$tmp/fifo" stats_path="$tmp/fifo" quiet
-stall stall-fifo-warning 0 fifo:"$tmp/fifo" log_path="$tmp/fifo":no_such_option=1 quiet
+stall stall-fifo-log 134 fifo:@FIFO@ mode=debug:log_path=@FIFO@ df
+stall stall-fifo-leaks 23 fifo:@FIFO@ mode=debug:detect_leaks=1:log_path=@FIFO@ leak
+stall stall-fifo-json 134 fifo:@FIFO@ mode=debug:report_path=@FIFO@ df
+stall stall-fifo-stats 0 fifo:@FIFO@ stats_path=@FIFO@ quiet
+stall stall-fifo-warning 0 fifo:@FIFO@ log_path=@FIFO@:no_such_option=1 quiet
 stall stall-warning 0 stderr no_such_option=1 quiet
 out=$($FP slow 60 -- env CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD="$SO" "$B/stall" df 2>&1)
 if grep -q '^rc 134 ' <<<"$out" && grep -q '^==[0-9]*==ERROR: chunkguard: double-free' <<<"$out" &&
@@ -349,6 +360,7 @@ done
 for how in return _exit; do
   stall wait-stalled-$how 134 stderr deadlock_timeout_ms=1000 thread 7 $how
 done
+stall_results
 err=$(timeout 30 env CHUNKGUARD_OPTIONS=deadlock_timeout_ms=1000:exitcode=9 LD_PRELOAD="$SO" \
       "$B/stall" cbhang 7 2>&1 >/dev/null)
 rc=$?
