@@ -44,6 +44,15 @@
 #                            waitpid(-1) during 3 reports (halt_on_error=0),
 #                            in each mode: sees none of the symbolizer's
 #                            processes
+#   sym-long-names-*         (tests/symbolize/longname.py) frames named by
+#                            ~1550-byte C++ template names, 70 inlined in a
+#                            frame, two such stacks (more than the 64 KiB a
+#                            text report has): every line whole and at most
+#                            1600 bytes, names cut with "...", the frames
+#                            left out counted, SUMMARY the last line; the
+#                            1550-byte symbol demangled (by the symbolizer:
+#                            libiberty takes about 1 KiB), then cut; the
+#                            JSON object whole
 # Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
 set -u
 R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
@@ -262,4 +271,33 @@ for m in fast debug guard; do
   res=$(python3 "$tmp/contig.py" 8 <<<"$err" 2>&1)
   if [ "$res" = ok ]; then pass sym-fork-reports-$m; else fail sym-fork-reports-$m "$res"; fi
 done
+# long names: every line whole and bounded, SUMMARY kept, dropped frames said
+python3 "$R/tests/symbolize/longname.py" 70 >"$tmp/longname.cc" &&
+  g++ -g -O1 -o "$B/longname" "$tmp/longname.cc" 2>"$tmp/b.err" ||
+  fail sym-long-names-build "$(head -c 400 "$tmp/b.err")"
+run mode=debug:report_path="$tmp/long.json" "$B/longname"
+printf '%s\n' "$err" >"$tmp/long.txt"
+bad=$(awk 'length > 1600 || !/^(==[0-9]+==ERROR|    |0x[0-9a-f]+ is |previously allocated|HASH: |SUMMARY: )/ {
+             print NR ": " substr($0, 1, 80); exit }' "$tmp/long.txt")
+if [ -z "$bad" ] && [ "$rc" = 134 ] && grep -q '^SUMMARY: chunkguard: heap-buffer-overflow in free()$' <<<"$(tail -n1 "$tmp/long.txt")"; then
+  pass sym-long-names-lines
+else
+  fail sym-long-names-lines "rc $rc, bad line: ${bad:-none}; last: $(tail -n1 "$tmp/long.txt" | cut -c1-80)"
+fi
+if grep -Eq '^    \.\.\. [0-9]+ more frames not shown \(the report.s size limit\)$' "$tmp/long.txt" &&
+   grep -Eq "$F1 char\* very_long_function_name_x+.*\.\.\. .*longname\.cc:[0-9]+ \(.*\) \(inlined\)\$" "$tmp/long.txt"; then
+  pass sym-long-names-cut
+else
+  fail sym-long-names-cut "no '... more frames not shown' line or no cut inlined name: $(grep -m2 '#1' "$tmp/long.txt" | cut -c1-100)"
+fi
+if grep -Eq "$F0 char\* very_long_function_name_x+.*\.\.\. .*longname\.cc:[0-9]+ " "$tmp/long.txt"; then
+  pass sym-long-names-demangled
+else
+  fail sym-long-names-demangled "frame #0: $(grep -m1 '#0' "$tmp/long.txt" | cut -c1-100)"
+fi
+if python3 -c 'import json, sys; json.loads(open(sys.argv[1]).readline())' "$tmp/long.json" 2>"$tmp/j.err"; then
+  pass sym-long-names-json
+else
+  fail sym-long-names-json "$(tail -n1 "$tmp/j.err")"
+fi
 exit 0
