@@ -13,6 +13,8 @@
 #   fill-alloc / fill-free   the fill bytes reach new and freed blocks
 #   tunables-*           GLIBC_TUNABLES / MALLOC_*_ reach the core
 #   options-comma        ',' separates pairs as ':' does, mixed too
+#   options-asan-separators  '\n', '\r', spaces and tabs separate pairs too,
+#                        as ASan's flag parser; quotes keep them
 #   options-quoted-path  log_path='...' holds ':' and ','; quotes not kept
 #   options-log-path-unopenable  a log_path that cannot be opened, quoted
 #                        or not: one warning naming it and the errno, then
@@ -151,6 +153,21 @@ if [ "$(grep -c WARNING <<<"$c1$c2")" = 0 ] &&
    grep -q 'chunkguard: debug mode; .*detect_leaks 1' <<<"$c1" &&
    grep -q 'chunkguard: debug mode; .*detect_leaks 1' <<<"$c2"; then pass options-comma
 else fail options-comma "$(head -c 300 <<<"$c1") / $(head -c 300 <<<"$c2")"; fi
+
+# options-asan-separators: as ASan's flag parser, '\n', '\r', spaces and
+# tabs separate pairs too (each pair applied, no warning); a quoted value
+# keeps them; a word without '=' between pairs is warned of, alone
+nl=$'\n' cr=$'\r'
+run "verbosity=1${nl}mode=debug${cr}detect_leaks=1 stack_depth=4	redzone=32" ok; a1=$err
+run "verbosity=1 log_path='$tmp/sp ace:${nl}x.%p' abort_on_error=0" double-free; a2=$rc; a2e=$err
+run "verbosity=1 stray mode=debug" ok; a3=$err
+al=("$tmp/sp ace:${nl}x."*)
+if [ "$(grep -c WARNING <<<"$a1")" = 0 ] &&
+   grep -q 'chunkguard: debug mode; redzone 32 B, .*stack_depth 4, detect_leaks 1' <<<"$a1" &&
+   [ "$a2" = 1 ] && [ -f "${al[0]}" ] && ! grep -q WARNING <<<"$a2e" &&
+   [ "$(grep -c WARNING <<<"$a3")" = 1 ] && grep -q "WARNING: chunkguard: option without '=': 'stray'" <<<"$a3" &&
+   grep -q 'chunkguard: debug mode' <<<"$a3"; then pass options-asan-separators
+else fail options-asan-separators "$(head -c 300 <<<"$a1") / rc=$a2 $(head -c 200 <<<"$a2e") / $(head -c 300 <<<"$a3")"; fi
 
 # options-blanks: spaces and tabs around keys, values and separators are
 # dropped (no warning, both options applied); inside quotes they are kept
