@@ -725,7 +725,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
     if (cap == 0)
         return 0;
     buf[0] = 0;
-    size_t i = 0;
+    size_t i = 0, cut_lines = 0;    /* cut_lines: of frame i, not shown */
     for (; i < n; i++) {
         cg_frame_t f;
         char line[FRAME_LINE_MAX];
@@ -742,7 +742,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
         /* the inlined functions first, innermost first; the last is the
          * function the code is in: its symbol's name, demangled as in the
          * JSON and the HASH line, else the debug information's */
-        size_t k = 0, start = len;
+        size_t k = 0;
         for (; k < nfr; k++) {
             bool last = k + 1 == nfr;
             const char *fn = last && named_well(&f, fr[k].function) ? f.function
@@ -752,16 +752,19 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
             if (!put_line(buf, cap, &len, line, l))
                 break;
         }
-        if (k < nfr) {              /* a frame is whole or not shown */
-            len = start;
-            buf[len] = 0;
+        if (k < nfr) {              /* the lines that fit of this frame are kept */
+            cut_lines = nfr - k;
             break;
         }
     }
     if (i < n) {                    /* said, not silently lost; whole or not at all */
         char line[DROPPED_LINE_MAX];
-        size_t l = cg_fmt(line, sizeof line, "    ... %zu more frames not shown (the "
-                          "report's size limit)\n", n - i);
+        size_t l = cut_lines == 0
+                       ? cg_fmt(line, sizeof line, "    ... %zu more frames not shown (the "
+                                "report's size limit)\n", n - i)
+                       : cg_fmt(line, sizeof line, "    ... %zu more lines of #%zu and %zu "
+                                "more frames not shown (the report's size limit)\n",
+                                cut_lines, i, n - i - 1);
         if (len + l < cap) {
             memcpy(buf + len, line, l + 1);
             len += l;

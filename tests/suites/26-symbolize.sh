@@ -49,10 +49,12 @@
 #                            frame, two such stacks (more than the 64 KiB a
 #                            text report has): every line whole and at most
 #                            1600 bytes, names cut with "...", the frames
-#                            left out counted, SUMMARY the last line; the
+#                            (and a frame's inlined lines) left out counted,
+#                            SUMMARY the last line; the
 #                            1550-byte symbol demangled (by the symbolizer:
 #                            libiberty takes about 1 KiB), then cut; the
-#                            JSON object whole
+#                            JSON object whole; a leak report of the same
+#                            stack keeps its HASH line (16 KiB buffer)
 # Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
 set -u
 R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
@@ -284,7 +286,7 @@ if [ -z "$bad" ] && [ "$rc" = 134 ] && grep -q '^SUMMARY: chunkguard: heap-buffe
 else
   fail sym-long-names-lines "rc $rc, bad line: ${bad:-none}; last: $(tail -n1 "$tmp/long.txt" | cut -c1-80)"
 fi
-if grep -Eq '^    \.\.\. [0-9]+ more frames not shown \(the report.s size limit\)$' "$tmp/long.txt" &&
+if grep -Eq '^    \.\.\. ([0-9]+ more lines of #[0-9]+ and )?[0-9]+ more frames not shown \(the report.s size limit\)$' "$tmp/long.txt" &&
    grep -Eq "$F1 char\* very_long_function_name_x+.*\.\.\. .*longname\.cc:[0-9]+ \(.*\) \(inlined\)\$" "$tmp/long.txt"; then
   pass sym-long-names-cut
 else
@@ -299,5 +301,14 @@ if python3 -c 'import json, sys; json.loads(open(sys.argv[1]).readline())' "$tmp
   pass sym-long-names-json
 else
   fail sym-long-names-json "$(tail -n1 "$tmp/j.err")"
+fi
+run mode=debug:detect_leaks=1 "$B/longname" leak
+if [ "$rc" = 23 ] && ! awk 'length > 1600 { bad = 1 } END { exit !bad }' <<<"$err" &&
+   grep -Eq '^HASH: chunkguard: [0-9a-f]+ of memory-leak in ' <<<"$err" &&
+   grep -Eq '^    \.\.\. [0-9]+ more lines of #1 and [0-9]+ more frames not shown' <<<"$err" &&
+   grep -q '^SUMMARY: chunkguard: 24 byte(s) leaked in 1 allocation(s)' <<<"$err"; then
+  pass sym-long-names-leak
+else
+  fail sym-long-names-leak "rc $rc: $(grep -E '^(HASH|SUMMARY|    \.\.\.)' <<<"$err" | cut -c1-100)"
 fi
 exit 0
