@@ -215,7 +215,8 @@ static void print_help(void)
 {
     char buf[768];
     size_t n = cg_fmt(buf, sizeof buf, "==%d== chunkguard options "
-                      "(CHUNKGUARD_OPTIONS=key=value:key=value, or ','):\n", (int)getpid());
+                      "(CHUNKGUARD_OPTIONS=key=value:key=value; ',', newlines, blanks "
+                      "too):\n", (int)getpid());
     cg_log_write(buf, n);
 #define CG_VAL_bool(name) n += cg_fmt(buf + n, sizeof buf - n, "%d", (int)cg_opt.name);
 #define CG_VAL_int(name)  n += cg_fmt(buf + n, sizeof buf - n, "%d", cg_opt.name);
