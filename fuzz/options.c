@@ -1,9 +1,11 @@
 /*
  * options.c — the CHUNKGUARD_OPTIONS parser (src/options.c), fuzzed
  * against an independent reference parser written here from the
- * documented grammar (docs/options.md): "key=value" pairs split on ':' or
- * ','; a value in '...' or "..." holds any other byte, must be followed by
- * a separator or the end (else the pair is bad), and an unterminated one
+ * documented grammar (docs/options.md): "key=value" pairs split on ':',
+ * ',', '\r', '\n' or blanks (as ASan's flags; blanks may also stand
+ * around '='); a value in '...' or "..." holds any other byte, must be
+ * followed by a separator, a blank or the end (else the pair is bad), and
+ * an unterminated one
  * ends the string (nothing after its '=' applies); bool
  * is exactly 0 or 1, int is decimal or 0x hex with an optional '-' and
  * must lie in [min, max], mode is fast, debug or guard, a path is shorter than
@@ -130,35 +132,48 @@ static void ref_apply(const char *k, size_t kl, const char *v, size_t vl, bool f
 #undef CG_OPTION
 }
 
+/* The pair separators (docs/options.md, as ASan's flag parser): ':' ','
+ * '\r' and, in a string that holds them (the harness's input stops at
+ * its first '\n'), '\n'; and the blanks, ' ' '\t', which may also stand
+ * around the '='. */
+static bool ref_hard(char c)
+{
+    return c == ':' || c == ',' || c == '\n' || c == '\r';
+}
+
 static bool ref_blank(char c)
 {
     return c == ' ' || c == '\t';
 }
 
-/* Blanks (space, tab) around a key and around an unquoted value are not
- * part of them; after a closing quote only blanks may come before the
- * separator. */
+/* Words: a key runs to '=', a separator or a blank; an unquoted value to
+ * a separator or a blank.  A key not followed (after blanks) by '=' is
+ * skipped alone.  After a closing quote comes a separator, a blank or the
+ * end, else the pair is bad and is skipped up to one of them. */
 static void ref_parse(const char *s, bool first_pass)
 {
     size_t n = strlen(s), i = 0;
-    while (i < n) {
-        /* the key: up to '=', or the pair has none and is skipped */
+#define REF_END(j) ((j) >= n || ref_hard(s[j]) || ref_blank(s[j]))
+    for (;;) {
+        while (i < n && (ref_hard(s[i]) || ref_blank(s[i])))
+            i++;
+        if (i >= n)
+            return;
+        size_t k = i;
+        while (!REF_END(i) && s[i] != '=')
+            i++;
+        size_t kl = i - k;
         while (i < n && ref_blank(s[i]))
             i++;
-        size_t k = i;
-        while (i < n && s[i] != '=' && s[i] != ':' && s[i] != ',')
-            i++;
-        if (i == n || s[i] != '=') {
-            i++;
+        if (i >= n || s[i] != '=') {
+            if (kl == 0)
+                i++;                          /* cannot happen: a word ends here */
             continue;
         }
-        size_t kl = i - k, v, vl;
-        while (kl > 0 && ref_blank(s[k + kl - 1]))
-            kl--;
         i++;
         while (i < n && ref_blank(s[i]))
             i++;
-        v = i;
+        size_t v = i, vl;
         bool good = true;
         if (i < n && (s[i] == '\'' || s[i] == '"')) {
             const char *q = memchr(s + i + 1, s[i], n - i - 1);
@@ -167,20 +182,18 @@ static void ref_parse(const char *s, bool first_pass)
             v = i + 1;
             vl = (size_t)(q - s) - v;
             i = (size_t)(q - s) + 1;
-            while (i < n && ref_blank(s[i]))
+            good = REF_END(i);
+            while (!REF_END(i))
                 i++;
-            good = i == n || s[i] == ':' || s[i] == ',';
-            i += strcspn(s + i, ":,");
         } else {
-            i += strcspn(s + i, ":,");
+            while (!REF_END(i))
+                i++;
             vl = i - v;
-            while (vl > 0 && ref_blank(s[v + vl - 1]))
-                vl--;
         }
         if (good)
             ref_apply(s + k, kl, s + v, vl, first_pass);
-        i++;
     }
+#undef REF_END
 }
 
 /* ---- glibc's tunables --------------------------------------------------- */

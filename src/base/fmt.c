@@ -25,6 +25,24 @@ static void puts_(out_t *o, const char *s)
         put(o, *s++);
 }
 
+/* s, cut to CG_FMT_NAME_MAX bytes: a longer one keeps its first
+ * CG_FMT_NAME_MAX - 3 bytes and ends in "..." */
+static void putname(out_t *o, const char *s)
+{
+    if (s == NULL)
+        s = "(null)";
+    size_t n = 0;
+    while (n <= CG_FMT_NAME_MAX && s[n] != 0)
+        n++;
+    if (n <= CG_FMT_NAME_MAX) {
+        puts_(o, s);
+        return;
+    }
+    for (size_t i = 0; i < CG_FMT_NAME_MAX - 3; i++)
+        put(o, s[i]);
+    puts_(o, "...");
+}
+
 static void putnum(out_t *o, unsigned long long v, unsigned base, int min_digits)
 {
     char tmp[24];
@@ -54,6 +72,7 @@ size_t cg_fmt(char *buf, size_t cap, const char *fmt, ...)
             f++;
         switch (*f) {
         case 's': puts_(&o, va_arg(ap, const char *)); break;
+        case 'N': putname(&o, va_arg(ap, const char *)); break;
         case 'c': put(&o, (char)va_arg(ap, int)); break;
         case 'p':
             puts_(&o, "0x");

@@ -8,8 +8,15 @@
 
 #include "platform.h"
 
-/* Format into buf (size cap, always NUL-terminated): %s %p %x %zu %d %c
- * (%x and %zu take size_t; %d takes int).  Returns the length written. */
+/* The longest name a report line shows (bytes): a function, file, module
+ * or thread name, a path, given to cg_fmt as %N, that is longer keeps its
+ * first CG_FMT_NAME_MAX - 3 bytes and ends in "..." (deep C++ templates
+ * give names of kilobytes; a report line stays readable and bounded). */
+#define CG_FMT_NAME_MAX 480
+
+/* Format into buf (size cap, always NUL-terminated): %s %N %p %x %zu %d
+ * %c (%N: a string cut to CG_FMT_NAME_MAX, above; %x and %zu take size_t;
+ * %d takes int).  Returns the length written. */
 size_t cg_fmt(char *buf, size_t cap, const char *fmt, ...) CG_HIDDEN;
 
 #endif /* CG_FMT_H */

@@ -13,7 +13,9 @@
  * write and closed again, so a program that closes and reuses descriptors
  * never receives our output), or fd 2.  One write(2) per call where the
  * kernel allows, so lines from several processes appending to one log do
- * not interleave.  Async-signal-safe; never allocates.
+ * not interleave.  A log_path that cannot be opened sends the line to fd 2,
+ * after (once a process) a warning there naming the path and the errno.
+ * Async-signal-safe (errno preserved); never allocates.
  */
 void cg_log_write(const char *buf, size_t len) CG_HIDDEN;
 

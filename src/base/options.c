@@ -134,9 +134,13 @@ static void apply(const char *key, size_t klen, const char *val, size_t vlen, si
         warn("unknown option", key, klen);
 }
 
+/* The separators of pairs, as ASan's flag parser takes them
+ * (sanitizer_common's FlagParser::is_space): ':' ',' '\n' '\r', and the
+ * blanks ' ' '\t', which also end a key or a value but may stand around
+ * the '=' ("detect_leaks = 1"). */
 static bool is_sep(char c)
 {
-    return c == ':' || c == ',';
+    return c == ':' || c == ',' || c == '\n' || c == '\r';
 }
 
 static bool is_blank(char c)
@@ -144,28 +148,36 @@ static bool is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-/* key=value pairs separated by ':' or ',' (either, as ASan's flags); a
- * value in '...' or "..." may hold both (a path with ':' or ','): the
- * quotes are not part of it, and a separator or the end must follow the
- * closing one.  Empty pairs are skipped.  Blanks (spaces, tabs) around a
- * key and around a value are not part of them (' mode=debug , stack_depth=4 ');
- * a value that must keep them is quoted. */
+/* Ends a key or an unquoted value: a separator, a blank or the end. */
+static bool ends_word(char c)
+{
+    return c == 0 || is_sep(c) || is_blank(c);
+}
+
+/* key=value pairs separated by ':', ',', a newline ('\n', '\r') or
+ * blanks (spaces, tabs), any of them, as ASan's flags; blanks may also
+ * stand on either side of the '='.  A value in '...' or "..." may hold
+ * any of them (a path with ':', ',' or ' '): the quotes are not part of
+ * it, and a separator, a blank or the end must follow the closing one.
+ * Empty pairs are skipped. */
 static void parse(const char *s, bool secure, bool only_log)
 {
     while (*s) {
-        while (is_blank(*s))
+        while (is_sep(*s) || is_blank(*s))
             s++;
+        if (*s == 0)
+            break;
         const char *p = s;                  /* the pair starts here */
-        while (*s && *s != '=' && !is_sep(*s))
+        while (!ends_word(*s) && *s != '=')
             s++;
         size_t klen = (size_t)(s - p);
-        while (klen > 0 && is_blank(p[klen - 1]))
-            klen--;
-        if (*s != '=') {                    /* a separator or the end */
+        while (is_blank(*s))
+            s++;
+        if (*s != '=') {                    /* a word without '=' */
             if (klen > 0 && !only_log)
                 warn("option without '=':", p, klen);
-            if (*s)
-                s++;
+            if (klen == 0)
+                s++;                        /* a stray character: past it */
             continue;
         }
         ++s;
@@ -184,24 +196,18 @@ static void parse(const char *s, bool secure, bool only_log)
             v++;
             vlen = (size_t)(close - v);
             s = close + 1;
-            while (is_blank(*s))
-                s++;
-            ok = *s == 0 || is_sep(*s);     /* nothing between quote and separator */
-            while (*s && !is_sep(*s))
+            ok = ends_word(*s);             /* nothing between quote and separator */
+            while (!ends_word(*s))
                 s++;
         } else {
-            while (*s && !is_sep(*s))
+            while (!ends_word(*s))
                 s++;
             vlen = (size_t)(s - v);
-            while (vlen > 0 && is_blank(v[vlen - 1]))
-                vlen--;
         }
         if (ok)
             apply(p, klen, v, vlen, (size_t)(s - p), secure, only_log);
         else if (!only_log)
             warn("bad value in", p, (size_t)(s - p));
-        if (*s)
-            s++;
     }
 }
 
@@ -209,7 +215,8 @@ static void print_help(void)
 {
     char buf[768];
     size_t n = cg_fmt(buf, sizeof buf, "==%d== chunkguard options "
-                      "(CHUNKGUARD_OPTIONS=key=value:key=value, or ','):\n", (int)getpid());
+                      "(CHUNKGUARD_OPTIONS=key=value:key=value; ',', newlines, blanks "
+                      "too):\n", (int)getpid());
     cg_log_write(buf, n);
 #define CG_VAL_bool(name) n += cg_fmt(buf + n, sizeof buf - n, "%d", (int)cg_opt.name);
 #define CG_VAL_int(name)  n += cg_fmt(buf + n, sizeof buf - n, "%d", cg_opt.name);

@@ -560,11 +560,40 @@ bool cg_os_write_file(const char *path, const char *buf, size_t len, bool append
     long fd = SYS(SYS_openat, AT_FDCWD, path,
                   O_WRONLY | O_CREAT | O_CLOEXEC | O_NONBLOCK | (append ? O_APPEND : O_TRUNC),
                   0644, 0, 0);
-    if (sys_failed(fd))
+    if (sys_failed(fd)) {
+        errno = (int)-fd;
         return false;
+    }
     size_t done = write_loop((int)fd, buf, len);
     SYS(SYS_close, fd, 0, 0, 0, 0, 0);
     return done == len;
+}
+
+const char *cg_os_errno_name(int e)
+{
+    switch (e) {
+    case EPERM: return "EPERM";
+    case ENOENT: return "ENOENT";
+    case EIO: return "EIO";
+    case EACCES: return "EACCES";
+    case EBUSY: return "EBUSY";
+    case EEXIST: return "EEXIST";
+    case ENOTDIR: return "ENOTDIR";
+    case EISDIR: return "EISDIR";
+    case EINVAL: return "EINVAL";
+    case EMFILE: return "EMFILE";
+    case ENFILE: return "ENFILE";
+    case ETXTBSY: return "ETXTBSY";
+    case EFBIG: return "EFBIG";
+    case ENOSPC: return "ENOSPC";
+    case EROFS: return "EROFS";
+    case ENAMETOOLONG: return "ENAMETOOLONG";
+    case ELOOP: return "ELOOP";
+    case EDQUOT: return "EDQUOT";
+    case ENXIO: return "ENXIO";
+    case EFAULT: return "EFAULT";
+    default: return "an error";
+    }
 }
 
 size_t cg_os_readlink(const char *path, char *buf, size_t cap)

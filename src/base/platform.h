@@ -169,14 +169,20 @@ _Noreturn void cg_os_exit(int status) CG_HIDDEN;
 void  cg_os_yield(void) CG_HIDDEN;                   /* sched_yield */
 void  cg_os_sleep_ms(unsigned ms) CG_HIDDEN;         /* nanosleep, ms milliseconds */
 
-/* Files, with raw system calls: no malloc, no stdio, errno untouched.
+/* Files, with raw system calls: no malloc, no stdio, errno untouched
+ * (but for cg_os_write_file's failure to open).
  * cg_os_write_file writes len bytes to the file at path (created 0644 if
  * need be), appended to or truncated first; true when all was written
  * (a FIFO is written as cg_os_write_all writes, with its deadline; one
- * with no reader is refused at once).
+ * with no reader is refused at once, ENXIO); false with errno set to the
+ * open's error when the file could not be opened (errno untouched on a
+ * short write).
+ * cg_os_errno_name gives an errno value's name ("ENOENT"), "an error"
+ * for one it does not list; async-signal-safe.
  * cg_os_readlink puts the link's target in buf (at most cap - 1 bytes,
  * then a NUL) and returns its length, 0 when unknown. */
 bool  cg_os_write_file(const char *path, const char *buf, size_t len, bool append) CG_HIDDEN;
+const char *cg_os_errno_name(int e) CG_HIDDEN;
 /* The program's executable, /proc/self/exe's target (the program chunkguard
  * was loaded into, never ld.so or libc), read at init (entry/init.c) and
  * kept: NUL-terminated, at most CG_OS_EXE_MAX - 1 bytes, "" when /proc

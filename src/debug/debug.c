@@ -685,10 +685,10 @@ size_t cg_dbg_describe_address(const void *p, char *msg, size_t cap)
     if (strcmp(m.path, "[stack]") == 0)
         return cg_fmt(msg, cap, "it is on the main thread's stack");
     if (m.path[0] == '/' && m.perms[1] == 'w')
-        return cg_fmt(msg, cap, "it is in the writable data of %s (a global or static "
+        return cg_fmt(msg, cap, "it is in the writable data of %N (a global or static "
                       "variable)", m.path);
     if (m.path[0] != 0)
-        return cg_fmt(msg, cap, "it is in %s (%s)", m.path, m.perms);
+        return cg_fmt(msg, cap, "it is in %N (%s)", m.path, m.perms);
     return cg_fmt(msg, cap, "it is in an anonymous mapping that is not chunkguard's [%p, %p) "
                   "(another allocator, a thread stack, or mmap)", (void *)m.lo, (void *)m.hi);
 }

@@ -657,8 +657,10 @@ static void print_report(scan_t *s)
         n = cg_fmt(lbuf, sizeof lbuf, "\n%s leak of %zu byte(s) in %zu object(s) allocated from:\n",
                    s->groups[i].indirect ? "Indirect" : "Direct", s->groups[i].bytes,
                    s->groups[i].blocks);
+        /* the HASH line's room kept: frames give way, not it */
+        size_t hash_room = CG_DEDUP_TOP_MAX + 96;
         if (depth > 0)
-            n += cg_format_stack(lbuf + n, sizeof lbuf - n, pcs, depth, false);
+            n += cg_format_stack(lbuf + n, sizeof lbuf - n - hash_room, pcs, depth, false);
         else
             n += cg_fmt(lbuf + n, sizeof lbuf - n, "    <no stack recorded (stack_depth=0, or allocated at start-up)>\n");
         cg_dedup_compute(&d, &k);

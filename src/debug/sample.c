@@ -6,6 +6,7 @@
 #include "sample.h"
 
 #include <errno.h>
+#include <string.h>
 
 #include "fault.h"
 #include "fmt.h"
@@ -63,10 +64,20 @@ static bool due(void)
  * mode on a range of their own, the sampled ones in a guard slot. */
 static bool warned;
 
+/* The one place that says which kind of block a request of n bytes gets
+ * by its size: a guarded range of its own (debug mode's big blocks,
+ * guard_big bytes or more; every block in guard mode), or not.  malloc,
+ * calloc, the aligned entries, C++'s new (through them) and realloc's new
+ * block, whatever block it grows from, all ask it. */
+static bool goes_big(size_t n)
+{
+    return n >= big_min;
+}
+
 static void *guarded(size_t n, size_t align, int kind, const cg_call_t *c)
 {
     bool sampled = due();
-    if (n >= big_min) {
+    if (goes_big(n)) {
         void *p = cg_guarded_alloc(n, align, kind, c);
         if (p == NULL && big_min == 0 && cg_gpool_at_limit() &&
             !__atomic_exchange_n(&warned, true, __ATOMIC_RELAXED)) {
@@ -116,6 +127,27 @@ static void s_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
         inner.free(p, sized, salign, c);
 }
 
+/* realloc of a block of the mode's own (a debug-mode block, not guarded)
+ * to a size that goes_big: the new block is a guarded one, as malloc's
+ * would be; the old one's bytes are copied and it is freed by the mode.
+ * A pointer that is not a live block's start, or a guarded block refused
+ * (budget), goes to the mode's realloc, which reports the one and serves
+ * the other as before. */
+static void *unguarded_to_big(void *p, size_t n, const cg_call_t *c)
+{
+    const cg_shadow_t *r = cg_shadow_find(p, c);
+    if (r == NULL || cg_shadow_user(r) != p ||
+        __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE)
+        return inner.realloc(p, n, c);
+    size_t old = r->req;
+    void *q = guarded(n, 0, CG_KIND_REALLOC, c);
+    if (q == NULL)
+        return inner.realloc(p, n, c);
+    memcpy(q, p, old < n ? old : n);
+    inner.free(p, SIZE_MAX, 0, c);        /* not a sized free */
+    return q;
+}
+
 static void *s_realloc(void *p, size_t n, const cg_call_t *c)
 {
     if (p == NULL && n <= CG_MAX_REQUEST)
@@ -127,6 +159,8 @@ static void *s_realloc(void *p, size_t n, const cg_call_t *c)
         }
         return cg_guarded_realloc(p, n, c, new_block);
     }
+    if (p != NULL && n <= CG_MAX_REQUEST && goes_big(n))
+        return unguarded_to_big(p, n, c);
     return inner.realloc(p, n, c);
 }
 

@@ -4,10 +4,12 @@
 #include "render.h"
 
 #include <fcntl.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "chunkguard.h"
 #include "dedup.h"
+#include "fmt.h"
 #include "options.h"
 #include "symbolize.h"
 #include "thread.h"
@@ -78,12 +80,52 @@ static size_t render_head(char *b, size_t cap, const cg_rdata_t *d)
     return n;
 }
 
-/* The rest of the text report, after its head, into b: the stacks, the
- * block, HASH (k: its dedup hash), SUMMARY.  Returns its length. */
-static size_t render_rest(char *b, size_t cap, const cg_rdata_t *d, const cg_dedup_t *k)
+/* The HASH and SUMMARY lines of d (k: its dedup hash) into b[cap]: the
+ * room render_rest keeps for them.  Returns their length. */
+#define TAIL_MAX (CG_DEDUP_TOP_MAX + CG_SYM_MODULE_MAX + 2 * CG_FMT_NAME_MAX + 512)
+static size_t render_tail(char *b, size_t cap, const cg_rdata_t *d, const cg_dedup_t *k)
 {
     const char *token = cg_error_token(d->kind);
     size_t n = 0;
+    if (k->rule >= 0)           /* matched, yet written: a report that ends the process */
+        n += cg_fmt(b + n, cap - n, "NOTE: chunkguard: a suppression matches this report, "
+                    "but it ends the process: not suppressed\n");
+    n += cg_fmt(b + n, cap - n, "HASH: chunkguard: %s of %s in %s\n", k->hex, token, k->top);
+    if (d->access != NULL && d->nstacks > 0 && d->stacks[0].n > 0) {
+        /* a fault: where it happened, the faulting instruction's function,
+         * and its file:line when the symbolizer gave them (the innermost
+         * inlined function's, as frame #0 shows first) */
+        char where[CG_SYM_MODULE_MAX + CG_FMT_NAME_MAX + 16];
+        uintptr_t pc = d->stacks[0].pcs[0];
+        const cg_sym_inline_t *fr;
+        size_t nfr = cg_sym_lookup(pc, false, &fr);
+        cg_symbolize(pc, where, sizeof where);
+        if (nfr > 0 && fr[0].function != NULL && fr[0].file != NULL && fr[0].line != 0)
+            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %N %N:%u\n", token,
+                        fr[0].function, fr[0].file, (unsigned)fr[0].line);
+        else
+            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s\n", token, where);
+    } else {
+        n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s()\n", token, d->op);
+    }
+    return n;
+}
+
+/* The rest of the text report, after its head, into b: the stacks, the
+ * block, HASH (k: its dedup hash), SUMMARY.  The HASH and SUMMARY lines
+ * are rendered first and their room kept: a report too big for cap loses
+ * frames (cg_format_stack says how many), never its end.  Returns its
+ * length. */
+static size_t render_rest(char *b, size_t cap, const cg_rdata_t *d, const cg_dedup_t *k)
+{
+    char tail[TAIL_MAX];
+    size_t tn = render_tail(tail, sizeof tail, d, k);
+    if (tn + 1 >= cap) {
+        tn = 0;                 /* no room at all: a head that filled it */
+        tail[0] = 0;
+    }
+    size_t n = 0;
+    cap -= tn;
     if (d->nstacks > 0)
         n += put_frames(b + n, cap - n, &d->stacks[0]);
     if (d->lock != NULL)
@@ -114,28 +156,8 @@ static size_t render_rest(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
             n += cg_fmt(b + n, cap - n, "%s here:\n", d->stacks[i].title);
         n += put_frames(b + n, cap - n, &d->stacks[i]);
     }
-    if (k->rule >= 0)           /* matched, yet written: a report that ends the process */
-        n += cg_fmt(b + n, cap - n, "NOTE: chunkguard: a suppression matches this report, "
-                    "but it ends the process: not suppressed\n");
-    n += cg_fmt(b + n, cap - n, "HASH: chunkguard: %s of %s in %s\n", k->hex, token, k->top);
-    if (d->access != NULL && d->nstacks > 0 && d->stacks[0].n > 0) {
-        /* a fault: where it happened, the faulting instruction's function,
-         * and its file:line when the symbolizer gave them (the innermost
-         * inlined function's, as frame #0 shows first) */
-        char where[CG_SYM_MODULE_MAX + CG_SYM_FUNC_MAX + 16];
-        uintptr_t pc = d->stacks[0].pcs[0];
-        const cg_sym_inline_t *fr;
-        size_t nfr = cg_sym_lookup(pc, false, &fr);
-        cg_symbolize(pc, where, sizeof where);
-        if (nfr > 0 && fr[0].function != NULL && fr[0].file != NULL && fr[0].line != 0)
-            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s %s:%u\n", token,
-                        fr[0].function, fr[0].file, (unsigned)fr[0].line);
-        else
-            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s\n", token, where);
-    } else {
-        n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s()\n", token, d->op);
-    }
-    return n;
+    memcpy(b + n, tail, tn + 1);
+    return n + tn;
 }
 
 /* ---- JSON ------------------------------------------------------------- */
@@ -206,12 +228,15 @@ static void jsym_place(jw_t *w, const cg_sym_inline_t *fr)
         jraw(w, "null");
 }
 
-/* Frames stop early rather than leave the object cut: 4 KiB are kept for
- * what follows them (a frame with its inlined functions fits in that). */
+/* Frames, and a frame's inlined functions, stop early rather than leave
+ * the object cut: JSON_ROOM bytes are kept for what follows each (an
+ * inlined function's name and file, each at most 4 KiB from the
+ * symbolizer, with the rest of the object). */
+#define JSON_ROOM (12 * 1024)
 static void jstack(jw_t *w, const cg_rstack_t *s)
 {
     jraw(w, "[");
-    for (size_t i = 0; i < s->n && w->n + 4096 < w->cap; i++) {
+    for (size_t i = 0; i < s->n && w->n + JSON_ROOM < w->cap; i++) {
         cg_frame_t f;
         cg_frame_named(s->pcs[i], i > 0 || !s->exact0, &f);
         jraw(w, i ? ",{\"pc\":" : "{\"pc\":");
@@ -239,7 +264,7 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
             jraw(w, "null");
         jsym_place(w, own);
         jraw(w, ",\"inlined\":[");
-        for (size_t k = 0; k + 1 < nfr; k++) {
+        for (size_t k = 0; k + 1 < nfr && w->n + JSON_ROOM < w->cap; k++) {
             jraw(w, k ? ",{\"function\":" : "{\"function\":");
             if (fr[k].function != NULL)
                 jstr(w, fr[k].function);

@@ -16,6 +16,8 @@
 #define _GNU_SOURCE
 #include "symbolize.h"
 
+#include "fmt.h"
+
 #include "lock.h"
 
 #include "maps.h"
@@ -86,7 +88,7 @@ static size_t copy_str(char *dst, size_t cap, const char *src, uint64_t avail)
 /* The function symbol of a table of type sh_type (SHT_SYMTAB, SHT_DYNSYM)
  * that covers va.  True with its name in name[cap]. */
 static bool elf_lookup(const elf_img_t *e, const Elf64_Ehdr *h, uint32_t sh_type, uint64_t va,
-                       char *name, size_t cap)
+                       char *name, size_t cap, const char **full)
 {
     if (h->e_shentsize != sizeof(Elf64_Shdr) || h->e_shnum == 0 ||
         !in_file(e, h->e_shoff, (uint64_t)h->e_shnum * sizeof(Elf64_Shdr)))
@@ -114,8 +116,15 @@ static bool elf_lookup(const elf_img_t *e, const Elf64_Ehdr *h, uint32_t sh_type
                 continue;
             if (s.st_name >= str.sh_size)
                 continue;
-            if (copy_str(name, cap, strtab + s.st_name, str.sh_size - s.st_name) > 0)
+            const char *at = strtab + s.st_name;
+            uint64_t avail = str.sh_size - s.st_name;
+            if (copy_str(name, cap, at, avail) > 0) {
+                /* the whole name, when the table ends it within
+                 * CG_DEMANGLE_MAX bytes: name is cut at cap */
+                *full = memchr(at, 0, avail < CG_DEMANGLE_MAX + 1 ? avail : CG_DEMANGLE_MAX + 1)
+                            ? at : NULL;
                 return true;
+            }
         }
     }
     return false;
@@ -151,13 +160,14 @@ static void demangle_operator(char *name, size_t cap)
 static bool elf_function(const elf_img_t *e, const Elf64_Ehdr *h, uint64_t va, char *sym,
                          char *name, size_t cap)
 {
-    bool found = elf_lookup(e, h, SHT_SYMTAB, va, sym, cap) ||
-                 elf_lookup(e, h, SHT_DYNSYM, va, sym, cap);
+    const char *full = NULL;     /* sym uncut, in the image */
+    bool found = elf_lookup(e, h, SHT_SYMTAB, va, sym, cap, &full) ||
+                 elf_lookup(e, h, SHT_DYNSYM, va, sym, cap, &full);
     if (!found)
         return false;
     set_str(name, cap, sym);
     demangle_operator(name, cap);
-    if (strcmp(name, sym) == 0 && !cg_demangle(sym, name, cap))
+    if (strcmp(name, sym) == 0 && !cg_demangle(full != NULL ? full : sym, name, cap))
         set_str(name, cap, sym);
     return true;
 }
@@ -693,10 +703,10 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
 static size_t format_frame(char *buf, size_t cap, const cg_frame_t *f)
 {
     if (!f->in_module)
-        return cg_fmt(buf, cap, "(%s)", f->module);
+        return cg_fmt(buf, cap, "(%N)", f->module);
     if (f->function[0])
-        return cg_fmt(buf, cap, "%s (%s+0x%x)", f->function, f->module, (size_t)f->offset);
-    return cg_fmt(buf, cap, "(%s+0x%x)", f->module, (size_t)f->offset);
+        return cg_fmt(buf, cap, "%N (%N+0x%x)", f->function, f->module, (size_t)f->offset);
+    return cg_fmt(buf, cap, "(%N+0x%x)", f->module, (size_t)f->offset);
 }
 
 size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
@@ -707,21 +717,50 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
 }
 
 /* One frame line into line[cap]: "    #N 0xPC in FN FILE:LINE (module+0xoff)"
- * (the parts not known left out), " (inlined)" after it when inlined. */
+ * (the parts not known left out), " (inlined)" after it when inlined.
+ * Each name cut to CG_FMT_NAME_MAX (%N): the line fits FRAME_LINE_MAX. */
+#define FRAME_LINE_MAX (3 * CG_FMT_NAME_MAX + 96)
 static size_t frame_line(char *line, size_t cap, size_t i, uintptr_t pc, const char *fn,
                          const char *file, uint32_t ln, const cg_frame_t *f, bool inlined)
 {
     size_t l = cg_fmt(line, cap, "    #%zu %p ", i, (void *)pc);
     if (fn != NULL && fn[0] != 0)
-        l += cg_fmt(line + l, cap - l, "in %s ", fn);
+        l += cg_fmt(line + l, cap - l, "in %N ", fn);
     if (file != NULL && ln != 0)
-        l += cg_fmt(line + l, cap - l, "%s:%u ", file, (unsigned)ln);
+        l += cg_fmt(line + l, cap - l, "%N:%u ", file, (unsigned)ln);
     else if (file != NULL)
-        l += cg_fmt(line + l, cap - l, "%s ", file);
-    l += f->in_module ? cg_fmt(line + l, cap - l, "(%s+0x%x)", f->module, (size_t)f->offset)
-                      : cg_fmt(line + l, cap - l, "(%s)", f->module);
+        l += cg_fmt(line + l, cap - l, "%N ", file);
+    l += f->in_module ? cg_fmt(line + l, cap - l, "(%N+0x%x)", f->module, (size_t)f->offset)
+                      : cg_fmt(line + l, cap - l, "(%N)", f->module);
     l += cg_fmt(line + l, cap - l, inlined ? " (inlined)\n" : "\n");
     return l;
+}
+
+/* The room cg_format_stack keeps for its last line, the frames it had to
+ * leave out. */
+#define DROPPED_LINE_MAX 96
+
+/* Line l (length ll) onto buf[cap] at *len, when it fits with room for
+ * the dropped-frames line after it; false when it does not. */
+static bool put_line(char *buf, size_t cap, size_t *len, const char *l, size_t ll)
+{
+    if (*len + ll + DROPPED_LINE_MAX >= cap)
+        return false;
+    memcpy(buf + *len, l, ll + 1);
+    *len += ll;
+    return true;
+}
+
+/* f's name is the one to show for a frame the symbolizer names alt: it
+ * has one, demangled (a mangled name libiberty would not take, longer
+ * than it reads, gives way to the symbolizer's). */
+static bool named_well(const cg_frame_t *f, const char *alt)
+{
+    if (f->function[0] == 0)
+        return false;
+    bool mangled = f->function[0] == '_' && f->function[1] == 'Z' &&
+                   strcmp(f->function, f->symbol) == 0;
+    return !mangled || alt == NULL || alt[0] == 0;
 }
 
 size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bool exact0)
@@ -730,31 +769,47 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
     if (cap == 0)
         return 0;
     buf[0] = 0;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0, cut_lines = 0;    /* cut_lines: of frame i, not shown */
+    for (; i < n; i++) {
         cg_frame_t f;
-        char line[1024];
+        char line[FRAME_LINE_MAX];
         bool ret = i > 0 || !exact0;
         cg_symbolize_frame(pcs[i], ret, &f);
         const cg_sym_inline_t *fr;
         size_t nfr = cg_sym_lookup(pcs[i], ret, &fr);
         if (nfr == 0) {
             size_t l = frame_line(line, sizeof line, i, pcs[i], f.function, NULL, 0, &f, false);
-            if (len + l >= cap)
-                return len;
-            memcpy(buf + len, line, l + 1);
-            len += l;
+            if (!put_line(buf, cap, &len, line, l))
+                break;
             continue;
         }
         /* the inlined functions first, innermost first; the last is the
          * function the code is in: its symbol's name, demangled as in the
          * JSON and the HASH line, else the debug information's */
-        for (size_t k = 0; k < nfr; k++) {
+        size_t k = 0;
+        for (; k < nfr; k++) {
             bool last = k + 1 == nfr;
-            const char *fn = last && f.function[0] ? f.function : fr[k].function;
+            const char *fn = last && named_well(&f, fr[k].function) ? f.function
+                                                                   : fr[k].function;
             size_t l = frame_line(line, sizeof line, i, pcs[i], fn, fr[k].file, fr[k].line, &f,
                                   !last);
-            if (len + l >= cap)
-                return len;
+            if (!put_line(buf, cap, &len, line, l))
+                break;
+        }
+        if (k < nfr) {              /* the lines that fit of this frame are kept */
+            cut_lines = nfr - k;
+            break;
+        }
+    }
+    if (i < n) {                    /* said, not silently lost; whole or not at all */
+        char line[DROPPED_LINE_MAX];
+        size_t l = cut_lines == 0
+                       ? cg_fmt(line, sizeof line, "    ... %zu more frames not shown (the "
+                                "report's size limit)\n", n - i)
+                       : cg_fmt(line, sizeof line, "    ... %zu more lines of #%zu and %zu "
+                                "more frames not shown (the report's size limit)\n",
+                                cut_lines, i, n - i - 1);
+        if (len + l < cap) {
             memcpy(buf + len, line, l + 1);
             len += l;
         }
@@ -784,16 +839,19 @@ size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t ca
 
 bool cg_frame_named(uintptr_t pc, bool is_return, cg_frame_t *out)
 {
-    if (cg_symbolize_frame(pc, is_return, out) && out->function[0])
-        return true;
+    bool named = cg_symbolize_frame(pc, is_return, out) && out->function[0];
     const cg_sym_inline_t *fr;
     size_t n = cg_sym_lookup(pc, is_return, &fr);
     const char *name = n ? fr[n - 1].function : NULL;
+    if (named && named_well(out, name))
+        return true;
     if (name == NULL || name[0] == 0)
-        return false;
+        return named;
     size_t k = 0;
     for (; name[k] && k + 1 < sizeof out->function; k++)
         out->function[k] = name[k];
     out->function[k] = 0;
+    if (name[k] != 0)           /* cut: say so */
+        memcpy(out->function + k - 3, "...", 3);
     return true;
 }

@@ -143,12 +143,15 @@ void cg_symbolize_unlock_all(bool child) CG_HIDDEN;
 /*
  * cg_demangle - a C++ (Itanium ABI) symbol name demangled, without malloc.
  * @sym: a NUL-terminated symbol name
- * @out: the demangled name, NUL-terminated, cut to cap - 1 bytes
- * Returns false (out left "") when sym is not a C++ mangling or is
- * CG_SYM_FUNC_MAX - 1 bytes or longer (the demangler's stack use grows
- * with the name, ~87 bytes a byte).  Thread-safe,
- * async-signal-safe.  libiberty's demangler (demangle.c).
+ * @out: the demangled name, NUL-terminated, cut to cap - 1 bytes, its
+ *       last three "..." when it was cut
+ * Returns false (out left "") when sym is not a C++ mangling or is longer
+ * than CG_DEMANGLE_MAX bytes.  The demangler's stack use grows with the
+ * name (~87 bytes a byte): a name of CG_SYM_FUNC_MAX - 1 bytes or more is
+ * demangled on a stack mmap'ed for the call (false when the map fails).
+ * Thread-safe, async-signal-safe.  libiberty's demangler (demangle.c).
  */
+#define CG_DEMANGLE_MAX 8192
 bool cg_demangle(const char *sym, char *out, size_t cap);
 
 #endif /* CG_SYMBOLIZE_H */

@@ -4,6 +4,7 @@
  * access stack can be checked to name it.  Sizes and offsets come from
  * argv so the compiler cannot see the bug.
  */
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -110,6 +111,39 @@ int main(int argc, char **argv)
             return read_here(p, off);
         write_here(p, off);
         return 0;
+    }
+    if (!strcmp(c, "read-past-via")) {             /* ENTRY SIZE: 1 byte past */
+        const char *e = argc > 2 ? argv[2] : "malloc";
+        size_t n = arg(argv, 3, 131073);
+        char *p = NULL;
+        if (!strcmp(e, "malloc"))
+            p = malloc(n);
+        else if (!strcmp(e, "calloc"))
+            p = calloc(1, n);
+        else if (!strcmp(e, "memalign"))
+            p = memalign(64, n);
+        else if (!strcmp(e, "posix_memalign") && posix_memalign((void **)&p, 64, n) != 0)
+            p = NULL;
+        else if (!strcmp(e, "aligned_alloc"))
+            p = aligned_alloc(64, n);
+        else if (!strcmp(e, "realloc-null"))
+            p = realloc(NULL, n);
+        else if (!strcmp(e, "realloc-small")) {        /* a small block grown big */
+            p = malloc(16);
+            memset(p, 7, 16);
+            p = realloc(p, n);
+            if (p != NULL && p[15] != 7)
+                return 3;
+        } else if (!strcmp(e, "realloc-big-to-big")) { /* below guard_big, to above */
+            p = malloc(65536);
+            p = realloc(p, n);
+        } else if (!strcmp(e, "new")) {                /* C++ operator new, preloaded */
+            void *(*nw)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "_Znwm");
+            p = nw != NULL ? nw(n) : NULL;
+        }
+        if (p == NULL)
+            return 2;
+        return read_here(p, (long)n);
     }
     if (!strcmp(c, "write-past-before-next")) {    /* SIZE: a block after it too */
         size_t n = arg(argv, 2, 4096);

@@ -73,6 +73,17 @@
 #   wait-callback-hangs      fast mode, a report callback that never
 #                            returns: the same, exitcode=9's status and a
 #                            note that the report was not finished
+#   sym-long-names-*         (tests/symbolize/longname.py) frames named by
+#                            ~1550-byte C++ template names, 70 inlined in a
+#                            frame, two such stacks (more than the 64 KiB a
+#                            text report has): every line whole and at most
+#                            1600 bytes, names cut with "...", the frames
+#                            (and a frame's inlined lines) left out counted,
+#                            SUMMARY the last line; the
+#                            1550-byte symbol demangled (by the symbolizer:
+#                            libiberty takes about 1 KiB), then cut; the
+#                            JSON object whole; a leak report of the same
+#                            stack keeps its HASH line (16 KiB buffer)
 # Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
 set -u
 R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
@@ -367,4 +378,42 @@ rc=$?
 if [ $rc = 9 ] && grep -q '^==[0-9]*==chunkguard: the report of thread tid [0-9]* was not finished' <<<"$err"
 then pass wait-callback-hangs
 else fail wait-callback-hangs "rc $rc (want 9): $(tail -c 300 <<<"$err")"; fi
+# long names: every line whole and bounded, SUMMARY kept, dropped frames said
+python3 "$R/tests/symbolize/longname.py" 70 >"$tmp/longname.cc" &&
+  g++ -g -O1 -o "$B/longname" "$tmp/longname.cc" 2>"$tmp/b.err" ||
+  fail sym-long-names-build "$(head -c 400 "$tmp/b.err")"
+run mode=debug:report_path="$tmp/long.json" "$B/longname"
+printf '%s\n' "$err" >"$tmp/long.txt"
+bad=$(awk 'length > 1600 || !/^(==[0-9]+==ERROR|    |0x[0-9a-f]+ is |previously allocated|HASH: |SUMMARY: )/ {
+             print NR ": " substr($0, 1, 80); exit }' "$tmp/long.txt")
+if [ -z "$bad" ] && [ "$rc" = 134 ] && grep -q '^SUMMARY: chunkguard: heap-buffer-overflow in free()$' <<<"$(tail -n1 "$tmp/long.txt")"; then
+  pass sym-long-names-lines
+else
+  fail sym-long-names-lines "rc $rc, bad line: ${bad:-none}; last: $(tail -n1 "$tmp/long.txt" | cut -c1-80)"
+fi
+if grep -Eq '^    \.\.\. ([0-9]+ more lines of #[0-9]+ and )?[0-9]+ more frames not shown \(the report.s size limit\)$' "$tmp/long.txt" &&
+   grep -Eq "$F1 char\* very_long_function_name_x+.*\.\.\. .*longname\.cc:[0-9]+ \(.*\) \(inlined\)\$" "$tmp/long.txt"; then
+  pass sym-long-names-cut
+else
+  fail sym-long-names-cut "no '... more frames not shown' line or no cut inlined name: $(grep -m2 '#1' "$tmp/long.txt" | cut -c1-100)"
+fi
+if grep -Eq "$F0 char\* very_long_function_name_x+.*\.\.\. .*longname\.cc:[0-9]+ " "$tmp/long.txt"; then
+  pass sym-long-names-demangled
+else
+  fail sym-long-names-demangled "frame #0: $(grep -m1 '#0' "$tmp/long.txt" | cut -c1-100)"
+fi
+if python3 -c 'import json, sys; json.loads(open(sys.argv[1]).readline())' "$tmp/long.json" 2>"$tmp/j.err"; then
+  pass sym-long-names-json
+else
+  fail sym-long-names-json "$(tail -n1 "$tmp/j.err")"
+fi
+run mode=debug:detect_leaks=1 "$B/longname" leak
+if [ "$rc" = 23 ] && ! awk 'length > 1600 { bad = 1 } END { exit !bad }' <<<"$err" &&
+   grep -Eq '^HASH: chunkguard: [0-9a-f]+ of memory-leak in ' <<<"$err" &&
+   grep -Eq '^    \.\.\. [0-9]+ more lines of #1 and [0-9]+ more frames not shown' <<<"$err" &&
+   grep -q '^SUMMARY: chunkguard: 24 byte(s) leaked in 1 allocation(s)' <<<"$err"; then
+  pass sym-long-names-leak
+else
+  fail sym-long-names-leak "rc $rc: $(grep -E '^(HASH|SUMMARY|    \.\.\.)' <<<"$err" | cut -c1-100)"
+fi
 exit 0

@@ -13,7 +13,12 @@
 #   fill-alloc / fill-free   the fill bytes reach new and freed blocks
 #   tunables-*           GLIBC_TUNABLES / MALLOC_*_ reach the core
 #   options-comma        ',' separates pairs as ':' does, mixed too
+#   options-asan-separators  '\n', '\r', spaces and tabs separate pairs too,
+#                        as ASan's flag parser; quotes keep them
 #   options-quoted-path  log_path='...' holds ':' and ','; quotes not kept
+#   options-log-path-unopenable  a log_path that cannot be opened, quoted
+#                        or not: one warning naming it and the errno, then
+#                        the report on stderr
 #   options-blanks       blanks around keys and values are not part of them
 #                        (' mode=debug , stack_depth=4 '); a quoted value
 #                        keeps its own, blanks after its quote are dropped
@@ -149,6 +154,21 @@ if [ "$(grep -c WARNING <<<"$c1$c2")" = 0 ] &&
    grep -q 'chunkguard: debug mode; .*detect_leaks 1' <<<"$c2"; then pass options-comma
 else fail options-comma "$(head -c 300 <<<"$c1") / $(head -c 300 <<<"$c2")"; fi
 
+# options-asan-separators: as ASan's flag parser, '\n', '\r', spaces and
+# tabs separate pairs too (each pair applied, no warning); a quoted value
+# keeps them; a word without '=' between pairs is warned of, alone
+nl=$'\n' cr=$'\r'
+run "verbosity=1${nl}mode=debug${cr}detect_leaks=1 stack_depth=4	redzone=32" ok; a1=$err
+run "verbosity=1 log_path='$tmp/sp ace:${nl}x.%p' abort_on_error=0" double-free; a2=$rc; a2e=$err
+run "verbosity=1 stray mode=debug" ok; a3=$err
+al=("$tmp/sp ace:${nl}x."*)
+if [ "$(grep -c WARNING <<<"$a1")" = 0 ] &&
+   grep -q 'chunkguard: debug mode; redzone 32 B, .*stack_depth 4, detect_leaks 1' <<<"$a1" &&
+   [ "$a2" = 1 ] && [ -f "${al[0]}" ] && ! grep -q WARNING <<<"$a2e" &&
+   [ "$(grep -c WARNING <<<"$a3")" = 1 ] && grep -q "WARNING: chunkguard: option without '=': 'stray'" <<<"$a3" &&
+   grep -q 'chunkguard: debug mode' <<<"$a3"; then pass options-asan-separators
+else fail options-asan-separators "$(head -c 300 <<<"$a1") / rc=$a2 $(head -c 200 <<<"$a2e") / $(head -c 300 <<<"$a3")"; fi
+
 # options-blanks: spaces and tabs around keys, values and separators are
 # dropped (no warning, both options applied); inside quotes they are kept
 run " verbosity=1 , mode=debug ,	detect_leaks = 1 , stack_depth=4 " ok; s1=$err
@@ -178,6 +198,20 @@ if grep -q "WARNING: chunkguard: unterminated quote in 'log_path='" <<<"$b1" &&
    grep -q 'chunkguard: fast mode' <<<"$b2" && ! ls "$tmp"/never "$tmp"/x* >/dev/null 2>&1; then
     pass options-bad-quote
 else fail options-bad-quote "$(head -c 300 <<<"$b1") / $(head -c 300 <<<"$b2")"; fi
+
+# options-log-path-unopenable: a log_path that cannot be opened (its
+# directory missing, or a directory itself), quoted or not: the report
+# goes to stderr after one warning line naming the path and the errno
+run "log_path='$tmp/no dir/q.%p',abort_on_error=0" double-free; u1=$rc; ue1=$err
+run "log_path=$tmp/nodir/u.%p:abort_on_error=0" double-free; u2=$rc; ue2=$err
+run "log_path=$tmp:abort_on_error=0" double-free; u3=$rc; ue3=$err
+if [ "$u1" = 1 ] && [ "$u2" = 1 ] && [ "$u3" = 1 ] &&
+   [ "$(grep -c "WARNING: chunkguard: cannot open log_path '$tmp/no dir/q\.[0-9]*': ENOENT (errno 2); writing to stderr" <<<"$ue1")" = 1 ] &&
+   grep -q "WARNING: chunkguard: cannot open log_path '$tmp/nodir/u\.[0-9]*': ENOENT (errno 2)" <<<"$ue2" &&
+   grep -q "WARNING: chunkguard: cannot open log_path '$tmp': EISDIR (errno 21)" <<<"$ue3" &&
+   grep -q 'ERROR: chunkguard: double-free' <<<"$ue1" && grep -q 'ERROR: chunkguard: double-free' <<<"$ue2" &&
+   grep -q 'ERROR: chunkguard: double-free' <<<"$ue3"; then pass options-log-path-unopenable
+else fail options-log-path-unopenable "rc=$u1/$u2/$u3 $(head -c 200 <<<"$ue1") / $(head -c 200 <<<"$ue3")"; fi
 
 # stats-fork-child: the parent makes 1000 malloc/free pairs, its child 10
 mkdir -p "$tmp/st"

@@ -127,6 +127,17 @@ expect debug-big-write-after-free heap-use-after-free WRITE "in write_here" \
 run write-past 200000 64
 expect debug-big-overflow-64 heap-buffer-overflow WRITE "in write_here" \
     '64 bytes past the end of a 200000-byte region'
+# every entry that makes a block: guard_big decides for all of them alike
+# (malloc, calloc, the aligned ones, realloc's new block, from NULL, from
+# a small block or from one below guard_big, and C++'s new); with
+# guard_align=1 a read 1 byte past faults
+for e in malloc calloc memalign posix_memalign aligned_alloc realloc-null realloc-small \
+         realloc-big-to-big new; do
+    case $e in *align*) n=131136 ;; *) n=131073 ;; esac
+    EXTRA=guard_align=1 run read-past-via $e $n
+    expect debug-big-read-past-via-$e heap-buffer-overflow "READ of size 1" "in read_here" \
+        "0 bytes past the end of a $n-byte region" 'on guard pages of its own'
+done
 # 5000 bytes is below the default threshold (where sealing costs more than
 # the poison: docs/performance.md); guard_big=1 guards it from a page, as
 # guard_big did before it took a size
