@@ -70,6 +70,21 @@ void cg_report_exit(void)
     end_as_options();
 }
 
+/* The thread whose report ended the process, when it is still ending it:
+ * 0 once it has gone on — its thread exited (a program that caught the
+ * SIGABRT and longjmp'ed out of the thread), which clears the mark, so no
+ * later report or exit waits its 2 s for an end that will not come. */
+static uint32_t ending_now(void)
+{
+    uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
+    if (ending != 0 && ending != cg_lock_me() && !cg_os_thread_signal(ending, 0)) {
+        __atomic_compare_exchange_n(&ending_tid, &ending, 0, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+        return 0;
+    }
+    return ending;
+}
+
 bool cg_report_ending(void)
 {
     return __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE) != 0;
@@ -100,7 +115,7 @@ void cg_report_wait_others(void)
     uint64_t ending_ns = 2000000000u, start = cg_os_now_ns();
     for (;;) {
         uint32_t owner = CG_LOAD(report_lock.owner);
-        uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
+        uint32_t ending = ending_now();
         uint64_t waited = cg_os_now_ns() - start;
         bool other = owner != 0 && owner != me;
         bool writing = other && waited < writing_ns;
@@ -175,9 +190,14 @@ void cg_report_enter_about(uint32_t about)
             break;
         }
         cg_self.in_report = CG_REPORT_WRITING;
-        uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
-        if (ending == 0 || ending == me || i == 2000)
+        uint32_t ending = ending_now();
+        if (ending == 0 || ending == me)
             break;
+        if (i == 2000) {                /* it went on without ending */
+            __atomic_compare_exchange_n(&ending_tid, &ending, 0, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE);
+            break;
+        }
         cg_unlock(&report_lock);
         cg_self.in_report = CG_REPORT_NONE;
         cg_os_sleep_ms(1);
