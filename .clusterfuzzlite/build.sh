@@ -38,8 +38,10 @@ build() {   # build NAME SOURCE [FLAGS...]
   $CC $FCF -c fuzz/model.c -o "$B/model.o"
   $CC $FCF -c fuzz/tune.c -o "$B/tune.o"
   $CC $FCF -c fuzz/common.c -o "$B/common.o"
+  $CC $FCF -c fuzz/signals.c -o "$B/signals.o"
+  $CC $FCF -DFZ_LIBFUZZER -c fuzz/subrun.c -o "$B/subrun.o"   # see subrun.c
   # the engine's main is C++: link with $CXX
-  $CXX $CXXFLAGS "$B/$name.o" "$B/model.o" "$B/tune.o" "$B/common.o" \
+  $CXX $CXXFLAGS "$B/$name.o" "$B/model.o" "$B/tune.o" "$B/common.o" "$B/signals.o" "$B/subrun.o" \
       $extra $LIB_FUZZING_ENGINE "$B/libchunkguard.a" \
       -pthread -o "$OUT/$name"
   (cd "fuzz/corpus/$name" && zip -q -r "$OUT/${name}_seed_corpus.zip" .)

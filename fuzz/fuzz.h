@@ -99,6 +99,10 @@ struct fz_model {
                                  * times in this input (ops-debug: 1; a scan
                                  * reads every module's data, libFuzzer's
                                  * large tables included)                   */
+    unsigned subruns;           /* FZ_OP_TUNE may run the harness again as
+                                 * a process of its own with other options
+                                 * (subrun.c) this many more times in this
+                                 * input (the ops harnesses: 1)           */
     bool cxx_ok;                /* an op byte of 0xf0 is FZ_OP_CXX (ops.c):
                                  * a block from a C++ operator new form,
                                  * released by the matching delete      */
@@ -155,6 +159,9 @@ void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i);
 /* The sigaction family against a model and the kernel (signals.c; from
  * FZ_OP_TUNE). */
 void fz_op_signals(fz_in_t *in);
+/* The harness's binary again, with options and a script from in, its
+ * exit status and log checked (subrun.c; from FZ_OP_TUNE). */
+void fz_op_subrun(fz_in_t *in);
 /* Take over a block another model gave away (ops-mt). */
 void fz_model_adopt(fz_model_t *m, unsigned i, const fz_slot_t *s);
 /* Every live block of the models, pairwise: no two overlap. */

@@ -24,7 +24,7 @@
 
 FZ        := $(BUILD)/fuzz
 FZ_NAMES  := ops-fast ops-debug ops-guard ops-mt corrupt faults options
-FZ_COMMON := fuzz/model.c fuzz/tune.c fuzz/common.c fuzz/signals.c
+FZ_COMMON := fuzz/model.c fuzz/tune.c fuzz/common.c fuzz/signals.c fuzz/subrun.c
 FZ_HDRS   := fuzz/fuzz.h fuzz/access.h fuzz/fuzz.mk $(HDRS)
 FZ_CFLAGS := -std=gnu11 -O1 -g -Wall -Wextra $(CG_INC) -fno-builtin \
              -fno-omit-frame-pointer

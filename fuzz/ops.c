@@ -598,6 +598,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     m.leak_checks = debug;
 #endif
     m.cxx_ok = true;
+    m.subruns = 1;
 #ifdef FZ_DEBUG
     m.mismatch = mismatch_call;
     m.inject = dbg_bad_call;

@@ -593,7 +593,10 @@ void fz_op_tune(fz_model_t *m, fz_in_t *in, unsigned i)
     default:
         if (m->threads_ok)
             op_thread(m, in, i);
-        else
+        else if ((v & 0xc000) == 0xc000 && m->subruns > 0) {
+            m->subruns--;
+            fz_op_subrun(in);      /* subrun.c */
+        } else
             op_leak_check(m, in);
     }
 }

@@ -66,6 +66,27 @@ def size16(n):
     return bytes([0]) + struct.pack('<H', n)
 
 
+def subrun_seeds():
+    # FZ_OP_TUNE's sub-run (fuzz/subrun.c): case 13 with v's top bits 11,
+    # then the options byte (mode + 3*symbolizer + 12*suppressions +
+    # 48*report_path + 96*stats_path), the leaked blocks (2 + n % 3), the
+    # threads, the flags (1: one masks every signal, 2: cg_leak_check, 4: a
+    # double free) and a u16 per block; ahead of it a block allocated and
+    # after it freed, so the model's own ops go on around it
+    combos = [  # (mode, symbolizer, suppressions, json, stats, leaks, threads, flags)
+        (0, 1, 0, 1, 0, 2, 3, 7), (0, 2, 2, 0, 1, 1, 2, 5), (0, 3, 1, 1, 0, 0, 1, 2),
+        (0, 0, 3, 0, 1, 0, 0, 6), (1, 1, 2, 1, 1, 2, 3, 7), (1, 0, 1, 0, 0, 1, 2, 1),
+        (1, 2, 3, 1, 0, 0, 1, 4), (2, 1, 2, 0, 1, 1, 2, 3), (2, 0, 0, 1, 0, 0, 0, 0),
+        (0, 1, 1, 0, 1, 2, 3, 3),
+    ]
+    for k, (mode, sym, supp, js, st, nl, nt, fl) in enumerate(combos):
+        o = mode + 3 * sym + 12 * supp + 48 * js + 96 * st
+        script = bytes([o, nl, nt, fl]) + b''.join(struct.pack('<H', 77 * k + 13 * j)
+                                                    for j in range(4))
+        write('ops-debug', 'subrun-%d' % k,
+              malloc(1, 300) + tune(0, 13, 0xc000 + k, script) + free(1))
+
+
 def tune_ops(threads):
     # every FZ_OP_TUNE case over a few live blocks of each range, op by op
     ops = [malloc(i, n) for i, n in enumerate([24, 500, 3000, 70000, 300000])]
@@ -130,6 +151,7 @@ def tune_seeds():
     write('ops-fast', 'tune', b''.join(tune_ops(False)))
     write('ops-fast', 'heap-growth', heap_growth())
     write('ops-debug', 'tune', b''.join(tune_ops(False)))
+    subrun_seeds()
     write('ops-mt', 'tune', mt_phases(tune_ops(True)))
 
 
