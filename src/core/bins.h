@@ -62,13 +62,16 @@ CG_INLINE void cg_bin_check_link_or(const cg_arena_t *av, const cg_chunk_t *x,
 /* A free chunk's size must be plausible, and lead to a header inside the
  * same heap's committed part, before the chunk after it is read.  p
  * passed a link check, so it lies below that end. */
-CG_INLINE void cg_check_free_size(const cg_chunk_t *p, const cg_call_t *call)
+CG_INLINE void cg_check_free_size_of(const cg_chunk_t *p, size_t sz, const cg_call_t *call)
 {
-    size_t sz = cg_csize(p);
     if (CG_CHECK_ON(UNLINK) &&
         CG_UNLIKELY(sz < CG_MINSIZE ||
                     sz > (size_t)(cg_heap_end(cg_heap_base(p)) - (const char *)p) - CG_HDR_SZ))
         cg_fail_FREE_CHUNK_SIZE(call, cg_chunk2mem((cg_chunk_t *)p));
+}
+CG_INLINE void cg_check_free_size(const cg_chunk_t *p, const cg_call_t *call)
+{
+    cg_check_free_size_of(p, cg_csize(p), call);
 }
 
 /* Take p, whose size and boundary tag the caller has checked, out of its
@@ -89,16 +92,20 @@ CG_INLINE void cg_unlink_sized(cg_arena_t *av, cg_chunk_t *p, const cg_call_t *c
         av->last_remainder = NULL;
 }
 
-/* Take p out of its doubly linked bin, checking its size, its boundary tag
- * and both neighbours first. */
-CG_INLINE void cg_unlink_chunk(cg_arena_t *av, cg_chunk_t *p, const cg_call_t *call)
+/* Take p, of size sz (its header's, read once), out of its doubly linked
+ * bin, checking its size, its boundary tag and both neighbours first. */
+CG_INLINE void cg_unlink_chunk_of(cg_arena_t *av, cg_chunk_t *p, size_t sz, const cg_call_t *call)
 {
     if (CG_CHECK_ON(UNLINK)) {
-        cg_check_free_size(p, call);
-        if (CG_UNLIKELY(cg_csize(p) != cg_next(p)->prev_size))
+        cg_check_free_size_of(p, sz, call);
+        if (CG_UNLIKELY(sz != cg_at(p, sz)->prev_size))
             cg_fail_UNLINK_PREV_SIZE(call, cg_chunk2mem(p));
     }
     cg_unlink_sized(av, p, call);
+}
+CG_INLINE void cg_unlink_chunk(cg_arena_t *av, cg_chunk_t *p, const cg_call_t *call)
+{
+    cg_unlink_chunk_of(av, p, cg_csize(p), call);
 }
 
 /* Put a free chunk (head and foot already set) at the front of the
@@ -149,7 +156,7 @@ CG_INLINE size_t cg_merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size,
     size_t nsize = cg_csize(next);
     if (next != av->top) {
         if (!cg_inuse(next)) {
-            cg_unlink_chunk(av, next, call);
+            cg_unlink_chunk_of(av, next, nsize, call);
             cg_start_clear(next);
             size += nsize;
         } else {
