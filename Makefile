@@ -96,18 +96,30 @@ COLD_SEGMENT ?= 1
 comma := ,
 LAYOUT_LDFLAGS := $(if $(filter 1,$(COLD_SEGMENT)),-Wl$(comma)-T$(comma)$(BUILD)/layout.ld)
 COLD_OBJS := debug pattern shadow quarantine leaks describe stack stackdepot stackmemo symbolize render maps \
-             report checks fmt info fault heapcheck lockdep reentry cxx guard guardpool dthread insn
-$(BUILD)/layout.ld: Makefile
-	@mkdir -p $(dir $@)
-	{ echo 'SECTIONS {'; \
+             report checks fmt info fault heapcheck lockdep reentry cxx guard guardpool dthread insn \
+             demangle
+# Objects not compiled from src/ that go to the cold segment too: libiberty's
+# demangler (below), which only a report with C++ names runs.
+COLD_EXTRA := iberty
+# The objects of src/debug/ that stay hot on purpose: sample.o, whose
+# start-up fast mode runs (the sampler's count-down is on the inline paths).
+# Every other object of src/debug/ must be cold: tools/check-cold.py reads
+# the link map and says which is not (tests/suites/50-fastpath.sh,
+# fastpath-cold-objs; its control links with one left out).
+COLD_EXEMPT := sample
+# The linker script of a layout whose cold segment holds the objects $(1).
+cg_layout = { echo 'SECTIONS {'; \
 	  echo '  . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE);'; \
 	  echo '  .cg_cold : {'; \
-	  for o in $(COLD_OBJS); do echo "    */$$o.o(.text .text.unlikely .rodata .rodata.*)"; done; \
+	  for o in $(1); do echo "    */$$o.o(.text .text.unlikely .rodata .rodata.*)"; done; \
 	  echo '  }'; \
 	  echo '  . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE);'; \
 	  echo '} INSERT BEFORE .text;'; \
 	  echo 'SECTIONS { . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE); } INSERT BEFORE .eh_frame_hdr;'; \
-	} > $@
+	}
+$(BUILD)/layout.ld: Makefile
+	@mkdir -p $(dir $@)
+	$(call cg_layout,$(COLD_OBJS) $(COLD_EXTRA)) > $@
 # The cold objects are also linked last, which keeps the order of the
 # constructors and destructors: the core's first.
 LINK_OBJS := $(filter-out $(COLD_OBJS:%=$(BUILD)/obj/%.o),$(OBJS)) $(COLD_OBJS:%=$(BUILD)/obj/%.o)
@@ -133,11 +145,30 @@ $(IBERTY_O): $(IBERTY_A) Makefile
 	objcopy -w --redefine-sym cplus_demangle_v3_callback=cg_iberty_demangle_cb \
 	    --keep-global-symbol=cg_iberty_demangle_cb $(BUILD)/iberty/cp-demangle.o $@
 
+# The link map ($(BUILD)/libchunkguard.so.map) says where each object's
+# code went: tools/check-cold.py reads it.
+cg_link = $(CC) -shared -o $(1) $(LINK_OBJS) $(IBERTY_O) -Wl,--version-script=src/chunkguard.map \
+	    -Wl,-soname,$(CG_SONAME) -Wl,-Map=$(1).map \
+	    $(2) -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -pthread
 $(BUILD)/libchunkguard.so: $(OBJS) $(IBERTY_O) src/chunkguard.map $(BUILD)/layout.ld
-	$(CC) -shared -o $@ $(LINK_OBJS) $(IBERTY_O) -Wl,--version-script=src/chunkguard.map \
-	    -Wl,-soname,$(CG_SONAME) \
-	    $(LAYOUT_LDFLAGS) -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -pthread
+	$(call cg_link,$@,$(LAYOUT_LDFLAGS))
 	ln -sfn libchunkguard.so $(BUILD)/$(CG_SONAME)
+
+# Is every object that must be cold in the cold segment?  cold-check: of
+# the library; cold-check-seeded: of the same objects linked with
+# COLD_SEEDED (an object of src/debug/) left out of the cold list, which
+# the check must name (exit 1).
+COLD_SEEDED ?= guard
+COLD_CHECK = python3 tools/check-cold.py --src-dir src/debug --exempt '$(COLD_EXEMPT)' \
+	    --also '$(COLD_EXTRA)'
+.PHONY: cold-check cold-check-seeded
+cold-check: $(BUILD)/libchunkguard.so
+	$(COLD_CHECK) --map $<.map
+cold-check-seeded: $(OBJS) $(IBERTY_O) src/chunkguard.map
+	@mkdir -p $(BUILD)/coldseed
+	$(call cg_layout,$(filter-out $(COLD_SEEDED),$(COLD_OBJS) $(COLD_EXTRA))) > $(BUILD)/coldseed/layout.ld
+	$(call cg_link,$(BUILD)/coldseed/libchunkguard.so,-Wl$(comma)-T$(comma)$(BUILD)/coldseed/layout.ld)
+	$(COLD_CHECK) --map $(BUILD)/coldseed/libchunkguard.so.map
 
 $(BUILD)/libchunkguard.a: $(OBJS) $(IBERTY_O)
 	rm -f $@ && ar rcs $@ $(OBJS) $(IBERTY_O)

@@ -701,7 +701,7 @@ static int fd_above2(int fd)
 /* The child's environment: ours without LD_PRELOAD, in static storage
  * (one helper at a time: the caller serialises). */
 #define COPROC_ENV_MAX 1024
-static const char *coproc_env[COPROC_ENV_MAX + 1];
+static CG_BIG_BSS const char *coproc_env[COPROC_ENV_MAX + 1];
 
 /* x86_64's struct sigaction as the kernel takes it. */
 typedef struct ksigaction {

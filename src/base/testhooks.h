@@ -10,7 +10,8 @@
 #include "platform.h"
 
 enum {
-    /* cg_arena_free_slow, between its cg_lock_if and cg_unlock_if; arg is
+    /* cg_arena_free_whole (core/bins.h), between its cg_lock_if and
+     * cg_unlock_if: every free that bins a chunk under the lock; arg is
      * the arena.  A hook that creates a thread here tests the token. */
     CG_HOOK_ARENA_FREE_LOCKED = 1,
 };

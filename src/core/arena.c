@@ -18,6 +18,7 @@
 
 #include <string.h>
 
+#include "bins.h"
 #include "checks.h"
 #include "fastbin.h"
 #include "fastpath.h"
@@ -45,34 +46,6 @@ cg_lock_t cg_list_lock = CG_LOCK_INIT(CG_LK_LIST);
 static void mark_bin(cg_arena_t *av, size_t i) { av->binmap[i >> 5] |= 1u << (i & 31); }
 static void unmark_bin(cg_arena_t *av, size_t i) { av->binmap[i >> 5] &= ~(1u << (i & 31)); }
 
-static cg_heap_t *heap_of(const void *c) { return cg_heap_base(c); }
-
-/* A list link we are about to follow must point at a bin header of this
- * arena or into the committed chunk space of one of our heaps: anything
- * else is corruption, reported before the link is dereferenced.  The
- * arena's current heap is one compare (most links point there); a bin
- * header is one more; older heaps need the heap map and their size. */
-static inline bool link_ok(cg_arena_t *av, const void *x)
-{
-    if ((uintptr_t)x - av->link_lo < av->link_span)   /* the current heap */
-        return true;
-    if ((uintptr_t)x - (uintptr_t)av < sizeof *av)     /* a bin header of this arena */
-        return true;
-    return cg_heap_readable(x, sizeof(cg_chunk_t));
-}
-
-/* check: the report, which says where the link was met.  A bin header's
- * own fd and bk are read unchecked: they only ever take values that
- * passed this check (or the bin itself), and point at free chunks, which
- * lie below the top and so below the heap's committed end for as long as
- * they are binned (a trim gives back only the top's end). */
-CG_INLINE void check_link(cg_arena_t *av, const cg_chunk_t *x, cg_check_t check,
-                          const cg_call_t *call)
-{
-    if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(!link_ok(av, x)))
-        cg_fail_with(call, check, x, NULL);
-}
-
 /* A walk along a bin cannot take more steps than the arena has chunks:
  * more means its links form a cycle. */
 CG_INLINE void check_walk(cg_arena_t *av, size_t steps, const cg_chunk_t *at,
@@ -80,64 +53,6 @@ CG_INLINE void check_walk(cg_arena_t *av, size_t steps, const cg_chunk_t *at,
 {
     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(steps > av->system_mem / CG_MINSIZE))
         cg_fail_BIN_CYCLE(call, cg_chunk2mem((cg_chunk_t *)at));
-}
-
-/* A free chunk's size must be plausible, and lead to a header inside the
- * same heap's committed part, before the chunk after it is read.  p
- * passed a link check, so it lies below that end. */
-CG_INLINE void check_free_size(const cg_chunk_t *p, const cg_call_t *call)
-{
-    size_t sz = cg_csize(p);
-    if (CG_CHECK_ON(UNLINK) &&
-        CG_UNLIKELY(sz < CG_MINSIZE ||
-                    sz > (size_t)(cg_heap_end(heap_of(p)) - (const char *)p) - CG_HDR_SZ))
-        cg_fail_FREE_CHUNK_SIZE(call, cg_chunk2mem((cg_chunk_t *)p));
-}
-
-/* Take p, whose size and boundary tag the caller has checked, out of its
- * doubly linked bin, checking both neighbours first. */
-CG_INLINE void unlink_sized(cg_arena_t *av, cg_chunk_t *p, const cg_call_t *call)
-{
-    cg_chunk_t *fd = p->fd, *bk = p->bk;
-    if (CG_CHECK_ON(UNLINK)) {
-        check_link(av, fd, CG_CK_UNLINK_FD, call);
-        check_link(av, bk, CG_CK_UNLINK_BK, call);
-        if (CG_UNLIKELY(fd->bk != p || bk->fd != p))
-            cg_fail_UNLINK_NOT_BACK(call, cg_chunk2mem(p));
-    }
-    fd->bk = bk;
-    bk->fd = fd;
-    if (av->last_remainder == p)
-        av->last_remainder = NULL;
-}
-
-/* Take p out of its doubly linked bin, checking its size, its boundary tag
- * and both neighbours first. */
-CG_INLINE void unlink_chunk(cg_arena_t *av, cg_chunk_t *p, const cg_call_t *call)
-{
-    if (CG_CHECK_ON(UNLINK)) {
-        check_free_size(p, call);
-        if (CG_UNLIKELY(cg_csize(p) != cg_next(p)->prev_size))
-            cg_fail_UNLINK_PREV_SIZE(call, cg_chunk2mem(p));
-    }
-    unlink_sized(av, p, call);
-}
-
-/* Put a free chunk (head and foot already set) at the front of the
- * unsorted bin.  from_free: free's insert (glibc names the two apart). */
-CG_INLINE void unsorted_insert(cg_arena_t *av, cg_chunk_t *c, bool from_free,
-                               const cg_call_t *call)
-{
-    cg_chunk_t *b = cg_bin_at(av, CG_UNSORTED);
-    cg_chunk_t *f = b->fd;
-    check_link(av, f, from_free ? CG_CK_UNSORTED_FIRST_FREE : CG_CK_UNSORTED_FIRST_MALLOC, call);
-    if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(f->bk != b))
-        cg_fail_with(call, from_free ? CG_CK_UNSORTED_BACK_FREE : CG_CK_UNSORTED_BACK_MALLOC,
-                     cg_chunk2mem(f), NULL);
-    c->fd = f;
-    c->bk = b;
-    b->fd = c;
-    f->bk = c;
 }
 
 /* Split chunk c (in use from now on, size `size`) so that it keeps nb bytes;
@@ -155,57 +70,9 @@ static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, 
     cg_set_head(r, rsize | CG_PREV_INUSE);
     cg_set_foot(r, rsize);
     cg_start_set(r);
-    unsorted_insert(av, r, false, call);
+    cg_unsorted_insert(av, r, false, call);
     if (small_req)
         av->last_remainder = r;
-}
-
-/* ---- coalescing ------------------------------------------------------- */
-
-/* Merge free chunk c of `size` with free neighbours and put the result in
- * the unsorted bin or into top.  Returns the merged size.  Caller has
- * validated c and its next chunk. */
-static size_t merge_and_bin(cg_arena_t *av, cg_chunk_t *c, size_t size, const cg_call_t *call)
-{
-    cg_chunk_t *next = cg_at(c, size);
-    /* next's size is read after the backward merge (which writes no size
-     * field of next): loaded up front, it held a register across that
-     * merge's checks and cost a callee-saved register's save and restore
-     * on every call (docs/performance.md, "The call as a value"). */
-    if (!cg_prev_inuse(c)) {
-        size_t ps = c->prev_size;
-        cg_chunk_t *p = (cg_chunk_t *)((char *)c - ps);
-        /* p must lie between the heap's first chunk and c, and be a chunk
-         * (its start bit) before its header is read. */
-        if (CG_CHECK_ON(UNLINK) &&
-            CG_UNLIKELY(ps < CG_MINSIZE || (ps & CG_ALIGN_MASK) ||
-                        ps > (size_t)((char *)c - heap_of(c)->data) ||
-                        !cg_start_test(heap_of(c), p) || cg_csize(p) != ps))
-            cg_fail_CONSOLIDATE_PREV_SIZE(call, cg_chunk2mem(c));
-        unlink_sized(av, p, call);   /* its size is c's prev_size: checked just above */
-        cg_start_clear(c);
-        c = p;
-        size += ps;
-    }
-    size_t nsize = cg_csize(next);
-    if (next != av->top) {
-        if (!cg_inuse(next)) {
-            unlink_chunk(av, next, call);
-            cg_start_clear(next);
-            size += nsize;
-        } else {
-            cg_clear_inuse_at(next, 0);
-        }
-        cg_set_head(c, size | CG_PREV_INUSE);
-        cg_set_foot(c, size);
-        unsorted_insert(av, c, true, call);
-    } else {
-        size += nsize;
-        cg_set_head(c, size | CG_PREV_INUSE);
-        cg_start_clear(next);          /* c, already marked, is the top now */
-        av->top = c;
-    }
-    return size;
 }
 
 void cg_arena_consolidate(cg_arena_t *av, const cg_call_t *call)
@@ -236,7 +103,7 @@ void cg_arena_consolidate(cg_arena_t *av, const cg_call_t *call)
              * p again: no stale key and mark there (fastbin.h) */
             if (CG_CHECK_ON(TCACHE_DOUBLE_FREE))
                 cg_fastbin_untag(p);
-            merge_and_bin(av, p, cg_csize(p), call);
+            cg_merge_and_bin(av, p, cg_csize(p), call);
             p = n;
         }
     }
@@ -263,7 +130,7 @@ static void close_heap(cg_arena_t *av, cg_heap_t *h, const cg_call_t *call)
         cg_set_head(top, rsz | prevbit);   /* top keeps its start bit: a chunk now */
         CG_STORE(h->fence, f1);
         av->top = NULL;
-        unsorted_insert(av, top, false, call);
+        cg_unsorted_insert(av, top, false, call);
     } else {
         cg_set_head(top, (tsz - CG_HDR_SZ) | prevbit);
         cg_set_head(cg_at(top, tsz - CG_HDR_SZ), 0 | CG_PREV_INUSE);
@@ -348,7 +215,7 @@ static bool drop_empty_heap(cg_arena_t *av, const cg_call_t *call)
     cg_chunk_t *f1 = ph->fence, *nt = f1;
     if (!cg_prev_inuse(f1)) {
         cg_chunk_t *r = (cg_chunk_t *)((char *)f1 - f1->prev_size);
-        unlink_chunk(av, r, call);
+        cg_unlink_chunk(av, r, call);
         nt = r;                        /* keeps its start bit as the new top */
     }
     cg_start_set(nt);
@@ -394,9 +261,9 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t
             for (cg_chunk_t *c = b->fd; c != b; c = c->fd) {
                 /* the links and sizes were overwritten if the heap was:
                  * check before following or releasing (found by fuzzing) */
-                check_link(av, c, CG_CK_TRIM_LINK, call);
+                cg_bin_check_link(av, c, CG_CK_TRIM_LINK, call);
                 check_walk(av, ++steps, c, call);
-                check_free_size(c, call);
+                cg_check_free_size(c, call);
                 if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(c->fd->bk != c))
                     cg_fail_TRIM_NOT_BACK(call, cg_chunk2mem(c));
                 size_t sz = cg_csize(c);
@@ -415,16 +282,16 @@ int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t
 static void check_unsorted_victim(cg_arena_t *av, cg_chunk_t *v, cg_chunk_t *ub,
                                   const cg_call_t *call)
 {
-    check_link(av, v, CG_CK_UNSORTED_LINK, call);
+    cg_bin_check_link(av, v, CG_CK_UNSORTED_LINK, call);
     size_t size = cg_csize(v);
-    cg_heap_t *h = heap_of(v);
+    cg_heap_t *h = cg_heap_base(v);
     if (CG_CHECK_ON(UNLINK)) {
         if (CG_UNLIKELY(size < CG_MINSIZE || (char *)v + size + CG_HDR_SZ > cg_heap_end(h)))
             cg_fail_UNSORTED_SIZE(call, cg_chunk2mem(v));
         cg_chunk_t *next = cg_at(v, size);
         if (CG_UNLIKELY(next->prev_size != size))
             cg_fail_UNSORTED_NEXT_PREV_SIZE(call, cg_chunk2mem(v));
-        check_link(av, v->bk, CG_CK_UNSORTED_BK, call);
+        cg_bin_check_link_or(av, v->bk, ub, CG_CK_UNSORTED_BK, call);
         if (CG_UNLIKELY(v->bk->fd != v || v->fd != ub))
             cg_fail_UNSORTED_LINKS(call, cg_chunk2mem(v));
         if (CG_UNLIKELY(cg_prev_inuse(next)))
@@ -450,12 +317,12 @@ static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size, const cg_ca
         fwd = bin->fd;
         size_t steps = 0;
         while (cg_csize(fwd) > size) {
-            check_link(av, fwd->fd, CG_CK_LARGEBIN_NEXTSIZE, call);
+            cg_bin_check_link(av, fwd->fd, CG_CK_LARGEBIN_NEXTSIZE, call);
             check_walk(av, ++steps, fwd, call);
             fwd = fwd->fd;
         }
         bck = fwd->bk;
-        check_link(av, bck, CG_CK_LARGEBIN_BK, call);
+        cg_bin_check_link(av, bck, CG_CK_LARGEBIN_BK, call);
     }
     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(bck->fd != fwd || fwd->bk != bck))
         cg_fail_LARGEBIN_PLACE(call, cg_chunk2mem(v));
@@ -467,14 +334,14 @@ static void place_in_bin(cg_arena_t *av, cg_chunk_t *v, size_t size, const cg_ca
 }
 
 /* Take the last (oldest) chunk of a small bin, or NULL if it is empty. */
-static cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb,
-                                 const cg_call_t *call)
+CG_INLINE cg_chunk_t *smallbin_take(cg_arena_t *av, cg_chunk_t *bin, size_t nb,
+                                    const cg_call_t *call)
 {
     cg_chunk_t *v = bin->bk;
     if (v == bin)
         return NULL;
-    check_link(av, v, CG_CK_SMALLBIN_LINK, call);
-    check_link(av, v->bk, CG_CK_SMALLBIN_LINK, call);
+    cg_bin_check_link(av, v, CG_CK_SMALLBIN_LINK, call);
+    cg_bin_check_link_or(av, v->bk, bin, CG_CK_SMALLBIN_LINK, call);
     cg_chunk_t *bck = v->bk;
     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(bck->fd != v))
         cg_fail_SMALLBIN_NOT_BACK(call, cg_chunk2mem(v));
@@ -597,12 +464,12 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call, bo
                 while (cg_csize(v) < nb) {
                     check_walk(av, ++steps, v, call);
                     v = v->bk;
-                    check_link(av, v, CG_CK_LARGEBIN_TAKE, call);
+                    cg_bin_check_link(av, v, CG_CK_LARGEBIN_TAKE, call);
                     if (CG_CHECK_ON(UNLINK) && CG_UNLIKELY(v == bin))
                         cg_fail_LARGEBIN_SHORT(call, cg_chunk2mem(bin->fd));
                 }
                 size_t size = cg_csize(v);
-                unlink_chunk(av, v, call);
+                cg_unlink_chunk(av, v, call);
                 split_in_use(av, v, size, nb, false, call);
                 return v;
             }
@@ -625,7 +492,7 @@ cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call, bo
                 continue;
             }
             size_t size = cg_csize(v);
-            unlink_chunk(av, v, call);
+            cg_unlink_chunk(av, v, call);
             split_in_use(av, v, size, nb, small, call);
             return v;
         }
@@ -680,44 +547,29 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, const cg_
     return c;
 }
 
-/* ---- free ------------------------------------------------------------- */
+/* ---- free (bins.h has the binning free itself) --------------------------- */
 
-/* Inlined into cg_arena_free_slow, free's way into the arena (one frame
- * less on every free that misses the tcache and the fastbins). */
-CG_INLINE void free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
+void cg_arena_free_big_merge(cg_arena_t *av, const cg_call_t *call)
 {
-    CG_HELD(&av->lock, call->mt);
-    size_t size = cg_csize(c);
-    if (size <= cg_mp.max_fast) {
-        cg_fast_free(av, c, size, call);
-        return;
-    }
-    if (CG_UNLIKELY(c == av->top))
-        cg_fail_FREE_OF_TOP(call, cg_chunk2mem(c));
-    /* glibc's "double free or corruption (!prev)" check ran on the public
-     * path (alloc.h, cg_check_in_use); internal callers free chunks they own. */
-    cg_check_next_size(c, size, false, call);
-    cg_perturb_free(c, size);
-    size_t merged = merge_and_bin(av, c, size, call);
-    if (merged >= CG_CONSOLIDATE_THRESHOLD) {
-        if (CG_LOAD(av->have_fastchunks))
-            cg_arena_consolidate(av, call);
-        if (cg_csize(av->top) >= CG_LOAD(cg_mp.trim_threshold))
-            cg_arena_trim(av, cg_mp.top_pad, false, call);
-    }
+    if (CG_LOAD(av->have_fastchunks))
+        cg_arena_consolidate(av, call);
+    if (cg_csize(av->top) >= CG_LOAD(cg_mp.trim_threshold))
+        cg_arena_trim(av, cg_mp.top_pad, false, call);
 }
 
 void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
-    free_locked(av, c, call);
+    CG_HELD(&av->lock, call->mt);
+    size_t size = cg_csize(c);
+    if (size <= cg_mp.max_fast)
+        cg_fast_free(av, c, size, call);
+    else
+        cg_free_binned(av, c, size, call);
 }
 
 void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
-    cg_tok_t av_tok = cg_lock_if_op(&av->lock, call);
-    CG_TEST_HOOK(CG_HOOK_ARENA_FREE_LOCKED, av);
-    free_locked(av, c, call);
-    cg_unlock_if(&av->lock, av_tok);
+    cg_arena_free_whole(av, c, call);
 }
 
 /* ---- realloc in place ------------------------------------------------- */
@@ -746,7 +598,7 @@ bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, const cg_call_t *
                 h->clean_from = (char *)nt + CG_HDR_SZ;
             size = nb;
         } else if (next != av->top && !cg_inuse(next) && size + cg_csize(next) >= nb) {
-            unlink_chunk(av, next, call);
+            cg_unlink_chunk(av, next, call);
             cg_start_clear(next);
             size += cg_csize(next);
             cg_set_head_size(c, size);

@@ -72,9 +72,10 @@ CG_INLINE bool cg_fastbin_marked(cg_chunk_t *c)
 CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast, const cg_call_t *call)
 {
     cg_chunk_t *next = cg_at(c, size);
+    size_t nhead = cg_head(next);       /* one load: relaxed loads are not merged */
     if (CG_CHECK_ON(NEXT_SIZE) &&
-        CG_UNLIKELY(cg_head(next) <= CG_HDR_SZ ||
-                    cg_csize(next) > (size_t)(cg_heap_end(cg_heap_base(c)) - (char *)next)))
+        CG_UNLIKELY(nhead <= CG_HDR_SZ ||
+                    (nhead & ~CG_FLAG_BITS) > (size_t)(cg_heap_end(cg_heap_base(c)) - (char *)next)))
         cg_fail_with(call, fast ? CG_CK_NEXT_SIZE_FAST : CG_CK_NEXT_SIZE_NORMAL, cg_chunk2mem(c),
                      NULL);
 }

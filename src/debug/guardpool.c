@@ -22,7 +22,7 @@ typedef struct range {
 
 static cg_lock_t pool_lock = CG_LOCK_INIT(CG_LK_GUARD);
 static char *region_lo, *bump, *region_hi;
-static uint32_t lists[EXACT + 1];     /* [n]: ranges of n pages; [0]: larger */
+static CG_BIG_BSS uint32_t lists[EXACT + 1];     /* [n]: ranges of n pages; [0]: larger */
 static range_t *descs;
 static uint32_t ndescs, cap_descs, free_descs;
 static size_t live, live_limit;

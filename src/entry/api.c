@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bins.h"
 #include "heapcheck.h"
 #include "init.h"
 #include "mode.h"
@@ -146,10 +147,20 @@ CG_INLINE void handoff_begin_alloc(void)
     cg_reentry_drain_pending();
 }
 
-void *cg_malloc_handoff(size_t n, uintptr_t caller, const char *op, int family)
+/* The call of a hand-off: the inline path had the thread's tcache tc, so
+ * its state is CG_T_CACHED (no thread start to make, nothing to test). */
+CG_INLINE cg_call_t handoff_call(cg_tcache_t *tc, uintptr_t caller, const char *op, int opidx,
+                                 int family)
+{
+    CG_COUNT((&tc->n_malloc)[opidx]);
+    return (cg_call_t){ .caller = caller, .op = op, .tc = tc, .mt = !CG_SINGLE_THREAD_P,
+                        .family = (uint8_t)family };
+}
+
+void *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
 {
     handoff_begin_alloc();
-    const cg_call_t c = enter_as(caller, op, OP_MALLOC, family);
+    const cg_call_t c = handoff_call(tc, caller, op, OP_MALLOC, family);
     void *p = cg_malloc_mem_inline(n, &c);
     cg_inside_end();
     return p;
@@ -240,7 +251,7 @@ void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *
     handoff_begin();
     const cg_call_t call = free_enter(tc, caller, op, family);
     cg_chunk_t *c = cg_mem2chunk(mem);
-    cg_arena_free(cg_arena_of(c), c, &call);
+    cg_arena_free_whole(cg_arena_of(c), c, &call);   /* no further call: bins.h */
     cg_inside_end();
 }
 
@@ -282,10 +293,10 @@ void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 }
 
 /* The inline path checked the size (at most a tcache request). */
-void *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
+void *cg_calloc_handoff(size_t nmemb, size_t size, cg_tcache_t *tc, uintptr_t caller)
 {
     handoff_begin_alloc();
-    const cg_call_t c = enter(caller, CG_OP(calloc), OP_CALLOC);
+    const cg_call_t c = handoff_call(tc, caller, CG_OP(calloc), OP_CALLOC, CG_FAMILY_MALLOC);
     void *p = cg_calloc_mem_inline(nmemb * size, &c);
     cg_inside_end();
     return p;

@@ -26,9 +26,11 @@
  * (NULL when it is not a power of two), else 0. */
 void  *cg_malloc_slow(size_t n, size_t align, uintptr_t caller, int family)
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
-/* malloc's slow path for a thread whose tcache missed: called with the
- * inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
-void  *cg_malloc_handoff(size_t n, uintptr_t caller, const char *op, int family) CG_HIDDEN CG_REALIGN CG_NOINLINE;
+/* malloc's slow path for a thread whose tcache (tc, the inline path's
+ * cg_self.tcache: so the thread's state is CG_T_CACHED) missed: called
+ * with the inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
+void  *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+    CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* cg_malloc_slow's attempt (the new_handler loop's retries; cxx.c). */
 void  *cg_malloc_try(size_t n, size_t align, uintptr_t caller, int family) CG_HIDDEN;
 /* free's slow path: mem (NULL: nothing); a sized release's size (a sized
@@ -39,7 +41,7 @@ void   cg_free_slow(void *mem, size_t sized, size_t salign, uintptr_t caller, in
 void  *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller) CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* calloc's slow path for a thread whose tcache missed, entered like
  * cg_malloc_handoff. */
-void  *cg_calloc_handoff(size_t nmemb, size_t size, uintptr_t caller)
+void  *cg_calloc_handoff(size_t nmemb, size_t size, cg_tcache_t *tc, uintptr_t caller)
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* malloc's and calloc's hand-offs when the sampler's count-down reached 0
  * on the inline path (CG_SAMPLE_TURN, core/fastpath.h): the mode's table

@@ -52,10 +52,11 @@ void free_aligned_sized(void *mem, size_t align, size_t n);
 /* The allocating slow paths (api.h) the inline path below may take, for
  * a call of family. */
 enum { VIA_SAMPLED = 1, VIA_HANDOFF, VIA_SLOW };   /* not 0: see api.h on family */
-CG_INLINE void *alloc_via(size_t n, size_t align, int family, uintptr_t ra, int via)
+CG_INLINE void *alloc_via(size_t n, size_t align, int family, uintptr_t ra, int via,
+                          cg_tcache_t *tc)
 {
     return via == VIA_SAMPLED ? cg_malloc_sampled(n, ra, family)
-         : via == VIA_HANDOFF ? cg_malloc_handoff(n, ra, cg_family_new_name(family), family)
+         : via == VIA_HANDOFF ? cg_malloc_handoff(n, tc, ra, cg_family_new_name(family), family)
                               : cg_malloc_slow(n, align, ra, family);
 }
 
@@ -63,18 +64,21 @@ CG_INLINE void *alloc_via(size_t n, size_t align, int family, uintptr_t ra, int 
  * block (api.h, cg_new_failed).  Out of line: the contract needs n after
  * the slow path returns, which, inlined, gave operator new's hit path a
  * stack frame (5 more instructions a call, callgrind). */
-static CG_NOINLINE void *new_via(size_t n, size_t align, int how, uintptr_t ra, int via)
+static CG_NOINLINE void *new_via(size_t n, size_t align, int how, uintptr_t ra, int via,
+                                 cg_tcache_t *tc)
 {
-    void *p = alloc_via(n, align, CG_NEW_FAMILY(how), ra, via);
+    void *p = alloc_via(n, align, CG_NEW_FAMILY(how), ra, via, tc);
     return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, align, how, ra);
 }
 
-/* The slow path via for a call of how (a constant: one call is left). */
-CG_INLINE void *alloc_slow(size_t n, size_t align, int how, uintptr_t ra, int via)
+/* The slow path via for a call of how (a constant: one call is left);
+ * tc: the thread's tcache for the hand-off (VIA_HANDOFF), else unused. */
+CG_INLINE void *alloc_slow(size_t n, size_t align, int how, uintptr_t ra, int via,
+                           cg_tcache_t *tc)
 {
     if (how == CG_FAMILY_MALLOC)
-        return alloc_via(n, align, CG_FAMILY_MALLOC, ra, via);
-    return new_via(n, align, how, ra, via);
+        return alloc_via(n, align, CG_FAMILY_MALLOC, ra, via, tc);
+    return new_via(n, align, how, ra, via, tc);
 }
 
 /* A tcache hit, or the slow path.  The tcache is hidden from signal
@@ -89,13 +93,13 @@ CG_INLINE void *alloc_inline(size_t n, int how)
         size_t idx = cg_csize2tidx(cg_request2size(n));
         CG_FAST_ENTER();
         if (CG_SAMPLE_TURN())                           /* these two end the mark */
-            return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SAMPLED);
+            return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SAMPLED, NULL);
         void *mem = cg_tcache_hit(tc, idx, &tc->n_malloc);
         if (CG_LIKELY(mem != NULL))
             return mem;
-        return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_HANDOFF);
+        return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_HANDOFF, tc);
     }
-    return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SLOW);
+    return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SLOW, NULL);
 }
 
 /* The inline path takes a tcache-sized heap chunk; a sized or aligned
@@ -154,7 +158,7 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
             cg_clear(mem, csz - CG_SIZE_SZ);
             return mem;
         }
-        return cg_calloc_handoff(nmemb, size, CG_RET_ADDR);   /* ends the mark */
+        return cg_calloc_handoff(nmemb, size, tc, CG_RET_ADDR);   /* ends the mark */
     }
     return cg_calloc_slow(nmemb, size, CG_RET_ADDR);
 }
@@ -340,27 +344,27 @@ CG_REPLACEABLE void *_ZnamRKSt9nothrow_t(size_t n, const void *nt)
  * memalign. */
 CG_REPLACEABLE void *_ZnwmSt11align_val_t(size_t n, size_t al)
 {
-    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED, CG_RET_ADDR, VIA_SLOW);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED, CG_RET_ADDR, VIA_SLOW, NULL);
 }
 
 /* operator new[](unsigned long, std::align_val_t) */
 CG_REPLACEABLE void *_ZnamSt11align_val_t(size_t n, size_t al)
 {
-    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED, CG_RET_ADDR, VIA_SLOW);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED, CG_RET_ADDR, VIA_SLOW, NULL);
 }
 
 /* operator new(unsigned long, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
     (void)nt;
-    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW, NULL);
 }
 
 /* operator new[](unsigned long, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
     (void)nt;
-    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW);
+    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW, NULL);
 }
 
 /* operator delete(void*) */

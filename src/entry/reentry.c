@@ -29,8 +29,8 @@ typedef struct sigblock {
 } sigblock_t;
 #define BUSY ((void *)1)
 
-static sigblock_t blocks[BLOCK_SLOTS];
-static void *pending[PENDING_SLOTS];
+static CG_BIG_BSS sigblock_t blocks[BLOCK_SLOTS];
+static CG_BIG_BSS void *pending[PENDING_SLOTS];
 size_t cg_reentry_pending;
 size_t cg_reentry_live;
 static uint64_t reentrant_calls;

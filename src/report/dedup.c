@@ -81,9 +81,9 @@ typedef struct rule {
 } rule_t;
 
 static CG_BIG_BSS char supp_buf[CG_SUPP_FILE_MAX + 1];
-static rule_t rules[CG_SUPP_RULES_MAX];
+static CG_BIG_BSS rule_t rules[CG_SUPP_RULES_MAX];
 static size_t nrules;
-static size_t hits[CG_SUPP_RULES_MAX], hit_bytes[CG_SUPP_RULES_MAX],
+static CG_BIG_BSS size_t hits[CG_SUPP_RULES_MAX], hit_bytes[CG_SUPP_RULES_MAX],
     hit_blocks[CG_SUPP_RULES_MAX];
 static size_t total;
 static int summary_done;
@@ -285,9 +285,13 @@ size_t cg_supp_total(void)
 
 void cg_supp_after_fork_child(void)
 {
-    memset(hits, 0, sizeof hits);
-    memset(hit_bytes, 0, sizeof hit_bytes);
-    memset(hit_blocks, 0, sizeof hit_blocks);
+    /* Without rules the counts were never written: their pages (.lbss)
+     * stay untouched in the child. */
+    if (nrules > 0) {
+        memset(hits, 0, sizeof hits);
+        memset(hit_bytes, 0, sizeof hit_bytes);
+        memset(hit_blocks, 0, sizeof hit_blocks);
+    }
     total = 0;
     summary_done = 0;
 }

@@ -14,6 +14,11 @@
 #   fastpath-cold-pages      fast mode maps no page of the library's cold
 #                            segments (debug and report code, unwind tables)
 #   fastpath-cold-pages-control  debug mode does map them (the check can fail)
+#   fastpath-cold-objs       the link map puts the code of every object of
+#                            src/debug/ (but Makefile COLD_EXEMPT) and of
+#                            COLD_EXTRA in the cold segment (tools/check-cold.py)
+#   fastpath-cold-objs-control  the same objects linked with guard.o left out
+#                            of the cold list: the check names guard
 # Exit status: 0 when every line is PASS, else 1.  Takes well under a minute.
 set -uo pipefail
 : "${CG_ROOT:?}" "${CG_BUILD:?}" "${CG_SO:?}"
@@ -111,5 +116,21 @@ else
     echo "$out" | tail -5
     fail fastpath-cold-pages-control "debug mode should map cold pages; exit $rc: $(grep '^RESULT' <<<"$out")"
   fi
+fi
+# The cold list itself (Makefile COLD_OBJS) is complete: no object that only
+# debug mode or a report runs has its code in the hot .text.
+out=$(make -s -C "$CG_ROOT" BUILD="$CG_BUILD" cold-check 2>&1); rc=$?
+if [ "$rc" -eq 0 ] && grep -q '^RESULT cold-objs ok' <<<"$out"; then
+  pass fastpath-cold-objs
+else
+  echo "$out" | tail -5
+  fail fastpath-cold-objs "exit $rc: $(grep -E '^(RESULT|hot:)' <<<"$out" | tr '\n' ' ')"
+fi
+out=$(make -s -C "$CG_ROOT" BUILD="$CG_BUILD" COLD_SEEDED=guard cold-check-seeded 2>&1); rc=$?
+if [ "$rc" -ne 0 ] && grep -q '^RESULT cold-objs FAIL guard$' <<<"$out"; then
+  pass fastpath-cold-objs-control
+else
+  echo "$out" | tail -5
+  fail fastpath-cold-objs-control "guard.o left out of the cold list was not named; exit $rc: $(grep '^RESULT' <<<"$out")"
 fi
 [ "$fails" -eq 0 ]
