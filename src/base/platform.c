@@ -232,9 +232,101 @@ static void guard_unregister(uintptr_t lo)
         }
 }
 
+/* ---- the metadata body -------------------------------------------------
+ * One reservation of address space (PROT_NONE, no swap reserved) whose
+ * first page is a guard page; pieces are handed out upwards from just
+ * above it and made read-write as they go (mprotect), so that the pieces
+ * made so far are one read-write mapping, and the first page above them,
+ * still inaccessible, is the upper guard.  Every structure carved here
+ * thus sits between the same two guard pages: three lines of
+ * /proc/self/maps (the lower guard, the body, the unused rest) for all of
+ * them, where a guarded mapping each costs two or three (docs/proposals.md,
+ * "one guarded body").  The reservation is made on the first request,
+ * as large as the address space allows up to META_RESERVE; a request
+ * that does not fit, or that comes while another thread is making it,
+ * gets a guarded mapping of its own instead.  Lock-free: the top moves by
+ * a compare-and-swap. */
+#define META_RESERVE ((size_t)16 << 30)
+#define META_RESERVE_MIN ((size_t)64 << 20)
+static uintptr_t meta_lo, meta_end;    /* the reservation, guard page first */
+static uintptr_t meta_top;             /* first byte not handed out */
+static uint32_t meta_state;            /* 0 none, 1 being made, 2 made, 3 failed */
+
+static bool meta_make(void)
+{
+    uint32_t st = __atomic_load_n(&meta_state, __ATOMIC_ACQUIRE), zero = 0;
+    if (st != 0)
+        return st == 2;
+    if (!__atomic_compare_exchange_n(&meta_state, &zero, 1, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        return zero == 2;
+    void *r = NULL;
+    size_t len = META_RESERVE;
+    for (; r == NULL && len >= META_RESERVE_MIN; len /= 2)
+        r = cg_os_reserve(len);
+    if (r == NULL) {
+        __atomic_store_n(&meta_state, 3, __ATOMIC_RELEASE);
+        return false;
+    }
+    len *= 2;                          /* the loop halved it once more */
+    meta_lo = (uintptr_t)r;
+    meta_end = meta_lo + len;
+    __atomic_store_n(&meta_top, meta_lo + cg_pagesize, __ATOMIC_RELAXED);
+    __atomic_store_n(&meta_state, 2, __ATOMIC_RELEASE);
+    return true;
+}
+
+void *cg_os_map_meta(size_t len)
+{
+    size_t body = CG_PAGE_ROUND(len);
+    if (len == 0 || body < len)
+        return NULL;
+    if (meta_make()) {
+        bool mt = !CG_SINGLE_THREAD_P;
+        for (;;) {
+            uintptr_t top = __atomic_load_n(&meta_top, __ATOMIC_ACQUIRE);
+            if (body > meta_end - top || meta_end - top - body < cg_pagesize)
+                break;                 /* full: the upper guard must stay */
+            if (!swap_if(&meta_top, top, top + body, mt))
+                continue;
+            if (!cg_os_commit((void *)top, body))
+                break;                 /* the piece stays inaccessible, unused */
+            cg_vg_noaccess((void *)top, body);
+            return (void *)top;
+        }
+    }
+    return cg_os_map_guarded(len);
+}
+
+void cg_os_unmap_meta(void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (__atomic_load_n(&meta_state, __ATOMIC_ACQUIRE) == 2 && a >= meta_lo && a < meta_end)
+        cg_os_seal(p, CG_PAGE_ROUND(len));   /* inaccessible, memory given back, not reused */
+    else
+        cg_os_unmap_guarded(p, len);
+}
+
+bool cg_os_meta_body(uintptr_t *lo, uintptr_t *hi)
+{
+    if (__atomic_load_n(&meta_state, __ATOMIC_ACQUIRE) != 2)
+        return false;
+    *lo = meta_lo + cg_pagesize;
+    *hi = __atomic_load_n(&meta_top, __ATOMIC_ACQUIRE);
+    return true;
+}
+
 bool cg_os_guard_hit(const void *addr, uintptr_t *lo, uintptr_t *hi)
 {
     uintptr_t a = (uintptr_t)addr;
+    if (__atomic_load_n(&meta_state, __ATOMIC_ACQUIRE) == 2 && a >= meta_lo && a < meta_end) {
+        uintptr_t top = __atomic_load_n(&meta_top, __ATOMIC_ACQUIRE);
+        if (a >= meta_lo + cg_pagesize && a < top)
+            return false;              /* inside a piece (or a sealed one) */
+        *lo = meta_lo;                 /* below the body, or above its top */
+        *hi = a < top + cg_pagesize ? top + cg_pagesize : (a & ~(cg_pagesize - 1)) + cg_pagesize;
+        return true;
+    }
     size_t top = __atomic_load_n(&guarded_top, __ATOMIC_ACQUIRE);
     for (size_t i = 0; i < top; i++) {
         uintptr_t l = __atomic_load_n(&guarded[i].lo, __ATOMIC_ACQUIRE);
@@ -291,6 +383,21 @@ bool cg_os_map_guard_page(void *p)
     guard_register((uintptr_t)p, (uintptr_t)p + cg_pagesize);
     return true;
 }
+
+#if CG_SWITCH(CG_TEST_HOOKS)
+void *cg_os_test_map_at(void *p, size_t len)
+{
+    long r = SYS(SYS_mmap, p, len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (sys_failed(r))
+        return NULL;
+    if ((void *)r != p) {              /* an old kernel took it as a hint */
+        SYS(SYS_munmap, r, len, 0, 0, 0, 0);
+        return NULL;
+    }
+    return p;
+}
+#endif
 
 void cg_os_unmap_guard_page(void *p)
 {

@@ -30,7 +30,7 @@ static CG_NOINLINE cg_dthread_t *make(bool mt)
         reg_spare = t->spare;
     } else {
         if (carve_left < sizeof *t) {
-            carve = cg_os_map_guarded(cg_pagesize);
+            carve = cg_os_map_meta(cg_pagesize);
             carve_left = carve != NULL ? cg_pagesize : 0;
         }
         if (carve_left >= sizeof *t) {
