@@ -250,16 +250,15 @@ static void guard_unregister(uintptr_t lo)
 #define META_RESERVE_MIN ((size_t)64 << 20)
 static uintptr_t meta_lo, meta_end;    /* the reservation, guard page first */
 static uintptr_t meta_top;             /* first byte not handed out */
-static uint32_t meta_state;            /* 0 none, 1 being made, 2 made, 3 failed */
+static uintptr_t meta_state;           /* 0 none, 1 being made, 2 made, 3 failed */
 
 static bool meta_make(void)
 {
-    uint32_t st = __atomic_load_n(&meta_state, __ATOMIC_ACQUIRE), zero = 0;
+    uintptr_t st = __atomic_load_n(&meta_state, __ATOMIC_ACQUIRE);
     if (st != 0)
         return st == 2;
-    if (!__atomic_compare_exchange_n(&meta_state, &zero, 1, false, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE))
-        return zero == 2;
+    if (!swap_if(&meta_state, 0, 1, !CG_SINGLE_THREAD_P))
+        return __atomic_load_n(&meta_state, __ATOMIC_ACQUIRE) == 2;
     void *r = NULL;
     size_t len = META_RESERVE;
     for (; r == NULL && len >= META_RESERVE_MIN; len /= 2)
