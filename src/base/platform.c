@@ -241,18 +241,20 @@ static void guard_unregister(uintptr_t lo)
  * thus sits between the same two guard pages: three lines of
  * /proc/self/maps (the lower guard, the body, the unused rest) for all of
  * them, where a guarded mapping each costs two or three (docs/proposals.md,
- * "one guarded body").  The reservation is made on the first request,
- * as large as the address space allows up to META_RESERVE; a request
- * that does not fit, or that comes while another thread is making it,
- * gets a guarded mapping of its own instead.  Lock-free: the top moves by
- * a compare-and-swap. */
-#define META_RESERVE ((size_t)16 << 30)
-#define META_RESERVE_MIN ((size_t)64 << 20)
+ * "one guarded body").  The reservation is made on the first request: that
+ * request and META_ROOM more (address space only: a process under
+ * RLIMIT_AS loses no more of it than the structures would take, plus
+ * META_ROOM), or, when that cannot be had, the request and less room,
+ * down to META_ROOM_MIN.  A request that does not fit, or that comes while
+ * another thread is making the body, gets a guarded mapping of its own
+ * instead.  Lock-free: the top moves by a compare-and-swap. */
+#define META_ROOM ((size_t)128 << 20)
+#define META_ROOM_MIN ((size_t)8 << 20)
 static uintptr_t meta_lo, meta_end;    /* the reservation, guard page first */
 static uintptr_t meta_top;             /* first byte not handed out */
 static uintptr_t meta_state;           /* 0 none, 1 being made, 2 made, 3 failed */
 
-static bool meta_make(void)
+static bool meta_make(size_t first)
 {
     uintptr_t st = __atomic_load_n(&meta_state, __ATOMIC_ACQUIRE);
     if (st != 0)
@@ -260,14 +262,16 @@ static bool meta_make(void)
     if (!swap_if(&meta_state, 0, 1, !CG_SINGLE_THREAD_P))
         return __atomic_load_n(&meta_state, __ATOMIC_ACQUIRE) == 2;
     void *r = NULL;
-    size_t len = META_RESERVE;
-    for (; r == NULL && len >= META_RESERVE_MIN; len /= 2)
-        r = cg_os_reserve(len);
+    size_t len = 0;
+    for (size_t room = META_ROOM; r == NULL && room >= META_ROOM_MIN; room /= 2) {
+        len = first + room;
+        if (len > first)               /* no overflow */
+            r = cg_os_reserve(len);
+    }
     if (r == NULL) {
         __atomic_store_n(&meta_state, 3, __ATOMIC_RELEASE);
         return false;
     }
-    len *= 2;                          /* the loop halved it once more */
     meta_lo = (uintptr_t)r;
     meta_end = meta_lo + len;
     __atomic_store_n(&meta_top, meta_lo + cg_pagesize, __ATOMIC_RELAXED);
@@ -280,7 +284,7 @@ void *cg_os_map_meta(size_t len)
     size_t body = CG_PAGE_ROUND(len);
     if (len == 0 || body < len)
         return NULL;
-    if (meta_make()) {
+    if (meta_make(body)) {
         bool mt = !CG_SINGLE_THREAD_P;
         for (;;) {
             uintptr_t top = __atomic_load_n(&meta_top, __ATOMIC_ACQUIRE);
