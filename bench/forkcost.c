@@ -14,8 +14,12 @@
  *            inaccessible reservation, each opened, touched and closed
  *            again (mprotect): a page-table page and a page-middle
  *            directory each
+ *   mallocs  N mallocs and frees of 64 + i bytes (i < N): what the
+ *            allocator keeps resident and mapped, with LD_PRELOAD
  * Prints "KIND N fork_cpu_us U".  Standalone, under any malloc:
  *     gcc -O1 -o forkcost bench/forkcost.c && ./forkcost sparse 64 2000
+ *     LD_PRELOAD=build/libchunkguard.so CHUNKGUARD_OPTIONS=mode=debug \
+ *         ./forkcost mallocs 1000 2000
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,7 +51,7 @@ static char *map(size_t len, int prot)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: forkcost none|vmas|dense|sparse|gib N [FORKS]\n");
+        fprintf(stderr, "usage: forkcost none|vmas|dense|sparse|gib|mallocs N [FORKS]\n");
         return 64;
     }
     const char *kind = argv[1];
@@ -71,6 +75,9 @@ int main(int argc, char **argv)
             q[0] = 1;
             mprotect(q, 4096, PROT_NONE);
         }
+    } else if (strcmp(kind, "mallocs") == 0) {
+        for (long i = 0; i < n; i++)
+            free(malloc(64 + (size_t)i));
     } else if (strcmp(kind, "none") != 0) {
         fprintf(stderr, "forkcost: unknown kind %s\n", kind);
         return 64;

@@ -557,12 +557,12 @@ void cg_os_futex_wake_all(uint32_t *addr)
     SYS(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT32_MAX, 0, 0, 0);
 }
 
-uint32_t cg_os_gettid(void)
+CG_FORK_PATH uint32_t cg_os_gettid(void)
 {
     return (uint32_t)SYS(SYS_gettid, 0, 0, 0, 0, 0, 0);
 }
 
-uint64_t cg_os_now_ns(void)
+CG_FORK_PATH uint64_t cg_os_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -592,7 +592,7 @@ void cg_os_abort(void)
     abort();
 }
 
-void cg_os_exit(int status)
+CG_FORK_PATH void cg_os_exit(int status)
 {
     /* The system call itself, as glibc's _exit makes it: chunkguard
      * exports _exit (entry/interpose.c), and a call by name could bind to
@@ -1542,7 +1542,7 @@ extern void _IO_list_lock(void) __attribute__((weak));
 extern void _IO_list_unlock(void) __attribute__((weak));
 extern void _IO_list_resetlock(void) __attribute__((weak));
 
-bool cg_os_stdio_list_lock(void)
+CG_FORK_PATH bool cg_os_stdio_list_lock(void)
 {
     if (_IO_list_lock == NULL || _IO_list_unlock == NULL || _IO_list_resetlock == NULL)
         return false;
@@ -1550,12 +1550,12 @@ bool cg_os_stdio_list_lock(void)
     return true;
 }
 
-void cg_os_stdio_list_unlock(void)
+CG_FORK_PATH void cg_os_stdio_list_unlock(void)
 {
     _IO_list_unlock();
 }
 
-void cg_os_stdio_list_reset(void)
+CG_FORK_PATH void cg_os_stdio_list_reset(void)
 {
     _IO_list_resetlock();
 }
@@ -1563,7 +1563,7 @@ void cg_os_stdio_list_reset(void)
 /* Kernel signal sets: bit n - 1 for signal n, 8 bytes on Linux. */
 #define SIGBIT(n) ((uint64_t)1 << ((n) - 1))
 
-void cg_os_block_async_signals(uint64_t *old)
+CG_FORK_PATH void cg_os_block_async_signals(uint64_t *old)
 {
     const uint64_t keep = SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | SIGBIT(SIGFPE) |
                           SIGBIT(SIGTRAP) | SIGBIT(SIGSYS) | SIGBIT(SIGABRT) | SIGBIT(SIGKILL) |
@@ -1573,7 +1573,7 @@ void cg_os_block_async_signals(uint64_t *old)
     SYS(SYS_rt_sigprocmask, SIG_BLOCK, &set, old, sizeof set, 0, 0);
 }
 
-void cg_os_restore_signals(uint64_t old)
+CG_FORK_PATH void cg_os_restore_signals(uint64_t old)
 {
     SYS(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, sizeof old, 0, 0);
 }

@@ -26,6 +26,12 @@
  * destructors, the start-up hook) carry CG_STARTUP to stay with the code
  * every process touches. */
 #define CG_STARTUP     __attribute__((cold, noinline, section(".text.cg_startup")))
+/* The fork handlers (entry/init.c) and the lock and reset functions they
+ * call, together in one section (.cg_fork, Makefile's layout.ld): a forked
+ * child's code pages are not copied, each 64 KiB window of code it runs is
+ * a page fault of its own, and these run in every child (docs/performance.md,
+ * "Mappings and fork cost of debug mode"). */
+#define CG_FORK_PATH   __attribute__((noinline, section(".text.cg_fork")))
 /* Large zero-initialised arrays (the heap map, report buffers, tables only
  * debug mode fills): placed in .lbss, which the linker puts after .bss, so
  * the small variables every process touches share a few pages instead of

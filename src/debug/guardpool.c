@@ -281,9 +281,9 @@ void cg_gpool_usage(size_t *nlive, size_t *limit, size_t *retired)
     *retired = CG_LOAD(q_bytes);
 }
 
-void cg_gpool_lock_all(void) { cg_lock(&pool_lock); }
+CG_FORK_PATH void cg_gpool_lock_all(void) { cg_lock(&pool_lock); }
 
-void cg_gpool_unlock_all(bool child)
+CG_FORK_PATH void cg_gpool_unlock_all(bool child)
 {
     cg_lock_after_fork(&pool_lock, child);
 }

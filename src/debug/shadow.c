@@ -459,9 +459,9 @@ void cg_shadow_usage(size_t *records, size_t *bytes)
              big_cap * sizeof(big_slot_t);
 }
 
-void cg_shadow_lock_all(void) { cg_lock(&shadow_lock); }
+CG_FORK_PATH void cg_shadow_lock_all(void) { cg_lock(&shadow_lock); }
 
-void cg_shadow_unlock_all(bool child)
+CG_FORK_PATH void cg_shadow_unlock_all(bool child)
 {
     if (child) {               /* single-threaded: the others' caches */
         cg_dthread_t *self = cg_dthread_peek();

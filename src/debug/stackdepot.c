@@ -231,12 +231,12 @@ void cg_stackdepot_stats(cg_stackdepot_stats_t *out)
     cg_unlock(&depot_lock);
 }
 
-void cg_stackdepot_lock(void)
+CG_FORK_PATH void cg_stackdepot_lock(void)
 {
     cg_lock(&depot_lock);
 }
 
-void cg_stackdepot_unlock(bool child)
+CG_FORK_PATH void cg_stackdepot_unlock(bool child)
 {
     cg_lock_after_fork(&depot_lock, child);
 }

@@ -26,10 +26,8 @@
  *                           a big block (exit 1 when something does);
  *                           seed: a test build first maps a page of
  *                           metadata right above the heap
- *   edges maps [FORKS]      print the line counts of /proc/self/maps
- *                           after 1000 mallocs and in a child forked
- *                           then; with FORKS, the CPU time of that many
- *                           forks of a child that _exits at once
+ *   edges maps              print the line counts of /proc/self/maps
+ *                           after 1000 mallocs and in a child forked then
  * Each prints what it found on stdout before the bad access; one that
  * finds the memory it needs missing (an unprotected heap, no guarded
  * mapping) prints why and exits 2, so a run without the protection fails.
@@ -41,7 +39,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -341,20 +338,9 @@ static int audit(int seed)
 }
 
 /* Lines of /proc/self/maps after 1000 mallocs and frees, and in a child
- * forked then (what its fork copied): "maps N child M".  With forks > 0,
- * then that many forks of a child that _exits at once, one at a time, and
- * their CPU time (user + system, this process and its children, from
- * getrusage) per fork: "fork_cpu_us U" (docs/performance.md). */
-static double cpu_seconds(void)
-{
-    struct rusage s, c;
-    getrusage(RUSAGE_SELF, &s);
-    getrusage(RUSAGE_CHILDREN, &c);
-    return (double)(s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec + c.ru_stime.tv_sec) +
-           (double)(s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec + c.ru_stime.tv_usec) / 1e6;
-}
-
-static int maps_count(int forks)
+ * forked then (what its fork copied): "maps N child M".  (What a fork
+ * costs: bench/forkcost.c.) */
+static int maps_count(void)
 {
     for (int i = 0; i < 1000; i++)
         free(alloc_here(64 + (size_t)i));
@@ -374,19 +360,6 @@ static int maps_count(int forks)
     char msg[64];
     snprintf(msg, sizeof msg, "maps %d child %d", n, m);
     say(msg);
-    if (forks > 0) {
-        double t0 = cpu_seconds();
-        for (int i = 0; i < forks; i++) {
-            pid_t k = fork();
-            if (k == 0)
-                _exit(0);
-            if (k < 0)
-                return 2;
-            waitpid(k, NULL, 0);
-        }
-        snprintf(msg, sizeof msg, "fork_cpu_us %.1f", (cpu_seconds() - t0) / forks * 1e6);
-        say(msg);
-    }
     return 0;
 }
 
@@ -411,11 +384,11 @@ int main(int argc, char **argv)
     } else if (strcmp(cmd, "meta") == 0 && argc > 2) {
         return meta(argv[2]);
     } else if (strcmp(cmd, "maps") == 0) {
-        return maps_count(argc > 2 ? atoi(argv[2]) : 0);
+        return maps_count();
     } else if (strcmp(cmd, "audit") == 0) {
         return audit(argc > 2 && strcmp(argv[2], "seed") == 0);
     } else {
-        fprintf(stderr, "usage: edges overflow OFF|free|realloc|usable|grow-trim|big-below|meta before|after|audit [seed]|maps [FORKS]\n");
+        fprintf(stderr, "usage: edges overflow OFF|free|realloc|usable|grow-trim|big-below|meta before|after|audit [seed]|maps\n");
         return 64;
     }
     say("returned");
