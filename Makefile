@@ -89,6 +89,11 @@ $(BUILD)/obj/vgclient.o $(BUILD)/cg/vgclient.o: $(VG_HEADER)
 # stack is walked) apart from the constants fast mode reads.  Functions of
 # these objects that run in every process carry CG_STARTUP (platform.h).
 # tests/suites/50-fastpath.sh checks that fast mode maps no page of either.
+# The fork handlers and what they call, in both kinds of object, carry
+# CG_FORK_PATH and go together in .cg_fork, at the start of the hot
+# segment: a forked child maps each 64 kB window of code it runs with a
+# page fault of its own, and that path runs in every child (issue 13
+# point 2, docs/performance.md).
 # valgrind's tools name functions only inside .text, so the cold objects'
 # frames show as ??? under callgrind or memcheck: `make COLD_SEGMENT=0`
 # links everything into .text (e.g. to profile debug mode with callgrind).
@@ -114,6 +119,7 @@ cg_layout = { echo 'SECTIONS {'; \
 	  for o in $(1); do echo "    */$$o.o(.text .text.unlikely .rodata .rodata.*)"; done; \
 	  echo '  }'; \
 	  echo '  . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE);'; \
+	  echo '  .cg_fork : { *(.text.cg_fork) }'; \
 	  echo '} INSERT BEFORE .text;'; \
 	  echo 'SECTIONS { . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE); } INSERT BEFORE .eh_frame_hdr;'; \
 	}

@@ -18,7 +18,7 @@
 bool cg_lockdep_on;
 cg_lock_hooks_t cg_lock_hooks;
 
-uint32_t cg_lock_tid_slow(void)
+CG_FORK_PATH uint32_t cg_lock_tid_slow(void)
 {
     cg_self.ktid = cg_os_gettid();
     return cg_self.ktid;

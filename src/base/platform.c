@@ -233,9 +233,104 @@ static void guard_unregister(uintptr_t lo)
         }
 }
 
+/* ---- the metadata body -------------------------------------------------
+ * One reservation of address space (PROT_NONE, no swap reserved) whose
+ * first page is a guard page; pieces are handed out upwards from just
+ * above it and made read-write as they go (mprotect), so that the pieces
+ * made so far are one read-write mapping, and the first page above them,
+ * still inaccessible, is the upper guard.  Every structure carved here
+ * thus sits between the same two guard pages: three lines of
+ * /proc/self/maps (the lower guard, the body, the unused rest) for all of
+ * them, where a guarded mapping each costs two or three (docs/proposals.md,
+ * "one guarded body").  The reservation is made on the first request: that
+ * request and META_ROOM more (address space only: a process under
+ * RLIMIT_AS loses no more of it than the structures would take, plus
+ * META_ROOM), or, when that cannot be had, the request and less room,
+ * down to META_ROOM_MIN.  A request that does not fit, or that comes while
+ * another thread is making the body, gets a guarded mapping of its own
+ * instead.  Lock-free: the top moves by a compare-and-swap. */
+#define META_ROOM ((size_t)128 << 20)
+#define META_ROOM_MIN ((size_t)8 << 20)
+static uintptr_t meta_lo, meta_end;    /* the reservation, guard page first */
+static uintptr_t meta_top;             /* first byte not handed out */
+static uintptr_t meta_state;           /* 0 none, 1 being made, 2 made, 3 failed */
+
+static bool meta_make(size_t first)
+{
+    uintptr_t st = __atomic_load_n(&meta_state, __ATOMIC_ACQUIRE);
+    if (st != 0)
+        return st == 2;
+    if (!swap_if(&meta_state, 0, 1, !CG_SINGLE_THREAD_P))
+        return __atomic_load_n(&meta_state, __ATOMIC_ACQUIRE) == 2;
+    void *r = NULL;
+    size_t len = 0;
+    for (size_t room = META_ROOM; r == NULL && room >= META_ROOM_MIN; room /= 2) {
+        len = first + room;
+        if (len > first)               /* no overflow */
+            r = cg_os_reserve(len);
+    }
+    if (r == NULL) {
+        __atomic_store_n(&meta_state, 3, __ATOMIC_RELEASE);
+        return false;
+    }
+    meta_lo = (uintptr_t)r;
+    meta_end = meta_lo + len;
+    __atomic_store_n(&meta_top, meta_lo + cg_pagesize, __ATOMIC_RELAXED);
+    __atomic_store_n(&meta_state, 2, __ATOMIC_RELEASE);
+    return true;
+}
+
+void *cg_os_map_meta(size_t len)
+{
+    size_t body = CG_PAGE_ROUND(len);
+    if (len == 0 || body < len)
+        return NULL;
+    if (meta_make(body)) {
+        bool mt = !CG_SINGLE_THREAD_P;
+        for (;;) {
+            uintptr_t top = __atomic_load_n(&meta_top, __ATOMIC_ACQUIRE);
+            if (body > meta_end - top || meta_end - top - body < cg_pagesize)
+                break;                 /* full: the upper guard must stay */
+            if (!swap_if(&meta_top, top, top + body, mt))
+                continue;
+            if (!cg_os_commit((void *)top, body))
+                break;                 /* the piece stays inaccessible, unused */
+            cg_vg_noaccess((void *)top, body);
+            return (void *)top;
+        }
+    }
+    return cg_os_map_guarded(len);
+}
+
+void cg_os_unmap_meta(void *p, size_t len)
+{
+    uintptr_t a = (uintptr_t)p;
+    if (__atomic_load_n(&meta_state, __ATOMIC_ACQUIRE) == 2 && a >= meta_lo && a < meta_end)
+        cg_os_seal(p, CG_PAGE_ROUND(len));   /* inaccessible, memory given back, not reused */
+    else
+        cg_os_unmap_guarded(p, len);
+}
+
+bool cg_os_meta_body(uintptr_t *lo, uintptr_t *hi)
+{
+    if (__atomic_load_n(&meta_state, __ATOMIC_ACQUIRE) != 2)
+        return false;
+    *lo = meta_lo + cg_pagesize;
+    *hi = __atomic_load_n(&meta_top, __ATOMIC_ACQUIRE);
+    return true;
+}
+
 bool cg_os_guard_hit(const void *addr, uintptr_t *lo, uintptr_t *hi)
 {
     uintptr_t a = (uintptr_t)addr;
+    if (__atomic_load_n(&meta_state, __ATOMIC_ACQUIRE) == 2 && a >= meta_lo && a < meta_end) {
+        uintptr_t top = __atomic_load_n(&meta_top, __ATOMIC_ACQUIRE);
+        if (a >= meta_lo + cg_pagesize && a < top)
+            return false;              /* inside a piece (or a sealed one) */
+        *lo = meta_lo;                 /* below the body, or above its top */
+        *hi = a < top + cg_pagesize ? top + cg_pagesize : (a & ~(cg_pagesize - 1)) + cg_pagesize;
+        return true;
+    }
     size_t top = __atomic_load_n(&guarded_top, __ATOMIC_ACQUIRE);
     for (size_t i = 0; i < top; i++) {
         uintptr_t l = __atomic_load_n(&guarded[i].lo, __ATOMIC_ACQUIRE);
@@ -292,6 +387,21 @@ bool cg_os_map_guard_page(void *p)
     guard_register((uintptr_t)p, (uintptr_t)p + cg_pagesize);
     return true;
 }
+
+#if CG_SWITCH(CG_TEST_HOOKS)
+void *cg_os_test_map_at(void *p, size_t len)
+{
+    long r = SYS(SYS_mmap, p, len, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+    if (sys_failed(r))
+        return NULL;
+    if ((void *)r != p) {              /* an old kernel took it as a hint */
+        SYS(SYS_munmap, r, len, 0, 0, 0, 0);
+        return NULL;
+    }
+    return p;
+}
+#endif
 
 void cg_os_unmap_guard_page(void *p)
 {
@@ -495,12 +605,12 @@ void cg_os_futex_wake_all(uint32_t *addr)
     SYS(SYS_futex, addr, FUTEX_WAKE_PRIVATE, INT32_MAX, 0, 0, 0);
 }
 
-uint32_t cg_os_gettid(void)
+CG_FORK_PATH uint32_t cg_os_gettid(void)
 {
     return (uint32_t)SYS(SYS_gettid, 0, 0, 0, 0, 0, 0);
 }
 
-uint64_t cg_os_now_ns(void)
+CG_FORK_PATH uint64_t cg_os_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -530,7 +640,7 @@ void cg_os_abort(void)
     abort();
 }
 
-void cg_os_exit(int status)
+CG_FORK_PATH void cg_os_exit(int status)
 {
     /* The system call itself, as glibc's _exit makes it: chunkguard
      * exports _exit (entry/interpose.c), and a call by name could bind to
@@ -1537,7 +1647,7 @@ extern void _IO_list_lock(void) __attribute__((weak));
 extern void _IO_list_unlock(void) __attribute__((weak));
 extern void _IO_list_resetlock(void) __attribute__((weak));
 
-bool cg_os_stdio_list_lock(void)
+CG_FORK_PATH bool cg_os_stdio_list_lock(void)
 {
     if (_IO_list_lock == NULL || _IO_list_unlock == NULL || _IO_list_resetlock == NULL)
         return false;
@@ -1545,12 +1655,12 @@ bool cg_os_stdio_list_lock(void)
     return true;
 }
 
-void cg_os_stdio_list_unlock(void)
+CG_FORK_PATH void cg_os_stdio_list_unlock(void)
 {
     _IO_list_unlock();
 }
 
-void cg_os_stdio_list_reset(void)
+CG_FORK_PATH void cg_os_stdio_list_reset(void)
 {
     _IO_list_resetlock();
 }
@@ -1558,7 +1668,7 @@ void cg_os_stdio_list_reset(void)
 /* Kernel signal sets: bit n - 1 for signal n, 8 bytes on Linux. */
 #define SIGBIT(n) ((uint64_t)1 << ((n) - 1))
 
-void cg_os_block_async_signals(uint64_t *old)
+CG_FORK_PATH void cg_os_block_async_signals(uint64_t *old)
 {
     const uint64_t keep = SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | SIGBIT(SIGFPE) |
                           SIGBIT(SIGTRAP) | SIGBIT(SIGSYS) | SIGBIT(SIGABRT) | SIGBIT(SIGKILL) |
@@ -1568,7 +1678,7 @@ void cg_os_block_async_signals(uint64_t *old)
     SYS(SYS_rt_sigprocmask, SIG_BLOCK, &set, old, sizeof set, 0, 0);
 }
 
-void cg_os_restore_signals(uint64_t old)
+CG_FORK_PATH void cg_os_restore_signals(uint64_t old)
 {
     SYS(SYS_rt_sigprocmask, SIG_SETMASK, &old, 0, sizeof old, 0, 0);
 }

@@ -26,6 +26,12 @@
  * destructors, the start-up hook) carry CG_STARTUP to stay with the code
  * every process touches. */
 #define CG_STARTUP     __attribute__((cold, noinline, section(".text.cg_startup")))
+/* The fork handlers (entry/init.c) and the lock and reset functions they
+ * call, together in one section (.cg_fork, Makefile's layout.ld): a forked
+ * child's code pages are not copied, each 64 KiB window of code it runs is
+ * a page fault of its own, and these run in every child (docs/performance.md,
+ * "Mappings and fork cost of debug mode"). */
+#define CG_FORK_PATH   __attribute__((noinline, section(".text.cg_fork")))
 /* Large zero-initialised arrays (the heap map, report buffers, tables only
  * debug mode fills): placed in .lbss, which the linker puts after .bss, so
  * the small variables every process touches share a few pages instead of
@@ -117,6 +123,29 @@ bool  cg_os_commit(void *p, size_t len) CG_HIDDEN;
  *     to it (its guards still fault).
  * None of these touches errno.
  */
+/*
+ * The metadata body: one guarded mapping shared by chunkguard's lasting
+ * out-of-band structures (shadow page map, record slabs and big-block
+ * table, stack depot and memo, thread records, guard slot ring).
+ * cg_os_map_meta - len bytes (rounded up to pages, page aligned) of
+ *     read-write memory, untouched (pages cost nothing until used), inside
+ *     the body: a guard page below the lowest piece and one above the
+ *     highest, none between pieces (docs/proposals.md says why that still
+ *     keeps every structure away from a heap or a big block).  When the
+ *     body is full or cannot be made, a cg_os_map_guarded mapping.  NULL
+ *     when neither can be had.  Thread-safe, lock-free, errno kept.
+ * cg_os_unmap_meta - give back (p, len) of cg_os_map_meta: a piece of the
+ *     body is made inaccessible and its memory returned (its address space
+ *     is not reused); a mapping of its own is unmapped.
+ * cg_os_meta_body - the body's read-write part [*lo, *hi) so far; false
+ *     when there is none (tests: tests/edges).
+ */
+/* Test builds only (CG_TEST_HOOKS): len bytes read-write at exactly p
+ * (nothing may be mapped there), or NULL; a seeded layout bug's page. */
+void *cg_os_test_map_at(void *p, size_t len) CG_HIDDEN;
+void *cg_os_map_meta(size_t len) CG_HIDDEN;
+void  cg_os_unmap_meta(void *p, size_t len) CG_HIDDEN;
+bool  cg_os_meta_body(uintptr_t *lo, uintptr_t *hi) CG_HIDDEN;
 void *cg_os_map_guarded(size_t len) CG_HIDDEN;
 void  cg_os_unmap_guarded(void *p, size_t len) CG_HIDDEN;
 bool  cg_os_map_guard_page(void *p) CG_HIDDEN;

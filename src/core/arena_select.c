@@ -122,14 +122,14 @@ void cg_arena_detach_thread(void)
  * arena list lock, then arenas by index (main first), then the big-block
  * registry — taken before fork, released after in the parent, and reset in
  * the child, where only the forking thread is left. */
-void cg_arenas_lock_all(void)
+CG_FORK_PATH void cg_arenas_lock_all(void)
 {
     cg_lock(&cg_list_lock);
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av))
         cg_lock(&av->lock);
 }
 
-void cg_arenas_unlock_all(bool child)
+CG_FORK_PATH void cg_arenas_unlock_all(bool child)
 {
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
         if (child)

@@ -269,8 +269,8 @@ const cg_chunk_t *cg_big_holding(uintptr_t a, const cg_call_t *call, uintptr_t *
     return walk_near(a, 0, true, call, start, end);
 }
 
-void cg_big_lock_all(void) { cg_lock(&reg_lock); }
-void cg_big_unlock_all(bool child)
+CG_FORK_PATH void cg_big_lock_all(void) { cg_lock(&reg_lock); }
+CG_FORK_PATH void cg_big_unlock_all(bool child)
 {
     cg_lock_after_fork(&reg_lock, child);
 }

@@ -136,7 +136,7 @@ void cg_tcache_shutdown(void)
     cg_arena_detach_thread();
 }
 
-void cg_tcache_after_fork_child(void)
+CG_FORK_PATH void cg_tcache_after_fork_child(void)
 {
     /* Only the forking thread survives; the other threads' caches stay
      * allocated (their chunks are lost to the child, as in glibc) but stop

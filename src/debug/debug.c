@@ -629,7 +629,7 @@ static void debug_at_exit(void)
  * every live block at each child's end made a program that forks while
  * threads allocate five times slower (30-threads' fork test timed out);
  * its own exit() still checks everything. */
-static void debug_at_exit_now(void)
+CG_FORK_PATH static void debug_at_exit_now(void)
 {
     cg_call_t call = cg_call_internal("_exit");
     if (cg_quarantine_each_since_fork(check_at_exit, &call))

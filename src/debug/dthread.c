@@ -30,7 +30,7 @@ static CG_NOINLINE cg_dthread_t *make(bool mt)
         reg_spare = t->spare;
     } else {
         if (carve_left < sizeof *t) {
-            carve = cg_os_map_guarded(cg_pagesize);
+            carve = cg_os_map_meta(cg_pagesize);
             carve_left = carve != NULL ? cg_pagesize : 0;
         }
         if (carve_left >= sizeof *t) {
@@ -54,7 +54,7 @@ cg_dthread_t *cg_dthread_self(bool mt)
     return t == GONE ? NULL : make(mt);
 }
 
-cg_dthread_t *cg_dthread_peek(void)
+CG_FORK_PATH cg_dthread_t *cg_dthread_peek(void)
 {
     cg_dthread_t *t = cg_self.dbg;
     return t != GONE ? t : NULL;
@@ -72,17 +72,17 @@ void cg_dthread_retire(bool mt)
     cg_unlock_if(&reg_lock, reg_tok);
 }
 
-cg_dthread_t *cg_dthread_first(void)
+CG_FORK_PATH cg_dthread_t *cg_dthread_first(void)
 {
     return __atomic_load_n(&reg_all, __ATOMIC_ACQUIRE);
 }
 
-void cg_dthread_lock_all(void)
+CG_FORK_PATH void cg_dthread_lock_all(void)
 {
     cg_lock_raw(&reg_lock, CG_RET_ADDR, NULL);
 }
 
-void cg_dthread_unlock_all(bool child)
+CG_FORK_PATH void cg_dthread_unlock_all(bool child)
 {
     if (child) {               /* single-threaded, the lock still held */
         cg_dthread_t *self = cg_dthread_peek();

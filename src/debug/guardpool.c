@@ -3,6 +3,7 @@
  */
 #include "guardpool.h"
 
+#include <string.h>
 #include <sys/mman.h>
 
 #include "bigblock.h"
@@ -61,11 +62,13 @@ static uint32_t desc_new(void)
     }
     if (ndescs + 1 >= cap_descs) {
         uint32_t ncap = cap_descs ? cap_descs * 2 : 4096;
-        range_t *nd = descs ? cg_os_remap(descs, cap_descs * sizeof *descs, ncap * sizeof *descs)
-                            : cg_os_map(ncap * sizeof *descs);
+        range_t *nd = cg_os_map_meta(ncap * sizeof *descs);   /* metadata body */
         if (nd == NULL)
             return 0;
-        cg_vg_noaccess(nd, ncap * sizeof *nd);   /* metadata (vgclient.h) */
+        if (descs != NULL) {
+            memcpy(nd, descs, cap_descs * sizeof *descs);
+            cg_os_unmap_meta(descs, cap_descs * sizeof *descs);
+        }
         descs = nd;
         cap_descs = ncap;
     }
@@ -196,10 +199,9 @@ bool cg_gpool_slots_init(uint32_t n)
 {
     if (n == 0 || (size_t)n * 2 > UINT32_MAX)
         return false;
-    ring = cg_os_map((size_t)n * sizeof *ring);
+    ring = cg_os_map_meta((size_t)n * sizeof *ring);
     if (ring == NULL)
         return false;
-    cg_vg_noaccess(ring, (size_t)n * sizeof *ring);
     cg_tok_t tok = cg_lock_if(&pool_lock, false);
     char *p = find(n * 2);
     cg_unlock_if(&pool_lock, tok);
@@ -279,9 +281,9 @@ void cg_gpool_usage(size_t *nlive, size_t *limit, size_t *retired)
     *retired = CG_LOAD(q_bytes);
 }
 
-void cg_gpool_lock_all(void) { cg_lock(&pool_lock); }
+CG_FORK_PATH void cg_gpool_lock_all(void) { cg_lock(&pool_lock); }
 
-void cg_gpool_unlock_all(bool child)
+CG_FORK_PATH void cg_gpool_unlock_all(bool child)
 {
     cg_lock_after_fork(&pool_lock, child);
 }

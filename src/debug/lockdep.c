@@ -344,13 +344,13 @@ CG_STARTUP void cg_lockdep_init(bool debug)
         cg_lockdep_on = true;
 }
 
-void cg_lockdep_lock_all(void)
+CG_FORK_PATH void cg_lockdep_lock_all(void)
 {
     if (cg_lockdep_on)
         (void)graph_take();
 }
 
-void cg_lockdep_unlock_all(bool child)
+CG_FORK_PATH void cg_lockdep_unlock_all(bool child)
 {
     if (child) {
         cg_self.ktid = 0;     /* the child's thread has a new tid */

@@ -79,7 +79,7 @@ static void prefetch_next(void)
 /* Append the chain head..tail (linked through next, tail's next 0) of
  * blocks records and bytes bytes (big_* of them big) to the FIFO.  Caller
  * holds q_lock. */
-static void fifo_append(uint32_t head, uint32_t tail, size_t blocks, size_t bytes,
+CG_FORK_PATH static void fifo_append(uint32_t head, uint32_t tail, size_t blocks, size_t bytes,
                         size_t big_blocks, size_t big_bytes)
 {
     if (q_tail != 0)
@@ -124,7 +124,7 @@ typedef struct chain {
 
 /* Take batch b's blocks out (b is left empty).  Caller holds b's lock, or
  * is alone. */
-static chain_t detach(cg_qbatch_t *b)
+CG_FORK_PATH static chain_t detach(cg_qbatch_t *b)
 {
     chain_t ch = { b->head, b->tail, b->bytes, b->blocks, b->big_bytes, b->big_blocks };
     /* the batch's counts go first: a statistic read meanwhile (no lock)
@@ -225,7 +225,7 @@ static void each_chain(uint32_t id, size_t n, void (*fn)(cg_shadow_t *r, void *a
 /* Call fn on the records of every batch, each under its lock (taken when
  * lock).  The registry only grows at its front: a batch made meanwhile is
  * not walked. */
-static void each_batch(void (*fn)(cg_shadow_t *r, void *arg), void *arg, bool lock)
+CG_FORK_PATH static void each_batch(void (*fn)(cg_shadow_t *r, void *arg), void *arg, bool lock)
 {
     for (cg_dthread_t *t = cg_dthread_first(); t != NULL; t = t->all) {
         cg_tok_t b_tok = leaf_lock(&t->lock, lock);
@@ -244,7 +244,7 @@ void cg_quarantine_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
     cg_unlock_if(&q_lock, q_tok);
 }
 
-bool cg_quarantine_each_since_fork(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
+CG_FORK_PATH bool cg_quarantine_each_since_fork(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 {
     if (!q_forked) {
         cg_quarantine_each(fn, arg);
@@ -307,7 +307,7 @@ void cg_quarantine_held(size_t *heap_bytes, size_t *big_bytes, size_t *big_block
     *big_blocks = CG_LOAD(q_big_blocks) + gn;
 }
 
-void cg_quarantine_lock_all(void)
+CG_FORK_PATH void cg_quarantine_lock_all(void)
 {
     cg_dthread_lock_all();
     for (cg_dthread_t *t = cg_dthread_first(); t != NULL; t = t->all)
@@ -315,7 +315,7 @@ void cg_quarantine_lock_all(void)
     cg_lock(&q_lock);
 }
 
-void cg_quarantine_unlock_all(bool child)
+CG_FORK_PATH void cg_quarantine_unlock_all(bool child)
 {
     if (child) {               /* single-threaded, every lock still held */
         /* The other threads are gone with their batches' owners: every

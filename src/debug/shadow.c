@@ -62,7 +62,7 @@ static size_t big_hash(const cg_chunk_t *c, size_t cap)
 static bool big_grow(void)
 {
     size_t ncap = big_cap ? big_cap * 2 : 1024;
-    big_slot_t *nt = cg_os_map_guarded(ncap * sizeof *nt);
+    big_slot_t *nt = cg_os_map_meta(ncap * sizeof *nt);
     if (nt == NULL)
         return false;
     for (size_t i = 0; i < big_cap; i++) {
@@ -74,7 +74,7 @@ static bool big_grow(void)
         nt[j] = big_tab[i];
     }
     if (big_tab != NULL)
-        cg_os_unmap_guarded(big_tab, big_cap * sizeof *big_tab);
+        cg_os_unmap_meta(big_tab, big_cap * sizeof *big_tab);
     big_tab = nt;
     big_cap = ncap;
     return true;
@@ -122,7 +122,7 @@ static uint32_t record_alloc(void)
     if (bump == nslabs * SLAB_RECORDS) {
         if (nslabs == MAX_SLABS)
             return 0;
-        cg_shadow_t *s = cg_os_map_guarded(SLAB_RECORDS * sizeof(cg_shadow_t));
+        cg_shadow_t *s = cg_os_map_meta(SLAB_RECORDS * sizeof(cg_shadow_t));
         if (s == NULL)
             return 0;
         slabs[nslabs] = s;
@@ -145,10 +145,9 @@ static uint32_t *page_map;
 bool cg_shadow_pages_init(const void *base, size_t bytes)
 {
     size_t entries = bytes / cg_pagesize;
-    page_map = cg_os_map_aligned(entries * sizeof *page_map, cg_pagesize);   /* NORESERVE */
+    page_map = cg_os_map_meta(entries * sizeof *page_map);   /* untouched: costs nothing */
     if (page_map == NULL)
         return false;
-    cg_vg_noaccess(page_map, entries * sizeof *page_map);
     cg_shadow_pages_lo = (uintptr_t)base;
     cg_shadow_pages_hi = (uintptr_t)base + bytes;
     return true;
@@ -460,9 +459,9 @@ void cg_shadow_usage(size_t *records, size_t *bytes)
              big_cap * sizeof(big_slot_t);
 }
 
-void cg_shadow_lock_all(void) { cg_lock(&shadow_lock); }
+CG_FORK_PATH void cg_shadow_lock_all(void) { cg_lock(&shadow_lock); }
 
-void cg_shadow_unlock_all(bool child)
+CG_FORK_PATH void cg_shadow_unlock_all(bool child)
 {
     if (child) {               /* single-threaded: the others' caches */
         cg_dthread_t *self = cg_dthread_peek();

@@ -150,7 +150,7 @@ uintptr_t cg_stack_unwinder_code(void)
 static int stack_mode;             /* cg_stack_mode_t */
 static int prime_state;            /* 0 not started, 1 running, 2 done */
 
-void cg_stack_after_fork_child(void)
+CG_FORK_PATH void cg_stack_after_fork_child(void)
 {
     /* Another thread of the parent may have held the loader's lock, which
      * libunwind's dl_iterate_phdr takes: the child records call sites only. */

@@ -136,7 +136,7 @@ static uint32_t insert(uint32_t *tab, uint32_t h, const uintptr_t *pcs, size_t n
     if (cur_off + size > CHUNK_SIZE) {
         if (nchunks >= MAX_CHUNKS)
             return 0;
-        char *c = cg_os_map_guarded(CHUNK_SIZE);
+        char *c = cg_os_map_meta(CHUNK_SIZE);
         if (c == NULL)
             return 0;
         __atomic_store_n(&chunks[nchunks], c, __ATOMIC_RELEASE);
@@ -179,7 +179,7 @@ static CG_NOINLINE uint32_t put_slow(const uintptr_t *pcs, size_t n, size_t slot
     cg_tok_t depot_tok = cg_lock_if(&depot_lock, mt);
     tab = table;
     if (tab == NULL) {
-        tab = cg_os_map_guarded(TABLE_SIZE * sizeof(uint32_t));
+        tab = cg_os_map_meta(TABLE_SIZE * sizeof(uint32_t));
         if (tab != NULL) {
             __atomic_store_n(&table, tab, __ATOMIC_RELEASE);
             st.table_bytes = TABLE_SIZE * sizeof(uint32_t);
@@ -231,12 +231,12 @@ void cg_stackdepot_stats(cg_stackdepot_stats_t *out)
     cg_unlock(&depot_lock);
 }
 
-void cg_stackdepot_lock(void)
+CG_FORK_PATH void cg_stackdepot_lock(void)
 {
     cg_lock(&depot_lock);
 }
 
-void cg_stackdepot_unlock(bool child)
+CG_FORK_PATH void cg_stackdepot_unlock(bool child)
 {
     cg_lock_after_fork(&depot_lock, child);
 }

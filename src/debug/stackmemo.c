@@ -87,7 +87,7 @@ static bool map_memos(void)
     uint32_t st = __atomic_load_n(&map_state, __ATOMIC_ACQUIRE);
     if (st == 0 && __atomic_compare_exchange_n(&map_state, &st, 1, false, __ATOMIC_ACQ_REL,
                                                __ATOMIC_ACQUIRE)) {
-        memo_t *m = cg_os_map_guarded(MEMO_ENTRIES * sizeof(memo_t));
+        memo_t *m = cg_os_map_meta(MEMO_ENTRIES * sizeof(memo_t));
         if (m != NULL)
             __atomic_store_n(&memos, m, __ATOMIC_RELEASE);
         __atomic_store_n(&map_state, m != NULL ? 2 : 3, __ATOMIC_RELEASE);

@@ -120,7 +120,7 @@ static uint64_t fork_sigmask; /* the forking thread's mask before prepare */
 
 /* (Each handler is quiet under valgrind: the locks live in memory kept
  * from the program, base/vgclient.h.) */
-static void fork_prepare(void)
+CG_FORK_PATH static void fork_prepare(void)
 {
     if (cg_init_state != 2)
         return;
@@ -152,7 +152,7 @@ static void fork_prepare(void)
     cg_vg_quiet_end();
 }
 
-static void fork_unlock_all(bool child)
+CG_FORK_PATH static void fork_unlock_all(bool child)
 {
     cg_lockdep_unlock_all(child);
     cg_symbolize_unlock_all(child);
@@ -164,7 +164,7 @@ static void fork_unlock_all(bool child)
     cg_arenas_unlock_all(child);
 }
 
-static void fork_parent(void)
+CG_FORK_PATH static void fork_parent(void)
 {
     if (!fork_held)
         return;
@@ -179,7 +179,7 @@ static void fork_parent(void)
     cg_os_restore_signals(mask);
 }
 
-static void fork_child(void)
+CG_FORK_PATH static void fork_child(void)
 {
     if (!fork_held)
         return;
@@ -353,7 +353,7 @@ static void write_stats_file(void)
     cg_os_write_file(path, line, n, false);
 }
 
-void cg_exit_now(int status)
+CG_FORK_PATH void cg_exit_now(int status)
 {
     if (cg_init_state == 2)
         cg_report_wait_others();

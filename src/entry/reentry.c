@@ -40,7 +40,7 @@ uint64_t cg_reentry_count(void)
     return __atomic_load_n(&reentrant_calls, __ATOMIC_RELAXED);
 }
 
-void cg_reentry_after_fork_child(void)
+CG_FORK_PATH void cg_reentry_after_fork_child(void)
 {
     reentrant_calls = 0;      /* one thread left, in the fork handler */
 }

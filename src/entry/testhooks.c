@@ -10,6 +10,7 @@ void (*cg_test_hook_fn)(int point, void *arg);
 
 #if CG_SWITCH(CG_TEST_HOOKS)
 #include "arena.h"
+#include "heap.h"
 #include "init.h"
 #include "quarantine.h"
 
@@ -22,6 +23,7 @@ int cg_test_unlock_arena(int index) CG_TEST_API;
 int cg_test_consolidate_unlocked(int index) CG_TEST_API;
 void cg_test_quarantine_usage(size_t *bytes, size_t *blocks) CG_TEST_API;
 size_t cg_test_quarantine_batch_limit(size_t budget) CG_TEST_API;
+void *cg_test_seed_meta_beside_heap(const void *block) CG_TEST_API;
 
 /* Install fn as the hook (NULL: none).  Not thread-safe: call it while the
  * hook points cannot run. */
@@ -90,5 +92,20 @@ void cg_test_quarantine_usage(size_t *bytes, size_t *blocks)
 size_t cg_test_quarantine_batch_limit(size_t budget)
 {
     return cg_quarantine_batch_limit(budget);
+}
+
+/* The seeded bug of the layout audit (tests/edges/edges.c "audit seed"):
+ * a page of metadata mapped directly above the heap that holds block (at
+ * the end of its CG_HEAP_MAX region), as a structure made without the
+ * metadata body or guard pages might land.  Its address, or NULL when
+ * that page is taken.  A record is written into it so that it is
+ * resident, like a structure in use. */
+void *cg_test_seed_meta_beside_heap(const void *block)
+{
+    char *end = (char *)(((uintptr_t)block & ~(uintptr_t)(CG_HEAP_MAX - 1)) + CG_HEAP_MAX);
+    char *m = cg_os_test_map_at(end, cg_pagesize);
+    if (m != NULL)
+        *(uintptr_t *)m = (uintptr_t)block;
+    return m;
 }
 #endif

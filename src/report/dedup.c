@@ -283,7 +283,7 @@ size_t cg_supp_total(void)
     return __atomic_load_n(&total, __ATOMIC_RELAXED);
 }
 
-void cg_supp_after_fork_child(void)
+CG_FORK_PATH void cg_supp_after_fork_child(void)
 {
     /* Without rules the counts were never written: their pages (.lbss)
      * stay untouched in the child. */

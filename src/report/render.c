@@ -516,7 +516,7 @@ static uint32_t about_tid(const cg_rdata_t *d)
     return d->lock != NULL && d->holder_tid > 0 ? (uint32_t)d->holder_tid : 0;
 }
 
-void cg_render_after_fork_child(void)
+CG_FORK_PATH void cg_render_after_fork_child(void)
 {
     cg_self.report_head = 0;
     head_len = 0;

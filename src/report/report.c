@@ -85,7 +85,7 @@ static uint32_t ending_now(void)
     return ending;
 }
 
-bool cg_report_ending(void)
+CG_FORK_PATH bool cg_report_ending(void)
 {
     return __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE) != 0;
 }
@@ -107,7 +107,7 @@ static _Noreturn void give_up_on(uint32_t tid)
     end_as_options();
 }
 
-void cg_report_wait_others(void)
+CG_FORK_PATH void cg_report_wait_others(void)
 {
     uint32_t me = cg_lock_me();
     int64_t dl = CG_LOAD(cg_opt.deadlock_timeout_ms);
@@ -211,7 +211,7 @@ void cg_report_enter(void)
     cg_report_enter_about(0);
 }
 
-void cg_report_after_fork_child(void)
+CG_FORK_PATH void cg_report_after_fork_child(void)
 {
     cg_lock_reinit(&report_lock);
     ending_tid = 0;

@@ -195,9 +195,9 @@ typedef struct elf_ref {
 
 /* Fork handlers: the cache lock is only ever tried, so a child that
  * inherited it taken would never use the cache again. */
-void cg_symbolize_lock_all(void) { cg_lock(&cache_lock); }
+CG_FORK_PATH void cg_symbolize_lock_all(void) { cg_lock(&cache_lock); }
 
-void cg_symbolize_unlock_all(bool child)
+CG_FORK_PATH void cg_symbolize_unlock_all(bool child)
 {
     cg_lock_after_fork(&cache_lock, child);
     if (child)      /* a batch another thread had open is not the child's */

@@ -11,11 +11,13 @@
 #   - a heap that grows by 16 MiB and is trimmed gives the pages back
 #     inaccessible, grows back over them with its contents and heap check
 #     intact, and a write into a given-back page is reported;
-#   - debug mode's metadata mappings sit between guard pages: a write into
-#     the guard page after a shadow record slab or a stack depot chunk is a
-#     wild access into chunkguard's metadata, and one past a big block the
-#     kernel mapped right below a metadata mapping is heap-buffer-overflow
-#     of that block.
+#   - debug mode's metadata sits in one body between guard pages: a write
+#     into the guard page before or after it is a wild access into
+#     chunkguard's metadata, and one past a big block the kernel mapped
+#     right below a metadata mapping is heap-buffer-overflow of that block;
+#   - nothing accessible lies directly beside the heap or a big block (an
+#     audit of /proc/self/maps), and the audit finds a seeded page of
+#     metadata a test build maps right above the heap.
 # Every test first checks that the memory it is about to touch is
 # inaccessible (edges.c exits 2 otherwise), so a library without the
 # protection fails each of them.
@@ -94,16 +96,51 @@ for mode in fast debug; do
         echo "FAIL edges-$mode-grow-trim-grows-back: out: $(tr '\n' '|' <<<"$out")"
 done
 
-run "$DBG:quarantine_mb=1" meta 262144
-expect edges-debug-shadow-slab-guard segv "guard page after a metadata mapping" \
-    "a wild access into chunkguard's metadata" "in the guard page after one of chunkguard's metadata mappings" \
-    "$W1" "$AT"
-run "$DBG:quarantine_mb=1" meta 1048576
-expect edges-debug-stack-depot-guard segv "guard page after a metadata mapping" \
-    "a wild access into chunkguard's metadata" "in the guard page after one of chunkguard's metadata mappings" \
-    "$W1" "$AT"
+# the metadata body (the shadow's records, the stack depot and memo, ...:
+# one mapping between two guard pages, docs/proposals.md)
+for w in before after; do
+    run "$DBG:quarantine_mb=1" meta $w
+    expect edges-debug-meta-body-guard-$w segv "guard page $w the metadata body" \
+        "a wild access into chunkguard's metadata" "in the guard page $w one of chunkguard's metadata mappings" \
+        "$W1" "$AT"
+done
 run "$DBG:quarantine_mb=1" big-below
 expect edges-debug-big-block-below-guard heap-buffer-overflow "big block below a guard page" \
-    'past the 200000-byte mmap.d block at 0x' "in the guard page before one of chunkguard's metadata mappings" \
-    'is [0-9]+ bytes past the end of a 200000-byte region' 'in alloc_here' "$W1" "$AT"
+    "past the [0-9]+-byte mmap.d block at 0x" "in the guard page before one of chunkguard's metadata mappings" \
+    'is [0-9]+ bytes past the end of a [0-9]+-byte region' 'in alloc_here' "$W1" "$AT"
+# The layout rule itself (issue 12 point 5), read from /proc/self/maps:
+# nothing accessible lies directly beside the heap or a big block, in
+# fast and debug mode (default options: sampled slots, guarded big
+# blocks).  Not with guard_big=0: an unguarded big block can then land
+# beside any mapping, libunwind's own 256 KiB trace cache included.  The
+# seeded bug: a test build maps a page of metadata right above the heap;
+# the audit must name it.
+TESTSO=$CG_BUILD/locks/test/libchunkguard.so
+make -s -C "$R" BUILD="$CG_BUILD" locks-lib-test >/dev/null 2>&1 || echo "FAIL edges-build: locks-lib-test"
+for opts in mode=fast mode=debug; do
+    name=edges-audit-${opts#mode=}
+    run "$opts" audit
+    if [ $rc = 0 ] && grep -q '^audit: [0-9]* objects, 0 mappings beside them' <<<"$out"; then echo "PASS $name"
+    else echo "FAIL $name: rc=$rc out: $(tr '\n' '|' <<<"$out" | head -c 400) $(head -c 300 <<<"$err")"; fi
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="$opts" LD_PRELOAD="$TESTSO" "$B/edges" audit seed 2>"$tmp/err"); rc=$?
+    if [ $rc = 1 ] && grep -q '^seeded: ' <<<"$out" && grep -q '^beside the heap at .*: rw-p mapping' <<<"$out" &&
+       grep -q '^audit: [0-9]* objects, 1 mappings beside them' <<<"$out"; then echo "PASS $name-finds-seeded-structure"
+    else echo "FAIL $name-finds-seeded-structure: rc=$rc out: $(tr '\n' '|' <<<"$out" | head -c 400) $(head -c 300 "$tmp/err")"; fi
+done
+# Mappings (issue 13 point 2: a fork copies each; about 2 us of CPU a
+# fork per mapping): debug mode adds at most 20 lines of /proc/self/maps
+# to fast mode's after 1000 mallocs, and its forked child has as many.
+# Where the 20 go: libunwind and liblzma, loaded when debug mode starts
+# (11), the metadata body (its guard page, itself, and the inaccessible
+# rest, which merges with the guard slots' reservation: 3), the main
+# thread's signal stack and its guard page (2), and libunwind's own
+# mmap'd caches (at most 4, fewer when they merge).  Before the body,
+# every structure between guard pages of its own: 31 more than fast mode.
+run "" maps; fast_maps=$(sed -n 's/^maps \([0-9]*\) child [0-9]*$/\1/p' <<<"$out")
+run mode=debug maps; dbg_maps=$(sed -n 's/^maps \([0-9]*\) child [0-9]*$/\1/p' <<<"$out")
+dbg_child=$(sed -n 's/^maps [0-9]* child \([0-9]*\)$/\1/p' <<<"$out")
+if [ -n "$fast_maps" ] && [ -n "$dbg_maps" ] && [ "$dbg_maps" -le $((fast_maps + 20)) ] &&
+   [ "$dbg_child" = "$dbg_maps" ]; then
+    echo "PASS edges-debug-mappings-at-most-fast-plus-20 (fast $fast_maps, debug $dbg_maps, its child $dbg_child)"
+else echo "FAIL edges-debug-mappings-at-most-fast-plus-20: fast $fast_maps, debug $dbg_maps, its child $dbg_child ($(head -c 300 <<<"$err"))"; fi
 exit 0
