@@ -12,7 +12,10 @@ file of --src-dir (src/debug: all of debug and guard mode) but the
 --exempt ones, plus the --also ones (objects named by file, without .o).
 Not counted: the code a cold object runs in every process, which its
 CG_STARTUP functions (.text.cg_startup, base/platform.h) and its
-constructors and destructors (.text.startup, .text.exit) hold on purpose.
+constructors and destructors (.text.startup, .text.exit) hold on purpose,
+and its part of the fork path (CG_FORK_PATH, .text.cg_fork), which the
+link keeps together in .cg_fork so that a fork child touches one window
+of the library's code.
 
 Prints one line per object that has hot code (bytes and section), then
 "RESULT cold-objs ok N" or "RESULT cold-objs FAIL <objects>".  Exit 0
@@ -24,7 +27,7 @@ import os
 import re
 import sys
 
-ALLOWED_HOT = (".text.cg_startup", ".text.startup", ".text.exit")
+ALLOWED_HOT = (".text.cg_startup", ".text.startup", ".text.exit", ".text.cg_fork")
 OUT_RE = re.compile(r"^(\.[^\s]+)")
 IN_RE = re.compile(r"^ (\.[^\s]+)(?:\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+))?\s*$")
 CONT_RE = re.compile(r"^\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)\s*$")
