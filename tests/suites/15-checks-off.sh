@@ -15,7 +15,7 @@
 set -uo pipefail
 . "$CG_ROOT/tests/cases/lib.sh"
 
-if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" lib cgcases-bins >/dev/null; then
+if ! make -s -j2 -C "$CG_ROOT" BUILD="$CG_BUILD" lib cgcases-bins >/dev/null; then
   echo "FAIL checks-off-build: make lib cgcases-bins failed"; exit 1
 fi
 switches=$(awk -F'\t' '$4 ~ /^CG_CHECK_/ { print substr($4, 10) }' "$(cgcase_table)" | sort -u)
