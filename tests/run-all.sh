@@ -11,7 +11,11 @@
 # Each suite's closing line gives its wall time and the CPU time (user +
 # sys) of everything it ran: on a shared machine the CPU time is the
 # steadier measure of what a suite costs.
+# A suite's lines are shown as it prints them (through tee into the log
+# the counting reads), not when it ends; PYTHONUNBUFFERED keeps a Python
+# tool's lines coming one by one too when its output is a pipe.
 set -uo pipefail
+export PYTHONUNBUFFERED=1
 export CG_ROOT=${CG_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
 export CG_BUILD=${CG_BUILD:-$CG_ROOT/build}
 export CG_SO=${CG_SO:-$CG_BUILD/libchunkguard.so}
@@ -29,9 +33,8 @@ for s in "$CG_ROOT"/tests/suites/*.sh; do
   [ -n "${SUITES:-}" ] && [[ "$name" != *${SUITES}* ]] && continue
   echo "== suite $name"
   start=$(date +%s); cpu_cs; cpu0=$(cat "$log.cs")
-  bash "$s" >"$log" 2>&1; rc=$?
+  bash "$s" 2>&1 | tee "$log"; rc=${PIPESTATUS[0]}
   cpu_cs; cpu=$(( $(cat "$log.cs") - cpu0 ))
-  cat "$log"
   p=$(grep -c '^PASS ' "$log"); f=$(grep -c '^FAIL ' "$log")
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
     echo "FAIL $name: suite exited with status $rc"; f=1

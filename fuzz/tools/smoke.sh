@@ -17,7 +17,8 @@
 #           load (tests/suites/65-fuzz.sh; how far the inputs are the same:
 #           docs/fuzzing.md, "Local runs").
 # Runs go FUZZ_JOBS (2) at a time, one engine per core; each harness's
-# lines are printed in a fixed order once all are done.  Any crash fails.
+# lines are printed in a fixed order, each run's as soon as it and the runs
+# before it are done (tools/ordered-jobs.sh).  Any crash fails.
 # Prints "PASS fuzz-<what>" / "FAIL fuzz-<what>: why" lines; exit 1 on a FAIL.
 set -u
 mode=$1; FZ=$2
@@ -41,17 +42,12 @@ bad=0
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; bad=1; }
 
-# pool CMD... — run CMD in the background, at most $jobs at once.
-pool() {
-    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    "$@" &
-}
+. "$root/tools/ordered-jobs.sh"
 
 # replay_one H — H's seed corpus, then its regression inputs one process
-# each; lines to $tmp/replay-H.
+# each; its lines on stdout.
 replay_one() {
     local h=$1 out=$tmp/rout-$1 f r
-    exec >"$tmp/replay-$h"
     if timeout 300 "$FZ/replay/$h" "$root/fuzz/corpus/$h" >"$out" 2>&1; then
         if [ "$h" = corrupt ] && ! grep -q '^corrupt: 0 kind(s) never injected' "$out"; then
             fail "fuzz-replay-$h" "some kind never injected: $(grep 'injected 0' "$out" | tr '\n' ' ')"
@@ -78,9 +74,9 @@ replay_one() {
         fi
     done
 }
-for h in $names; do pool replay_one "$h"; done
-wait
-for h in $names; do cat "$tmp/replay-$h"; done
+oj_init "$jobs"
+for h in $names; do oj_run "$tmp/replay-$h" replay_one "$h"; done
+oj_wait
 grep -q '^FAIL ' "$tmp"/replay-* && bad=1
 [ "$mode" = replay ] && exit $bad
 
@@ -88,11 +84,10 @@ dict() { [ "$1" = options ] && echo "-dict=$root/fuzz/options.dict"; }
 export AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
        AFL_FAST_CAL=1 AFL_NO_AFFINITY=1 AFL_SKIP_BIN_CHECK=0
 
-# lf_one H — H under libFuzzer; its line to $tmp/lf-H.res.  New inputs go
-# to a scratch directory: the seed corpus stays as checked in.
+# lf_one H — H under libFuzzer; its line on stdout.  New inputs go to a
+# scratch directory: the seed corpus stays as checked in.
 lf_one() {
     local h=$1 bound lim rc keep
-    exec >"$tmp/lf-$h.res"
     mkdir -p "$tmp/lf-$h" "$tmp/art-$h"
     if [ "$mode" = ci ]; then
         bound="-seed=$seed -runs=$(( ${lf_runs[$h]} * scale ))" lim=900
@@ -125,10 +120,9 @@ queue_digest() {
     done) | md5sum | cut -c1-12
 }
 
-# afl_one H — H under AFL++; its line to $tmp/afl-H.res.
+# afl_one H — H under AFL++; its line on stdout.
 afl_one() {
     local h=$1 out=$tmp/afl-$1 bound lim rc stats crashes
-    exec >"$tmp/afl-$h.res"
     if [ "$mode" = ci ]; then
         bound="-s $seed -E $(( ${afl_execs[$h]} * scale ))" lim=900
     else
@@ -155,11 +149,11 @@ afl_one() {
 
 # One engine per core: with two jobs a harness runs under libFuzzer and
 # under AFL++ at the same time, as many seconds each in the timed mode.
+oj_init "$jobs"
 for h in $names; do
-    pool lf_one "$h"
-    pool afl_one "$h"
+    oj_run "$tmp/lf-$h.res" lf_one "$h"
+    oj_run "$tmp/afl-$h.res" afl_one "$h"
 done
-wait
-for h in $names; do cat "$tmp/lf-$h.res" "$tmp/afl-$h.res"; done
+oj_wait
 grep -q '^FAIL ' "$tmp"/*.res && bad=1
 exit $bad

@@ -8,7 +8,9 @@
 #                                              "multi-threaded?" again
 #     $(BUILD)/locks/nomark/libchunkguard.so   mutant: no "inside" mark
 # Each library is its own make run (its own BUILD and CG_DEFS), as the
-# checks-off variants are.
+# checks-off variants are, and with CG_REUSE=$(BUILD) as theirs: an object
+# whose file the switches do not reach (the same preprocessed text) is a
+# copy of the default build's, which is made first for that.
 
 LOCKS_DIR  := $(BUILD)/locks
 LOCKS_TEST := -DCG_TEST_HOOKS=1 -DCG_LOCK_ASSERTS=1
@@ -29,8 +31,8 @@ $(LOCKS_DIR)/locktest: tests/locks/locktest.c include/chunkguard.h
 # sub-make decides whether the variant is up to date, so it always runs.
 define LOCKS_LIB_RULE
 .PHONY: locks-lib-$(1)
-locks-lib-$(1):
+locks-lib-$(1): $$(BUILD)/libchunkguard.so
 	@$$(MAKE) --no-print-directory -s BUILD=$$(LOCKS_DIR)/$(1) CG_DEFS="$$(LOCKS_DEFS_$(1))" \
-	    $$(LOCKS_DIR)/$(1)/libchunkguard.so
+	    CG_REUSE=$$(BUILD) $$(LOCKS_DIR)/$(1)/libchunkguard.so
 endef
 $(foreach v,$(LOCKS_VARIANTS),$(eval $(call LOCKS_LIB_RULE,$(v))))

@@ -13,7 +13,7 @@
 set -uo pipefail
 . "$CG_ROOT/tests/cases/lib.sh"
 
-if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" lib cgcases-bins >/dev/null; then
+if ! make -s -j2 -C "$CG_ROOT" BUILD="$CG_BUILD" lib cgcases-bins >/dev/null; then
   echo "FAIL cases-build: make lib cgcases-bins failed"; exit 1
 fi
 command -v setarch >/dev/null || { echo "FAIL cases-tools: setarch (util-linux) missing"; exit 1; }

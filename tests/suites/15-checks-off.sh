@@ -15,7 +15,7 @@
 set -uo pipefail
 . "$CG_ROOT/tests/cases/lib.sh"
 
-if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" lib cgcases-bins >/dev/null; then
+if ! make -s -j2 -C "$CG_ROOT" BUILD="$CG_BUILD" lib cgcases-bins >/dev/null; then
   echo "FAIL checks-off-build: make lib cgcases-bins failed"; exit 1
 fi
 switches=$(awk -F'\t' '$4 ~ /^CG_CHECK_/ { print substr($4, 10) }' "$(cgcase_table)" | sort -u)
@@ -30,17 +30,19 @@ make -k -s -j2 -C "$CG_ROOT" BUILD="$CG_BUILD" CGCASES_OFF="$(echo $switches)" \
 spawn=$CG_BUILD/cases/spawn
 work=$(mktemp -d); trap 'rm -rf "$work" "$log"' EXIT
 
-for sw in $switches; do
+# check_switch SW — test checks-off/SW; its line on stdout.
+check_switch() {
+  local sw=$1 off cases bad witnesses nonwitness src name bin note
   off=$CG_BUILD/off-$sw/libchunkguard.so
   if [ ! -f "$off" ]; then
     echo "FAIL checks-off/$sw: the variant with CG_CHECK_$sw=0 did not build:"
     { grep -E "off-$sw[/ ]" "$log" || tail -n 5 "$log"; } | head -n 5
-    continue
+    return
   fi
   cases=$(grep -l "^/\* expect: .* check=CG_CHECK_$sw[ ]" "$CG_ROOT"/tests/cases/*_*.c \
            "$CG_ROOT"/tests/cases/*_*.cc)
   if [ -z "$cases" ]; then
-    echo "FAIL checks-off/$sw: uncovered, no case is tagged check=CG_CHECK_$sw"; continue
+    echo "FAIL checks-off/$sw: uncovered, no case is tagged check=CG_CHECK_$sw"; return
   fi
   bad= witnesses= nonwitness=
   for src in $cases; do
@@ -68,5 +70,12 @@ for sw in $switches; do
   else
     echo "PASS checks-off/$sw:$witnesses$note"
   fi
-done
+}
+# The switches are independent (each case's runs in directories of their
+# own): two at a time, one per core, their lines in the switches' order
+# (tools/ordered-jobs.sh).
+. "$CG_ROOT/tools/ordered-jobs.sh"
+oj_init 2
+for sw in $switches; do oj_run "$work/$sw.line" check_switch "$sw"; done
+oj_wait
 exit 0

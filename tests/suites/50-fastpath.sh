@@ -40,7 +40,7 @@ fi
 # result FILE CHECK: the status word ("ok"/"FAIL") of one RESULT line.
 result() { sed -n "s/^RESULT $2 \([a-zA-Z]*\) .*/\1/p" "$1"; }
 
-if ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" fastpath-toys fastpath-driver >/dev/null; then
+if ! make -s -j2 -C "$CG_ROOT" BUILD="$CG_BUILD" fastpath-toys fastpath-driver >/dev/null; then
   fail fastpath-selftest "cannot build the driver and the stand-in libraries"
 else
   # Each stand-in and the single check it must fail ("-" = none may fail).

@@ -13,7 +13,7 @@ set -uo pipefail
 ut_need make gcc timeout python3 || exit 1
 # The three libraries are independent make runs: two at a time (the
 # machine's two cores), which halves the suite's longest wait.
-ut_build locks -j2 locks-bins || exit 1
+ut_build locks locks-bins || exit 1
 # The catalogue's expectation table: a report's message must start with its
 # entry's sentence (jcheck's says()).
 make -s -C "$CG_ROOT" BUILD="$CG_BUILD" "$CG_BUILD/checks.tsv" >/dev/null || exit 1

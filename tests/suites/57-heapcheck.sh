@@ -18,7 +18,7 @@
 set -uo pipefail
 cd "$CG_ROOT" || exit 1
 out=$CG_BUILD/heapcheck
-if ! make -s BUILD="$CG_BUILD" hc-bins >/dev/null; then
+if ! make -s -j2 BUILD="$CG_BUILD" hc-bins >/dev/null; then
   echo "FAIL heapcheck-build: make hc-bins failed"; exit 1
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT

@@ -11,8 +11,10 @@
 set -u
 R=$CG_ROOT
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-make -s -j2 -C "$R" BUILD="$CG_BUILD" fuzz-ci >"$tmp/smoke" 2>&1; rc=$?
-grep -E '^(PASS|FAIL) ' "$tmp/smoke"
+# fuzz-ci's PASS/FAIL lines are shown as they come; all of its output is
+# kept for the checks below.
+make -s -j2 -C "$R" BUILD="$CG_BUILD" fuzz-ci 2>&1 | tee "$tmp/smoke" |
+    grep --line-buffered -E '^(PASS|FAIL) '; rc=${PIPESTATUS[0]}
 if ! grep -q '^FAIL ' "$tmp/smoke" && { [ $rc != 0 ] || ! grep -q '^PASS ' "$tmp/smoke"; }; then
     echo "FAIL fuzz-ci: make fuzz-ci exited $rc: $(tail -c 500 "$tmp/smoke")"
 fi

@@ -18,12 +18,13 @@ ut_need() {
   return $rc
 }
 
-# ut_build LABEL TARGET... — build make targets into $CG_BUILD; on failure
-# print one FAIL line with the tail of the build log and return 1.
+# ut_build LABEL TARGET... — build make targets into $CG_BUILD, two jobs at
+# a time (the machine's two cores); on failure print one FAIL line with
+# the tail of the build log and return 1.
 ut_build() {
   local label=$1; shift
   local log=$UT_LOGDIR/build-$label.log
-  if make -s -C "$CG_ROOT" BUILD="$CG_BUILD" "$@" >"$log" 2>&1; then
+  if make -s -j2 -C "$CG_ROOT" BUILD="$CG_BUILD" "$@" >"$log" 2>&1; then
     return 0
   fi
   echo "FAIL build-$label: make $* failed"
