@@ -1037,7 +1037,15 @@ static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t us
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        cg_dbg_report_not_start(call, use, p, r);
+        /* A record in state 0 is being made for a new block in the chunk
+         * p's block had (freed by another thread just now, with no
+         * quarantine to keep it): its fields are not settled, and p's
+         * block is gone, so this is a release of a freed block. */
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 0)
+            dbg_report(call, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
+                                                   : CG_CK_DEBUG_DOUBLE_FREE, p, NULL, NULL);
+        else
+            cg_dbg_report_not_start(call, use, p, r);
         return NULL;
     }
     return r;
