@@ -741,10 +741,13 @@ static size_t frame_line(char *line, size_t cap, size_t i, uintptr_t pc, const c
 #define DROPPED_LINE_MAX 96
 
 /* Line l (length ll) onto buf[cap] at *len, when it fits with room for
- * the dropped-frames line after it; false when it does not. */
-static bool put_line(char *buf, size_t cap, size_t *len, const char *l, size_t ll)
+ * the dropped-frames line after it; false when it does not.  The stack's
+ * last line needs no such room, nor its first (frame #0, where the bug is,
+ * says more than a count of the frames left out). */
+static bool put_line(char *buf, size_t cap, size_t *len, const char *l, size_t ll, bool final)
 {
-    if (*len + ll + DROPPED_LINE_MAX >= cap)
+    size_t room = final || *len == 0 ? 0 : DROPPED_LINE_MAX;
+    if (*len + ll + room >= cap)
         return false;
     memcpy(buf + *len, l, ll + 1);
     *len += ll;
@@ -779,7 +782,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
         size_t nfr = cg_sym_lookup(pcs[i], ret, &fr);
         if (nfr == 0) {
             size_t l = frame_line(line, sizeof line, i, pcs[i], f.function, NULL, 0, &f, false);
-            if (!put_line(buf, cap, &len, line, l))
+            if (!put_line(buf, cap, &len, line, l, i + 1 == n))
                 break;
             continue;
         }
@@ -793,7 +796,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
                                                                    : fr[k].function;
             size_t l = frame_line(line, sizeof line, i, pcs[i], fn, fr[k].file, fr[k].line, &f,
                                   !last);
-            if (!put_line(buf, cap, &len, line, l))
+            if (!put_line(buf, cap, &len, line, l, last && i + 1 == n))
                 break;
         }
         if (k < nfr) {              /* the lines that fit of this frame are kept */
