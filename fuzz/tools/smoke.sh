@@ -113,7 +113,9 @@ lf_one() {
 }
 
 # queue_digest DIR — one hash of the inputs AFL++ kept and how it made them
-# (the names without their time: field): the same in every ci run.
+# (the names without their time: field): two ci runs of the options
+# harness give the same one; the ops harnesses' queues differ run to run
+# (their coverage follows heap addresses and random secrets: docs/fuzzing.md).
 queue_digest() {
     (cd "$1" && for f in id:*; do
         printf '%s %s\n' "$(echo "$f" | sed 's/,time:[0-9]*//')" "$(md5sum <"$f" | cut -c1-32)"
