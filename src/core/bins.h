@@ -197,11 +197,13 @@ CG_INLINE void cg_free_binned(cg_arena_t *av, cg_chunk_t *c, size_t size, const 
 
 /* Free a heap chunk that is going to no tcache, whole: a fast size is
  * pushed to its fastbin without the lock; any other is binned under av's
- * lock when call->mt.  c's header is read before the lock is taken: the
- * caller owns c (it passed free's checks), so nothing else writes it. */
+ * lock when call->mt.  c's size is read before the lock is taken: the
+ * caller owns c (it passed free's checks), so nothing else changes its
+ * size, but a thread freeing the chunk before c may change its PREV_INUSE
+ * bit meanwhile, so the read is atomic (cg_csize_unlocked). */
 CG_INLINE void cg_arena_free_whole(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
-    size_t size = cg_csize(c);
+    size_t size = cg_csize_unlocked(c);
     if (size <= cg_mp.max_fast) {
         cg_fast_free(av, c, size, call);
         return;

@@ -60,6 +60,14 @@ CG_INLINE void cg_set_head(cg_chunk_t *c, size_t sz_flags)
     __atomic_store_n(&c->size, sz_flags, __ATOMIC_RELAXED);
 }
 CG_INLINE size_t cg_csize(const cg_chunk_t *c) { return cg_head(c) & ~CG_FLAG_BITS; }
+/* c's size read outside its arena's lock, in a unit that defines
+ * CG_HEADERS_LOCKED: always a relaxed atomic load, since another thread
+ * freeing the chunk before c may be changing c's PREV_INUSE bit under the
+ * lock meanwhile (the size bits are c's owner's alone). */
+CG_INLINE size_t cg_csize_unlocked(const cg_chunk_t *c)
+{
+    return __atomic_load_n(&c->size, __ATOMIC_RELAXED) & ~CG_FLAG_BITS;
+}
 CG_INLINE bool cg_prev_inuse(const cg_chunk_t *c) { return cg_head(c) & CG_PREV_INUSE; }
 CG_INLINE bool cg_is_mmapped(const cg_chunk_t *c) { return cg_head(c) & CG_IS_MMAPPED; }
 CG_INLINE cg_chunk_t *cg_at(const void *c, size_t off)
