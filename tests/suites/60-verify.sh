@@ -17,7 +17,7 @@ make -s --no-print-directory -C "$CG_ROOT" BUILD="$CG_BUILD" verify || rc=1
 # fork.pml models fork_prepare's lock order: it must be src/entry/init.c's order,
 # or the model checks an order the C no longer has.
 model=$CG_ROOT/verify/models/fork.pml
-c_order=$(sed -n '/^static void fork_prepare/,/^}/p' "$CG_ROOT/src/entry/init.c" |
+c_order=$(sed -n '/^\(CG_FORK_PATH \)\?static void fork_prepare/,/^}/p' "$CG_ROOT/src/entry/init.c" |
   grep -oE 'cg_[a-z]+_lock[a-z_]*|cg_os_stdio_list_lock' | while read -r f; do
     case "$f" in
       cg_os_stdio_list_lock)  echo IOLIST ;;
