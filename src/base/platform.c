@@ -1493,6 +1493,13 @@ bool cg_os_in_section(uint32_t tid)
     return false;
 }
 
+void cg_os_ucontext_unmask(const void *ucontext)
+{
+    /* the kernel's mask is the first 8 bytes of glibc's sigset_t */
+    const ucontext_t *uc = ucontext;
+    SYS(SYS_rt_sigprocmask, SIG_SETMASK, &uc->uc_sigmask, 0, sizeof(uint64_t), 0, 0);
+}
+
 size_t cg_os_ucontext_regs(const void *ucontext, uintptr_t *regs, size_t cap, uintptr_t *sp)
 {
     const ucontext_t *uc = ucontext;
