@@ -10,6 +10,12 @@ outside base/ with a raw `syscall` instruction in inline assembly:
 
     os access: src/debug/leaks.c calls getpid _exit (outside src/base)
 
+and each object but platform.c's (base/ included) that reads the
+environment itself (ENV_SYMBOLS): only cg_os_getenv knows where the
+environment is before libc has set `environ` (src/base/platform.c):
+
+    os access: src/base/options.c reads getenv (outside src/base/platform.c)
+
 Usage: check-os-access.py --objs DIR [--src DIR]
 Exit status 0 when there is none, 1 when there is, 2 on bad usage.
 """
@@ -42,6 +48,9 @@ process_vm_readv process_vm_writev getrandom
 pthread_atfork pthread_key_create pthread_key_delete pthread_setspecific
 """.split())
 
+# Where the environment is: read by platform.c alone.
+ENV_SYMBOLS = set("getenv secure_getenv environ __environ _environ".split())
+
 ASM_SYSCALL = re.compile(r'(__asm__|\basm\b)[^;]*"[^"]*\bsyscall\b')
 
 
@@ -55,12 +64,16 @@ def main():
     order = L.read_layers(src)
     bad = []
     for obj, layer in sorted(L.objects_by_layer(a.objs, src, order).items()):
+        _, used = L.object_symbols(obj)
+        name = os.path.splitext(os.path.basename(obj))[0] + ".c"
+        env = sorted(used & ENV_SYMBOLS)
+        if env and not (layer == "base" and name == "platform.c"):
+            bad.append("os access: %s reads %s (outside %s/base/platform.c)"
+                       % (os.path.join(src, layer, name), " ".join(env), src))
         if layer == "base":
             continue
-        _, used = L.object_symbols(obj)
         calls = sorted(used & OS_FUNCTIONS)
         if calls:
-            name = os.path.splitext(os.path.basename(obj))[0] + ".c"
             bad.append("os access: %s calls %s (outside %s/base)"
                        % (os.path.join(src, layer, name), " ".join(calls), src))
     for layer, path in L.source_files(src, order):

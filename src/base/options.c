@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <unistd.h>
 
 #include "fmt.h"
 #include "log.h"
@@ -24,7 +23,7 @@ static void warn(const char *what, const char *key, size_t keylen)
     memcpy(k, key, n);
     k[n] = 0;
     size_t len = cg_fmt(buf, sizeof buf, "==%d==WARNING: chunkguard: %s '%s' in "
-                        "CHUNKGUARD_OPTIONS; keeping the default\n", (int)getpid(), what, k);
+                        "CHUNKGUARD_OPTIONS; keeping the default\n", (int)cg_os_getpid(), what, k);
     cg_log_write(buf, len);
 }
 
@@ -216,7 +215,7 @@ static void print_help(void)
     char buf[768];
     size_t n = cg_fmt(buf, sizeof buf, "==%d== chunkguard options "
                       "(CHUNKGUARD_OPTIONS=key=value:key=value; ',', newlines, blanks "
-                      "too):\n", (int)getpid());
+                      "too):\n", (int)cg_os_getpid());
     cg_log_write(buf, n);
 #define CG_VAL_bool(name) n += cg_fmt(buf + n, sizeof buf - n, "%d", (int)cg_opt.name);
 #define CG_VAL_int(name)  n += cg_fmt(buf + n, sizeof buf - n, "%d", cg_opt.name);
@@ -236,7 +235,7 @@ void cg_expand_path(char *out, size_t cap, const char *in)
     size_t o = 0;
     for (const char *s = in; *s && o + 24 < cap; s++) {
         if (s[0] == '%' && s[1] == 'p') {
-            o += cg_fmt(out + o, cap - o, "%d", (int)getpid());
+            o += cg_fmt(out + o, cap - o, "%d", (int)cg_os_getpid());
             s++;
         } else {
             out[o++] = *s;
@@ -260,9 +259,9 @@ void cg_options_init(void)
         parse(d, false, true);
         parse(d, false, false);
     }
-    const char *s = getenv("CHUNKGUARD_OPTIONS");
+    const char *s = cg_os_getenv("CHUNKGUARD_OPTIONS");
     if (s != NULL) {
-        bool secure = getauxval(AT_SECURE) != 0;
+        bool secure = cg_os_getauxval(AT_SECURE) != 0;
         parse(s, secure, true);
         parse(s, secure, false);
     }

@@ -622,9 +622,67 @@ int cg_os_getpid(void)
     return (int)sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 }
 
+/*
+ * The environment.  libc sets `environ` in its own initialisation, which
+ * the dynamic loader runs after the program's .preinit_array functions:
+ * a first malloc made there (clang's -fsanitize=fuzzer runtime starts
+ * from .preinit_array and allocates, docs/fuzzing.md) starts chunkguard
+ * while `environ` is still NULL and getenv finds nothing.  The kernel's
+ * vector is there all along, on the initial stack that the loader's
+ * __libc_stack_end points to: argc, argv[argc] and its NULL, envp and its
+ * NULL, then the auxiliary vector.  That vector is used while `environ`
+ * is NULL, and only when its auxiliary vector is the one getauxval reads
+ * (the same AT_RANDOM pointer), so a layout not as described gives no
+ * environment rather than a wrong one.  Once libc has set `environ`, it
+ * is used, with the program's setenv/putenv changes.
+ */
+extern char **environ;
+extern void *__libc_stack_end __attribute__((weak));
+
+#define INITIAL_ARGS_MAX (1L << 20)     /* bounds of the walk: argc, envc */
+#define INITIAL_AUXV_MAX 256            /* auxiliary vector entries */
+
+static char **initial_environ(void)
+{
+    if (&__libc_stack_end == NULL || __libc_stack_end == NULL)
+        return NULL;
+    unsigned long random = cg_os_getauxval(AT_RANDOM);
+    if (random == 0)
+        return NULL;
+    long *sp = __libc_stack_end;
+    long argc = sp[0];
+    if (argc < 0 || argc > INITIAL_ARGS_MAX)
+        return NULL;
+    char **argv = (char **)(sp + 1);
+    if (argv[argc] != NULL)
+        return NULL;
+    char **envp = argv + argc + 1;
+    long n = 0;
+    while (envp[n] != NULL)
+        if (++n > INITIAL_ARGS_MAX)
+            return NULL;
+    const unsigned long *aux = (const unsigned long *)(envp + n + 1);
+    for (int i = 0; i < INITIAL_AUXV_MAX && aux[2 * i] != AT_NULL; i++)
+        if (aux[2 * i] == AT_RANDOM)
+            return aux[2 * i + 1] == random ? envp : NULL;
+    return NULL;
+}
+
+/* The vector to read: libc's once set, else the kernel's (above). */
+static char **process_environ(void)
+{
+    char **e = __atomic_load_n(&environ, __ATOMIC_RELAXED);
+    return e != NULL ? e : initial_environ();
+}
+
 const char *cg_os_getenv(const char *name)
 {
-    return getenv(name);
+    size_t n = strlen(name);
+    char **e = process_environ();
+    for (; e != NULL && *e != NULL; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
 }
 
 unsigned long cg_os_getauxval(unsigned long type)
@@ -761,11 +819,9 @@ void cg_os_close(int fd)
 
 /* ---- a helper program (platform.h, "A helper program to talk to") ---- */
 
-extern char **environ;
-
 bool cg_os_find_program(const char *name, char *buf, size_t cap)
 {
-    const char *path = getenv("PATH");
+    const char *path = cg_os_getenv("PATH");
     if (path == NULL)
         path = "/usr/bin:/bin";
     size_t nlen = strlen(name);
@@ -905,7 +961,7 @@ static _Noreturn void coproc_middle(const char *path, const char *const *argv, i
 int cg_os_coproc_start(const char *path, const char *const *argv, int *fd)
 {
     size_t n = 0;
-    for (char **e = environ; e != NULL && *e != NULL && n < COPROC_ENV_MAX; e++)
+    for (char **e = process_environ(); e != NULL && *e != NULL && n < COPROC_ENV_MAX; e++)
         if (strncmp(*e, "LD_PRELOAD=", 11) != 0)
             coproc_env[n++] = *e;
     coproc_env[n] = NULL;
@@ -1545,6 +1601,13 @@ bool cg_os_in_section(uint32_t tid)
             return true;
     }
     return false;
+}
+
+void cg_os_ucontext_unmask(const void *ucontext)
+{
+    /* the kernel's mask is the first 8 bytes of glibc's sigset_t */
+    const ucontext_t *uc = ucontext;
+    SYS(SYS_rt_sigprocmask, SIG_SETMASK, &uc->uc_sigmask, 0, sizeof(uint64_t), 0, 0);
 }
 
 size_t cg_os_ucontext_regs(const void *ucontext, uintptr_t *regs, size_t cap, uintptr_t *sp)

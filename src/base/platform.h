@@ -383,6 +383,11 @@ void  cg_os_resend(int sig) CG_HIDDEN;
  *     (ucontext: the handler's third argument), up to cap into regs, and
  *     the stack pointer into *sp; returns how many were stored.
  *     Async-signal-safe.
+ * cg_os_ucontext_unmask - set the calling thread's signal mask to the one
+ *     the signal handler's ucontext saved (what the handler's return
+ *     would restore), now: a handler calls it to stop blocking signals
+ *     before it returns.  Signals pending and unblocked by it are
+ *     delivered at once, nested in the handler.  Async-signal-safe.
  * None calls malloc; all keep errno.
  */
 size_t cg_os_threads(uint32_t *tids, size_t cap) CG_HIDDEN;
@@ -416,6 +421,7 @@ bool  cg_os_in_section(uint32_t tid) CG_HIDDEN;
 uintptr_t cg_os_exit_function(void) CG_HIDDEN;
 #define CG_OS_NREGS 32
 size_t cg_os_ucontext_regs(const void *ucontext, uintptr_t *regs, size_t cap, uintptr_t *sp) CG_HIDDEN;
+void  cg_os_ucontext_unmask(const void *ucontext) CG_HIDDEN;
 /* The x86_64 ABI's red zone: a leaf function may keep live data in the
  * 128 bytes below its stack pointer, which a signal frame skips. */
 #if defined(__x86_64__)

@@ -65,6 +65,8 @@
                                           * threads to answer            */
 #define HOLD_NS    (10 * 1000000000ull)  /* the most a handler holds its
                                           * thread                       */
+#define LEAVE_NS   (1000 * 1000000ull)   /* how long a check waits for the
+                                          * threads to leave the handler */
 
 /* mark values: 0 not reached (yet); PENDING: pointed to by a leaked block */
 enum { REACHED = 1, INDIRECT = 2, DIRECT = 3, PENDING = 4 };
@@ -274,33 +276,51 @@ static uintptr_t stack_end(uintptr_t sp, uintptr_t *lo)
 static CG_BIG_BSS stop_slot_t slots[MAX_THREADS];
 static uint32_t nslots;            /* slots in use for this stop            */
 static uint32_t stop_gen;          /* odd while a stop holds threads; futex */
+static uint32_t in_handler;        /* threads inside on_stop now; futex     */
 
 /* The stop signal's handler, on the stopped thread: store the interrupted
  * registers and stack pointer, say so, and wait until the scan lets go
  * (at most HOLD_NS).  Async-signal-safe; takes no lock, allocates nothing:
- * the thread may hold any of chunkguard's locks or libc's. */
+ * the thread may hold any of chunkguard's locks or libc's.
+ *
+ * The handler runs with every signal blocked, and a thread that blocks
+ * the stop signal outside a system call cannot be scanned: a check that
+ * began while a thread was still on its way out of the last check's
+ * handler took it for one that blocks the signal for good, and reported
+ * the blocks only its stack held (tests/leaks/repeat.c).  So the thread
+ * is inside a masked section (base/platform.h) for the whole handler —
+ * a check that finds it masked there sends the signal anyway — and lifts
+ * the mask itself, the interrupted code's mask, before it leaves the
+ * section and is counted out of in_handler; release_threads waits until
+ * in_handler is 0, so a check returns only once every thread it stopped
+ * is back to its own mask.  (Counted in before stop_gen is read: a
+ * release that saw no thread inside made the stop's gen even first.) */
 static void on_stop(const void *uc)
 {
-    uint32_t gen = __atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE);
-    if (!(gen & 1))
-        return;                    /* late: that stop is over */
+    bool sect = cg_os_section_enter();
+    __atomic_add_fetch(&in_handler, 1, __ATOMIC_SEQ_CST);
+    uint32_t gen = __atomic_load_n(&stop_gen, __ATOMIC_SEQ_CST);
     uint32_t me = cg_os_gettid(), n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
     stop_slot_t *sl = NULL;
-    for (uint32_t i = 0; i < n && sl == NULL; i++)
+    for (uint32_t i = 0; (gen & 1) && i < n && sl == NULL; i++)   /* even: that stop is over */
         if (slots[i].tid == me && slots[i].gen == gen)
             sl = &slots[i];
-    if (sl == NULL || __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != SLOT_ASKED)
-        return;
-    sl->nregs = cg_os_ucontext_regs(uc, sl->regs, CG_OS_NREGS, &sl->sp);
-    __atomic_store_n(&sl->state, SLOT_ANSWERED, __ATOMIC_RELEASE);
-    cg_os_futex_wake(&sl->state);
-    uint64_t end = cg_os_now_ns() + HOLD_NS;
-    while (__atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE) == gen) {
-        uint64_t now = cg_os_now_ns();
-        if (now >= end)
-            break;
-        cg_os_futex_wait(&stop_gen, gen, (int64_t)(end - now));
+    if (sl != NULL && __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SLOT_ASKED) {
+        sl->nregs = cg_os_ucontext_regs(uc, sl->regs, CG_OS_NREGS, &sl->sp);
+        __atomic_store_n(&sl->state, SLOT_ANSWERED, __ATOMIC_RELEASE);
+        cg_os_futex_wake(&sl->state);
+        uint64_t end = cg_os_now_ns() + HOLD_NS;
+        while (__atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE) == gen) {
+            uint64_t now = cg_os_now_ns();
+            if (now >= end)
+                break;
+            cg_os_futex_wait(&stop_gen, gen, (int64_t)(end - now));
+        }
     }
+    cg_os_ucontext_unmask(uc);
+    cg_os_section_leave(sect);
+    if (__atomic_sub_fetch(&in_handler, 1, __ATOMIC_SEQ_CST) == 0)
+        cg_os_futex_wake_all(&in_handler);
 }
 
 /* Ask every other thread to stop, and wait (at most ANSWER_NS in all)
@@ -377,8 +397,18 @@ static void stop_threads(scan_t *s)
 static void release_threads(void)
 {
     if (__atomic_load_n(&stop_gen, __ATOMIC_ACQUIRE) & 1) {
-        __atomic_add_fetch(&stop_gen, 1, __ATOMIC_ACQ_REL);
+        __atomic_add_fetch(&stop_gen, 1, __ATOMIC_SEQ_CST);
         cg_os_futex_wake_all(&stop_gen);
+    }
+    /* every thread out of the handler, its own mask back (at most
+     * LEAVE_NS: one the scheduler keeps from running is then found in
+     * its masked section by the next check, and sent the signal) */
+    uint64_t end = cg_os_now_ns() + LEAVE_NS;
+    for (uint32_t k; (k = __atomic_load_n(&in_handler, __ATOMIC_SEQ_CST)) != 0;) {
+        uint64_t now = cg_os_now_ns();
+        if (now >= end)
+            break;
+        cg_os_futex_wait(&in_handler, k, (int64_t)(end - now));
     }
     uint64_t keep = 0;
     uint32_t n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);

@@ -9,6 +9,9 @@
 #   os-access-base-only     no object outside src/base calls the OS (system
 #                           calls, files, getenv, the loader, stdio)
 #   os-access-seeded        the check fails on a seeded getenv in core/
+#   os-env-seeded           ... and on a getenv in base/ outside platform.c
+#                           (only cg_os_getenv finds the environment before
+#                           libc sets environ)
 set -u
 R=$CG_ROOT; B=$CG_BUILD/layers; OBJ=$CG_BUILD/obj
 rm -rf "$B"; mkdir -p "$B"
@@ -62,4 +65,9 @@ seeded os-access-seeded src/core/zz_seed.c '#include <stdlib.h>
 const char *zz_seed(void);
 const char *zz_seed(void) { return getenv("ZZ_SEED"); }' check-os-access.py \
   'os access: .*core/zz_seed.c calls getenv'
+
+seeded os-env-seeded src/base/zz_seed.c '#include <stdlib.h>
+const char *zz_seed(void);
+const char *zz_seed(void) { return getenv("ZZ_SEED"); }' check-os-access.py \
+  'os access: .*base/zz_seed.c reads getenv (outside .*base/platform.c)'
 rm -rf "$B"

@@ -12,6 +12,13 @@
 #                    chunkguard's own, and sigaction/signal
 #                    (entry/signals.c)
 #   stderr-closed    a double free with fd 2 closed still dies by SIGABRT
+#   preinit-env      the first malloc from a .preinit_array function, before
+#                    libc sets environ (libchunkguard.a linked in, and the .so
+#                    preloaded, also through an explicit ld.so): the
+#                    CHUNKGUARD_OPTIONS mode and GLIBC_TUNABLES setting apply
+#   libfuzzer-env    docs/fuzzing.md's libFuzzer recipe (clang -fsanitize=
+#                    fuzzer, libchunkguard.a): CHUNKGUARD_OPTIONS=help=1 lists
+#                    the options, verbosity=1 prints the start-up line
 set -u
 R=$CG_ROOT; B=$CG_BUILD/lifecycle; SO=$CG_SO
 mkdir -p "$B"
@@ -83,3 +90,43 @@ C
 gcc -O0 -fno-builtin -o "$B/df" "$B/df.c"
 LD_PRELOAD=$SO "$B/df" 2>&-; rc=$?
 if [ $rc -eq 134 ]; then pass stderr-closed; else fail stderr-closed "exit status $rc, want 134 (SIGABRT)"; fi
+
+# preinit-env: each way of loading chunkguard must say (verbosity=1) that
+# the environment's mode and mmap threshold are in force, and the program
+# must have seen environ still NULL at its first malloc.
+"${cc[@]}" -o "$B/preinit_static" "$R/tests/lifecycle/preinit_env.c" "$CG_BUILD/libchunkguard.a" \
+    -pthread -lunwind || fail preinit-build gcc
+"${cc[@]}" -o "$B/preinit_plain" "$R/tests/lifecycle/preinit_env.c" || fail preinit-build gcc
+ldso=$(readelf -lW "$B/preinit_plain" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+bad=
+for how in static preload ldso; do
+  case $how in
+    static)  run=("$B/preinit_static");;
+    preload) run=(env LD_PRELOAD="$SO" "$B/preinit_plain");;
+    ldso)    run=(env LD_PRELOAD="$SO" "$ldso" "$B/preinit_plain" an argument);;
+  esac
+  out=$(CHUNKGUARD_OPTIONS=mode=guard:verbosity=1 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=200704 \
+        timeout 20 "${run[@]}" 2>&1); rc=$?
+  if [ $rc -ne 0 ] || ! grep -q '^environ was NULL at the first malloc$' <<<"$out" ||
+     ! grep -q '^ok$' <<<"$out" || ! grep -q 'chunkguard: guard mode;.*mmap_threshold 200704,' <<<"$out"; then
+    bad+="$how: rc=$rc out=$(printf '%s' "$out" | head -c 300 | tr '\n' ';') "
+  fi
+done
+if [ -z "$bad" ]; then pass preinit-env; else fail preinit-env "$bad"; fi
+
+# libfuzzer-env: the recipe of docs/fuzzing.md, "Your own program".
+if ! command -v clang >/dev/null; then
+  fail libfuzzer-env "no clang (tools/deps.sh fuzz)"
+elif ! clang -g -O1 -fsanitize=fuzzer "$R/examples/fuzz_example.c" "$CG_BUILD/libchunkguard.a" \
+       -pthread -o "$B/fuzz_example" 2>"$B/lf.err"; then
+  fail libfuzzer-env "clang: $(head -c 300 "$B/lf.err")"
+else
+  help=$(CHUNKGUARD_OPTIONS=help=1 timeout 20 "$B/fuzz_example" -runs=0 2>&1)
+  hello=$(CHUNKGUARD_OPTIONS=verbosity=1:stack_depth=5 timeout 20 "$B/fuzz_example" -runs=0 2>&1)
+  if grep -q 'chunkguard options (CHUNKGUARD_OPTIONS=' <<<"$help" && grep -q '^  mode=debug ' <<<"$help" &&
+     grep -q 'chunkguard: debug mode;.* stack_depth 5,' <<<"$hello"; then
+    pass libfuzzer-env
+  else
+    fail libfuzzer-env "help=1: $(printf '%s' "$help" | grep -c 'chunkguard options') option lists; verbosity=1: $(grep chunkguard: <<<"$hello" | head -c 200)"
+  fi
+fi
