@@ -28,6 +28,38 @@ static const char *base_name(const char *path)
     return b != NULL ? b + 1 : path;
 }
 
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* The module's name as the hash reads it, into out (cap bytes): its
+ * basename without the " (deleted)" /proc/self/maps adds to a file deleted
+ * or replaced while mapped, and without a shared object's file version
+ * (the digits and dots after ".so": libx.so.1.0.0 is libx.so), which a
+ * rebuild with the same code may change.  tools/chunkguard's
+ * hash_module is the same rule. */
+static void hash_module(const char *module, char *out, size_t cap)
+{
+    const char *b = base_name(module);
+    size_t n = strlen(b);
+    if (ends_with(b, n, " (deleted)"))
+        n -= sizeof " (deleted)" - 1;
+    for (size_t i = n; i >= 3; i--) {
+        if (i < n && b[i] != '.' && (b[i] < '0' || b[i] > '9'))
+            break;                      /* not a version suffix */
+        if (ends_with(b, i, ".so") && (i == n || b[i] == '.')) {
+            n = i;
+            break;
+        }
+    }
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, b, n);
+    out[n] = 0;
+}
+
 /* chunkguard's own frame: its shared object's, or (linked in) a cg_
  * function's.  The rule reads only what the JSON frame shows, so that
  * tools/chunkguard can apply it too. */
@@ -377,13 +409,27 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
             out->rule = best_rule(want, &f, frame_file(s->pcs[i], ret), out->rule);
         /* the symbol table's names only, mangled: a name the symbolizer
          * alone gives (a stripped static function) would make the hash
-         * differ with and without it (docs/reports.md) */
-        if (kept == CG_DEDUP_FRAMES || f.symbol[0] == 0 || own_frame(&f))
+         * differ with and without it (docs/reports.md); a frame with no
+         * symbol enters by its module offset (stable across runs, not
+         * across rebuilds), one outside a file's mapping (no module, or
+         * "<anonymous>", "[heap]": no stable offset) not at all */
+        if (kept == CG_DEDUP_FRAMES || own_frame(&f) ||
+            (f.symbol[0] == 0 && f.module[0] != '/'))
             continue;
-        h = fnv(fnv(fnv(h, "\n"), base_name(f.module)), ":");
-        h = fnv(h, f.symbol);
-        tn += cg_fmt(out->top + tn, sizeof out->top - tn, "%s%s", kept ? " < " : "",
-                     f.function);
+        char mod[CG_SYM_MODULE_MAX];
+        hash_module(f.module, mod, sizeof mod);
+        h = fnv(fnv(fnv(h, "\n"), mod), ":");
+        if (f.symbol[0]) {
+            h = fnv(h, f.symbol);
+            tn += cg_fmt(out->top + tn, sizeof out->top - tn, "%s%s", kept ? " < " : "",
+                         f.function);
+        } else {
+            char off[24];
+            cg_fmt(off, sizeof off, "+%p", (void *)f.offset);
+            h = fnv(h, off);
+            tn += cg_fmt(out->top + tn, sizeof out->top - tn, "%s(%s%s)", kept ? " < " : "",
+                         mod, off);
+        }
         kept++;
     }
     if (kept == 0)
