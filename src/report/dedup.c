@@ -157,12 +157,20 @@ static bool rule_matches(const rule_t *r, const char *s)
     return s != NULL && s[0] != 0 && glob(r->pat, r->plen, s, !r->at_start, !r->at_end);
 }
 
-/* Does rule r match frame f (file: its source file, or NULL)? */
-static bool frame_matches(const rule_t *r, const cg_frame_t *f, const char *file)
+/* Does rule r match frame f, or one of the nfr functions the symbolizer
+ * gave for its address (fr: innermost inlined first, the function the
+ * code is in last; each by name or source file)?  Every function of the
+ * frame, inlined ones too, as LeakSanitizer's matching. */
+static bool frame_matches(const rule_t *r, const cg_frame_t *f, const cg_sym_inline_t *fr,
+                          size_t nfr)
 {
-    return rule_matches(r, f->function) || rule_matches(r, f->symbol) ||
-           rule_matches(r, f->module) ||
-           rule_matches(r, base_name(f->module)) || rule_matches(r, file);
+    if (rule_matches(r, f->function) || rule_matches(r, f->symbol) ||
+        rule_matches(r, f->module) || rule_matches(r, base_name(f->module)))
+        return true;
+    for (size_t k = 0; k < nfr; k++)
+        if (rule_matches(r, fr[k].function) || rule_matches(r, fr[k].file))
+            return true;
+    return false;
 }
 
 static void warn(size_t line, const char *why)
@@ -353,27 +361,21 @@ void cg_supp_summary(void)
 
 /* ---- one report --------------------------------------------------------- */
 
-/* The lowest-numbered rule of want[] that frame f (file: its source
- * file, or NULL) matches, if lower than best; else best. */
-static int best_rule(const bool *want, const cg_frame_t *f, const char *file, int best)
-{
-    for (size_t r = 0; r < nrules && (best < 0 || (int)r < best); r++)
-        if (want[r] && frame_matches(&rules[r], f, file))
-            return (int)r;
-    return best;
-}
-
-/* The source file of the frame at pc (is_return as for
- * cg_symbolize_frame), from the calling thread's open symbolizer batch:
- * the file of the function the code is in (the last of its inlined
- * frames), or NULL when no batch is open or it gave none.  The report
- * code opens the batch before it decides on suppressions
- * (render.c, emit_body). */
-static const char *frame_file(uintptr_t pc, bool is_return)
+/* The lowest-numbered rule of want[] that the frame at pc (is_return as
+ * for cg_symbolize_frame; f: its names) matches, if lower than best;
+ * else best.  Its inlined functions and source files come from the
+ * calling thread's open symbolizer batch (none when no batch is open:
+ * symbolize=0); the report code opens the batch before it decides on
+ * suppressions (render.c, emit_body). */
+static int best_rule(const bool *want, const cg_frame_t *f, uintptr_t pc, bool is_return,
+                     int best)
 {
     const cg_sym_inline_t *fr = NULL;
-    size_t n = cg_sym_lookup(pc, is_return, &fr);
-    return n > 0 ? fr[n - 1].file : NULL;
+    size_t nfr = cg_sym_lookup(pc, is_return, &fr);
+    for (size_t r = 0; r < nrules && (best < 0 || (int)r < best); r++)
+        if (want[r] && frame_matches(&rules[r], f, fr, nfr))
+            return (int)r;
+    return best;
 }
 
 void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
@@ -398,7 +400,7 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
             cg_frame_t f;
             bool ret = i > 0 || !o->exact0;
             cg_frame_named(o->pcs[i], ret, &f);
-            out->rule = best_rule(want, &f, frame_file(o->pcs[i], ret), out->rule);
+            out->rule = best_rule(want, &f, o->pcs[i], ret, out->rule);
         }
     }
     for (size_t i = 0; s != NULL && i < s->n && (kept < CG_DEDUP_FRAMES || any); i++) {
@@ -406,7 +408,7 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
         bool ret = i > 0 || !s->exact0;
         cg_frame_named(s->pcs[i], ret, &f);
         if (any)
-            out->rule = best_rule(want, &f, frame_file(s->pcs[i], ret), out->rule);
+            out->rule = best_rule(want, &f, s->pcs[i], ret, out->rule);
         /* the symbol table's names only, mangled: a name the symbolizer
          * alone gives (a stripped static function) would make the hash
          * differ with and without it (docs/reports.md); a frame with no

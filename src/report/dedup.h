@@ -33,8 +33,9 @@
  * allocated, ...) matches its pattern is
  * counted, not printed: no text, no JSON, no callback, no exit.  Patterns
  * follow LeakSanitizer's: matched anywhere in the function name, the
- * module's path or basename, or the frame's source file (when the
- * symbolizer gives one); `*` is any run of characters, a leading `^` and
+ * module's path or basename, the frame's source file, or the name or file
+ * of a function inlined there (those from the symbolizer: none with
+ * symbolize=0); `*` is any run of characters, a leading `^` and
  * a trailing `$` anchor the match.  Read-only after init: matching is
  * thread-safe; counters are atomic.
  */

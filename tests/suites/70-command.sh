@@ -46,6 +46,8 @@
 #   supp-file             by the source file the symbolizer gives
 #   supp-wildcard         * and the ^ $ anchors; a report found at exit by
 #                         its allocation stack
+#   supp-inlined          by an inlined function's name, in process and in
+#                         `report --suppressions`; not with symbolize=0
 #   supp-token-mismatch   the frame matches, the kind does not: reported
 #   supp-bad-file         an unreadable file, bad lines: one-line warnings
 #   supp-many-rules       rules past the 256th: one warning with their count
@@ -476,6 +478,25 @@ w3=$(supp_one 'heap-buffer-overflow:^verflow' overflow)
 w4=$(supp_one 'heap-use-after-free:use_*_free' uaf)
 if [ "$w1" = 0 ] && [ "$w2" = 0 ] && [ "$w3" = 1 ] && [ "$w4" = 0 ]; then pass supp-wildcard
 else fail supp-wildcard "reports left: $w1 (ov*flow), $w2 (*:^over*w\$), $w3 (^verflow), $w4 (use_*_free, uaf found at exit) (want 0 0 1 0)"; fi
+
+# supp-inlined: a pattern matches the inlined functions of a frame too (as
+# LSan's), in process and in `chunkguard report`: drop, always inlined
+# into main, frees the block whose second free is reported (#0 "in drop
+# df.c:3 (inlined)"); not with symbolize=0 (no inlined names then)
+printf '#include <stdlib.h>\nstatic inline __attribute__((always_inline)) void drop(char *p) {\n    free(p);\n}\nint main(void) { char *p = malloc(16); drop(p); drop(p); return 0; }\n' >"$tmp/df.c"
+gcc -O0 -g -Wno-use-after-free -o "$B/df" "$tmp/df.c" || fail supp-inlined "cannot build df"
+printf 'double-free:drop\n' >"$tmp/s-inl.txt"
+LIBRUN "halt_on_error=0" "$tmp/si0" "$B/df"
+LIBRUN "halt_on_error=0:suppressions=$tmp/s-inl.txt" "$tmp/si1" "$B/df"
+LIBRUN "halt_on_error=0:symbolize=0:suppressions=$tmp/s-inl.txt" "$tmp/si2" "$B/df"
+rm -rf "$tmp/dinl"
+"$CG" run --mode debug --options halt_on_error=0 --report-dir "$tmp/dinl" -- "$B/df" >/dev/null 2>&1
+"$CG" report "$tmp/dinl" --suppressions "$tmp/s-inl.txt" 2>"$tmp/si3.err" >/dev/null
+i0=$(grep -c "in drop .*df.c:3 (.*df+0x[0-9a-f]*) (inlined)$" "$tmp/si0.err"); i1=$(grep -c "ERROR: chunkguard: " "$tmp/si1.err")
+i2=$(grep -c "ERROR: chunkguard: " "$tmp/si2.err")
+if [ "$i0" -ge 1 ] && [ "$i1" = 0 ] && [ "$i2" = 1 ] && grep -q "^  1 report(s) suppressed (.*1 by double-free:drop" "$tmp/si3.err"
+then pass supp-inlined
+else fail supp-inlined "inlined drop shown $i0 time(s); reports left: $i1 in process (want 0), $i2 with symbolize=0 (want 1); report: $(head -c 300 "$tmp/si3.err" | tr '\n' '|')"; fi
 
 # supp-token-mismatch: the function matches, the kind does not
 k1=$(supp_one 'double-free:overflow' overflow)
