@@ -28,6 +28,38 @@ static const char *base_name(const char *path)
     return b != NULL ? b + 1 : path;
 }
 
+static bool ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* The module's name as the hash reads it, into out (cap bytes): its
+ * basename without the " (deleted)" /proc/self/maps adds to a file deleted
+ * or replaced while mapped, and without a shared object's file version
+ * (the digits and dots after ".so": libx.so.1.0.0 is libx.so), which a
+ * rebuild with the same code may change.  tools/chunkguard's
+ * hash_module is the same rule. */
+static void hash_module(const char *module, char *out, size_t cap)
+{
+    const char *b = base_name(module);
+    size_t n = strlen(b);
+    if (ends_with(b, n, " (deleted)"))
+        n -= sizeof " (deleted)" - 1;
+    for (size_t i = n; i >= 3; i--) {
+        if (i < n && b[i] != '.' && (b[i] < '0' || b[i] > '9'))
+            break;                      /* not a version suffix */
+        if (ends_with(b, i, ".so") && (i == n || b[i] == '.')) {
+            n = i;
+            break;
+        }
+    }
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(out, b, n);
+    out[n] = 0;
+}
+
 /* chunkguard's own frame: its shared object's, or (linked in) a cg_
  * function's.  The rule reads only what the JSON frame shows, so that
  * tools/chunkguard can apply it too. */
@@ -125,12 +157,20 @@ static bool rule_matches(const rule_t *r, const char *s)
     return s != NULL && s[0] != 0 && glob(r->pat, r->plen, s, !r->at_start, !r->at_end);
 }
 
-/* Does rule r match frame f (file: its source file, or NULL)? */
-static bool frame_matches(const rule_t *r, const cg_frame_t *f, const char *file)
+/* Does rule r match frame f, or one of the nfr functions the symbolizer
+ * gave for its address (fr: innermost inlined first, the function the
+ * code is in last; each by name or source file)?  Every function of the
+ * frame, inlined ones too, as LeakSanitizer's matching. */
+static bool frame_matches(const rule_t *r, const cg_frame_t *f, const cg_sym_inline_t *fr,
+                          size_t nfr)
 {
-    return rule_matches(r, f->function) || rule_matches(r, f->symbol) ||
-           rule_matches(r, f->module) ||
-           rule_matches(r, base_name(f->module)) || rule_matches(r, file);
+    if (rule_matches(r, f->function) || rule_matches(r, f->symbol) ||
+        rule_matches(r, f->module) || rule_matches(r, base_name(f->module)))
+        return true;
+    for (size_t k = 0; k < nfr; k++)
+        if (rule_matches(r, fr[k].function) || rule_matches(r, fr[k].file))
+            return true;
+    return false;
 }
 
 static void warn(size_t line, const char *why)
@@ -321,27 +361,21 @@ void cg_supp_summary(void)
 
 /* ---- one report --------------------------------------------------------- */
 
-/* The lowest-numbered rule of want[] that frame f (file: its source
- * file, or NULL) matches, if lower than best; else best. */
-static int best_rule(const bool *want, const cg_frame_t *f, const char *file, int best)
-{
-    for (size_t r = 0; r < nrules && (best < 0 || (int)r < best); r++)
-        if (want[r] && frame_matches(&rules[r], f, file))
-            return (int)r;
-    return best;
-}
-
-/* The source file of the frame at pc (is_return as for
- * cg_symbolize_frame), from the calling thread's open symbolizer batch:
- * the file of the function the code is in (the last of its inlined
- * frames), or NULL when no batch is open or it gave none.  The report
- * code opens the batch before it decides on suppressions
- * (render.c, emit_body). */
-static const char *frame_file(uintptr_t pc, bool is_return)
+/* The lowest-numbered rule of want[] that the frame at pc (is_return as
+ * for cg_symbolize_frame; f: its names) matches, if lower than best;
+ * else best.  Its inlined functions and source files come from the
+ * calling thread's open symbolizer batch (none when no batch is open:
+ * symbolize=0); the report code opens the batch before it decides on
+ * suppressions (render.c, emit_body). */
+static int best_rule(const bool *want, const cg_frame_t *f, uintptr_t pc, bool is_return,
+                     int best)
 {
     const cg_sym_inline_t *fr = NULL;
-    size_t n = cg_sym_lookup(pc, is_return, &fr);
-    return n > 0 ? fr[n - 1].file : NULL;
+    size_t nfr = cg_sym_lookup(pc, is_return, &fr);
+    for (size_t r = 0; r < nrules && (best < 0 || (int)r < best); r++)
+        if (want[r] && frame_matches(&rules[r], f, fr, nfr))
+            return (int)r;
+    return best;
 }
 
 void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
@@ -366,7 +400,7 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
             cg_frame_t f;
             bool ret = i > 0 || !o->exact0;
             cg_frame_named(o->pcs[i], ret, &f);
-            out->rule = best_rule(want, &f, frame_file(o->pcs[i], ret), out->rule);
+            out->rule = best_rule(want, &f, o->pcs[i], ret, out->rule);
         }
     }
     for (size_t i = 0; s != NULL && i < s->n && (kept < CG_DEDUP_FRAMES || any); i++) {
@@ -374,16 +408,30 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
         bool ret = i > 0 || !s->exact0;
         cg_frame_named(s->pcs[i], ret, &f);
         if (any)
-            out->rule = best_rule(want, &f, frame_file(s->pcs[i], ret), out->rule);
+            out->rule = best_rule(want, &f, s->pcs[i], ret, out->rule);
         /* the symbol table's names only, mangled: a name the symbolizer
          * alone gives (a stripped static function) would make the hash
-         * differ with and without it (docs/reports.md) */
-        if (kept == CG_DEDUP_FRAMES || f.symbol[0] == 0 || own_frame(&f))
+         * differ with and without it (docs/reports.md); a frame with no
+         * symbol enters by its module offset (stable across runs, not
+         * across rebuilds), one outside a file's mapping (no module, or
+         * "<anonymous>", "[heap]": no stable offset) not at all */
+        if (kept == CG_DEDUP_FRAMES || own_frame(&f) ||
+            (f.symbol[0] == 0 && f.module[0] != '/'))
             continue;
-        h = fnv(fnv(fnv(h, "\n"), base_name(f.module)), ":");
-        h = fnv(h, f.symbol);
-        tn += cg_fmt(out->top + tn, sizeof out->top - tn, "%s%s", kept ? " < " : "",
-                     f.function);
+        char mod[CG_SYM_MODULE_MAX];
+        hash_module(f.module, mod, sizeof mod);
+        h = fnv(fnv(fnv(h, "\n"), mod), ":");
+        if (f.symbol[0]) {
+            h = fnv(h, f.symbol);
+            tn += cg_fmt(out->top + tn, sizeof out->top - tn, "%s%s", kept ? " < " : "",
+                         f.function);
+        } else {
+            char off[24];
+            cg_fmt(off, sizeof off, "+%p", (void *)f.offset);
+            h = fnv(h, off);
+            tn += cg_fmt(out->top + tn, sizeof out->top - tn, "%s(%s%s)", kept ? " < " : "",
+                         mod, off);
+        }
         kept++;
     }
     if (kept == 0)

@@ -7,13 +7,18 @@
  * Noll and Vo's hash, as published: offset basis 0xcbf29ce484222325,
  * prime 0x100000001b3) over the bytes of
  *     <token> then, for each of the top CG_DEDUP_FRAMES frames kept,
- *     "\n" <module basename> ":" <function>
+ *     "\n" <module> ":" <symbol>, or "\n" <module> ":+0x" <offset in hex>
+ *     for a frame with no symbol in a file's mapping (stable across runs,
+ *     not across rebuilds of that module); <module> is the basename
+ *     without " (deleted)" and without a version after ".so"
+ *     (libx.so.1.0.0 is libx.so)
  * where the token is the report's kind ("double-free", "memory-leak"),
  * and the stack is the report's main one: "where", or for a report whose
  * "where" is empty (a leak group) or found by the checks at exit (JSON
  * function "exit" or "_exit": its "where" is the exit path, the same for
  * all of them) "allocated", else "freed".  Frames kept:
- * those with a function name, whose module's basename does not begin with
+ * those with a symbol, or else in a file's mapping (a module path
+ * beginning "/"), whose module's basename does not begin with
  * "libchunkguard" and whose function does not begin with "cg_"
  * (chunkguard's own, as a shared object or linked in).  Three frames, as
  * ClusterFuzz's crash state: the function that went wrong and two
@@ -28,8 +33,9 @@
  * allocated, ...) matches its pattern is
  * counted, not printed: no text, no JSON, no callback, no exit.  Patterns
  * follow LeakSanitizer's: matched anywhere in the function name, the
- * module's path or basename, or the frame's source file (when the
- * symbolizer gives one); `*` is any run of characters, a leading `^` and
+ * module's path or basename, the frame's source file, or the name or file
+ * of a function inlined there (those from the symbolizer: none with
+ * symbolize=0); `*` is any run of characters, a leading `^` and
  * a trailing `$` anchor the match.  Read-only after init: matching is
  * thread-safe; counters are atomic.
  */

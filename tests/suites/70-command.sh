@@ -30,6 +30,14 @@
 #                         other hashes
 #   dedup-command-agrees  the command's fallback hash is the library's;
 #                         SARIF's fingerprints are the library's hashes
+#   dedup-hash-nosym      frames with no symbol (a stripped program) enter
+#                         by module+offset: two bugs, two hashes
+#   dedup-hash-deleted    a program deleted while it runs: its module's
+#                         " (deleted)" is not hashed
+#   dedup-hash-soversion  libx.so.1.0.0 and libx.so.1.0.1, the same code:
+#                         the same hash
+#   dedup-hash-modes      fast mode's hash is debug mode's cut to its #0
+#                         (fast mode's stack is the call site alone)
 #   supp-tokens           the command's report kinds are errors.def's
 #   supp-function         suppressions=FILE: by a function; not printed, no
 #                         halt, counted at exit and in the stats line
@@ -38,6 +46,8 @@
 #   supp-file             by the source file the symbolizer gives
 #   supp-wildcard         * and the ^ $ anchors; a report found at exit by
 #                         its allocation stack
+#   supp-inlined          by an inlined function's name, in process and in
+#                         `report --suppressions`; not with symbolize=0
 #   supp-token-mismatch   the frame matches, the kind does not: reported
 #   supp-bad-file         an unreadable file, bad lines: one-line warnings
 #   supp-many-rules       rules past the 256th: one warning with their count
@@ -318,6 +328,98 @@ sys.exit(1 if bad else 0)
 PYEOF
 [ $? -eq 0 ] && pass dedup-command-agrees || fail dedup-command-agrees "$(cat "$tmp/agree.out")"
 
+# Frames with no symbol (issue 14 point 5, as a break tester found): a
+# stripped program's, or a deleted one's ("prog (deleted)"), enter the
+# hash by module basename and offset instead of being skipped; a shared
+# library's file version (libx.so.1.0.0, libx.so.1.0.1) does not; the
+# command's fallback hash is the library's for all of them.
+NS="$R/tests/command/nosym.c"
+mkdir -p "$B/ns-strip" "$B/ns-del" "$B/libx1" "$B/libx2"
+gcc -O0 -g -Wall -Wno-use-after-free -o "$B/ns-del/nosym" "$NS" &&
+    gcc -O0 -g -Wall -Wno-use-after-free -s -o "$B/ns-strip/nosym" "$NS" ||
+    fail dedup-hash-nosym "cannot build nosym"
+lib_and_cmd_hash() {  # FILE KIND: "LIBRARY-HASH COMMAND-FALLBACK-HASH" of its first report of KIND
+    "$PY" - "$CG" "$1" "$2" <<'PYEOF' 2>/dev/null
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.SourceFileLoader("cgtool", sys.argv[1])
+spec = importlib.util.spec_from_loader("cgtool", loader)
+cg = importlib.util.module_from_spec(spec); loader.exec_module(cg)
+for line in open(sys.argv[2]):
+    r = json.loads(line)
+    if r["kind"] == sys.argv[3]:
+        h = r.pop("hash", None)
+        print(h, cg.report_hash(r))
+        break
+PYEOF
+}
+rm -f "$tmp"/ns*.json
+LIBRUN "halt_on_error=0:report_path=$tmp/ns1.json" "$tmp/ns1" "$B/ns-strip/nosym" one
+LIBRUN "halt_on_error=0:report_path=$tmp/ns2.json" "$tmp/ns2" "$B/ns-strip/nosym" two
+LIBRUN "halt_on_error=0:report_path=$tmp/ns3.json" "$tmp/ns3" "$B/ns-del/nosym" unlink one
+read -r n1 c1 <<<"$(lib_and_cmd_hash "$tmp/ns1.json" double-free)"
+read -r n2 c2 <<<"$(lib_and_cmd_hash "$tmp/ns2.json" double-free)"
+read -r n3 c3 <<<"$(lib_and_cmd_hash "$tmp/ns3.json" double-free)"
+# dedup-hash-nosym: two different double frees of a stripped program hash
+# differently, and the HASH line names their frames by module+offset
+if [ -n "$n1" ] && [ -n "$n2" ] && [ "$n1" != "$n2" ] && [ "$c1" = "$n1" ] && [ "$c2" = "$n2" ] &&
+   grep -q "^HASH: chunkguard: $n1 of double-free in (nosym+0x[0-9a-f]*) < (nosym+0x" "$tmp/ns1.err"
+then pass dedup-hash-nosym
+else fail dedup-hash-nosym "stripped one: $n1 (command $c1), two: $n2 (command $c2); $(grep HASH "$tmp/ns1.err")"; fi
+# dedup-hash-deleted: the program deleted while it runs hashes as the
+# stripped copy of it does (its symbols cannot be read either; the
+# " (deleted)" of its module is not hashed)
+if grep -q "nosym (deleted)+0x" "$tmp/ns3.err" && [ -n "$n3" ] && [ "$n3" = "$n1" ] && [ "$c3" = "$n3" ]
+then pass dedup-hash-deleted
+else fail dedup-hash-deleted "deleted: $n3 (command $c3), stripped: $n1; $(grep -m1 '#0' "$tmp/ns3.err")"; fi
+
+# dedup-hash-soversion: two builds of one shared library, the same code,
+# file versions libx.so.1.0.0 and libx.so.1.0.1 (SONAME libx.so.1): the
+# double free in it hashes the same
+printf '#include <stdlib.h>\nvoid x_drop(char *p);\nvoid x_drop(char *p) { free(p); free(p); }\n' >"$tmp/libx.c"
+printf 'void x_drop(char *p);\n#include <stdlib.h>\nint main(void) { x_drop(malloc(24)); return 0; }\n' >"$tmp/xmain.c"
+for v in 1 2; do
+    gcc -O0 -g -fPIC -shared -Wno-use-after-free -Wl,-soname,libx.so.1 \
+        -o "$B/libx$v/libx.so.1.0.$((v - 1))" "$tmp/libx.c" &&
+        ln -sf "libx.so.1.0.$((v - 1))" "$B/libx$v/libx.so.1" || fail dedup-hash-soversion "cannot build libx $v"
+done
+gcc -O0 -g -o "$B/xmain" "$tmp/xmain.c" "$B/libx1/libx.so.1.0.0" || fail dedup-hash-soversion "cannot build xmain"
+rm -f "$tmp"/sx*.json
+LIBRUN "halt_on_error=0:report_path=$tmp/sx1.json" "$tmp/sx1" env LD_LIBRARY_PATH="$B/libx1" "$B/xmain"
+LIBRUN "halt_on_error=0:report_path=$tmp/sx2.json" "$tmp/sx2" env LD_LIBRARY_PATH="$B/libx2" "$B/xmain"
+read -r x1 xc1 <<<"$(lib_and_cmd_hash "$tmp/sx1.json" double-free)"
+read -r x2 xc2 <<<"$(lib_and_cmd_hash "$tmp/sx2.json" double-free)"
+if grep -q "in x_drop .*libx1/libx.so.1.0.0+0x" "$tmp/sx1.err" && grep -q "libx2/libx.so.1.0.1+0x" "$tmp/sx2.err" &&
+   [ -n "$x1" ] && [ "$x1" = "$x2" ] && [ "$xc1" = "$x1" ] && [ "$xc2" = "$x2" ]
+then pass dedup-hash-soversion
+else fail dedup-hash-soversion "libx.so.1.0.0: $x1 (command $xc1), libx.so.1.0.1: $x2 (command $xc2); $(grep -m1 '#0' "$tmp/sx1.err")"; fi
+
+# dedup-hash-modes: the same double free in fast and in debug mode hash
+# differently only because fast mode's stack is the call site alone
+# (docs/reports.md, "Dedup hash"): its one frame is debug mode's #0, and
+# the debug report cut to that frame hashes as the fast one
+rm -f "$tmp"/mf.json "$tmp"/md.json
+gcc -O0 -g -Wall -Wno-use-after-free -o "$B/ns-del/nosym" "$NS"    # deleted above
+CHUNKGUARD_OPTIONS="mode=fast:report_path=$tmp/mf.json" LD_PRELOAD=$SO "$B/ns-del/nosym" one \
+    >/dev/null 2>"$tmp/mf.err"
+LIBRUN "halt_on_error=0:report_path=$tmp/md.json" "$tmp/md" "$B/ns-del/nosym" one
+"$PY" - "$CG" "$tmp/mf.json" "$tmp/md.json" >"$tmp/modes.out" 2>&1 <<'PYEOF'
+import importlib.machinery, importlib.util, json, sys
+loader = importlib.machinery.SourceFileLoader("cgtool", sys.argv[1])
+spec = importlib.util.spec_from_loader("cgtool", loader)
+cg = importlib.util.module_from_spec(spec); loader.exec_module(cg)
+fast = json.loads(open(sys.argv[2]).readline())
+debug = json.loads(open(sys.argv[3]).readline())
+ff, df = fast["stacks"]["where"]["frames"], debug["stacks"]["where"]["frames"]
+debug.pop("hash")
+debug["stacks"]["where"]["frames"] = df[:1]
+ok = (len(ff) == 1 and len(df) >= 3 and ff[0]["offset"] == df[0]["offset"] and
+      fast["hash"] == cg.report_hash(debug))
+print("ok" if ok else f"fast {fast['hash']} {[f['offset'] for f in ff]}, debug {[f['offset'] for f in df]}, "
+      f"debug cut to #0 {cg.report_hash(debug)}")
+sys.exit(0 if ok else 1)
+PYEOF
+[ $? -eq 0 ] && pass dedup-hash-modes || fail dedup-hash-modes "$(head -c 400 "$tmp/modes.out")"
+
 # supp-tokens: the command knows the library's report kinds (errors.def)
 lib_tokens=$(sed -n 's/^CG_ERROR([A-Z_]*, *"\([a-z-]*\)")$/\1/p' "$R/src/report/errors.def" | sort | tr '\n' ' ')
 cmd_tokens=$("$PY" -c 'import importlib.machinery as m, importlib.util as u, sys
@@ -376,6 +478,25 @@ w3=$(supp_one 'heap-buffer-overflow:^verflow' overflow)
 w4=$(supp_one 'heap-use-after-free:use_*_free' uaf)
 if [ "$w1" = 0 ] && [ "$w2" = 0 ] && [ "$w3" = 1 ] && [ "$w4" = 0 ]; then pass supp-wildcard
 else fail supp-wildcard "reports left: $w1 (ov*flow), $w2 (*:^over*w\$), $w3 (^verflow), $w4 (use_*_free, uaf found at exit) (want 0 0 1 0)"; fi
+
+# supp-inlined: a pattern matches the inlined functions of a frame too (as
+# LSan's), in process and in `chunkguard report`: drop, always inlined
+# into main, frees the block whose second free is reported (#0 "in drop
+# df.c:3 (inlined)"); not with symbolize=0 (no inlined names then)
+printf '#include <stdlib.h>\nstatic inline __attribute__((always_inline)) void drop(char *p) {\n    free(p);\n}\nint main(void) { char *p = malloc(16); drop(p); drop(p); return 0; }\n' >"$tmp/df.c"
+gcc -O0 -g -Wno-use-after-free -o "$B/df" "$tmp/df.c" || fail supp-inlined "cannot build df"
+printf 'double-free:drop\n' >"$tmp/s-inl.txt"
+LIBRUN "halt_on_error=0" "$tmp/si0" "$B/df"
+LIBRUN "halt_on_error=0:suppressions=$tmp/s-inl.txt" "$tmp/si1" "$B/df"
+LIBRUN "halt_on_error=0:symbolize=0:suppressions=$tmp/s-inl.txt" "$tmp/si2" "$B/df"
+rm -rf "$tmp/dinl"
+"$CG" run --mode debug --options halt_on_error=0 --report-dir "$tmp/dinl" -- "$B/df" >/dev/null 2>&1
+"$CG" report "$tmp/dinl" --suppressions "$tmp/s-inl.txt" 2>"$tmp/si3.err" >/dev/null
+i0=$(grep -c "in drop .*df.c:3 (.*df+0x[0-9a-f]*) (inlined)$" "$tmp/si0.err"); i1=$(grep -c "ERROR: chunkguard: " "$tmp/si1.err")
+i2=$(grep -c "ERROR: chunkguard: " "$tmp/si2.err")
+if [ "$i0" -ge 1 ] && [ "$i1" = 0 ] && [ "$i2" = 1 ] && grep -q "^  1 report(s) suppressed (.*1 by double-free:drop" "$tmp/si3.err"
+then pass supp-inlined
+else fail supp-inlined "inlined drop shown $i0 time(s); reports left: $i1 in process (want 0), $i2 with symbolize=0 (want 1); report: $(head -c 300 "$tmp/si3.err" | tr '\n' '|')"; fi
 
 # supp-token-mismatch: the function matches, the kind does not
 k1=$(supp_one 'double-free:overflow' overflow)
