@@ -384,6 +384,7 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
     const char *token = cg_error_token(d->kind);
     uint64_t h = fnv(FNV_BASIS, token);
     size_t kept = 0, tn = 0;
+    bool named = false;         /* a frame with a symbol has entered */
     out->top[0] = 0;
     out->rule = -1;
     /* the rules for this kind: they look at every frame of every stack */
@@ -413,11 +414,15 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
          * alone gives (a stripped static function) would make the hash
          * differ with and without it (docs/reports.md); a frame with no
          * symbol enters by its module offset (stable across runs, not
-         * across rebuilds), one outside a file's mapping (no module, or
-         * "<anonymous>", "[heap]": no stable offset) not at all */
+         * across rebuilds) until the first named frame has entered —
+         * after it such frames are skipped, so that libc's start-up below
+         * main, which its symbol tables do not name, does not make a bug's
+         * hash follow libc updates — and one outside a file's mapping (no
+         * module, or "<anonymous>", "[heap]": no stable offset) not at all */
         if (kept == CG_DEDUP_FRAMES || own_frame(&f) ||
-            (f.symbol[0] == 0 && f.module[0] != '/'))
+            (f.symbol[0] == 0 && (f.module[0] != '/' || named)))
             continue;
+        named = named || f.symbol[0] != 0;
         char mod[CG_SYM_MODULE_MAX];
         hash_module(f.module, mod, sizeof mod);
         h = fnv(fnv(fnv(h, "\n"), mod), ":");

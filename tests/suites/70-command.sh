@@ -30,6 +30,8 @@
 #                         other hashes
 #   dedup-command-agrees  the command's fallback hash is the library's;
 #                         SARIF's fingerprints are the library's hashes
+#   dedup-hash-no-libc-offset  a frame with no symbol below a named one
+#                         (libc's start code under main) is not hashed
 #   dedup-hash-nosym      frames with no symbol (a stripped program) enter
 #                         by module+offset: two bugs, two hashes
 #   dedup-hash-deleted    a program deleted while it runs: its module's
@@ -371,6 +373,19 @@ else fail dedup-hash-nosym "stripped one: $n1 (command $c1), two: $n2 (command $
 if grep -q "nosym (deleted)+0x" "$tmp/ns3.err" && [ -n "$n3" ] && [ "$n3" = "$n1" ] && [ "$c3" = "$n3" ]
 then pass dedup-hash-deleted
 else fail dedup-hash-deleted "deleted: $n3 (command $c3), stripped: $n1; $(grep -m1 '#0' "$tmp/ns3.err")"; fi
+
+# dedup-hash-no-libc-offset: in a program with symbols, a frame with no
+# symbol below a named one (libc's __libc_start_call_main under main) is
+# skipped, not hashed by its offset, which every libc update would move
+rm -f "$tmp"/nl.json
+mkdir -p "$B/ns-sym"
+gcc -O0 -g -Wall -Wno-use-after-free -o "$B/ns-sym/nosym" "$NS" || fail dedup-hash-no-libc-offset "cannot build"
+LIBRUN "halt_on_error=0:report_path=$tmp/nl.json" "$tmp/nl" "$B/ns-sym/nosym" one
+read -r l1 lc1 <<<"$(lib_and_cmd_hash "$tmp/nl.json" double-free)"
+if grep -q "^HASH: chunkguard: $l1 of double-free in free_twice < main" "$tmp/nl.err" &&
+   ! grep "^HASH:" "$tmp/nl.err" | grep -q '+0x' && [ -n "$l1" ] && [ "$lc1" = "$l1" ]
+then pass dedup-hash-no-libc-offset
+else fail dedup-hash-no-libc-offset "library $l1, command $lc1: $(grep '^HASH' "$tmp/nl.err")"; fi
 
 # dedup-hash-soversion: two builds of one shared library, the same code,
 # file versions libx.so.1.0.0 and libx.so.1.0.1 (SONAME libx.so.1): the
