@@ -526,6 +526,9 @@ done
 #   report-bad-types      wrongly typed JSON fields: a warning per record
 #                         (file:line), the others reported, no traceback
 #   broken-pipe           symbolize | head -1, report | head -1: no traceback
+#   run-terminal          on a terminal (a pty): the job reads it (it has
+#                         the terminal's process group), and Ctrl-C there
+#                         ends the job, then run: status 130, no traceback
 bt=$(mktemp -d); chmod 1777 "$bt"; trap 'rm -rf "$tmp" "$bt"' EXIT
 
 # run-report-dir-bad
@@ -715,4 +718,42 @@ for i in $(seq 300); do cat "$tmp/text.txt"; done >"$bt/big.txt"
 ( "$CG" report "$tmp/d1" 2>&1 | head -1 >/dev/null ) 2>"$bt/bp2.err"
 if ! grep -qE "Traceback|Error|Exception" "$bt/bp1.err" "$bt/bp2.err"; then pass broken-pipe
 else fail broken-pipe "$(head -c 400 "$bt/bp1.err" "$bt/bp2.err")"; fi
+# run-terminal
+cat >"$bt/onpty.py" <<'PYEOF'
+import os, pty, sys, time, select
+cg = sys.argv[1]
+def session(job, send, wait_for):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(cg, [cg, "run", "--report-dir", sys.argv[2] + str(time.time()), "--", "sh", "-c", job])
+    out = b""; end = time.time() + 15; sent = False
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try: d = os.read(fd, 4096)
+            except OSError: break
+            if not d: break
+            out += d
+        if not sent and wait_for in out:
+            os.write(fd, send); sent = True
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p:
+            return os.waitstatus_to_exitcode(st), out
+    end = time.time() + 15
+    while time.time() < end:
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p:
+            return os.waitstatus_to_exitcode(st), out
+        time.sleep(0.05)
+    os.kill(pid, 9); os.waitpid(pid, 0)
+    return "hang", out
+rc, out = session("echo ready; read x; echo got=$x", b"hi\n", b"ready")
+ok1 = rc == 0 and b"got=hi" in out
+rc2, out2 = session("echo ready; exec sleep 30", b"\x03", b"ready")
+ok2 = rc2 == 130
+print("read", rc, ok1, "ctrl-c", rc2, ok2)
+sys.exit(0 if ok1 and ok2 else 1)
+PYEOF
+got=$("$PY" "$bt/onpty.py" "$CG" "$bt/ptyrep" 2>&1)
+[ "$got" = "read 0 True ctrl-c 130 True" ] && pass run-terminal || fail run-terminal "$(tr "\n" " " <<<"$got" | tail -c 600)"
 exit 0
