@@ -526,6 +526,8 @@ done
 #   report-bad-types      wrongly typed JSON fields: a warning per record
 #                         (file:line), the others reported, no traceback
 #   broken-pipe           symbolize | head -1, report | head -1: no traceback
+#   run-options-blanks    --options with blanks between pairs (the library
+#                         takes them): passed on intact, exitcode=42 seen
 #   run-terminal          on a terminal (a pty): the job reads it (it has
 #                         the terminal's process group), and Ctrl-C there
 #                         ends the job, then run: status 130, no traceback
@@ -718,6 +720,13 @@ for i in $(seq 300); do cat "$tmp/text.txt"; done >"$bt/big.txt"
 ( "$CG" report "$tmp/d1" 2>&1 | head -1 >/dev/null ) 2>"$bt/bp2.err"
 if ! grep -qE "Traceback|Error|Exception" "$bt/bp1.err" "$bt/bp2.err"; then pass broken-pipe
 else fail broken-pipe "$(head -c 400 "$bt/bp1.err" "$bt/bp2.err")"; fi
+# run-options-blanks
+"$CG" run --mode debug --options "halt_on_error=0 exitcode=42,detect_leaks=0" --report-dir "$bt/blank" \
+    -- "$B/buggy" overflow >/dev/null 2>"$bt/blank.err"; rc=$?
+if [ "$rc" -eq 42 ] && ! grep -q WARNING "$bt/blank.err" && grep -q "heap-buffer-overflow 1" "$bt/blank.err"
+then pass run-options-blanks
+else fail run-options-blanks "status $rc (want 42); $(grep -m2 'WARNING\|by kind' "$bt/blank.err")"; fi
+
 # run-terminal
 cat >"$bt/onpty.py" <<'PYEOF'
 import os, pty, sys, time, select
