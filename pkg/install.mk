@@ -62,10 +62,15 @@ $(BUILD)/man/chunkguard.3: man/chunkguard.3.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's/@VERSION@/$(CG_VERSION)/g' -e 's/@SONAME@/$(CG_SONAME)/g' man/chunkguard.3.in > $@.tmp
 	mv $@.tmp $@
+# A directory with a space goes into chunkguard.pc as "\ ": pkg-config
+# reads a variable's value as shell words and prints the flags escaped.
+cg_empty :=
+cg_space := $(cg_empty) $(cg_empty)
+cg_pc_dir = $(subst $(cg_space),\\ ,$(1))
 $(BUILD)/chunkguard.pc: pkg/chunkguard.pc.in Makefile
 	@mkdir -p $(dir $@)
-	sed -e 's|@prefix@|$(prefix)|g' -e 's|@exec_prefix@|$(exec_prefix)|g' \
-	    -e 's|@libdir@|$(libdir)|g' -e 's|@includedir@|$(includedir)|g' \
+	sed -e 's|@prefix@|$(call cg_pc_dir,$(prefix))|g' -e 's|@exec_prefix@|$(call cg_pc_dir,$(exec_prefix))|g' \
+	    -e 's|@libdir@|$(call cg_pc_dir,$(libdir))|g' -e 's|@includedir@|$(call cg_pc_dir,$(includedir))|g' \
 	    -e 's|@VERSION@|$(CG_VERSION)|g' pkg/chunkguard.pc.in > $@.tmp
 	mv $@.tmp $@
 
@@ -75,32 +80,40 @@ man: $(BUILD)/man/chunkguard.1 $(BUILD)/man/chunkguard.3
 # chunkguard.pc carries the directories of this very make run, so it is
 # made again each time (it is phony): PREFIX=/opt/x then PREFIX=/usr must
 # not install a stale file.
+# Every path is quoted: PREFIX or DESTDIR may hold a space.
 install: lib man $(BUILD)/chunkguard.pc
-	$(INSTALL) -d $(DESTDIR)$(libdir) $(DESTDIR)$(includedir) $(DESTDIR)$(pkgconfigdir) \
-	    $(DESTDIR)$(man1dir) $(DESTDIR)$(man3dir)
-	$(INSTALL_PROGRAM) -m 755 $(BUILD)/libchunkguard.so $(DESTDIR)$(libdir)/$(CG_REALNAME)
-	ln -sfn $(CG_REALNAME) $(DESTDIR)$(libdir)/$(CG_SONAME)
-	ln -sfn $(CG_SONAME) $(DESTDIR)$(libdir)/libchunkguard.so
-	$(INSTALL_DATA) $(BUILD)/libchunkguard.a $(DESTDIR)$(libdir)/libchunkguard.a
-	$(INSTALL_DATA) include/chunkguard.h $(DESTDIR)$(includedir)/chunkguard.h
-	$(INSTALL_DATA) $(BUILD)/chunkguard.pc $(DESTDIR)$(pkgconfigdir)/chunkguard.pc
-	$(INSTALL_DATA) $(BUILD)/man/chunkguard.1 $(DESTDIR)$(man1dir)/chunkguard.1
-	$(INSTALL_DATA) $(BUILD)/man/chunkguard.3 $(DESTDIR)$(man3dir)/chunkguard.3
+	$(INSTALL) -d "$(DESTDIR)$(libdir)" "$(DESTDIR)$(includedir)" "$(DESTDIR)$(pkgconfigdir)" \
+	    "$(DESTDIR)$(man1dir)" "$(DESTDIR)$(man3dir)"
+	$(INSTALL_PROGRAM) -m 755 "$(BUILD)/libchunkguard.so" "$(DESTDIR)$(libdir)/$(CG_REALNAME)"
+	ln -sfn "$(CG_REALNAME)" "$(DESTDIR)$(libdir)/$(CG_SONAME)"
+	ln -sfn "$(CG_SONAME)" "$(DESTDIR)$(libdir)/libchunkguard.so"
+	$(INSTALL_DATA) "$(BUILD)/libchunkguard.a" "$(DESTDIR)$(libdir)/libchunkguard.a"
+	$(INSTALL_DATA) include/chunkguard.h "$(DESTDIR)$(includedir)/chunkguard.h"
+	$(INSTALL_DATA) "$(BUILD)/chunkguard.pc" "$(DESTDIR)$(pkgconfigdir)/chunkguard.pc"
+	$(INSTALL_DATA) "$(BUILD)/man/chunkguard.1" "$(DESTDIR)$(man1dir)/chunkguard.1"
+	$(INSTALL_DATA) "$(BUILD)/man/chunkguard.3" "$(DESTDIR)$(man3dir)/chunkguard.3"
 ifneq ($(CG_COMMAND),)
-	$(INSTALL) -d $(DESTDIR)$(bindir)
-	$(INSTALL_PROGRAM) -m 755 $(CG_COMMAND) $(DESTDIR)$(bindir)/chunkguard
+	$(INSTALL) -d "$(DESTDIR)$(bindir)"
+	$(INSTALL_PROGRAM) -m 755 "$(CG_COMMAND)" "$(DESTDIR)$(bindir)/chunkguard"
 else
 	@echo "install: tools/chunkguard is not in this tree yet; the chunkguard command is not installed"
 endif
 	$(if $(cg_ldconfig),$(cg_ldconfig))
 
-# Every file install may have put, and nothing else: the directories stay
-# (they may hold other packages' files).  The command is removed whether or
-# not this tree has it, since an earlier install may have put it there.
+# Every file install may have put, and nothing else; then the directories
+# install -d named (and the man and share directories above them), each
+# only when empty: one holding another package's file stays.  The command
+# is removed whether or not this tree has it, since an earlier install may
+# have put it there.
 uninstall:
-	rm -f $(DESTDIR)$(libdir)/$(CG_REALNAME) $(DESTDIR)$(libdir)/$(CG_SONAME) \
-	    $(DESTDIR)$(libdir)/libchunkguard.so $(DESTDIR)$(libdir)/libchunkguard.a \
-	    $(DESTDIR)$(includedir)/chunkguard.h $(DESTDIR)$(pkgconfigdir)/chunkguard.pc \
-	    $(DESTDIR)$(man1dir)/chunkguard.1 $(DESTDIR)$(man3dir)/chunkguard.3 \
-	    $(DESTDIR)$(bindir)/chunkguard
+	rm -f "$(DESTDIR)$(libdir)/$(CG_REALNAME)" "$(DESTDIR)$(libdir)/$(CG_SONAME)" \
+	    "$(DESTDIR)$(libdir)/libchunkguard.so" "$(DESTDIR)$(libdir)/libchunkguard.a" \
+	    "$(DESTDIR)$(includedir)/chunkguard.h" "$(DESTDIR)$(pkgconfigdir)/chunkguard.pc" \
+	    "$(DESTDIR)$(man1dir)/chunkguard.1" "$(DESTDIR)$(man3dir)/chunkguard.3" \
+	    "$(DESTDIR)$(bindir)/chunkguard"
+	for d in "$(DESTDIR)$(pkgconfigdir)" "$(DESTDIR)$(man1dir)" "$(DESTDIR)$(man3dir)" \
+	         "$(DESTDIR)$(mandir)" "$(DESTDIR)$(datarootdir)" "$(DESTDIR)$(includedir)" \
+	         "$(DESTDIR)$(bindir)" "$(DESTDIR)$(libdir)"; do \
+	    if [ -d "$$d" ]; then rmdir --ignore-fail-on-non-empty "$$d"; fi; \
+	done
 	$(if $(cg_ldconfig),$(cg_ldconfig))

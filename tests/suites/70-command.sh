@@ -643,4 +643,262 @@ for m in fast debug guard; do
     [ -z "$bad" ] && pass command-thread-exe-$m ||
         fail command-thread-exe-$m "$bad $(sed -n '/processes:/,$p' "$tmp/te.err" | head -c 300)"
 done
+# ---- what a break tester found (the command's edges) ----------------------
+#   run-report-dir-bad    --report-dir unwritable (as nobody), an existing
+#                         file, or too long for the library's path options:
+#                         exit 2, one line, the command not run; the longest
+#                         accepted directory gets its reports
+#   run-signal            SIGTERM/SIGINT/SIGHUP to `run`: forwarded to the
+#                         job's process group, which is gone afterwards; the
+#                         summary and files written; status the report
+#                         status (23) or 128+N
+#   uri-encoded           SARIF and HTML URIs in a directory "sp ace#1%20&<'"
+#                         parse back (urllib) to the right files; attributes
+#                         escaped
+#   relative-paths        glibc's ./csu/../sysdeps paths: normalised, not
+#                         under SRCROOT (no uriBaseId, no HTML link) unless
+#                         the file is there; outside absolute ones file URIs
+#   symbolize-idempotent  symbolize twice == once (inlined frames too)
+#   report-bad-types      wrongly typed JSON fields: a warning per record
+#                         (file:line), the others reported, no traceback
+#   broken-pipe           symbolize | head -1, report | head -1: no traceback
+#   run-options-blanks    --options with blanks between pairs (the library
+#                         takes them): passed on intact, exitcode=42 seen
+#   run-terminal          on a terminal (a pty): the job reads it (it has
+#                         the terminal's process group), and Ctrl-C there
+#                         ends the job, then run: status 130, no traceback
+bt=$(mktemp -d); chmod 1777 "$bt"; trap 'rm -rf "$tmp" "$bt"' EXIT
+
+# run-report-dir-bad
+mkdir -p "$bt/ro"; touch "$bt/afile"
+limit=$(sed -n 's/^#define CG_OPT_STRING_MAX \([0-9]*\).*/\1/p' "$R/src/base/options.h")
+long=$("$PY" -c 'import sys; l=int(sys.argv[2]) - 1 - len("/%p.stats"); p=sys.argv[1]
+while len(p) < l: p += "/" + "d" * min(100, max(1, l - len(p) - 1))
+print(p)' "$bt/long" "$limit")
+bad=""
+for d in "nobody:$bt/ro" "nobody:$bt/ro/sub" "root:$bt/afile" "root:$bt/afile/sub" "root:${long}x"; do
+    who=${d%%:*}; dir=${d#*:}; rm -f "$bt/ran"
+    if [ "$who" = nobody ]; then
+        runuser -u nobody -- env CHUNKGUARD_LIB="$SO" "$PY" "$CG" run --report-dir "$dir" -- \
+            sh -c "touch '$bt/ran'" >/dev/null 2>"$bt/rd.err"; rc=$?
+    else
+        "$CG" run --report-dir "$dir" -- sh -c "touch '$bt/ran'" >/dev/null 2>"$bt/rd.err"; rc=$?
+    fi
+    [ "$rc" -eq 2 ] || bad="$bad $who ${dir:0:60}: status $rc;"
+    [ "$(wc -l <"$bt/rd.err")" -eq 1 ] || bad="$bad $who ${dir:0:60}: $(wc -l <"$bt/rd.err") lines ($(head -c 200 "$bt/rd.err"));"
+    [ -e "$bt/ran" ] && bad="$bad $who ${dir:0:60}: the command ran;"
+done
+"$CG" run --mode debug --options halt_on_error=0 --report-dir "$long" -- "$B/buggy" overflow >/dev/null 2>"$bt/rd.err"; rc=$?
+[ "$rc" -eq 23 ] && ls "$long"/*.json >/dev/null 2>&1 || bad="$bad the longest directory (${#long} bytes): status $rc, $(ls "$long" 2>&1 | head -c 100);"
+[ -z "$bad" ] && pass run-report-dir-bad || fail run-report-dir-bad "$bad"
+
+# run-signal: the job makes a report, then waits; the signal comes after
+cat >"$bt/sig.py" <<'PYEOF'
+import os, signal, subprocess, sys, time
+cg, buggy, d, sig, work = sys.argv[1:6]
+signal.signal(signal.SIGINT, signal.default_int_handler)   # the job gets SIG_DFL
+for s in (signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_DFL)
+job = f"'{buggy}' {work}; echo $$ >'{d}.pid'; exec sleep 60"
+p = subprocess.Popen([cg, "run", "--mode", "debug", "--options", "halt_on_error=0",
+                      "--report-dir", d, "--junit", d + ".xml", "--sarif", d + ".sarif",
+                      "--", "sh", "-c", job], stdout=subprocess.DEVNULL,
+                     stderr=open(d + ".err", "w"))
+end = time.time() + 20
+while not os.path.exists(d + ".pid") or not open(d + ".pid").read().strip():
+    if time.time() > end:
+        break
+    time.sleep(0.05)
+time.sleep(0.2)
+p.send_signal(getattr(signal, sig))
+try:
+    rc = p.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    p.kill(); rc = "hang"
+child = int(open(d + ".pid").read())
+time.sleep(0.2)
+try:
+    os.kill(child, 0); alive = "alive"
+except ProcessLookupError:
+    alive = "gone"
+print(rc, alive)
+PYEOF
+bad=""
+for c in "SIGTERM overflow 23" "SIGINT ok 130" "SIGHUP ok 129"; do
+    set -- $c
+    got=$("$PY" "$bt/sig.py" "$CG" "$B/buggy" "$bt/sig-$1" "$1" "$2" 2>&1)
+    [ "$got" = "$3 gone" ] || bad="$bad $1: status and job '$got', want '$3 gone';"
+    grep -q "Traceback" "$bt/sig-$1.err" && bad="$bad $1: a traceback;"
+    grep -q "^chunkguard: .*report" "$bt/sig-$1.err" || bad="$bad $1: no summary;"
+    [ -s "$bt/sig-$1.xml" ] && [ -s "$bt/sig-$1.sarif" ] || bad="$bad $1: no JUnit/SARIF;"
+done
+grep -q "heap-buffer-overflow 1" "$bt/sig-SIGTERM.err" || bad="$bad SIGTERM: the report before it not summarized;"
+[ -z "$bad" ] && pass run-signal || fail run-signal "$bad $(head -c 300 "$bt/sig-SIGTERM.err")"
+
+# uri-encoded
+sd="$bt/sp ace#1%20&<'"; mkdir -p "$sd"; cp "$R/tests/command/buggy.c" "$sd/"
+( cd "$sd" && gcc -O0 -g -fno-builtin -o buggy buggy.c )
+( cd "$sd" && "$CG" run --mode debug --options "$OPTS" --report-dir "$sd/rep" --srcroot "$sd" \
+    --sarif "$bt/u.sarif" --html "$bt/u.html" --title "t\"<'&" -- ./buggy overflow >/dev/null 2>&1 )
+"$PY" - "$bt/u.sarif" "$bt/u.html" "$sd" >"$bt/u.out" 2>&1 <<'PYEOF'
+import html.parser, json, os, sys, urllib.parse as up
+sarif, page, sd = sys.argv[1:4]
+bad = []
+def path_of(uri):
+    u = up.urlsplit(uri)
+    if u.scheme != "file" or u.query or u.fragment:
+        bad.append(f"{uri!r}: scheme/query/fragment {u}")
+    return up.unquote(u.path)
+run = json.load(open(sarif))["runs"][0]
+base = run["originalUriBaseIds"]["SRCROOT"]["uri"]
+if path_of(base) != sd + "/":
+    bad.append(f"SRCROOT {base!r} is not {sd + '/'!r}")
+ovf = [r for r in run["results"] if r["ruleId"] == "heap-buffer-overflow"]
+al = ovf[0]["locations"][0]["physicalLocation"]["artifactLocation"] if ovf else {}
+if al.get("uriBaseId") != "SRCROOT" or path_of(up.urljoin(base, al.get("uri", ""))) != sd + "/buggy.c":
+    bad.append(f"overflow's artifact {al}")
+class P(html.parser.HTMLParser):
+    hrefs, title, intitle = [], "", False
+    def handle_starttag(self, tag, attrs):
+        self.intitle = tag == "title"
+        self.hrefs += [v for k, v in attrs if k == "href"]
+    def handle_data(self, data):
+        if self.intitle: self.title += data
+p = P(); p.feed(open(page).read())
+if p.title != "t\"<'&":
+    bad.append(f"title {p.title!r}")
+mine = [h for h in p.hrefs if path_of(h).startswith(sd)]
+if not mine or any(path_of(h) != sd + "/buggy.c" for h in mine):
+    bad.append(f"HTML links {p.hrefs}")
+print("; ".join(bad)); sys.exit(1 if bad else 0)
+PYEOF
+[ $? -eq 0 ] && pass uri-encoded || fail uri-encoded "$(head -c 600 "$bt/u.out")"
+
+# relative-paths: a hand-made report: glibc's relative paths, one of ours
+# relative, one absolute outside the source root
+mkdir -p "$bt/rel"
+"$PY" - "$bt/rel/7.json" <<'PYEOF'
+import json, sys
+fr = lambda fn, f, l: {"function": fn, "module": "/nonexistent/m.so", "offset": "0x10", "file": f, "line": l}
+r = {"kind": "heap-buffer-overflow", "pid": 7, "function": "free", "address": "0x10",
+     "message": "m", "stacks": {"where": {"frames": [
+         fr("ours", "tests/command/buggy.c", 23),
+         fr("__libc_start_call_main", "./csu/../sysdeps/nptl/libc_start_call_main.h", 58),
+         fr("__libc_start_main", "./csu/../csu/libc-start.c", 360),
+         fr("hdr", "/usr/include/stdio.h", 1)]}}}
+open(sys.argv[1], "w").write(json.dumps(r) + "\n")
+PYEOF
+( cd "$bt" && "$CG" report "$bt/rel" --srcroot "$R" --sarif "$bt/rel.sarif" --html "$bt/rel.html" >/dev/null 2>&1 )
+"$PY" - "$bt/rel.sarif" "$bt/rel.html" "$R" >"$bt/rel.out" 2>&1 <<'PYEOF'
+import json, re, sys
+sarif, page, root = sys.argv[1:4]
+bad = []
+run = json.load(open(sarif))["runs"][0]
+locs = [l["location"]["physicalLocation"]["artifactLocation"]
+        for l in run["results"][0]["codeFlows"][0]["threadFlows"][0]["locations"]]
+want = [{"uri": "tests/command/buggy.c", "uriBaseId": "SRCROOT"},
+        {"uri": "sysdeps/nptl/libc_start_call_main.h"}, {"uri": "csu/libc-start.c"},
+        {"uri": "file:///usr/include/stdio.h"}]
+if locs != want:
+    bad.append(f"artifacts {locs}")
+hrefs = re.findall(r'href="([^"]*)"', open(page).read())
+if sorted(hrefs) != sorted([f"file://{root}/tests/command/buggy.c", "file:///usr/include/stdio.h"]):
+    bad.append(f"HTML links {hrefs}")
+print("; ".join(bad)); sys.exit(1 if bad else 0)
+PYEOF
+r1=$?
+"$PY" "$R/tests/command/check.py" sarif "$bt/rel.sarif" "$SCHEMA" >/dev/null 2>&1 || { r1=1; echo "SARIF invalid" >>"$bt/rel.out"; }
+[ $r1 -eq 0 ] && pass relative-paths || fail relative-paths "$(head -c 600 "$bt/rel.out")"
+
+# symbolize-idempotent: a program whose report has inlined frames
+cat >"$bt/inl.c" <<'CEOF'
+#include <stdlib.h>
+#include <string.h>
+char *volatile keep;
+static inline __attribute__((always_inline)) void spill(char *p, size_t n) { keep = p; memset(keep, 'A', n + 4); free(keep); keep = 0; }
+__attribute__((noinline)) void work(size_t n) { char *p = malloc(n); spill(p, n); }
+int main(int argc, char **argv) { (void)argv; work(16 + argc); return 0; }
+CEOF
+gcc -O2 -g -fno-builtin -o "$bt/inl" "$bt/inl.c"
+{ CHUNKGUARD_OPTIONS=mode=debug:symbolize=0 LD_PRELOAD=$SO "$bt/inl" 2>"$bt/inl.txt" >/dev/null; } 2>/dev/null
+"$CG" symbolize <"$bt/inl.txt" >"$bt/inl1.txt"
+"$CG" symbolize <"$bt/inl1.txt" >"$bt/inl2.txt"
+if grep -q "(inlined)" "$bt/inl1.txt" && cmp -s "$bt/inl1.txt" "$bt/inl2.txt"; then pass symbolize-idempotent
+else fail symbolize-idempotent "inlined lines $(grep -c '(inlined)' "$bt/inl1.txt") then $(grep -c '(inlined)' "$bt/inl2.txt"); $(diff "$bt/inl1.txt" "$bt/inl2.txt" | head -c 300)"; fi
+
+# report-bad-types
+mkdir -p "$bt/types"
+cat >"$bt/types/9.json" <<'JEOF'
+{"kind": 5}
+{"kind": "heap-buffer-overflow", "pid": "abc"}
+{"kind": "memory-leak", "stacks": [1]}
+{"kind": "memory-leak", "stacks": {"allocated": {"frames": [{"offset": 5, "module": 3}]}}}
+{"kind": "memory-leak", "size": "big", "stacks": {}}
+{"kind": "heap-buffer-overflow", "block": {"address": "0x10"}, "size": 4, "memory": {"address": 7}}
+[1, 2]
+{"kind": "memory-leak", "size": 8, "objects": 1, "message": "ok", "stacks": {"allocated": {"frames": [{"function": "f", "module": "/nonexistent/m", "offset": "0x10"}]}}}
+JEOF
+"$CG" report "$bt/types" --sarif "$bt/t.sarif" --junit "$bt/t.xml" --html "$bt/t.html" >/dev/null 2>"$bt/t.err"; rc=$?
+bad=""
+[ "$rc" -eq 23 ] || bad="$bad status $rc;"
+grep -q Traceback "$bt/t.err" && bad="$bad a traceback;"
+for n in 1 2 3 4 5 6 7; do
+    [ "$(grep -c "$bt/types/9.json:$n:" "$bt/t.err")" -eq 1 ] || bad="$bad no one warning for line $n;"
+done
+grep -q "8:" <<<"$(grep "9.json:" "$bt/t.err")" && bad="$bad the good record warned about;"
+grep -q "^chunkguard: 1 report(s)" "$bt/t.err" || bad="$bad not 1 report;"
+[ -z "$bad" ] && pass report-bad-types || fail report-bad-types "$bad $(head -c 500 "$bt/t.err")"
+
+# broken-pipe
+for i in $(seq 300); do cat "$tmp/text.txt"; done >"$bt/big.txt"
+"$CG" symbolize <"$bt/big.txt" 2>"$bt/bp1.err" | head -1 >/dev/null
+"$CG" report "$bt/types" 2>&1 >/dev/null | head -1 >/dev/null
+( "$CG" report "$tmp/d1" 2>&1 | head -1 >/dev/null ) 2>"$bt/bp2.err"
+if ! grep -qE "Traceback|Error|Exception" "$bt/bp1.err" "$bt/bp2.err"; then pass broken-pipe
+else fail broken-pipe "$(head -c 400 "$bt/bp1.err" "$bt/bp2.err")"; fi
+# run-options-blanks
+"$CG" run --mode debug --options "halt_on_error=0 exitcode=42,detect_leaks=0" --report-dir "$bt/blank" \
+    -- "$B/buggy" overflow >/dev/null 2>"$bt/blank.err"; rc=$?
+if [ "$rc" -eq 42 ] && ! grep -q WARNING "$bt/blank.err" && grep -q "heap-buffer-overflow 1" "$bt/blank.err"
+then pass run-options-blanks
+else fail run-options-blanks "status $rc (want 42); $(grep -m2 'WARNING\|by kind' "$bt/blank.err")"; fi
+
+# run-terminal
+cat >"$bt/onpty.py" <<'PYEOF'
+import os, pty, sys, time, select
+cg = sys.argv[1]
+def session(job, send, wait_for):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(cg, [cg, "run", "--report-dir", sys.argv[2] + str(time.time()), "--", "sh", "-c", job])
+    out = b""; end = time.time() + 15; sent = False
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try: d = os.read(fd, 4096)
+            except OSError: break
+            if not d: break
+            out += d
+        if not sent and wait_for in out:
+            os.write(fd, send); sent = True
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p:
+            return os.waitstatus_to_exitcode(st), out
+    end = time.time() + 15
+    while time.time() < end:
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p:
+            return os.waitstatus_to_exitcode(st), out
+        time.sleep(0.05)
+    os.kill(pid, 9); os.waitpid(pid, 0)
+    return "hang", out
+rc, out = session("echo ready; read x; echo got=$x", b"hi\n", b"ready")
+ok1 = rc == 0 and b"got=hi" in out
+rc2, out2 = session("echo ready; exec sleep 30", b"\x03", b"ready")
+ok2 = rc2 == 130
+print("read", rc, ok1, "ctrl-c", rc2, ok2)
+sys.exit(0 if ok1 and ok2 else 1)
+PYEOF
+got=$("$PY" "$bt/onpty.py" "$CG" "$bt/ptyrep" 2>&1)
+[ "$got" = "read 0 True ctrl-c 130 True" ] && pass run-terminal || fail run-terminal "$(tr "\n" " " <<<"$got" | tail -c 600)"
 exit 0

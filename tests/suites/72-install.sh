@@ -23,6 +23,10 @@
 #   uninstall            make uninstall leaves no file or symlink in DESTDIR
 #   ldconfig-no-destdir  without DESTDIR, install and uninstall run LDCONFIG
 #                        once each (and with DESTDIR, never)
+#   install-space        a PREFIX with a space: the same files,
+#                        nothing made elsewhere, pkg-config's flags build a
+#                        program; uninstall removes the files and the
+#                        directories it made, keeping one another file is in
 set -u
 R=$CG_ROOT; B=$CG_BUILD/install-test
 pass() { echo "PASS $1"; }
@@ -197,3 +201,30 @@ left=$(find "$B/prefix" \( -type f -o -type l \) 2>/dev/null)
 if [ $rc -eq 0 ] && [ $rc2 -eq 0 ] && [ $rc3 -eq 0 ] && [ "$n1" -eq 1 ] && [ "$n2" -eq 2 ] &&
    [ "$n3" -eq 2 ] && [ -z "$left" ]; then pass ldconfig-no-destdir
 else fail ldconfig-no-destdir "rc $rc/$rc2/$rc3, calls after install $n1, uninstall $n2, DESTDIR install $n3; left: $(echo $left)"; fi
+
+# A PREFIX with a space in it: every path quoted.
+SD="$B/stage3"; SP="/opt/pre fix"; sroot=$SD$SP
+mk3=(make -s --no-print-directory -C "$R" BUILD="$CG_BUILD" DESTDIR="$SD" PREFIX="$SP" LDCONFIG=:)
+bad=""
+before=$(cd "$R" && ls -a | sort)
+"${mk3[@]}" install >"$B/install3.log" 2>&1 || bad="$bad install failed: $(tail -3 "$B/install3.log" | tr '\n' ' ');"
+[ "$(cd "$R" && ls -a | sort)" = "$before" ] || bad="$bad install made $(comm -13 <(echo "$before") <(cd "$R" && ls -a | sort) | tr '\n' ' ') in the tree;"
+[ -e "$SD/opt/pre" ] && bad="$bad install made $SD/opt/pre;"
+got3=$(cd "$SD" && find . \( -type f -o -type l \) | sed 's|^\.||' | sort)
+[ "$got3" = "$(sed "s|^$P|$SP|" <<<"$want")" ] || bad="$bad files: $(diff <(sed "s|^$P|$SP|" <<<"$want") <(echo "$got3") | tr '\n' ' ');"
+if [ -z "$bad" ]; then
+  export PKG_CONFIG_PATH="$sroot/lib/pkgconfig" PKG_CONFIG_LIBDIR="$sroot/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$SD"
+  # pkg-config's output is shell words (its spaces escaped): eval splits them
+  eval "sflags=($(pkg-config --cflags --libs chunkguard))"
+  unset PKG_CONFIG_PATH PKG_CONFIG_LIBDIR PKG_CONFIG_SYSROOT_DIR
+  if gcc -O1 -o "$B/app-space" "$app" "${sflags[@]}" 2>"$B/cc3.err"; then
+    out=$(LD_LIBRARY_PATH="$sroot/lib" "$B/app-space" 2>&1); rc=$?
+    check_app x "$out" $rc || bad="$bad the program built against it: rc=$rc '$out';"
+  else bad="$bad gcc ${sflags[*]}: $(head -c 200 "$B/cc3.err");"; fi
+fi
+echo keep >"$sroot/lib/other-package.so"
+"${mk3[@]}" uninstall >>"$B/install3.log" 2>&1 || bad="$bad uninstall failed;"
+left=$(cd "$SD" && find . -mindepth 1 | sed 's|^\.||' | sort)
+wantleft=$(printf '%s\n' /opt "$SP" "$SP/lib" "$SP/lib/other-package.so")
+[ "$left" = "$wantleft" ] || bad="$bad after uninstall: $(echo $left) (want $(echo $wantleft));"
+[ -z "$bad" ] && pass install-space || fail install-space "$bad"
