@@ -24,6 +24,10 @@
 #                            report is written, module+offset, within the
 #                            deadline, and the symbolizer's processes are
 #                            killed
+#   sym-hangs-once           a symbolizer that never answers, 4 reports
+#                            (halt_on_error=0): only the first waits for
+#                            it, one note says the rest are not symbolized
+#   sym-fails-once           one that cannot start: the same note, once
 #   sym-fds-closed           stdin, stdout and stderr closed (report to
 #                            log_path): still symbolized
 #   sym-fork-child           a report in the child of a fork made while
@@ -224,6 +228,21 @@ else
   fail sym-hangs "after ${secs}s (rc $rc), symbolizer's child ${hp:-?} $(alive "$hp" && echo alive || echo gone); got: $(grep -m3 '#' <<<"$err")"
   [ -n "$hp" ] && kill "$hp" 2>/dev/null
 fi
+# a symbolizer that never answers, over 4 reports (halt_on_error=0): the
+# first report waits out the deadline, the later ones skip the symbolizer
+# (one note); they took the 5 s each.  A symbolizer that cannot start:
+# the same note, once.
+printf '#!/bin/sh\nexec sleep 1000\n' >"$tmp/sleeper"; chmod +x "$tmp/sleeper"
+for v in hangs:"$tmp/sleeper" fails:"$tmp/noexec"; do
+  n=sym-${v%%:*}-once t0=$(date +%s%N)
+  timeout 60 env CHUNKGUARD_OPTIONS="mode=debug:halt_on_error=0:symbolizer_path=${v#*:}" \
+    LD_PRELOAD="$SO" "$B/race" chld 4 >/dev/null 2>"$tmp/once.err"; rc=$?
+  secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
+  reps=$(grep -c '^SUMMARY: chunkguard:' "$tmp/once.err")
+  notes=$(grep -c 'chunkguard: the symbolizer .*; the reports that follow are not symbolized' "$tmp/once.err")
+  if [ "$reps" -ge 4 ] && [ "$notes" = 1 ] && [ "$secs" -le 12 ]; then pass "$n"
+  else fail "$n" "rc $rc, $reps report(s), $notes note(s), ${secs}s"; fi
+done
 
 ( timeout 60 env CHUNKGUARD_OPTIONS=mode=debug:log_path="$tmp/closed.log" LD_PRELOAD="$SO" \
   "$B/sym" free <&- >&- 2>&-; true ) 2>/dev/null
