@@ -619,9 +619,13 @@ static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
                                        &count, &done);
     __atomic_store_n(&sym_pid, -1, __ATOMIC_RELEASE);
     cg_os_coproc_end(pid, fd, done);
-    if (!done && cg_os_now_ns() >= deadline)
+    /* nothing read before the deadline: it did not start (an execve that
+     * failed shows as an end of output, or as a write to it that fails,
+     * whichever comes first) or failed at once */
+    bool late = cg_os_now_ns() >= deadline;
+    if (!done && late)
         give_up(path, "did not answer in time");
-    else if (got == 0 && done)
+    else if (got == 0)
         give_up(path, "ended without an answer (it did not start, or failed)");
     char *p = sym_out + sym_outlen, *end = p + got;
     sym_outlen += got;
