@@ -57,7 +57,7 @@ static CG_NOINLINE void mark_here(void)
 {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
     mark_sp = sp;
-    mark_alt = cg_os_altstack_room(sp) != SIZE_MAX;
+    mark_alt = cg_os_on_altstack(sp);
     __atomic_store_n(&mark_tid, cg_lock_me(), __ATOMIC_RELEASE);
 }
 
@@ -69,7 +69,7 @@ bool cg_report_went_on(uintptr_t sp)
         return false;
     /* on the alternate signal stack: a handler (SIGABRT's, a report
      * signal's own), whose frames are below the report's, or unrelated */
-    if (cg_os_altstack_room(sp) != SIZE_MAX)
+    if (cg_os_on_altstack(sp))
         return false;
     /* on the stack the report ran on, deeper than it: a handler or an
      * exit handler run from inside the report's frames */

@@ -81,7 +81,8 @@ void cg_report_wait_others(void) CG_HIDDEN;
  * cg_report_went_on - has the calling thread, whose cg_self.in_report is
  * not CG_REPORT_NONE, gone on from its report without ending (a SIGABRT
  * handler or the report callback siglongjmp'ed out, as test frameworks
- * do)?  sp is the caller's stack pointer.  It has when sp is not on its
+ * do)?  sp is the caller's stack pointer (a fault handler's: the
+ * faulting code's).  It has when sp is not on its
  * alternate signal stack and lies above the report's frames (or the
  * report ran on the alternate stack): the report's frames are gone.
  * Then the report is put away — the report lock released, a symbolizer

@@ -360,6 +360,14 @@ for m in fast debug guard; do
     else fail regress-jump-out-other-thread-$how-$m "rc=$rc worker ${ms:-?} ms $(grep -v '^ ' <<<"$out" | head -c 300)"; fi
   done
 done
+# The same for guard mode's fault reports (written from the fault
+# handler): each later fault reported, not "a fault while handling a fault".
+out=$(timeout 30 env CHUNKGUARD_OPTIONS="symbolize=0:mode=guard" LD_PRELOAD="$SO" \
+      "$B/rg_jmp_again" fault 2>&1); rc=$?
+n=$(grep -c 'ERROR: chunkguard: heap-use-after-free' <<<"$out")
+if [ $rc = 0 ] && [ "$n" = 4 ] && grep -q '^recovered 3$' <<<"$out" && grep -q '^done$' <<<"$out"; then
+  pass regress-jump-out-fault-guard
+else fail regress-jump-out-fault-guard "rc=$rc reports=$n $(grep -v '^ ' <<<"$out" | head -c 300)"; fi
 # Threads still running at exit are stopped for the leak scan, and their
 # stacks and registers scanned (issue 14, point 8): a block a running
 # thread holds only in a register or on its stack, between its malloc and

@@ -10,6 +10,8 @@
  *                       free, caught in the worker: prints the time the
  *                       worker's report took (ms)
  *   jmp_again callback-thread  the same with the callback's longjmp
+ *   jmp_again fault     four writes after free (guard mode: each a fault,
+ *                       reported from the fault handler), each caught
  * Build -O0 -fno-builtin (the frees must stay), run preloaded. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -31,6 +33,13 @@ static void df(size_t n)
     char *p = malloc(n);
     free(p);
     free(p);
+}
+
+static void write_after_free(size_t n)
+{
+    volatile char *p = malloc(n);
+    free((void *)p);
+    p[0] = 1;
 }
 
 static double now_ms(void)
@@ -69,9 +78,12 @@ int main(int argc, char **argv)
         set(on_report, NULL);
     }
     int rounds = strstr(how, "thread") != NULL ? 1 : 4;
-    for (int i = 0; i < rounds; i++) {
+    for (volatile int i = 0; i < rounds; i++) {
         if (!sigsetjmp(jb, 1)) {
-            df(40 + (size_t)i * 100);
+            if (strstr(how, "fault") != NULL)
+                write_after_free(40 + (size_t)i * 100);
+            else
+                df(40 + (size_t)i * 100);
             fprintf(stderr, "free returned %d\n", i);
         } else {
             fprintf(stderr, "recovered %d\n", i);
