@@ -1218,6 +1218,15 @@ size_t cg_os_altstack_room(uintptr_t sp)
     return sp > lo ? (size_t)(sp - lo) : 0;
 }
 
+bool cg_os_on_altstack(uintptr_t sp)
+{
+    stack_t now;
+    if (sys_failed(SYS(SYS_sigaltstack, 0, &now, 0, 0, 0, 0)) || (now.ss_flags & SS_DISABLE))
+        return false;
+    uintptr_t lo = (uintptr_t)now.ss_sp;
+    return sp >= lo && sp - lo <= now.ss_size;
+}
+
 #if defined(__x86_64__)
 /* %rdi fn, %rsi arg, %rdx top.  The caller's %rsp is kept in %rbp, which
  * the CFI names as the frame's base (CFA = %rbp + 16), whatever %rsp does

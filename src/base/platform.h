@@ -438,6 +438,9 @@ bool  cg_os_altstack(void *sp, size_t size, void **old_sp) CG_HIDDEN;
  * thread runs on it, or SIZE_MAX when it does not (on its own stack, whose
  * room is not known).  Async-signal-safe. */
 size_t cg_os_altstack_room(uintptr_t sp) CG_HIDDEN;
+/* Does sp lie on the calling thread's alternate signal stack (the one
+ * sigaltstack names now, whether or not the thread runs on it)? */
+bool  cg_os_on_altstack(uintptr_t sp) CG_HIDDEN;
 
 /*
  * The stack pointer's alignment.  The x86_64 ABI promises %rsp + 8 is a

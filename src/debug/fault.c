@@ -120,16 +120,24 @@ bool cg_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *
     return true;
 }
 
-static uintptr_t fault_pc(void *uc)
+/* The faulting code's program counter, or with sp its stack pointer
+ * (0: not known). */
+static uintptr_t fault_reg(void *uc, bool sp)
 {
 #if defined(__x86_64__)
-    return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[REG_RIP];
+    return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.gregs[sp ? REG_RSP : REG_RIP];
 #elif defined(__aarch64__)
-    return (uintptr_t)((ucontext_t *)uc)->uc_mcontext.pc;
+    return (uintptr_t)(sp ? ((ucontext_t *)uc)->uc_mcontext.sp : ((ucontext_t *)uc)->uc_mcontext.pc);
 #else
     (void)uc;
+    (void)sp;
     return 0;
 #endif
+}
+
+static uintptr_t fault_pc(void *uc)
+{
+    return fault_reg(uc, false);
 }
 
 /* A signal sent by kill, tgkill, raise or sigqueue, not a fault. */
@@ -213,7 +221,10 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         return;
     }
     uintptr_t pc = fault_pc(uc), a = (uintptr_t)si->si_addr;
-    if (CG_UNLIKELY(cg_self.in_fault))
+    /* set by a fault report the program jumped out of (a SIGABRT handler's
+     * siglongjmp): the faulting code is above that report's frames */
+    if (CG_UNLIKELY(cg_self.in_fault) &&
+        !(fault_reg(uc, true) != 0 && cg_report_went_on(fault_reg(uc, true))))
         fault_in_handler(a, pc);
     /* cleared before the program's handler runs (it may longjmp away);
      * every other way out of here is a report that ends the process */

@@ -96,6 +96,22 @@ static bool on_our_behalf(void)
     return cg_self.in_capture || cg_self.in_report != CG_REPORT_NONE;
 }
 
+/* The thread seems inside, but is it?  A report it was writing, or
+ * ending the process with, may have been left by a siglongjmp out of a
+ * SIGABRT handler or the report callback (test frameworks): then the
+ * slow path's mark it was under is stale too.  True, with both put away,
+ * when the thread went on from its report (report.c, cg_report_went_on):
+ * the call is served as any other and its errors reported.  Never while
+ * it unwinds (an unwinder's call is on our behalf). */
+bool cg_reentry_went_on(void)
+{
+    if (cg_self.in_report == CG_REPORT_NONE || cg_self.in_capture ||
+        !cg_report_went_on((uintptr_t)__builtin_frame_address(0)))
+        return false;
+    cg_inside_end();
+    return true;
+}
+
 /* Count the call; in debug mode, report it, once per call site (it goes on
  * when halt_on_error=0 or a callback returns).  A call made while this
  * thread writes a report (from a report callback, from a signal handler

@@ -30,12 +30,16 @@
 #include "vgclient.h"
 
 /* True when this thread is already inside chunkguard (a signal handler,
- * or code chunkguard itself calls, calling back in). */
+ * or code chunkguard itself calls, calling back in).  Not when the mark
+ * was left by a report the thread jumped out of (cg_reentry_went_on). */
+bool cg_reentry_went_on(void) CG_HIDDEN CG_COLD;
 CG_INLINE bool cg_reentered(void)
 {
     if (!CG_SWITCH(CG_REENTRY_MARK))
         return false;
-    return cg_self.inside || (cg_self.tcache == NULL && cg_self.state == CG_T_CACHED);
+    if (CG_LIKELY(!cg_self.inside && (cg_self.tcache != NULL || cg_self.state != CG_T_CACHED)))
+        return false;
+    return !cg_reentry_went_on();
 }
 
 extern size_t cg_reentry_pending CG_HIDDEN;   /* frees waiting (reentry.c) */

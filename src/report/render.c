@@ -10,6 +10,7 @@
 #include "chunkguard.h"
 #include "dedup.h"
 #include "fmt.h"
+#include "lock.h"
 #include "options.h"
 #include "symbolize.h"
 #include "thread.h"
@@ -437,6 +438,32 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
 
 /* ---- emit ------------------------------------------------------------- */
 
+/* The report the report lock's holder (cur_tid) is in the middle of in
+ * emit_body, for cg_render_finish: its arguments, how far it got
+ * (CUR_*), and the bytes of tbuf rendered so far (the head; then the
+ * whole text).  CUR_DONE: written and published, handed to the
+ * callback. */
+enum { CUR_HEAD = 1, CUR_TEXT, CUR_WRITTEN, CUR_DONE };
+static const struct emit_args *cur;
+static uint32_t cur_tid;
+static size_t cur_len;
+static uint8_t cur_stage;
+
+static void cur_at(uint8_t stage, size_t len)
+{
+    CG_SIGNAL_FENCE();
+    cur_len = len;
+    cur_stage = stage;
+    CG_SIGNAL_FENCE();
+}
+
+static void cur_clear(void)
+{
+    CG_SIGNAL_FENCE();
+    cur = NULL;
+    CG_SIGNAL_FENCE();
+}
+
 static void append_json(const char *b, size_t n)
 {
     char path[CG_OPT_STRING_MAX + 32];
@@ -457,6 +484,7 @@ static bool publish(const cg_rdata_t *d, const char *text, bool recoverable,
         append_json(jbuf, jn);
     if (cb == NULL)
         return false;
+    cur_at(CUR_DONE, cur_len);            /* the rest is the callback's */
     cg_report_t pub = {
         .kind = cg_error_token(d->kind), .address = d->addr, .text = text,
         .json = jbuf, .pid = cg_os_getpid(), .thread = d->tid,
@@ -522,6 +550,12 @@ CG_FORK_PATH void cg_render_after_fork_child(void)
     head_len = 0;
 }
 
+void cg_render_went_on(void)
+{
+    cg_self.report_head = 0;
+    head_len = 0;
+}
+
 /* The head of d into tbuf; takes the report lock unless
  * cg_report_emit_head took it.  Returns the head's length.  Nothing is
  * written here: a report goes out with one write of head and body once
@@ -565,6 +599,52 @@ typedef struct emit_args {
     const cg_rdata_t *d;
     bool recoverable, passing;
 } emit_args_t;
+
+/* Will the report end the process (not a passing one, nor one that
+ * halt_on_error=0 or a callback lets the program go on from)? */
+static bool is_fatal(const emit_args_t *a)
+{
+    return !a->passing &&
+           !(a->recoverable && (!cg_opt.halt_on_error || cg_report_has_callback()));
+}
+
+static void finish_body(void *arg)
+{
+    int *fatal = arg;
+    const emit_args_t *a = cur;
+    if (a == NULL || cur_tid != cg_lock_me()) {
+        cg_render_flush_head();         /* not in emit_body: the head at most */
+        *fatal = -1;
+        return;
+    }
+    uint8_t stage = cur_stage;
+    cur_clear();
+    if (stage == CUR_DONE) {
+        *fatal = 0;
+        return;
+    }
+    /* the frames from the symbol tables: the helper's answers may be
+     * half-parsed, and waiting for it is what the exit cut short */
+    cg_sym_batch_end();
+    const cg_rdata_t *d = a->d;
+    cg_dedup_t k;
+    cg_dedup_compute(d, &k);
+    size_t n = cur_len;
+    if (stage == CUR_HEAD)
+        n += render_rest(tbuf + n, sizeof tbuf - n, d, &k);
+    if (stage <= CUR_TEXT)
+        cg_log_write(tbuf, n);
+    if (cg_opt.report_path[0] != 0)
+        append_json(jbuf, render_json(jbuf, sizeof jbuf, d, &k));
+    *fatal = is_fatal(a);
+}
+
+int cg_render_finish(void)
+{
+    int fatal = -1;
+    cg_report_run(finish_body, &fatal);
+    return fatal;
+}
 
 /* Open the calling thread's symbolizer batch with every stack of d and
  * run it; false when no batch opened (report/symbolize.h). */
@@ -611,16 +691,23 @@ static void emit_body(void *arg)
     size_t head = head_once(d);
     /* holds the report lock now: a report the process will not survive
      * (not one a callback or halt_on_error=0 lets it go on from) */
-    cg_report_mark_fatal(!a->passing &&
-                         !(a->recoverable && (!cg_opt.halt_on_error || cg_report_has_callback())));
+    cg_report_mark_fatal(is_fatal(a));
+    /* from here a signal handler that ends the process (exit, _exit)
+     * gets the report written first (cg_render_finish) */
+    cur_tid = cg_lock_me();
+    cur_at(CUR_HEAD, head);
+    cur = a;
     if (!known)
         batch = sym_batch(d);
     if (!known)
         cg_dedup_compute(d, &k);
     size_t tn = head + render_rest(tbuf + head, sizeof tbuf - head, d, &k);
+    cur_at(CUR_TEXT, tn);
     cg_log_write(tbuf, tn);
+    cur_at(CUR_WRITTEN, tn);
     bool go_on = a->passing || (a->recoverable && !cg_opt.halt_on_error);
     bool called = publish(d, tbuf, a->recoverable, &k);
+    cur_clear();
     if (batch)
         cg_sym_batch_end();
     if (called)

@@ -126,5 +126,19 @@ size_t cg_describe_impl(const void *addr, char *buf, size_t cap, const cg_call_t
 /* A fork child's reset (cg_report_after_fork_child): no report's first
  * lines are out. */
 void cg_render_after_fork_child(void) CG_HIDDEN;
+/*
+ * cg_render_finish - the calling thread is ending the process (exit,
+ * _exit: a signal handler's) in the middle of its own report: write what
+ * the report has not written yet — the rest of the text, rendered now
+ * with the symbol tables' names only (the symbolizer's batch is closed),
+ * and the JSON to report_path (no callback).  Returns 1 when that report
+ * was to end the process, 0 when not (halt_on_error=0, a callback), -1
+ * when the thread was not that far (its first lines written, if
+ * rendered).  Runs on a stack with CG_REPORT_ROOM.
+ */
+int cg_render_finish(void) CG_HIDDEN;
+/* The calling thread, the report lock's holder, went on from its report
+ * (report.c, cg_report_went_on): its head state forgotten. */
+void cg_render_went_on(void) CG_HIDDEN;
 
 #endif /* CG_RENDER_H */

@@ -14,6 +14,7 @@
 #include "dedup.h"
 #include "render.h"
 #include "options.h"
+#include "symbolize.h"
 #include "thread.h"
 
 static const char *const tokens[CG_E_COUNT] = {
@@ -43,6 +44,51 @@ void cg_report_mark_fatal(bool fatal)
     __atomic_store_n(&fatal_tid, fatal ? cg_lock_me() : 0, __ATOMIC_RELEASE);
 }
 
+/* Where the report of thread mark_tid (the report lock's holder, or the
+ * thread ending the process) stood on its stack: the stack pointer of
+ * its deepest mark (cg_report_enter_about, cg_report_exit) and whether
+ * that was on its alternate signal stack.  cg_report_went_on reads it.
+ * Written by that thread only, tid last. */
+static uintptr_t mark_sp;
+static bool mark_alt;
+static uint32_t mark_tid;
+
+static CG_NOINLINE void mark_here(void)
+{
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    mark_sp = sp;
+    mark_alt = cg_os_on_altstack(sp);
+    __atomic_store_n(&mark_tid, cg_lock_me(), __ATOMIC_RELEASE);
+}
+
+bool cg_report_went_on(uintptr_t sp)
+{
+    uint32_t me = cg_lock_me();
+    if (cg_self.in_report == CG_REPORT_NONE ||
+        __atomic_load_n(&mark_tid, __ATOMIC_ACQUIRE) != me)
+        return false;
+    /* on the alternate signal stack: a handler (SIGABRT's, a report
+     * signal's own), whose frames are below the report's, or unrelated */
+    if (cg_os_on_altstack(sp))
+        return false;
+    /* on the stack the report ran on, deeper than it: a handler or an
+     * exit handler run from inside the report's frames */
+    if (!mark_alt && sp <= mark_sp)
+        return false;
+    __atomic_store_n(&mark_tid, 0, __ATOMIC_RELEASE);
+    if (CG_REPORT_BUSY(cg_self.in_report)) {     /* a callback jumped out */
+        cg_sym_batch_end();
+        if (cg_self.in_report == CG_REPORT_WRITING)
+            cg_render_went_on();
+        cg_report_leave();
+    }
+    __atomic_compare_exchange_n(&ending_tid, &me, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&fatal_tid, __ATOMIC_RELAXED) == cg_lock_me())
+        cg_report_mark_fatal(false);
+    cg_self.in_report = CG_REPORT_NONE;
+    return true;
+}
+
 /* End the process as a fatal report's options say (cg_report_exit). */
 static _Noreturn void end_as_options(void)
 {
@@ -61,6 +107,7 @@ void cg_report_exit(void)
      * to get its next report. */
     if (CG_REPORT_BUSY(cg_self.in_report))
         cg_report_leave();
+    mark_here();
     /* What runs from here on this thread — SIGABRT handlers (libFuzzer's
      * writes its crash input), exit handlers — may call malloc while the
      * thread is still inside the call that reported: such calls are
@@ -107,8 +154,24 @@ static _Noreturn void give_up_on(uint32_t tid)
     end_as_options();
 }
 
+/* The exiting thread is in the middle of a report of its own (a signal
+ * handler that calls exit or _exit interrupted it, the symbolizer's run
+ * its likeliest window): the report is written out, then the process
+ * ends as it would have, when it was to end it. */
+static void finish_mine(void)
+{
+    int fatal = cg_render_finish();
+    if (fatal < 0)
+        fatal = __atomic_load_n(&fatal_tid, __ATOMIC_ACQUIRE) == cg_lock_me() ||
+                (cg_opt.halt_on_error && !cg_report_has_callback());
+    if (fatal)
+        cg_report_exit();
+}
+
 CG_FORK_PATH void cg_report_wait_others(void)
 {
+    if (CG_REPORT_BUSY(cg_self.in_report))
+        finish_mine();
     uint32_t me = cg_lock_me();
     int64_t dl = CG_LOAD(cg_opt.deadlock_timeout_ms);
     uint64_t writing_ns = (uint64_t)(dl > 0 ? dl : 10000) * 1000000u;
@@ -190,6 +253,7 @@ void cg_report_enter_about(uint32_t about)
             break;
         }
         cg_self.in_report = CG_REPORT_WRITING;
+        mark_here();
         uint32_t ending = ending_now();
         if (ending == 0 || ending == me)
             break;
@@ -216,6 +280,7 @@ CG_FORK_PATH void cg_report_after_fork_child(void)
     cg_lock_reinit(&report_lock);
     ending_tid = 0;
     fatal_tid = 0;
+    mark_tid = 0;
     cg_render_after_fork_child();
     cg_supp_after_fork_child();
 }
@@ -236,6 +301,12 @@ void cg_report_run(void (*body)(void *arg), void *arg)
     if (cg_os_altstack_room((uintptr_t)__builtin_frame_address(0)) < CG_REPORT_ROOM &&
         (map = cg_os_map(len)) != NULL)
         cg_os_protect(map, cg_pagesize, PROT_NONE);       /* an overflow faults */
+    /* a step of the report under way, on the stack it is on: its frames
+     * reach down to here (on a stack mapped for it, they are marked
+     * there, by cg_report_enter_about and cg_report_exit) */
+    if (map == NULL && CG_REPORT_BUSY(cg_self.in_report) &&
+        __atomic_load_n(&mark_tid, __ATOMIC_RELAXED) == cg_lock_me())
+        mark_here();
     cg_os_call_on_stack(body, arg, map != NULL ? map + len : NULL);
     if (map != NULL)
         cg_os_unmap(map, len);

@@ -70,8 +70,30 @@ bool cg_report_ending(void) CG_HIDDEN;
  * report was not finished (as far as the log takes it) and ends the
  * process as that report would have (abort, or _exit(exitcode)), so the
  * program's own exit status never hides the error.
+ * When the exiting thread is itself in the middle of a report (a signal
+ * handler called exit or _exit), that report is written out first
+ * (render.c, cg_render_finish; frames without the symbolizer), and the
+ * process ends as that report would have when it was to end it.
  */
 void cg_report_wait_others(void) CG_HIDDEN;
+
+/*
+ * cg_report_went_on - has the calling thread, whose cg_self.in_report is
+ * not CG_REPORT_NONE, gone on from its report without ending (a SIGABRT
+ * handler or the report callback siglongjmp'ed out, as test frameworks
+ * do)?  sp is the caller's stack pointer (a fault handler's: the
+ * faulting code's).  It has when sp is not on its
+ * alternate signal stack and lies above the report's frames (or the
+ * report ran on the alternate stack): the report's frames are gone.
+ * Then the report is put away — the report lock released, a symbolizer
+ * batch closed, the thread no longer the one ending the process (no
+ * other thread's report waits for it) — and in_report reset: its next
+ * error is reported.  Returns false, changing nothing, for a call from a
+ * handler or an exit handler run inside the report, whose calls are
+ * served apart (entry/reentry.c).  The program's own state, and locks
+ * the jump left held, stay as the jump left them.
+ */
+bool cg_report_went_on(uintptr_t sp) CG_HIDDEN;
 
 /* Mark the report the calling thread writes (under the report lock) as
  * one that will end the process (true), or not (false; cg_report_leave

@@ -301,6 +301,7 @@ static CG_BIG_BSS char sym_in[SYM_IN_MAX];
 static CG_BIG_BSS char sym_out[SYM_OUT_MAX];
 static size_t sym_n, sym_nframes, sym_nmods, sym_outlen;
 static uint32_t sym_owner;          /* the kernel tid of the thread whose it is */
+static int sym_pid = -1, sym_fd;    /* the helper running now (run_helper)      */
 
 static bool batch_mine(void)
 {
@@ -321,6 +322,11 @@ void cg_sym_batch_end(void)
 {
     if (!batch_mine())
         return;
+    /* ended in the middle of a helper's run (a signal handler that exits,
+     * cg_render_finish): the helper is killed, not left behind */
+    int pid = __atomic_exchange_n(&sym_pid, -1, __ATOMIC_ACQ_REL);
+    if (pid >= 0)
+        cg_os_coproc_end(pid, sym_fd, false);
     __atomic_store_n(&sym_owner, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&sym_busy, 0, __ATOMIC_RELEASE);
 }
@@ -536,6 +542,31 @@ static bool answered(const char *out, size_t got, void *arg)
     return c->seen >= c->want;
 }
 
+/*
+ * The one decision, for every report of the process (fatal ones, those
+ * halt_on_error=0 goes on from, leak reports): once a run of the helper
+ * has not answered by its deadline, or could not be started (no process,
+ * or it ended without a byte of answer: an execve that failed, a helper
+ * that exits at once), no later batch runs it — a hung symbolizer would
+ * cost every report its whole deadline (20 reports, 100 s).  Those
+ * reports get the ELF symbol tables' names, as with symbolize=0; one
+ * line on the log, when the decision is made, says so.  A fork child
+ * inherits the decision.
+ */
+static int sym_given_up;
+
+static void give_up(const char *path, const char *why)
+{
+    if (__atomic_exchange_n(&sym_given_up, 1, __ATOMIC_ACQ_REL))
+        return;
+    char line[CG_OPT_STRING_MAX + 256];
+    size_t n = cg_fmt(line, sizeof line,
+                      "==%d==chunkguard: the symbolizer %s %s; the reports that follow "
+                      "are not symbolized (frames from the symbol tables)\n",
+                      cg_os_getpid(), path, why);
+    cg_log_write(line, n);
+}
+
 /* One run of the helper at path: entries of module mod (or, for
  * llvm-symbolizer, mod < 0: every entry) in, answers parsed into them. */
 static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
@@ -576,13 +607,26 @@ static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
     sym_count_t count = { llvm, llvm ? asked : asked + 1, 0, 0 };
     int fd;
     int pid = cg_os_coproc_start(path, llvm ? argv_llvm : argv_a2l, &fd);
-    if (pid < 0)
+    if (pid < 0) {
+        give_up(path, "could not be started");
         return;
+    }
     bool done;
+    sym_fd = fd;
+    __atomic_store_n(&sym_pid, pid, __ATOMIC_RELEASE);
     size_t got = cg_os_coproc_exchange(fd, sym_in, inlen, sym_out + sym_outlen,
                                        sizeof sym_out - sym_outlen, deadline, answered,
                                        &count, &done);
+    __atomic_store_n(&sym_pid, -1, __ATOMIC_RELEASE);
     cg_os_coproc_end(pid, fd, done);
+    /* nothing read before the deadline: it did not start (an execve that
+     * failed shows as an end of output, or as a write to it that fails,
+     * whichever comes first) or failed at once */
+    bool late = cg_os_now_ns() >= deadline;
+    if (!done && late)
+        give_up(path, "did not answer in time");
+    else if (got == 0)
+        give_up(path, "ended without an answer (it did not start, or failed)");
     char *p = sym_out + sym_outlen, *end = p + got;
     sym_outlen += got;
     for (size_t i = first; i < sym_n; i++) {
@@ -628,7 +672,7 @@ static bool pick_helper(char *path, size_t cap, bool *llvm)
 
 void cg_sym_batch_run(void)
 {
-    if (!batch_mine() || sym_n == 0)
+    if (!batch_mine() || sym_n == 0 || __atomic_load_n(&sym_given_up, __ATOMIC_ACQUIRE))
         return;
     int saved = errno;
     char path[CG_OPT_STRING_MAX + 32];
@@ -644,7 +688,8 @@ void cg_sym_batch_run(void)
         if (llvm)
             run_helper(path, true, -1, deadline);
         else
-            for (size_t m = 0; m < sym_nmods && cg_os_now_ns() < deadline; m++)
+            for (size_t m = 0; m < sym_nmods && cg_os_now_ns() < deadline &&
+                               !__atomic_load_n(&sym_given_up, __ATOMIC_ACQUIRE); m++)
                 run_helper(path, false, (int)m, deadline);
     }
     errno = saved;

@@ -102,7 +102,10 @@ size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t ca
  *     (or half of deadlock_timeout_ms when that is less: the report lock
  *     is held meanwhile);
  *     a helper missing, failing, killed at the deadline, or answering
- *     nonsense leaves the frames it did not answer without.  Starts it
+ *     nonsense leaves the frames it did not answer without.  After a
+ *     run that timed out or did not start (nothing answered), no later
+ *     batch of the process runs the helper: one line on the log says so
+ *     (symbolize.c, give_up).  Starts it
  *     with raw system calls (platform.h, cg_os_coproc_start): no malloc,
  *     safe in a signal handler, a fork child, at exit.
  * cg_sym_lookup - the answer for a frame of the open batch (pc, and

@@ -10,11 +10,17 @@
  *            later, ends with status S: HOW exit (exit(S), the default),
  *            return (from main) or _exit (_exit(S))
  *   cbhang S [HOW]  the same with a report callback that never returns
+ *   sigexit S MS [HOW]  a SIGALRM handler that ends the process with
+ *            status S (HOW exit, the default, or _exit) MS ms after a
+ *            double free on main began its report: it lands in the
+ *            middle of the report (a symbolizer that takes its time)
  */
 #include <chunkguard.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -42,6 +48,17 @@ static void hang(const cg_report_t *r, void *arg)
     (void)arg;
     for (;;)
         pause();
+}
+
+static int alarm_status;
+static const char *alarm_how = "exit";
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    if (strcmp(alarm_how, "_exit") == 0)
+        _exit(alarm_status);
+    exit(alarm_status);
 }
 
 int main(int argc, char **argv)
@@ -76,6 +93,21 @@ int main(int argc, char **argv)
             return status;
         exit(status);
     }
-    fprintf(stderr, "usage: stall df|leak|quiet|thread S [exit|return|_exit]|cbhang S [...]\n");
+    if (strcmp(what, "sigexit") == 0 && argc > 3) {
+        alarm_status = status;
+        if (argc > 4)
+            alarm_how = argv[4];
+        signal(SIGALRM, on_alarm);
+        long ms = atol(argv[3]);
+        struct itimerval it = { { 0, 0 }, { ms / 1000, (ms % 1000) * 1000 } };
+        keep = malloc(40);
+        free(keep);
+        setitimer(ITIMER_REAL, &it, NULL);
+        free(keep);
+        for (;;)
+            pause();
+    }
+    fprintf(stderr, "usage: stall df|leak|quiet|thread S [exit|return|_exit]|cbhang S [...]|"
+                    "sigexit S MS [exit|_exit]\n");
     return 2;
 }

@@ -24,6 +24,10 @@
 #                            report is written, module+offset, within the
 #                            deadline, and the symbolizer's processes are
 #                            killed
+#   sym-hangs-once           a symbolizer that never answers, 4 reports
+#                            (halt_on_error=0): only the first waits for
+#                            it, one note says the rest are not symbolized
+#   sym-fails-once           one that cannot start: the same note, once
 #   sym-fds-closed           stdin, stdout and stderr closed (report to
 #                            log_path): still symbolized
 #   sym-fork-child           a report in the child of a fork made while
@@ -73,6 +77,11 @@
 #   wait-callback-hangs      fast mode, a report callback that never
 #                            returns: the same, exitcode=9's status and a
 #                            note that the report was not finished
+#   sigexit-in-report-*      a SIGALRM handler calling exit(7) or _exit(7)
+#                            in the middle of main's report (its
+#                            symbolizer run), each mode: the report and
+#                            its JSON written, the status the report's
+#                            (134, exitcode=9's 9), not 7
 #   sym-long-names-*         (tests/symbolize/longname.py) frames named by
 #                            ~1550-byte C++ template names, 70 inlined in a
 #                            frame, two such stacks (more than the 64 KiB a
@@ -224,6 +233,21 @@ else
   fail sym-hangs "after ${secs}s (rc $rc), symbolizer's child ${hp:-?} $(alive "$hp" && echo alive || echo gone); got: $(grep -m3 '#' <<<"$err")"
   [ -n "$hp" ] && kill "$hp" 2>/dev/null
 fi
+# a symbolizer that never answers, over 4 reports (halt_on_error=0): the
+# first report waits out the deadline, the later ones skip the symbolizer
+# (one note); they took the 5 s each.  A symbolizer that cannot start:
+# the same note, once.
+printf '#!/bin/sh\nexec sleep 1000\n' >"$tmp/sleeper"; chmod +x "$tmp/sleeper"
+for v in hangs:"$tmp/sleeper" fails:"$tmp/noexec"; do
+  n=sym-${v%%:*}-once t0=$(date +%s%N)
+  timeout 60 env CHUNKGUARD_OPTIONS="mode=debug:halt_on_error=0:symbolizer_path=${v#*:}" \
+    LD_PRELOAD="$SO" "$B/race" chld 4 >/dev/null 2>"$tmp/once.err"; rc=$?
+  secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
+  reps=$(grep -c '^SUMMARY: chunkguard:' "$tmp/once.err")
+  notes=$(grep -c 'chunkguard: the symbolizer .*; the reports that follow are not symbolized' "$tmp/once.err")
+  if [ "$reps" -ge 4 ] && [ "$notes" = 1 ] && [ "$secs" -le 12 ]; then pass "$n"
+  else fail "$n" "rc $rc, $reps report(s), $notes note(s), ${secs}s"; fi
+done
 
 ( timeout 60 env CHUNKGUARD_OPTIONS=mode=debug:log_path="$tmp/closed.log" LD_PRELOAD="$SO" \
   "$B/sym" free <&- >&- 2>&-; true ) 2>/dev/null
@@ -378,6 +402,26 @@ rc=$?
 if [ $rc = 9 ] && grep -q '^==[0-9]*==chunkguard: the report of thread tid [0-9]* was not finished' <<<"$err"
 then pass wait-callback-hangs
 else fail wait-callback-hangs "rc $rc (want 9): $(tail -c 300 <<<"$err")"; fi
+# a SIGALRM handler that calls exit(7) or _exit(7) 300 ms into main's own
+# report (the symbolizer never answers: the handler lands in its run),
+# each mode: the report is written (frames from the symbol tables), its
+# JSON too, and the process ends as the report would (134; exitcode=9:
+# 9), not 7.  Before, nothing was written and the status was 7.
+for m in fast debug guard; do
+  for how in exit _exit; do
+    for o in "" :exitcode=9; do
+      n=sigexit-in-report-$m-$how${o:+-exitcode}; want=134; [ -n "$o" ] && want=9
+      rm -f "$tmp/se.json"
+      err=$(timeout 30 env CHUNKGUARD_OPTIONS="mode=$m$o:report_path=$tmp/se.json:symbolizer_path=$tmp/sleeper" \
+            LD_PRELOAD="$SO" "$B/stall" sigexit 7 300 $how 2>&1 >/dev/null); rc=$?
+      if [ $rc = $want ] && grep -q '^==[0-9]*==ERROR: chunkguard: double-free' <<<"$err" &&
+         grep -q '^SUMMARY: chunkguard: double-free' <<<"$err" &&
+         python3 -c 'import json, sys; assert json.loads(open(sys.argv[1]).readline())["kind"] == "double-free"' "$tmp/se.json" 2>/dev/null
+      then pass "$n"
+      else fail "$n" "rc $rc (want $want), json $(wc -c <"$tmp/se.json" 2>/dev/null || echo none): $(head -c 200 <<<"$err")"; fi
+    done
+  done
+done
 # long names: every line whole and bounded, SUMMARY kept, dropped frames said
 python3 "$R/tests/symbolize/longname.py" 70 >"$tmp/longname.cc" &&
   g++ -g -O1 -o "$B/longname" "$tmp/longname.cc" 2>"$tmp/b.err" ||
