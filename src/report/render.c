@@ -437,11 +437,12 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
 
 /* ---- emit ------------------------------------------------------------- */
 
+/* report_path could not be opened: warned of once (cg_path_open_warn). */
+static int report_path_warned;
+
 static void append_json(const char *b, size_t n)
 {
-    char path[CG_OPT_STRING_MAX + 32];
-    cg_expand_path(path, sizeof path, cg_opt.report_path);
-    cg_os_write_file(path, b, n, true);
+    cg_path_write("report_path", cg_opt.report_path, b, n, true, &report_path_warned);
 }
 
 /* JSON to report_path and the callback (k: d's dedup hash); true when a

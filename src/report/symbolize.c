@@ -631,7 +631,7 @@ void cg_sym_batch_run(void)
     if (!batch_mine() || sym_n == 0)
         return;
     int saved = errno;
-    char path[CG_OPT_STRING_MAX + 32];
+    char path[CG_OPT_PATH_BUF];
     bool llvm;
     if (pick_helper(path, sizeof path, &llvm)) {
         /* within half of deadlock_timeout_ms too: the report lock is
