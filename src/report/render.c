@@ -363,6 +363,22 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
     if (d->kind == CG_E_MEMORY_LEAK) {
         jraw(&w, ",\"objects\":");
         jnum(&w, (long long)d->objects);
+        jraw(&w, ",\"not_shown\":");
+        if (d->not_shown != NULL) {
+            jraw(&w, "{\"groups\":");
+            jnum(&w, (long long)d->not_shown->groups);
+            jraw(&w, ",\"size\":");
+            jnum(&w, (long long)d->not_shown->bytes);
+            jraw(&w, ",\"objects\":");
+            jnum(&w, (long long)d->not_shown->objects);
+            jraw(&w, ",\"limit\":");
+            jnum(&w, (long long)d->not_shown->limit);
+            if (d->not_shown->at_least)
+                jraw(&w, ",\"at_least\":true");
+            jraw(&w, "}");
+        } else {
+            jraw(&w, "null");
+        }
     }
     jraw(&w, ",\"offset\":");
     if (d->has_block)
