@@ -680,6 +680,8 @@ static void print_report(scan_t *s)
     size_t n = cg_fmt(lbuf, sizeof lbuf, "==%d==ERROR: chunkguard: detected memory leaks\n",
                       (int)cg_os_getpid());
     cg_log_write(lbuf, n);
+    /* one read of the maps for every group's frames (base/maps.h) */
+    bool snap = cg_maps_snapshot_begin();
     bool batch = sym_groups(s);
     for (size_t i = 0; i < s->ngroups; i++) {
         if (s->groups[i].suppressed)
@@ -720,6 +722,8 @@ static void print_report(scan_t *s)
     }
     if (batch)
         cg_sym_batch_end();
+    if (snap)
+        cg_maps_snapshot_end();
     n = cg_fmt(lbuf, sizeof lbuf, "\nSUMMARY: chunkguard: %zu byte(s) leaked in %zu allocation(s).\n"
                "(%zu byte(s) in %zu block(s) still reachable, not leaks.  Roots: globals; this\n"
                " thread's live stack and registers; %zu other thread(s) stopped: their live\n"

@@ -10,6 +10,7 @@
 #include "chunkguard.h"
 #include "dedup.h"
 #include "fmt.h"
+#include "maps.h"
 #include "options.h"
 #include "symbolize.h"
 #include "thread.h"
@@ -607,6 +608,8 @@ static void emit_body(void *arg)
      * note). */
     cg_dedup_t k;
     bool known = cg_supp_active();
+    /* one read of the maps for all of the report's frames (base/maps.h) */
+    bool snap = cg_maps_snapshot_begin();
     /* Every frame of the report to the symbolizer at once: after the head
      * is out (a helper that hangs costs time, never the report), or first
      * when suppressions are loaded, whose patterns may name a source file. */
@@ -618,6 +621,8 @@ static void emit_body(void *arg)
             cg_supp_count(k.rule, 0, 0);
             if (batch)
                 cg_sym_batch_end();
+            if (snap)
+                cg_maps_snapshot_end();
             if (head_is(CG_RHEAD_HELD)) {
                 head_set(CG_RHEAD_HELD, false);
                 cg_report_leave();
@@ -640,6 +645,8 @@ static void emit_body(void *arg)
     bool called = publish(d, tbuf, a->recoverable, &k);
     if (batch)
         cg_sym_batch_end();
+    if (snap)
+        cg_maps_snapshot_end();
     if (called)
         go_on = a->recoverable || a->passing;
     if (go_on) {

@@ -179,6 +179,9 @@ static bool elf_function(const elf_img_t *e, const Elf64_Ehdr *h, uint64_t va, c
 typedef struct cached_elf {
     cg_os_file_id_t id;         /* the file mapped, as it was then */
     const unsigned char *img;   /* NULL: empty slot */
+    unsigned snap;              /* cg_maps_snapshot_id when path was last
+                                 * opened and found to be this file     */
+    char path[256];             /* that path ("" if longer)             */
 } cached_elf_t;
 
 static cg_lock_t cache_lock = CG_LOCK_INIT(CG_LK_SYMCACHE);   /* tried, never waited for */
@@ -211,8 +214,30 @@ static bool same_file(const cached_elf_t *c, const cg_os_file_id_t *id)
            c->id.mtime_nsec == id->mtime_nsec;
 }
 
+/* Slot c holds path, as opened during snapshot sid. */
+static void note_path(cached_elf_t *c, const char *path, unsigned sid)
+{
+    size_t n = strlen(path);
+    c->snap = n < sizeof c->path ? sid : 0;
+    if (n < sizeof c->path)
+        memcpy(c->path, path, n + 1);
+}
+
 static bool elf_acquire(const char *path, elf_ref_t *ref)
 {
+    /* within one maps snapshot (one report) a path already opened is
+     * taken to be the same file: no open(2) a frame */
+    unsigned sid = cg_maps_snapshot_id();
+    if (sid != 0 && cg_trylock(&cache_lock)) {
+        for (unsigned i = 0; i < CACHE_SLOTS; i++)
+            if (cache[i].img != NULL && cache[i].snap == sid && strcmp(cache[i].path, path) == 0) {
+                ref->img.p = cache[i].img;
+                ref->img.size = cache[i].id.size;
+                ref->cached = true;
+                return true;
+            }
+        cg_unlock(&cache_lock);
+    }
     cg_os_file_id_t id;
     int fd = cg_os_open_file(path, &id);
     if (fd < 0)
@@ -223,6 +248,7 @@ static bool elf_acquire(const char *path, elf_ref_t *ref)
         for (unsigned i = 0; i < CACHE_SLOTS; i++) {
             if (same_file(&cache[i], &id)) {
                 ref->img.p = cache[i].img;
+                note_path(&cache[i], path, sid);
                 cg_os_close(fd);
                 return true;
             }
@@ -242,6 +268,7 @@ static bool elf_acquire(const char *path, elf_ref_t *ref)
             cg_os_unmap((void *)c->img, c->id.size);
         c->id = id;
         c->img = p;
+        note_path(c, path, sid);
     }
     return true;
 }

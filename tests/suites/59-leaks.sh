@@ -207,3 +207,17 @@ if [ $rc = 23 ] && [ "$shown" = 4096 ] && [ -n "$line" ] && [ "${ng:-0}" -ge 800
    [ $((sbb + nb)) = "$tb" ] && [ $((sbo + nk)) = "$tk" ] && [ "$js" = "$want_js" ]; then
     pass "leaks-groups-past-limit-counted ($ng more groups, $nk allocations)"
 else fail leaks-groups-past-limit-counted "rc=$rc shown=$shown line='$line' shown=$sb summary=$tb/$tk json=$(head -c 300 <<<"$js")"; fi
+
+# 7. a leak report reads the maps once, not once a frame, and opens each
+# module file once (base/maps.h snapshot): 2000 groups of ~15 frames each
+# once opened /proc/thread-self/maps 24,000 times
+if command -v strace >/dev/null; then
+    timeout 120 strace -f -o "$tmp/st" -e trace=openat,open env CHUNKGUARD_OPTIONS="$OPTS:stack_depth=32" \
+        LD_PRELOAD="$SO" "$B/many" 2000 >/dev/null 2>"$tmp/err"; rc=$?
+    nmaps=$(grep -c '/proc/[a-z-]*/maps' "$tmp/st")
+    nexe=$(grep -c "\"$B/many\"" "$tmp/st")
+    if [ $rc = 23 ] && [ "$(grep -c '^Direct leak of' "$tmp/err")" = 2000 ] &&
+       grep -q ' in step .*many.c:' "$tmp/err" && [ "$nmaps" -le 10 ] && [ "$nexe" -le 10 ]; then
+        pass "leaks-maps-read-once (maps opened $nmaps times, the executable $nexe, for 2000 groups)"
+    else fail leaks-maps-read-once "rc=$rc maps opened $nmaps times, executable $nexe $(head -c 300 "$tmp/err")"; fi
+else echo "SKIP leaks-maps-read-once: no strace"; fi
