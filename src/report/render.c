@@ -241,7 +241,7 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
         cg_frame_t f;
         cg_frame_named(s->pcs[i], i > 0 || !s->exact0, &f);
         jraw(w, i ? ",{\"pc\":" : "{\"pc\":");
-        jfmt_hex(w, s->pcs[i]);
+        jfmt_hex(w, f.pc);               /* as the text: a return address - 1 */
         jraw(w, ",\"module\":");
         jstr(w, f.module);
         jraw(w, ",\"offset\":");

@@ -693,7 +693,8 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
     cg_mapping_t m;
     out->function[0] = 0;
     out->symbol[0] = 0;
-    out->offset = pc;
+    out->pc = look;
+    out->offset = look;
     out->in_module = cg_find_mapping(look, &m);
     if (!out->in_module) {
         set_str(out->module, sizeof out->module, "<unknown module>");
@@ -702,12 +703,12 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
     }
     if (m.path[0] == 0) {
         set_str(out->module, sizeof out->module, "<anonymous>");
-        out->offset = pc - m.lo;
+        out->offset = look - m.lo;
         errno = saved;
         return false;
     }
     set_str(out->module, sizeof out->module, m.path);
-    out->offset = pc - m.base;
+    out->offset = look - m.base;
     bool named = false;
     elf_ref_t ref;
     if (m.path[0] == '/' && !m.truncated && !ends_with(m.path, " (deleted)") &&
@@ -716,7 +717,7 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
         uint64_t va;
         if (elf_header(&ref.img, &h) &&
             elf_off_to_vaddr(&ref.img, &h, (uint64_t)(look - m.lo) + m.file_off, &va)) {
-            out->offset = (uintptr_t)va + (pc - look);
+            out->offset = (uintptr_t)va;
             named = elf_function(&ref.img, &h, va, out->symbol, out->function,
                                  sizeof out->function);
         }
@@ -744,13 +745,14 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
 }
 
 /* One frame line into line[cap]: "    #N 0xPC in FN FILE:LINE (module+0xoff)"
+ * (PC and off: f's, a return address less one)
  * (the parts not known left out), " (inlined)" after it when inlined.
  * Each name cut to CG_FMT_NAME_MAX (%N): the line fits FRAME_LINE_MAX. */
 #define FRAME_LINE_MAX (3 * CG_FMT_NAME_MAX + 96)
-static size_t frame_line(char *line, size_t cap, size_t i, uintptr_t pc, const char *fn,
+static size_t frame_line(char *line, size_t cap, size_t i, const char *fn,
                          const char *file, uint32_t ln, const cg_frame_t *f, bool inlined)
 {
-    size_t l = cg_fmt(line, cap, "    #%zu %p ", i, (void *)pc);
+    size_t l = cg_fmt(line, cap, "    #%zu %p ", i, (void *)f->pc);
     if (fn != NULL && fn[0] != 0)
         l += cg_fmt(line + l, cap - l, "in %N ", fn);
     if (file != NULL && ln != 0)
@@ -808,7 +810,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
         const cg_sym_inline_t *fr;
         size_t nfr = cg_sym_lookup(pcs[i], ret, &fr);
         if (nfr == 0) {
-            size_t l = frame_line(line, sizeof line, i, pcs[i], f.function, NULL, 0, &f, false);
+            size_t l = frame_line(line, sizeof line, i, f.function, NULL, 0, &f, false);
             if (!put_line(buf, cap, &len, line, l, i + 1 == n))
                 break;
             continue;
@@ -821,7 +823,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
             bool last = k + 1 == nfr;
             const char *fn = last && named_well(&f, fr[k].function) ? f.function
                                                                    : fr[k].function;
-            size_t l = frame_line(line, sizeof line, i, pcs[i], fn, fr[k].file, fr[k].line, &f,
+            size_t l = frame_line(line, sizeof line, i, fn, fr[k].file, fr[k].line, &f,
                                   !last);
             if (!put_line(buf, cap, &len, line, l, last && i + 1 == n))
                 break;
@@ -852,6 +854,7 @@ size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t ca
     int saved = errno;
     cg_frame_t f;
     f.in_module = true;
+    f.pc = vaddr;
     f.offset = vaddr;
     f.function[0] = 0;
     f.symbol[0] = 0;
