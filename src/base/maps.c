@@ -161,6 +161,11 @@ void cg_maps_snapshot_end(void)
         __atomic_store_n(&snap_owner, 0, __ATOMIC_RELEASE);
 }
 
+void cg_maps_after_fork_child(void)
+{
+    __atomic_store_n(&snap_owner, 0, __ATOMIC_RELAXED);
+}
+
 unsigned cg_maps_snapshot_id(void)
 {
     return __atomic_load_n(&snap_owner, __ATOMIC_ACQUIRE) == cg_os_gettid() ? snap_id : 0;

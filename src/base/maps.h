@@ -56,5 +56,8 @@ void cg_maps_snapshot_end(void) CG_HIDDEN;
  * differs for every snapshot taken (so a cache keyed on it is valid for
  * one snapshot's span only); 0 otherwise. */
 unsigned cg_maps_snapshot_id(void) CG_HIDDEN;
+/* A fork child's reset: a snapshot another thread of the parent held is
+ * not the child's (that thread does not exist in it). */
+void cg_maps_after_fork_child(void) CG_HIDDEN;
 
 #endif /* CG_MAPS_H */
