@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CG_OPT_PATH 1
+#include "../src/base/options.h"   /* CG_OPT_PATH, CG_OPT_PATH_MAX */
 
 static void row(const char *name, const char *type, const char *def, long min, long max,
                 int flags, const char *help)
@@ -20,7 +20,7 @@ static void row(const char *name, const char *type, const char *def, long min, l
     else if (strcmp(type, "mode") == 0)
         snprintf(range, sizeof range, "fast, debug or guard");
     else
-        snprintf(range, sizeof range, "file name");
+        snprintf(range, sizeof range, "file name, at most %d bytes", CG_OPT_PATH_MAX - 1);
     printf("| `%s` | %s | `%s` | %s | %s.%s |\n", name, type, def, range, help,
            (flags & CG_OPT_PATH) ? " Ignored in set-uid (AT_SECURE) processes." : "");
 }
@@ -50,7 +50,11 @@ int main(void)
          "An unknown key, a pair without `=`, a quote left open (the rest of the "
          "string is inside it), or a value that does not parse or is "
          "out of range gives one warning line naming it, and the option keeps its "
-         "default. `help=1` prints this list with the values in effect.\n\n"
+         "default. A path option holds at most 4095 bytes (PATH_MAX with its NUL; "
+         "a longer value is a bad value). "
+         "A path option's file that cannot be opened (log_path, report_path, "
+         "stats_path) gives one warning a process naming the option, "
+         "the path and the errno; a suppressions file that cannot be read, one of its own. `help=1` prints this list with the values in effect.\n\n"
          "| option | type | default | values | meaning |\n"
          "|---|---|---|---|---|");
 #define CG_OPTION(name, type, def, min, max, flags, help) \

@@ -125,8 +125,60 @@ bool cg_maps_next(cg_maps_reader_t *rd, cg_mapping_t *m)
     return false;
 }
 
+/* The snapshot: filled by its owner before snap_owner is published,
+ * read only by the owner. */
+static cg_mapping_t snap[CG_MAPS_SNAP_MAX];
+static size_t snap_n;
+static uint32_t snap_owner;         /* tid, 0: none */
+static unsigned snap_id;
+
+bool cg_maps_snapshot_begin(void)
+{
+    uint32_t me = cg_os_gettid(), none = 0;
+    if (!__atomic_compare_exchange_n(&snap_owner, &none, UINT32_MAX, false, __ATOMIC_ACQUIRE,
+                                     __ATOMIC_RELAXED))
+        return false;               /* held (UINT32_MAX: being filled) */
+    cg_maps_reader_t rd;
+    if (!cg_maps_open(&rd)) {
+        __atomic_store_n(&snap_owner, 0, __ATOMIC_RELEASE);
+        return false;
+    }
+    snap_n = 0;
+    cg_mapping_t m;
+    while (snap_n < CG_MAPS_SNAP_MAX && cg_maps_next(&rd, &m))
+        if (m.perms[2] == 'x' && m.path[0] != 0)
+            snap[snap_n++] = m;
+    cg_maps_close(&rd);
+    if (++snap_id == 0)
+        snap_id = 1;
+    __atomic_store_n(&snap_owner, me, __ATOMIC_RELEASE);
+    return true;
+}
+
+void cg_maps_snapshot_end(void)
+{
+    if (__atomic_load_n(&snap_owner, __ATOMIC_ACQUIRE) == cg_os_gettid())
+        __atomic_store_n(&snap_owner, 0, __ATOMIC_RELEASE);
+}
+
+void cg_maps_after_fork_child(void)
+{
+    __atomic_store_n(&snap_owner, 0, __ATOMIC_RELAXED);
+}
+
+unsigned cg_maps_snapshot_id(void)
+{
+    return __atomic_load_n(&snap_owner, __ATOMIC_ACQUIRE) == cg_os_gettid() ? snap_id : 0;
+}
+
 bool cg_find_mapping(uintptr_t a, cg_mapping_t *m)
 {
+    if (cg_maps_snapshot_id() != 0)
+        for (size_t i = 0; i < snap_n; i++)
+            if (a >= snap[i].lo && a < snap[i].hi) {
+                *m = snap[i];
+                return true;
+            }
     cg_maps_reader_t rd;
     if (!cg_maps_open(&rd))
         return false;

@@ -31,8 +31,33 @@ bool cg_maps_open(cg_maps_reader_t *rd) CG_HIDDEN;
 bool cg_maps_next(cg_maps_reader_t *rd, cg_mapping_t *m) CG_HIDDEN;
 void cg_maps_close(cg_maps_reader_t *rd) CG_HIDDEN;
 
-/* Find address a's mapping; false when no mapping holds it.
- * Async-signal-safe; never allocates. */
+/* Find address a's mapping; false when no mapping holds it.  While the
+ * calling thread holds a snapshot (below), an address in one of its
+ * mappings is answered from it, without reading /proc; any other address
+ * reads /proc as always.  Async-signal-safe; never allocates. */
 bool cg_find_mapping(uintptr_t a, cg_mapping_t *m) CG_HIDDEN;
+
+/*
+ * cg_maps_snapshot_begin - read /proc/self/maps once (the thread's view,
+ * as cg_maps_open) and keep its executable file mappings, up to
+ * CG_MAPS_SNAP_MAX, in a static table that cg_find_mapping consults for
+ * the calling thread until cg_maps_snapshot_end: a report of many frames
+ * (a leak report's groups) then reads the maps once, not once a frame.
+ * One thread holds the snapshot at a time: false (nothing to end, every
+ * look-up reads /proc) when another thread holds it, this one already
+ * does (a nested report), or /proc cannot be read.  The mappings are as
+ * they were at the read: meant for the span of one report.
+ * Thread-safe (an atomic owner), async-signal-safe; never allocates.
+ */
+#define CG_MAPS_SNAP_MAX 128
+bool cg_maps_snapshot_begin(void) CG_HIDDEN;
+void cg_maps_snapshot_end(void) CG_HIDDEN;
+/* Non-zero while the calling thread holds a snapshot: a number that
+ * differs for every snapshot taken (so a cache keyed on it is valid for
+ * one snapshot's span only); 0 otherwise. */
+unsigned cg_maps_snapshot_id(void) CG_HIDDEN;
+/* A fork child's reset: a snapshot another thread of the parent held is
+ * not the child's (that thread does not exist in it). */
+void cg_maps_after_fork_child(void) CG_HIDDEN;
 
 #endif /* CG_MAPS_H */

@@ -88,7 +88,7 @@ static bool parse_mode(const char *v, size_t n, long min, long max, int *out)
 static bool parse_path(const char *v, size_t n, long min, long max, char *out)
 {
     (void)min, (void)max;
-    if (n >= CG_OPT_STRING_MAX)
+    if (n >= CG_OPT_PATH_MAX)
         return false;
     memcpy(out, v, n);
     out[n] = 0;

@@ -7,7 +7,13 @@
 
 #include "platform.h"
 
-#define CG_OPT_STRING_MAX 256
+/* The bytes a path option holds, its NUL included: PATH_MAX, so any path
+ * the kernel takes fits (a deep `chunkguard run --report-dir`).  Static
+ * storage (cg_opt is a plain global, not TLS: 5 path options, 20 KiB of
+ * .bss).  A longer value is a bad value: a warning, the default kept. */
+#define CG_OPT_PATH_MAX 4096
+/* A path option after cg_expand_path: room for the pids "%p" adds. */
+#define CG_OPT_PATH_BUF (CG_OPT_PATH_MAX + 32)
 #define CG_OPT_PATH 1
 
 typedef struct cg_options {
@@ -17,7 +23,7 @@ typedef struct cg_options {
 #define CG_OPT_T_mode   int
 #define CG_OPT_DIM_bool
 #define CG_OPT_DIM_int
-#define CG_OPT_DIM_path [CG_OPT_STRING_MAX]
+#define CG_OPT_DIM_path [CG_OPT_PATH_MAX]
 #define CG_OPT_DIM_mode
 #define CG_OPTION(name, type, def, min, max, flags, help) CG_OPT_T_##type name CG_OPT_DIM_##type;
 #include "options.def"

@@ -56,7 +56,9 @@
 #include "symbolize.h"
 
 #define MAX_BACK   (64 * 1024)     /* interior pointers: look this far back */
-#define MAX_GROUPS 4096
+#define MAX_GROUPS 4096            /* groups a report shows, largest first  */
+#define REST_SLOTS (1u << 16)      /* distinct groups past MAX_GROUPS counted
+                                    * (an open-addressing set, filled to 3/4) */
 #define MAX_RANGES 4096            /* writable module segments              */
 #define MAX_THREADS 1024           /* other threads stopped for one scan    */
 #define MAX_NOTES  8               /* threads named in the report's notes   */
@@ -118,6 +120,8 @@ typedef struct scan {
     size_t stopped, untracked, nnotes, nmore;
     note_t notes[MAX_NOTES];
     size_t supp_blocks, supp_bytes; /* in suppressed groups (not in leaked_*) */
+    uint64_t *rest_set;            /* keys of the groups past MAX_GROUPS     */
+    cg_leak_rest_t rest;           /* those groups, counted, not shown      */
     const char *op;                /* "exit" or "cg_leak_check", for JSON */
 } scan_t;
 
@@ -519,6 +523,34 @@ static void mark_leaked(scan_t *s)
     cg_shadow_each(mark_cycles, s);
 }
 
+/* A leaked block whose group is past the report's MAX_GROUPS: counted in
+ * s->rest (its group once, by (stack, indirect) in rest_set; when the set
+ * is 3/4 full, further groups make rest.groups a lower bound). */
+static void count_rest(scan_t *s, uint32_t stack, bool indirect, size_t bytes)
+{
+    s->rest.bytes += bytes;
+    s->rest.objects++;
+    s->rest.limit = MAX_GROUPS;
+    uint64_t key = ((uint64_t)stack << 1 | indirect) + 1;   /* never 0: 0 is empty */
+    uint64_t h = key * 0x9e3779b97f4a7c15ull;
+    for (size_t i = (size_t)(h >> 48); ; i = (i + 1) & (REST_SLOTS - 1)) {
+        if (s->rest_set[i] == key)
+            return;
+        if (s->rest_set[i] == 0)
+            break;
+    }
+    if (s->rest.groups >= REST_SLOTS / 4 * 3) {
+        s->rest.at_least = true;
+        return;
+    }
+    for (size_t i = (size_t)(h >> 48); ; i = (i + 1) & (REST_SLOTS - 1))
+        if (s->rest_set[i] == 0) {
+            s->rest_set[i] = key;
+            break;
+        }
+    s->rest.groups++;
+}
+
 static void collect(cg_shadow_t *r, void *arg)
 {
     scan_t *s = arg;
@@ -538,8 +570,11 @@ static void collect(cg_shadow_t *r, void *arg)
             s->groups[i].bytes += r->req;
             return;
         }
-    if (s->ngroups < MAX_GROUPS)
+    if (s->ngroups < MAX_GROUPS) {
         s->groups[s->ngroups++] = (group_t){ r->alloc_stack, indirect, 1, r->req, false };
+        return;
+    }
+    count_rest(s, r->alloc_stack, indirect, r->req);
 }
 
 /* The whole check but the report, on the scan's own stack. */
@@ -614,6 +649,7 @@ static void group_data(const scan_t *s, const group_t *g, cg_rdata_t *d, char *m
         .kind = CG_E_MEMORY_LEAK, .op = s->op, .message = msg, .tid = -1,
         .stacks = { { NULL, -1, NULL, 0 }, { "previously allocated", -1, pcs, depth } },
         .nstacks = 2, .block_size = g->bytes, .objects = g->blocks,
+        .not_shown = s->rest.objects > 0 ? &s->rest : NULL,
     };
 }
 
@@ -674,6 +710,8 @@ static void print_report(scan_t *s)
     size_t n = cg_fmt(lbuf, sizeof lbuf, "==%d==ERROR: chunkguard: detected memory leaks\n",
                       (int)cg_os_getpid());
     cg_log_write(lbuf, n);
+    /* one read of the maps for every group's frames (base/maps.h) */
+    bool snap = cg_maps_snapshot_begin();
     bool batch = sym_groups(s);
     for (size_t i = 0; i < s->ngroups; i++) {
         if (s->groups[i].suppressed)
@@ -700,6 +738,13 @@ static void print_report(scan_t *s)
         /* The same group for machines: report_path and the callback. */
         cg_report_publish(&d, lbuf, &k);
     }
+    if (s->rest.objects > 0) {
+        n = cg_fmt(lbuf, sizeof lbuf, "\n... %s%zu more leak groups (%zu bytes in %zu allocations) "
+                   "not shown (the report's limit of %zu groups)\n",
+                   s->rest.at_least ? "at least " : "", s->rest.groups, s->rest.bytes,
+                   s->rest.objects, s->rest.limit);
+        cg_log_write(lbuf, n);
+    }
     if (s->supp_blocks > 0) {
         n = cg_fmt(lbuf, sizeof lbuf, "\nSuppressed: %zu byte(s) in %zu allocation(s) "
                    "(suppressions).\n", s->supp_bytes, s->supp_blocks);
@@ -707,6 +752,8 @@ static void print_report(scan_t *s)
     }
     if (batch)
         cg_sym_batch_end();
+    if (snap)
+        cg_maps_snapshot_end();
     n = cg_fmt(lbuf, sizeof lbuf, "\nSUMMARY: chunkguard: %zu byte(s) leaked in %zu allocation(s).\n"
                "(%zu byte(s) in %zu block(s) still reachable, not leaks.  Roots: globals; this\n"
                " thread's live stack and registers; %zu other thread(s) stopped: their live\n"
@@ -761,9 +808,10 @@ static size_t leak_check(const char *op, uintptr_t live_sp, const uintptr_t *reg
         s->regs[s->nregs++] = regs[i];
     s->groups = cg_os_map_guarded(MAX_GROUPS * sizeof *s->groups);
     s->ranges = cg_os_map_guarded(MAX_RANGES * sizeof *s->ranges);
+    s->rest_set = cg_os_map_guarded(REST_SLOTS * sizeof *s->rest_set);
     char *stack = cg_os_map_guarded(SCAN_STACK);
     size_t leaked = 0;
-    if (s->groups != NULL && s->ranges != NULL && stack != NULL) {
+    if (s->groups != NULL && s->ranges != NULL && s->rest_set != NULL && stack != NULL) {
         cg_os_call_on_stack(scan_body, s, stack + SCAN_STACK);
         if (cg_supp_active())
             suppress_groups(s);
@@ -781,6 +829,8 @@ static size_t leak_check(const char *op, uintptr_t live_sp, const uintptr_t *reg
         cg_os_unmap_guarded(s->ranges, MAX_RANGES * sizeof *s->ranges);
     if (s->groups != NULL)
         cg_os_unmap_guarded(s->groups, MAX_GROUPS * sizeof *s->groups);
+    if (s->rest_set != NULL)
+        cg_os_unmap_guarded(s->rest_set, REST_SLOTS * sizeof *s->rest_set);
     *s = (scan_t){0};
     __atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
     return leaked;

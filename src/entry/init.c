@@ -336,8 +336,8 @@ static void write_stats_file(void)
 {
     if (cg_opt.stats_path[0] == 0)
         return;
-    char path[CG_OPT_STRING_MAX + 32], exe[256], line[1024];
-    cg_expand_path(path, sizeof path, cg_opt.stats_path);
+    static int warned;          /* cg_path_open_warn's once-flag */
+    char exe[256], line[1024];
     cg_os_readlink("/proc/self/exe", exe, sizeof exe);
     cg_stats_t st;
     const cg_call_t call = cg_call_internal("exit");
@@ -350,7 +350,7 @@ static void write_stats_file(void)
                       (size_t)st.callocs, (size_t)st.reallocs, (size_t)st.memaligns,
                       (size_t)st.mmapped_chunks, (size_t)st.arenas, (size_t)st.heaps,
                       maps_have_brk_heap() ? 1 : 0, cg_supp_total());
-    cg_os_write_file(path, line, n, false);
+    cg_path_write("stats_path", cg_opt.stats_path, line, n, false, &warned);
 }
 
 CG_FORK_PATH void cg_exit_now(int status)

@@ -119,7 +119,7 @@ static CG_BIG_BSS size_t hits[CG_SUPP_RULES_MAX], hit_bytes[CG_SUPP_RULES_MAX],
     hit_blocks[CG_SUPP_RULES_MAX];
 static size_t total;
 static int summary_done;
-static char supp_path[CG_OPT_STRING_MAX + 32];
+static char supp_path[CG_OPT_PATH_BUF];
 static size_t dropped, first_dropped;    /* rules past CG_SUPP_RULES_MAX */
 
 /* Does s match p[0, pn) with '*' as any run of characters?  any_start /
@@ -175,7 +175,7 @@ static bool frame_matches(const rule_t *r, const cg_frame_t *f, const cg_sym_inl
 
 static void warn(size_t line, const char *why)
 {
-    char buf[CG_OPT_STRING_MAX + 256];
+    char buf[CG_OPT_PATH_BUF + 256];
     size_t n;
     if (line)
         n = cg_fmt(buf, sizeof buf, "==%d==WARNING: chunkguard: suppressions %s:%zu: %s\n",
@@ -341,7 +341,7 @@ void cg_supp_summary(void)
     size_t n = cg_supp_total();
     if (n == 0 || __atomic_exchange_n(&summary_done, 1, __ATOMIC_ACQ_REL))
         return;
-    char buf[CG_OPT_STRING_MAX + CG_SYM_FUNC_MAX + CG_SYM_MODULE_MAX + 160];
+    char buf[CG_OPT_PATH_BUF + CG_SYM_FUNC_MAX + CG_SYM_MODULE_MAX + 160];
     size_t w = cg_fmt(buf, sizeof buf, "==%d==chunkguard: %zu report(s) suppressed "
                       "(suppressions=%s):\n", cg_os_getpid(), n, supp_path);
     cg_log_write(buf, w);

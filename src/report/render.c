@@ -11,6 +11,7 @@
 #include "dedup.h"
 #include "fmt.h"
 #include "lock.h"
+#include "maps.h"
 #include "options.h"
 #include "symbolize.h"
 #include "thread.h"
@@ -241,7 +242,7 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
         cg_frame_t f;
         cg_frame_named(s->pcs[i], i > 0 || !s->exact0, &f);
         jraw(w, i ? ",{\"pc\":" : "{\"pc\":");
-        jfmt_hex(w, s->pcs[i]);
+        jfmt_hex(w, f.pc);               /* as the text: a return address - 1 */
         jraw(w, ",\"module\":");
         jstr(w, f.module);
         jraw(w, ",\"offset\":");
@@ -364,6 +365,22 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
     if (d->kind == CG_E_MEMORY_LEAK) {
         jraw(&w, ",\"objects\":");
         jnum(&w, (long long)d->objects);
+        jraw(&w, ",\"not_shown\":");
+        if (d->not_shown != NULL) {
+            jraw(&w, "{\"groups\":");
+            jnum(&w, (long long)d->not_shown->groups);
+            jraw(&w, ",\"size\":");
+            jnum(&w, (long long)d->not_shown->bytes);
+            jraw(&w, ",\"objects\":");
+            jnum(&w, (long long)d->not_shown->objects);
+            jraw(&w, ",\"limit\":");
+            jnum(&w, (long long)d->not_shown->limit);
+            if (d->not_shown->at_least)
+                jraw(&w, ",\"at_least\":true");
+            jraw(&w, "}");
+        } else {
+            jraw(&w, "null");
+        }
     }
     jraw(&w, ",\"offset\":");
     if (d->has_block)
@@ -464,11 +481,12 @@ static void cur_clear(void)
     CG_SIGNAL_FENCE();
 }
 
+/* report_path could not be opened: warned of once (cg_path_open_warn). */
+static int report_path_warned;
+
 static void append_json(const char *b, size_t n)
 {
-    char path[CG_OPT_STRING_MAX + 32];
-    cg_expand_path(path, sizeof path, cg_opt.report_path);
-    cg_os_write_file(path, b, n, true);
+    cg_path_write("report_path", cg_opt.report_path, b, n, true, &report_path_warned);
 }
 
 /* JSON to report_path and the callback (k: d's dedup hash); true when a
@@ -670,6 +688,8 @@ static void emit_body(void *arg)
      * note). */
     cg_dedup_t k;
     bool known = cg_supp_active();
+    /* one read of the maps for all of the report's frames (base/maps.h) */
+    bool snap = cg_maps_snapshot_begin();
     /* Every frame of the report to the symbolizer at once: after the head
      * is out (a helper that hangs costs time, never the report), or first
      * when suppressions are loaded, whose patterns may name a source file. */
@@ -681,6 +701,8 @@ static void emit_body(void *arg)
             cg_supp_count(k.rule, 0, 0);
             if (batch)
                 cg_sym_batch_end();
+            if (snap)
+                cg_maps_snapshot_end();
             if (head_is(CG_RHEAD_HELD)) {
                 head_set(CG_RHEAD_HELD, false);
                 cg_report_leave();
@@ -710,6 +732,8 @@ static void emit_body(void *arg)
     cur_clear();
     if (batch)
         cg_sym_batch_end();
+    if (snap)
+        cg_maps_snapshot_end();
     if (called)
         go_on = a->recoverable || a->passing;
     if (go_on) {

@@ -40,6 +40,14 @@ typedef struct cg_access {
 /* cg_rdata_t's block_guarded: the values of debug/shadow.h's CG_GUARDED_*. */
 enum { CG_RBLOCK_CHUNK = 0, CG_RBLOCK_RANGE = 1, CG_RBLOCK_SLOT = 2 };
 
+/* The leak groups a leak report leaves out (debug/leaks.c): groups past
+ * its limit of `limit`, with their bytes and blocks; `at_least`: more
+ * distinct groups than could be counted, groups is a lower bound. */
+typedef struct cg_leak_rest {
+    size_t groups, bytes, objects, limit;
+    bool at_least;
+} cg_leak_rest_t;
+
 typedef struct cg_rdata {
     cg_error_t kind;
     const void *addr;           /* the address the report is about        */
@@ -69,6 +77,8 @@ typedef struct cg_rdata {
     size_t poison_len;          /* bytes of a freed block poisoned        */
     size_t objects;             /* memory-leak: blocks in the group (their
                                  * bytes are block_size, has_block false) */
+    const struct cg_leak_rest *not_shown; /* memory-leak: the groups past
+                                 * the report's limit, or NULL (JSON null) */
     /* Lock reports (deadlock, lock-wait-timeout, lock-order-inversion). */
     const char *lock;           /* the lock's name, NULL for other reports */
     long holder_tid;            /* kernel tid of its holder (0: none)     */

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dedup.h"
+#include "maps.h"
 #include "render.h"
 #include "options.h"
 #include "symbolize.h"
@@ -282,6 +283,7 @@ CG_FORK_PATH void cg_report_after_fork_child(void)
     fatal_tid = 0;
     mark_tid = 0;
     cg_render_after_fork_child();
+    cg_maps_after_fork_child();
     cg_supp_after_fork_child();
 }
 

@@ -179,6 +179,9 @@ static bool elf_function(const elf_img_t *e, const Elf64_Ehdr *h, uint64_t va, c
 typedef struct cached_elf {
     cg_os_file_id_t id;         /* the file mapped, as it was then */
     const unsigned char *img;   /* NULL: empty slot */
+    unsigned snap;              /* cg_maps_snapshot_id when path was last
+                                 * opened and found to be this file     */
+    char path[256];             /* that path ("" if longer)             */
 } cached_elf_t;
 
 static cg_lock_t cache_lock = CG_LOCK_INIT(CG_LK_SYMCACHE);   /* tried, never waited for */
@@ -211,8 +214,30 @@ static bool same_file(const cached_elf_t *c, const cg_os_file_id_t *id)
            c->id.mtime_nsec == id->mtime_nsec;
 }
 
+/* Slot c holds path, as opened during snapshot sid. */
+static void note_path(cached_elf_t *c, const char *path, unsigned sid)
+{
+    size_t n = strlen(path);
+    c->snap = n < sizeof c->path ? sid : 0;
+    if (n < sizeof c->path)
+        memcpy(c->path, path, n + 1);
+}
+
 static bool elf_acquire(const char *path, elf_ref_t *ref)
 {
+    /* within one maps snapshot (one report) a path already opened is
+     * taken to be the same file: no open(2) a frame */
+    unsigned sid = cg_maps_snapshot_id();
+    if (sid != 0 && cg_trylock(&cache_lock)) {
+        for (unsigned i = 0; i < CACHE_SLOTS; i++)
+            if (cache[i].img != NULL && cache[i].snap == sid && strcmp(cache[i].path, path) == 0) {
+                ref->img.p = cache[i].img;
+                ref->img.size = cache[i].id.size;
+                ref->cached = true;
+                return true;
+            }
+        cg_unlock(&cache_lock);
+    }
     cg_os_file_id_t id;
     int fd = cg_os_open_file(path, &id);
     if (fd < 0)
@@ -223,6 +248,7 @@ static bool elf_acquire(const char *path, elf_ref_t *ref)
         for (unsigned i = 0; i < CACHE_SLOTS; i++) {
             if (same_file(&cache[i], &id)) {
                 ref->img.p = cache[i].img;
+                note_path(&cache[i], path, sid);
                 cg_os_close(fd);
                 return true;
             }
@@ -242,6 +268,7 @@ static bool elf_acquire(const char *path, elf_ref_t *ref)
             cg_os_unmap((void *)c->img, c->id.size);
         c->id = id;
         c->img = p;
+        note_path(c, path, sid);
     }
     return true;
 }
@@ -559,9 +586,9 @@ static void give_up(const char *path, const char *why)
 {
     if (__atomic_exchange_n(&sym_given_up, 1, __ATOMIC_ACQ_REL))
         return;
-    char line[CG_OPT_STRING_MAX + 256];
+    char line[CG_FMT_NAME_MAX + 256];
     size_t n = cg_fmt(line, sizeof line,
-                      "==%d==chunkguard: the symbolizer %s %s; the reports that follow "
+                      "==%d==chunkguard: the symbolizer %N %s; the reports that follow "
                       "are not symbolized (frames from the symbol tables)\n",
                       cg_os_getpid(), path, why);
     cg_log_write(line, n);
@@ -675,7 +702,7 @@ void cg_sym_batch_run(void)
     if (!batch_mine() || sym_n == 0 || __atomic_load_n(&sym_given_up, __ATOMIC_ACQUIRE))
         return;
     int saved = errno;
-    char path[CG_OPT_STRING_MAX + 32];
+    char path[CG_OPT_PATH_BUF];
     bool llvm;
     if (pick_helper(path, sizeof path, &llvm)) {
         /* within half of deadlock_timeout_ms too: the report lock is
@@ -711,7 +738,8 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
     cg_mapping_t m;
     out->function[0] = 0;
     out->symbol[0] = 0;
-    out->offset = pc;
+    out->pc = look;
+    out->offset = look;
     out->in_module = cg_find_mapping(look, &m);
     if (!out->in_module) {
         set_str(out->module, sizeof out->module, "<unknown module>");
@@ -720,12 +748,12 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
     }
     if (m.path[0] == 0) {
         set_str(out->module, sizeof out->module, "<anonymous>");
-        out->offset = pc - m.lo;
+        out->offset = look - m.lo;
         errno = saved;
         return false;
     }
     set_str(out->module, sizeof out->module, m.path);
-    out->offset = pc - m.base;
+    out->offset = look - m.base;
     bool named = false;
     elf_ref_t ref;
     if (m.path[0] == '/' && !m.truncated && !ends_with(m.path, " (deleted)") &&
@@ -734,7 +762,7 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
         uint64_t va;
         if (elf_header(&ref.img, &h) &&
             elf_off_to_vaddr(&ref.img, &h, (uint64_t)(look - m.lo) + m.file_off, &va)) {
-            out->offset = (uintptr_t)va + (pc - look);
+            out->offset = (uintptr_t)va;
             named = elf_function(&ref.img, &h, va, out->symbol, out->function,
                                  sizeof out->function);
         }
@@ -762,13 +790,14 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
 }
 
 /* One frame line into line[cap]: "    #N 0xPC in FN FILE:LINE (module+0xoff)"
+ * (PC and off: f's, a return address less one)
  * (the parts not known left out), " (inlined)" after it when inlined.
  * Each name cut to CG_FMT_NAME_MAX (%N): the line fits FRAME_LINE_MAX. */
 #define FRAME_LINE_MAX (3 * CG_FMT_NAME_MAX + 96)
-static size_t frame_line(char *line, size_t cap, size_t i, uintptr_t pc, const char *fn,
+static size_t frame_line(char *line, size_t cap, size_t i, const char *fn,
                          const char *file, uint32_t ln, const cg_frame_t *f, bool inlined)
 {
-    size_t l = cg_fmt(line, cap, "    #%zu %p ", i, (void *)pc);
+    size_t l = cg_fmt(line, cap, "    #%zu %p ", i, (void *)f->pc);
     if (fn != NULL && fn[0] != 0)
         l += cg_fmt(line + l, cap - l, "in %N ", fn);
     if (file != NULL && ln != 0)
@@ -826,7 +855,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
         const cg_sym_inline_t *fr;
         size_t nfr = cg_sym_lookup(pcs[i], ret, &fr);
         if (nfr == 0) {
-            size_t l = frame_line(line, sizeof line, i, pcs[i], f.function, NULL, 0, &f, false);
+            size_t l = frame_line(line, sizeof line, i, f.function, NULL, 0, &f, false);
             if (!put_line(buf, cap, &len, line, l, i + 1 == n))
                 break;
             continue;
@@ -839,7 +868,7 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
             bool last = k + 1 == nfr;
             const char *fn = last && named_well(&f, fr[k].function) ? f.function
                                                                    : fr[k].function;
-            size_t l = frame_line(line, sizeof line, i, pcs[i], fn, fr[k].file, fr[k].line, &f,
+            size_t l = frame_line(line, sizeof line, i, fn, fr[k].file, fr[k].line, &f,
                                   !last);
             if (!put_line(buf, cap, &len, line, l, last && i + 1 == n))
                 break;
@@ -870,6 +899,7 @@ size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t ca
     int saved = errno;
     cg_frame_t f;
     f.in_module = true;
+    f.pc = vaddr;
     f.offset = vaddr;
     f.function[0] = 0;
     f.symbol[0] = 0;

@@ -34,16 +34,20 @@ typedef struct cg_frame {
     char symbol[CG_SYM_FUNC_MAX];     /* the symbol table's (mangled) name, ""
                                        * when the table has none: what the
                                        * dedup hash reads                   */
-    uintptr_t offset;                 /* module-relative address (see above) */
+    uintptr_t pc;                     /* the address shown: pc, or pc - 1 for a
+                                       * return address (inside the call)   */
+    uintptr_t offset;                 /* module-relative address of that (see
+                                       * above)                             */
     bool in_module;                   /* pc lies in some mapping            */
 } cg_frame_t;
 
 /*
  * cg_symbolize_frame - look a code address up.
  * @pc:       the address to describe (what offset is computed for)
- * @is_return: pc is a return address: the lookup uses pc - 1 (the call
- *            instruction), so a call that ends a function is named after
- *            the caller, while offset is still that of pc
+ * @is_return: pc is a return address: the frame is pc - 1, a byte of
+ *            the call instruction (as ASan shows it), so a call that ends
+ *            a function is named after the caller, and out->pc and
+ *            offset are those of pc - 1, not of the return address
  * @out:      filled in; never left uninitialised
  * Returns true when a function name was found.  Thread-safe.
  */

@@ -93,6 +93,12 @@
 #                            libiberty takes about 1 KiB), then cut; the
 #                            JSON object whole; a leak report of the same
 #                            stack keeps its HASH line (16 KiB buffer)
+#   sym-frame-in-call        a return address's frame is shown as
+#                            return address - 1 (as ASan): every frame of
+#                            the program's own module in a free-time
+#                            report (#0 included: free's caller) lies in a
+#                            call instruction (objdump), and the JSON's pc
+#                            and offset are the text's
 # Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
 set -u
 R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
@@ -120,6 +126,36 @@ run() {
   rc=$?
   secs=$(( ($(date +%s%N) - t0) / 1000000000 ))
 }
+# sym-frame-in-call: frames of return addresses point into the call
+run mode=debug:abort_on_error=0:report_path="$tmp/fc.json" "$B/sym" free
+objdump -d --no-show-raw-insn "$B/sym" >"$tmp/fc.dis" 2>/dev/null
+fc=$(python3 - "$tmp/fc.dis" "$tmp/fc.json" "$B/sym" "$err" <<'PY'
+import json, re, sys
+dis, js, mod, text = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
+insns = []
+for l in open(dis):
+    m = re.match(r"\s*([0-9a-f]+):\s+(\S+)", l)
+    if m:
+        insns.append((int(m.group(1), 16), m.group(2)))
+insns.sort()
+def insn_at(off):
+    for (a, mn), nxt in zip(insns, insns[1:] + [(1 << 64, "")]):
+        if a <= off < nxt[0]:
+            return mn
+    return None
+tframes = re.findall(r"#\d+ (0x[0-9a-f]+) .*\((\S+)\+(0x[0-9a-f]+)\)$", text, re.M)
+r = json.loads(open(js).readline())
+jframes = [(f["pc"], f["module"], f["offset"]) for k in ("where", "allocated")
+           for f in r["stacks"][k]["frames"]]
+bad = [f"{o}:{insn_at(int(o, 16))}" for _, m, o in tframes if m == mod and
+       not (insn_at(int(o, 16)) or "").startswith("call")]
+print("ok" if tframes and not bad and jframes == tframes[:len(jframes)] else
+      f"not in a call: {bad}; json {jframes[:3]} text {tframes[:3]}")
+PY
+)
+if [ "$fc" = ok ]; then pass sym-frame-in-call
+else fail sym-frame-in-call "$fc"; fi
+
 # no file:line in any frame, and frames in module+offset form
 plain_frames() {
   grep -Eq '^    #0 0x[0-9a-f]+ in overflow_then_free \(.*/sym\+0x[0-9a-f]+\)$' <<<"$err" &&

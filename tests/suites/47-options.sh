@@ -24,6 +24,12 @@
 #                        keeps its own, blanks after its quote are dropped
 #   options-bad-quote    an unterminated quote, text after a closing one:
 #                        a warning each, the default kept
+#   options-path-unopenable  report_path and stats_path that cannot be
+#                        opened: one warning each (path, errno name), as
+#                        log_path; the report still reaches stderr
+#   options-long-path    path options hold up to 4095 bytes (PATH_MAX):
+#                        a 300- and a 3900-byte report_path/log_path work;
+#                        4096 bytes is a bad value, the default kept
 #   stats-fork-child     a forked child's stats_path line counts only the
 #                        child's own operations; the parent's all of its
 set -u
@@ -212,6 +218,41 @@ if [ "$u1" = 1 ] && [ "$u2" = 1 ] && [ "$u3" = 1 ] &&
    grep -q 'ERROR: chunkguard: double-free' <<<"$ue1" && grep -q 'ERROR: chunkguard: double-free' <<<"$ue2" &&
    grep -q 'ERROR: chunkguard: double-free' <<<"$ue3"; then pass options-log-path-unopenable
 else fail options-log-path-unopenable "rc=$u1/$u2/$u3 $(head -c 200 <<<"$ue1") / $(head -c 200 <<<"$ue3")"; fi
+
+# options-path-unopenable: report_path and stats_path in a missing
+# directory, or naming a directory: one warning each, naming the option,
+# the path and the errno (the same function as log_path's), not one a write
+run "report_path=$tmp/nodir/r.%p:abort_on_error=0" double-free; pu=$rc; pue=$err
+run "stats_path=$tmp" ok; pu2=$rc; pue="$pue
+$err"
+if [ "$pu" = 1 ] && [ "$pu2" = 0 ] &&
+   [ "$(grep -c "WARNING: chunkguard: cannot open report_path '$tmp/nodir/r\.[0-9]*': ENOENT (errno 2)" <<<"$pue")" = 1 ] &&
+   [ "$(grep -c "WARNING: chunkguard: cannot open stats_path '$tmp': EISDIR (errno 21)" <<<"$pue")" = 1 ] &&
+   grep -q 'ERROR: chunkguard: double-free' <<<"$pue"; then pass options-path-unopenable
+else fail options-path-unopenable "rc=$pu/$pu2 $(grep WARNING <<<"$pue" | head -c 400)"; fi
+
+# options-long-path: a deep directory (300 and 3900 bytes of path) still
+# receives report_path's JSON and log_path's text; 4096 bytes (PATH_MAX
+# with its NUL) is too long: a warning, the default kept
+deep() {   # deep N: a directory under $tmp whose path is about N bytes
+    local d=$tmp/long
+    while [ ${#d} -lt $(($1 - 60)) ]; do d=$d/dddddddddddddddddddddddddddddddddddddddd; done
+    mkdir -p "$d" && echo "$d"
+}
+lp_ok=1; lp_msg=
+for n in 300 3900; do
+    d=$(deep $n)
+    run "report_path=$d/r.json:log_path=$d/l.txt:abort_on_error=0" double-free
+    if [ "$rc" != 1 ] || ! grep -q '"kind":"double-free"' "$d/r.json" 2>/dev/null ||
+       ! grep -q 'ERROR: chunkguard: double-free' "$d/l.txt" 2>/dev/null || grep -q WARNING <<<"$err"; then
+        lp_ok=0; lp_msg="$lp_msg n=$n(${#d}) rc=$rc $(head -c 200 <<<"$err")"
+    fi
+done
+long=$tmp/$(head -c 4100 /dev/zero | tr '\0' x)
+run "report_path=$long:abort_on_error=0" double-free
+if [ $lp_ok = 1 ] && grep -q "bad value in 'report_path=" <<<"$err" &&
+   grep -q 'ERROR: chunkguard: double-free' <<<"$err"; then pass options-long-path
+else fail options-long-path "$lp_msg / 4100: $(head -c 200 <<<"$err")"; fi
 
 # stats-fork-child: the parent makes 1000 malloc/free pairs, its child 10
 mkdir -p "$tmp/st"

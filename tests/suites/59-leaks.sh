@@ -10,6 +10,9 @@
 #     in frames that have returned is reported (exit() and return from main);
 #   - a block reached from a global (or from a reachable block) is still
 #     reachable: counted in the summary, never reported, no leak exit code;
+#   - more leak groups than the report's limit (4096) from distinct
+#     stacks: the groups past it are counted in one line and in the JSON's
+#     not_shown field, not dropped silently (tests/leaks/many.c);
 #   - a forked child's check, cg_leak_check() while a worker runs, and fast
 #     mode (no leak check) neither hang nor misreport;
 #   - cg_leak_check() 200 times in a row while spinning workers hold blocks
@@ -20,7 +23,7 @@ set -u
 R=$CG_ROOT; B=$CG_BUILD/leaks; SO=$CG_SO
 mkdir -p "$B"
 make -s -C "$R" lib >/dev/null || { echo "FAIL leaks-build: make lib"; exit 1; }
-for f in threads dead global roots repeat; do
+for f in threads dead global roots repeat many; do
     gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -o "$B/$f" "$R/tests/leaks/$f.c" -ldl ||
         { echo "FAIL leaks-build: $f"; exit 1; }
 done
@@ -194,3 +197,39 @@ if [ $rc = 0 ] && ! grep -q 'detected memory leaks' <<<"$err" &&
    grep -q 'WARNING: chunkguard: leak check (exit) not done: its roots could not be read' <<<"$err"; then
     pass leaks-seccomp-none-said
 else fail leaks-seccomp-none-said "rc=$rc $(head -c 600 <<<"$err")"; fi
+
+# 6. more leak groups than the report shows (tests/leaks/many.c: 5000
+# blocks, each from a stack of its own): 4096 groups, then one line that
+# counts the rest; shown + not shown = the SUMMARY; the JSON says it too
+run "$OPTS:stack_depth=32:report_path=$tmp/many.json" many 5000
+shown=$(grep -c '^Direct leak of' <<<"$err")
+sb=$(sed -n 's/^Direct leak of \([0-9]*\) byte(s) in \([0-9]*\) object(s).*/\1 \2/p' <<<"$err" |
+     awk '{ b += $1; o += $2 } END { print b + 0, o + 0 }')
+line=$(grep -E '^\.\.\. [0-9]+ more leak groups \([0-9]+ bytes in [0-9]+ allocations\) not shown \(the report.s limit of 4096 groups\)$' <<<"$err")
+read -r ng nb nk <<<"$(sed -E 's/^\.\.\. ([0-9]+) more leak groups \(([0-9]+) bytes in ([0-9]+) allocations.*/\1 \2 \3/' <<<"$line")"
+read -r tb tk <<<"$(sed -n 's/^SUMMARY: chunkguard: \([0-9]*\) byte(s) leaked in \([0-9]*\) allocation(s).*/\1 \2/p' <<<"$err")"
+read -r sbb sbo <<<"$sb"
+js=$(python3 -c '
+import json, sys
+rs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ns = {json.dumps(r.get("not_shown"), sort_keys=True) for r in rs}
+print(len(rs), *ns)' "$tmp/many.json" 2>&1)
+want_js="4096 {\"groups\": ${ng:-x}, \"limit\": 4096, \"objects\": ${nk:-x}, \"size\": ${nb:-x}}"
+if [ $rc = 23 ] && [ "$shown" = 4096 ] && [ -n "$line" ] && [ "${ng:-0}" -ge 800 ] &&
+   [ $((sbb + nb)) = "$tb" ] && [ $((sbo + nk)) = "$tk" ] && [ "$js" = "$want_js" ]; then
+    pass "leaks-groups-past-limit-counted ($ng more groups, $nk allocations)"
+else fail leaks-groups-past-limit-counted "rc=$rc shown=$shown line='$line' shown=$sb summary=$tb/$tk json=$(head -c 300 <<<"$js")"; fi
+
+# 7. a leak report reads the maps once, not once a frame, and opens each
+# module file once (base/maps.h snapshot): 2000 groups of ~15 frames each
+# once opened /proc/thread-self/maps 24,000 times
+if command -v strace >/dev/null; then
+    timeout 120 strace -f -o "$tmp/st" -e trace=openat,open env CHUNKGUARD_OPTIONS="$OPTS:stack_depth=32" \
+        LD_PRELOAD="$SO" "$B/many" 2000 >/dev/null 2>"$tmp/err"; rc=$?
+    nmaps=$(grep -c '/proc/[a-z-]*/maps' "$tmp/st")
+    nexe=$(grep -c "\"$B/many\"" "$tmp/st")
+    if [ $rc = 23 ] && [ "$(grep -c '^Direct leak of' "$tmp/err")" = 2000 ] &&
+       grep -q ' in step .*many.c:' "$tmp/err" && [ "$nmaps" -le 10 ] && [ "$nexe" -le 10 ]; then
+        pass "leaks-maps-read-once (maps opened $nmaps times, the executable $nexe, for 2000 groups)"
+    else fail leaks-maps-read-once "rc=$rc maps opened $nmaps times, executable $nexe $(head -c 300 "$tmp/err")"; fi
+else echo "SKIP leaks-maps-read-once: no strace"; fi

@@ -671,7 +671,9 @@ bt=$(mktemp -d); chmod 1777 "$bt"; trap 'rm -rf "$tmp" "$bt"' EXIT
 
 # run-report-dir-bad
 mkdir -p "$bt/ro"; touch "$bt/afile"
-limit=$(sed -n 's/^#define CG_OPT_STRING_MAX \([0-9]*\).*/\1/p' "$R/src/base/options.h")
+limit=$(sed -n 's/^#define CG_OPT_PATH_MAX \([0-9]*\).*/\1/p' "$R/src/base/options.h")
+# the file must also fit the kernel's PATH_MAX once %p is a 7-digit pid
+[ -n "$limit" ] && [ "$limit" -gt 4091 ] && limit=4091
 long=$("$PY" -c 'import sys; l=int(sys.argv[2]) - 1 - len("/%p.stats"); p=sys.argv[1]
 while len(p) < l: p += "/" + "d" * min(100, max(1, l - len(p) - 1))
 print(p)' "$bt/long" "$limit")
