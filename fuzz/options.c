@@ -9,7 +9,7 @@
  * ends the string (nothing after its '=' applies); bool
  * is exactly 0 or 1, int is decimal or 0x hex with an optional '-' and
  * must lie in [min, max], mode is fast, debug or guard, a path is shorter than
- * CG_OPT_STRING_MAX; a bad pair keeps the value before it; log_path is
+ * CG_OPT_PATH_MAX; a bad pair keeps the value before it; log_path is
  * read in a first pass.  Every field and the "given" bits must agree.
  * Also cg_expand_path: NUL-terminated within its capacity, a prefix of
  * the full expansion.
@@ -112,7 +112,7 @@ static void ref_apply(const char *k, size_t kl, const char *v, size_t vl, bool f
             x = 1, ok = true;                                                        \
         else if (strcmp(t, "mode") == 0 && vl == 5 && !memcmp(v, "guard", 5))        \
             x = 2, ok = true;                                                        \
-        else if (strcmp(t, "path") == 0 && vl < CG_OPT_STRING_MAX)                   \
+        else if (strcmp(t, "path") == 0 && vl < CG_OPT_PATH_MAX)                   \
             ok = true;                                                               \
         if (ok) {                                                                    \
             ref_given |= 1u << CG_OPT_ID_##name;                                     \
@@ -387,7 +387,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     /* cg_expand_path into a buffer of the input's first byte of capacity */
     if (cap > 0) {
-        char out[256], full[CG_OPT_STRING_MAX * 16 + 64];
+        char out[256], full[CG_OPT_PATH_MAX * 16 + 64];
         memset(out, 0x55, sizeof out);
         fz_expand_path(out, cap, fz_opt.log_path);
         size_t n = strnlen(out, cap);
