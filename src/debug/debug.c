@@ -893,8 +893,7 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
     cg_chunk_t *c;
     if (r != NULL) {
         /* a chunk that left the quarantine, its record still bound to it
-         * and RELEASED until the block is made: what the last block left
-         * goes */
+         * and marked freed: what the last block left goes */
         c = r->chunk;
         r->free_stack = r->free_tid = 0;
         r->mark = 0;

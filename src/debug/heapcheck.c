@@ -664,8 +664,7 @@ static void check_record(cg_shadow_t *r, void *arg)
     size_t usable;
     if (r->guarded)            /* pages of its own: no chunk; guard.c checks its slack */
         return;
-    if ((st != CG_SH_LIVE && st != CG_SH_QUARANTINED && st != CG_SH_RELEASED) ||
-        !record_chunk(x, r, &usable))
+    if ((st != CG_SH_LIVE && st != CG_SH_QUARANTINED) || !record_chunk(x, r, &usable))
         return;
     if (st == CG_SH_LIVE)
         check_block(x, r, usable);

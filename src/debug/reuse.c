@@ -13,7 +13,7 @@ static size_t class_floor(size_t s)
 {
     if (s < 1024)
         return s / 16 - 4;
-    unsigned lg = 63u - (unsigned)__builtin_clzl(s);          /* 10 .. 14 */
+    unsigned lg = 63u - (unsigned)__builtin_clzl(s);          /* 10 .. 15 */
     return EXACT + (lg - 10) * 8 + ((s >> (lg - 3)) & 7);
 }
 
@@ -46,7 +46,6 @@ bool cg_reuse_put(cg_shadow_t *r, size_t limit)
     size_t k = class_floor(size);
     if (c->n[k] >= CLASS_CAP || c->bytes + size > limit)
         return false;
-    __atomic_store_n(&r->state, CG_SH_RELEASED, __ATOMIC_RELEASE);
     r->next = c->head[k];
     c->head[k] = r->id;
     c->n[k]++;

@@ -9,7 +9,7 @@
  * Only blocks that left the quarantine come here, so a use after free is
  * found exactly as before: the block was poisoned for the whole
  * quarantine and checked on its way out.  While cached its record stays
- * marked freed (CG_SH_RELEASED) with its stacks, so a free of a cached
+ * marked freed (CG_SH_QUARANTINED) with its stacks, so a free of a cached
  * block is still a double free with both stacks (where a chunk back in
  * the core could only be reported by the core's checks, or not at all
  * once reused).
@@ -36,14 +36,8 @@
 
 #include "shadow.h"
 
-/* Chunks this big or more go to the core.  Below the smallest quarantine
- * batch limit (64 KiB, at quarantine_mb=1) with room to spare: a request
- * rounded up to its class must not cross it, or blocks that went to their
- * thread's batch would go to the FIFO at once, and the batch they pass
- * would keep its blocks longer (fuzz-replay-corrupt's late kinds, which
- * need a block out of the quarantine, were then never injected). */
-#define CG_REUSE_MAX_CHUNK ((size_t)32 << 10)
-#define CG_REUSE_CLASSES 100                    /* 60 exact (64 .. 1008), 5 x 8 above */
+#define CG_REUSE_MAX_CHUNK ((size_t)64 << 10)   /* chunks this big or more: the core */
+#define CG_REUSE_CLASSES 108                    /* 60 exact (64 .. 1008), 6 x 8 above */
 
 typedef struct cg_reuse {
     uint32_t head[CG_REUSE_CLASSES];    /* record ids, newest first (through next) */
@@ -51,9 +45,9 @@ typedef struct cg_reuse {
     size_t bytes;                       /* chunk bytes held                       */
 } cg_reuse_t;
 
-/* Keep heap block r (checked, out of the quarantine) in the calling
- * thread's cache, within limit bytes per thread, its state RELEASED
- * (shadow.h): true when kept, false when the caller must give it back to
+/* Keep heap block r (checked, out of the quarantine, state still
+ * QUARANTINED) in the calling thread's cache, within limit bytes per
+ * thread: true when kept, false when the caller must give it back to
  * the core (a big block, a full class or cache, no thread block). */
 bool cg_reuse_put(cg_shadow_t *r, size_t limit) CG_HIDDEN;
 
@@ -64,8 +58,8 @@ size_t cg_reuse_round(size_t nb) CG_HIDDEN;
 
 /* A cached block whose chunk has at least nb bytes (a chunk size: a
  * multiple of 16, 64 or more), taken out of the calling thread's cache,
- * its record still bound to its chunk and RELEASED; NULL when the class
- * is empty.  The caller rewrites the record. */
+ * its record still bound to its chunk and marked freed; NULL when the
+ * class is empty.  The caller rewrites the record. */
 cg_shadow_t *cg_reuse_get(size_t nb) CG_HIDDEN;
 
 /* Empty the calling thread's cache (its exit): the blocks as a chain of

@@ -29,10 +29,8 @@
 /* A record's state.  CLAIMED: one thread is freeing or moving the block
  * (claim() in debug.c took it from LIVE with a compare-and-swap), so every
  * other free or realloc of it is a double free; reports and descriptions
- * still call it live, as the program has not finished freeing it.
- * RELEASED: freed, out of the quarantine (checked), waiting in a thread's
- * cache of released chunks (reuse.h) with its record still bound. */
-enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2, CG_SH_CLAIMED = 3, CG_SH_RELEASED = 4 };
+ * still call it live, as the program has not finished freeing it. */
+enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2, CG_SH_CLAIMED = 3 };
 CG_INLINE bool cg_shadow_seen_live(uint8_t state)
 {
     return state == CG_SH_LIVE || state == CG_SH_CLAIMED;
