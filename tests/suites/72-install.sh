@@ -25,7 +25,8 @@
 #                        once each (and with DESTDIR, never)
 #   install-space        a PREFIX with a space: the same files,
 #                        nothing made elsewhere, pkg-config's flags build a
-#                        program; uninstall removes the files and the
+#                        program, the installed `chunkguard run` collects a
+#                        report; uninstall removes the files and the
 #                        directories it made, keeping one another file is in
 set -u
 R=$CG_ROOT; B=$CG_BUILD/install-test
@@ -221,6 +222,15 @@ if [ -z "$bad" ]; then
     out=$(LD_LIBRARY_PATH="$sroot/lib" "$B/app-space" 2>&1); rc=$?
     check_app x "$out" $rc || bad="$bad the program built against it: rc=$rc '$out';"
   else bad="$bad gcc ${sflags[*]}: $(head -c 200 "$B/cc3.err");"; fi
+fi
+# the installed command preloads the library from the spaced prefix (ld.so
+# splits LD_PRELOAD at blanks: a link without one) and collects the report
+if [ -z "$bad" ]; then
+  printf '#include <stdlib.h>\nint main(void) { char *volatile p = malloc(8); free(p); free(p); return 0; }\n' >"$B/df.c"
+  gcc -O0 -fno-builtin -o "$B/df" "$B/df.c" 2>/dev/null || bad="$bad cannot build df;"
+  out=$("$sroot/bin/chunkguard" run --report-dir "$B/rd-space" -- "$B/df" 2>&1); rc=$?
+  [ $rc -eq 23 ] && ls "$B/rd-space"/*.json >/dev/null 2>&1 ||
+    bad="$bad the installed run collected no report: rc=$rc $(tail -2 <<<"$out" | tr '\n' ' ');"
 fi
 echo keep >"$sroot/lib/other-package.so"
 "${mk3[@]}" uninstall >>"$B/install3.log" 2>&1 || bad="$bad uninstall failed;"
