@@ -54,6 +54,13 @@ static uintptr_t mark_sp;
 static bool mark_alt;
 static uint32_t mark_tid;
 
+/* Thread tid's report no longer ends the process (it went on, or is
+ * gone): clear ending_tid, unless another thread's mark replaced it. */
+static void ending_forget(uint32_t tid)
+{
+    __atomic_compare_exchange_n(&ending_tid, &tid, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
 static CG_NOINLINE void mark_here(void)
 {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
@@ -83,7 +90,7 @@ bool cg_report_went_on(uintptr_t sp)
             cg_render_went_on();
         cg_report_leave();
     }
-    __atomic_compare_exchange_n(&ending_tid, &me, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+    ending_forget(me);
     if (__atomic_load_n(&fatal_tid, __ATOMIC_RELAXED) == cg_lock_me())
         cg_report_mark_fatal(false);
     cg_self.in_report = CG_REPORT_NONE;
@@ -126,8 +133,7 @@ static uint32_t ending_now(void)
 {
     uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
     if (ending != 0 && ending != cg_lock_me() && !cg_os_thread_signal(ending, 0)) {
-        __atomic_compare_exchange_n(&ending_tid, &ending, 0, false, __ATOMIC_ACQ_REL,
-                                    __ATOMIC_ACQUIRE);
+        ending_forget(ending);
         return 0;
     }
     return ending;
@@ -259,8 +265,7 @@ void cg_report_enter_about(uint32_t about)
         if (ending == 0 || ending == me)
             break;
         if (i == 2000) {                /* it went on without ending */
-            __atomic_compare_exchange_n(&ending_tid, &ending, 0, false, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE);
+            ending_forget(ending);
             break;
         }
         cg_unlock(&report_lock);
