@@ -314,7 +314,7 @@ static bool ends_with(const char *s, const char *suffix)
 #define SYM_TIMEOUT_MS 5000         /* for the whole batch, every helper run  */
 
 typedef struct sym_entry {
-    uintptr_t look;         /* the address looked up (pc - 1 for a return)   */
+    uintptr_t look;         /* the address looked up (a return's call site)  */
     uintptr_t off;          /* look's ELF virtual address in its module      */
     uint16_t mod;           /* its module, an index of sym_mods              */
     uint16_t nframes;       /* frames of its answer (0: none), from first    */
@@ -375,7 +375,7 @@ void cg_sym_batch_add(const uintptr_t *pcs, size_t n, bool exact0)
     int saved = errno;
     for (size_t i = 0; i < n && sym_n < SYM_ENTRIES; i++) {
         bool ret = i > 0 || !exact0;
-        uintptr_t look = ret && pcs[i] != 0 ? pcs[i] - 1 : pcs[i];
+        uintptr_t look = ret ? cg_call_site(pcs[i]) : pcs[i];
         cg_frame_t f;
         if (sym_find(look) != NULL)
             continue;
@@ -393,7 +393,7 @@ void cg_sym_batch_add(const uintptr_t *pcs, size_t n, bool exact0)
                 continue;
             set_str(sym_mods[sym_nmods++], CG_SYM_MODULE_MAX, f.module);
         }
-        sym_tab[sym_n++] = (sym_entry_t){ .look = look, .off = f.offset - (pcs[i] - look),
+        sym_tab[sym_n++] = (sym_entry_t){ .look = look, .off = f.offset,
                                           .mod = (uint16_t)m };
     }
     errno = saved;
@@ -724,7 +724,7 @@ void cg_sym_batch_run(void)
 
 size_t cg_sym_lookup(uintptr_t pc, bool is_return, const cg_sym_inline_t **frames)
 {
-    const sym_entry_t *e = sym_find(is_return && pc != 0 ? pc - 1 : pc);
+    const sym_entry_t *e = sym_find(is_return ? cg_call_site(pc) : pc);
     if (e == NULL || e->nframes == 0)
         return 0;
     *frames = &sym_frames[e->first];
@@ -734,7 +734,7 @@ size_t cg_sym_lookup(uintptr_t pc, bool is_return, const cg_sym_inline_t **frame
 bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
 {
     int saved = errno;
-    uintptr_t look = is_return && pc != 0 ? pc - 1 : pc;
+    uintptr_t look = is_return ? cg_call_site(pc) : pc;
     cg_mapping_t m;
     out->function[0] = 0;
     out->symbol[0] = 0;
@@ -790,7 +790,7 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
 }
 
 /* One frame line into line[cap]: "    #N 0xPC in FN FILE:LINE (module+0xoff)"
- * (PC and off: f's, a return address less one)
+ * (PC and off: f's, a return address's call instruction)
  * (the parts not known left out), " (inlined)" after it when inlined.
  * Each name cut to CG_FMT_NAME_MAX (%N): the line fits FRAME_LINE_MAX. */
 #define FRAME_LINE_MAX (3 * CG_FMT_NAME_MAX + 96)

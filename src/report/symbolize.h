@@ -34,8 +34,9 @@ typedef struct cg_frame {
     char symbol[CG_SYM_FUNC_MAX];     /* the symbol table's (mangled) name, ""
                                        * when the table has none: what the
                                        * dedup hash reads                   */
-    uintptr_t pc;                     /* the address shown: pc, or pc - 1 for a
-                                       * return address (inside the call)   */
+    uintptr_t pc;                     /* the address shown: pc, or for a
+                                       * return address its call
+                                       * instruction's (cg_call_site)       */
     uintptr_t offset;                 /* module-relative address of that (see
                                        * above)                             */
     bool in_module;                   /* pc lies in some mapping            */
@@ -44,14 +45,29 @@ typedef struct cg_frame {
 /*
  * cg_symbolize_frame - look a code address up.
  * @pc:       the address to describe (what offset is computed for)
- * @is_return: pc is a return address: the frame is pc - 1, a byte of
- *            the call instruction (as ASan shows it), so a call that ends
- *            a function is named after the caller, and out->pc and
- *            offset are those of pc - 1, not of the return address
+ * @is_return: pc is a return address: the frame is its call
+ *            instruction (cg_call_site: as objdump and gdb show the call),
+ *            so a call that ends a function is named after the caller,
+ *            and out->pc and offset are the call's, not the return
+ *            address's
  * @out:      filled in; never left uninitialised
  * Returns true when a function name was found.  Thread-safe.
  */
 bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out) CG_HIDDEN;
+
+/*
+ * cg_call_site - the address of the call instruction that return address
+ * @ret follows (x86_64: an e8 rel32 whose target is code of the same
+ * module, else the longest ff /2 ending exactly at ret), as objdump and
+ * gdb show the call; ret - 1 (a byte just before ret, as ASan shows
+ * frames) when no call decodes there or ret - 1 is not in a readable,
+ * executable mapping.  Reads at most 9 bytes before ret, none before the
+ * start of the mapping holding ret - 1, through cg_os_copy_readable:
+ * never a fault.  Answers are kept for the span of the calling thread's
+ * maps snapshot (base/maps.h).  0 for 0.  Thread-safe, async-signal-safe,
+ * errno preserved, no malloc.  callsite.c says what is not exact.
+ */
+uintptr_t cg_call_site(uintptr_t ret) CG_HIDDEN;
 
 /*
  * cg_symbolize - "func (module+0xoff)", or "(module+0xoff)" when no symbol
@@ -70,8 +86,8 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap) CG_HIDDEN;
  *     ending " (inlined)" (the same #N: one address)
  * @exact0: pcs[0] is a faulting instruction (looked up as is), not a return
  *          address
- * @pcs, @n: return addresses as cg_stack_capture gives them (each is looked
- *           up at pc - 1 and printed as pc)
+ * @pcs, @n: return addresses as cg_stack_capture gives them (each looked
+ *           up and printed at its call instruction, cg_call_site)
  * Writes whole lines only: a line that does not fit in cap ends the output
  * there.  buf is always NUL-terminated (cap > 0).  Returns the length
  * written.  Thread-safe; no malloc.
@@ -100,7 +116,7 @@ size_t cg_symbolize_file(const char *path, uintptr_t vaddr, char *buf, size_t ca
  *     for).
  * cg_sym_batch_add - the frames of a stack (pcs, n, exact0 as for
  *     cg_format_stack) into it; the addresses are those of the calls
- *     (a return address minus 1), at most 2048 distinct ones a batch.
+ *     (cg_call_site), at most 2048 distinct ones a batch.
  * cg_sym_batch_run - run the helper once over every frame added (for
  *     addr2line, once per module), with one deadline of 5 s for it all
  *     (or half of deadlock_timeout_ms when that is less: the report lock

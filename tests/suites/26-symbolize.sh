@@ -93,12 +93,22 @@
 #                            libiberty takes about 1 KiB), then cut; the
 #                            JSON object whole; a leak report of the same
 #                            stack keeps its HASH line (16 KiB buffer)
-#   sym-frame-in-call        a return address's frame is shown as
-#                            return address - 1 (as ASan): every frame of
+#   sym-frame-in-call        a return address's frame is shown at its
+#                            call instruction: every frame of
 #                            the program's own module in a free-time
 #                            report (#0 included: free's caller) lies in a
 #                            call instruction (objdump), and the JSON's pc
 #                            and offset are the text's
+#   sym-call-address-*       (tests/symbolize/calls.c) frames through
+#                            e8 to a function and to free@plt, ff /2 through
+#                            rax and (REX) r12, through 0x8(%rax) and
+#                            through rip: each frame's offset (text and
+#                            JSON) is the address objdump gives its call
+#                            instruction, at the marked line; -fault, in
+#                            guard mode: #0 is the faulting load itself
+#                            (which follows a call: not taken for one),
+#                            the rest calls; -nosym the same with
+#                            symbolize=0
 # Environment: CG_ROOT, CG_BUILD, CG_SO (tests/run-all.sh).
 set -u
 R=$CG_ROOT; B=$CG_BUILD/symbolize; SO=$CG_SO
@@ -155,6 +165,74 @@ PY
 )
 if [ "$fc" = ok ]; then pass sym-frame-in-call
 else fail sym-frame-in-call "$fc"; fi
+
+# sym-call-address-*: every frame at its call instruction's first byte
+gcc -std=gnu11 -g -O1 -o "$B/calls" "$R/tests/symbolize/calls.c" 2>"$tmp/ca.err" ||
+  fail sym-call-address "$(head -c 400 "$tmp/ca.err")"
+objdump -d "$B/calls" >"$tmp/ca.dis" 2>/dev/null
+call_address() {     # NAME ARG OPTS: check the report of "calls ARG"
+  local name=$1 arg=$2 opts=$3
+  rm -f "$tmp/ca.json"
+  run "mode=$opts:abort_on_error=0:report_path=$tmp/ca.json" "$B/calls" $arg
+  local v
+  v=$(python3 - "$tmp/ca.dis" "$tmp/ca.json" "$B/calls" "$R/tests/symbolize/calls.c" "$arg" "$err" <<'PY'
+import json, re, sys
+dis, js, mod, src, arg, text = sys.argv[1:7]
+insn = {}                                   # offset -> instruction text
+for l in open(dis):
+    m = re.match(r"\s*([0-9a-f]+):\t(?:[0-9a-f]{2} )+\s*\t(.*)$", l)
+    if m:
+        insn[int(m.group(1), 16)] = m.group(2).strip()
+marks = {}
+for n, l in enumerate(open(src), 1):
+    m = re.search(r"/\* (CALL|FAULT)-(\w+) \*/", l)
+    if m:
+        marks[n] = m.group(2)
+fr = []                                      # the first stack's frames: "where"
+for f in re.findall(r"^    #(\d+) (0x[0-9a-f]+) (?:in (\S+) )?(?:\S+:(\d+) )?"
+                    r"\((\S+)\+(0x[0-9a-f]+)\)$", text, re.M):
+    if f[0] == "0" and fr:
+        break
+    fr.append(f)
+mine = [f for f in fr if f[4] == mod]
+fault = arg == "fault"
+bad, seen = [], set()
+for num, pc, fn, line, m, off in mine:
+    o = int(off, 16)
+    ins = insn.get(o)
+    if fault and num == "0":
+        if ins is None or ins.startswith("call") or (line and marks.get(int(line)) != "load"):
+            bad.append(f"#0 {off} is not the faulting load: {ins} line {line}")
+        continue
+    if ins is None or not ins.startswith("call"):
+        bad.append(f"#{num} {fn} {off}: not a call's first byte ({ins})")
+        continue
+    if line and int(line) not in marks:
+        bad.append(f"#{num} {fn} line {line} is no marked call")
+    for form, pat in (("plt", r"<free@plt>"), ("direct", r"^call\s+[0-9a-f]+ <(via|chain)"),
+                      ("reg", r"^call\s+\*%rax$"), ("rex", r"^call\s+\*%r12$"),
+                      ("base", r"^call\s+\*0x8\(%rax\)$"), ("rip", r"\(%rip\)")):
+        if re.search(pat, ins):
+            seen.add(form)
+want = {"plt", "direct", "reg", "rex", "base", "rip"} - ({"plt"} if fault else set())
+if want - seen:
+    bad.append(f"no frame through {sorted(want - seen)}")
+try:
+    r = json.loads(open(js).readline())
+    jf = [(f["pc"], f["offset"]) for f in r["stacks"]["where"]["frames"]]
+    tf = [(f[1], f[5]) for f in fr][:len(jf)]
+    if jf != tf:
+        bad.append(f"json {jf[:4]} is not the text's {tf[:4]}")
+except (OSError, ValueError, KeyError) as e:
+    bad.append(f"json: {e}")
+print("ok" if mine and not bad else "; ".join(bad)[:600] or "no frames")
+PY
+)
+  if [ "$v" = ok ]; then pass "$name"; else fail "$name" "$v"; fi
+}
+call_address sym-call-address double debug
+call_address sym-call-address-nosym double debug:symbolize=0
+call_address sym-call-address-fault fault guard
 
 # no file:line in any frame, and frames in module+offset form
 plain_frames() {
