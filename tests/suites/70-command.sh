@@ -23,6 +23,12 @@
 #   symbolize             `symbolize` adds file:line to a text report, the
 #                         same with llvm-symbolizer and with addr2line, and
 #                         leaves one the library symbolized as it is
+#   symbolize-call-lines  (tests/symbolize/calls.c, whose calls mostly
+#                         follow an instruction of another line) `symbolize`
+#                         of a symbolize=0 text report and `report --sarif`
+#                         of its JSON give each frame the line the library
+#                         itself gives it: the call's (a frame's address is
+#                         the call's first byte, looked up as it is)
 #   dedup-hash-aslr       the JSON "hash" (and the text's HASH line) equal
 #                         across two runs whose addresses differ
 #   dedup-hash-rebuild    equal after a rebuild that moves every function
@@ -244,6 +250,41 @@ if cmp -s <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") && grep
    cmp -s "$tmp/text1.txt" "$tmp/sym1.txt"
 then pass symbolize
 else fail symbolize "$(grep -m3 '#' "$tmp/sym.txt"); addr2line's: $(diff <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") | head -c 300)"; fi
+
+# symbolize-call-lines: the command looks a frame up where the library does
+gcc -std=gnu11 -g -O1 -o "$B/calls" "$R/tests/symbolize/calls.c" ||
+    echo "FAIL symbolize-call-lines: build calls.c"
+{ CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD=$SO "$B/calls" 2>"$tmp/cl1.txt" >/dev/null; } 2>/dev/null
+mkdir -p "$tmp/cld"
+{ CHUNKGUARD_OPTIONS=mode=debug:symbolize=0:report_path="$tmp/cld/%p.json" LD_PRELOAD=$SO \
+      "$B/calls" 2>"$tmp/cl0.txt" >/dev/null; } 2>/dev/null
+"$CG" symbolize <"$tmp/cl0.txt" >"$tmp/cls.txt"
+"$CG" report "$tmp/cld" --srcroot "$R" --sarif "$tmp/cl.sarif" >/dev/null 2>&1
+cl=$("$PY" - "$tmp/cl1.txt" "$tmp/cls.txt" "$tmp/cl.sarif" <<'PY'
+import json, re, sys
+def lines(path):                  # "#N fn calls.c:L" of the program's frames
+    return [m.group(1) for m in re.finditer(r"#\d+ 0x[0-9a-f]+ (in \w+ \S*calls\.c:\d+)",
+                                            open(path).read())]
+lib, cmd = lines(sys.argv[1]), lines(sys.argv[2])
+bad = []
+if len(lib) < 8 or lib != cmd:
+    bad.append(f"symbolize: {[a for a, b in zip(cmd, lib) if a != b][:3] or cmd[:3]}, "
+               f"the library: {[b for a, b in zip(cmd, lib) if a != b][:3] or lib[:3]}")
+try:
+    res = json.load(open(sys.argv[3]))["runs"][0]["results"]
+    flow = res[0]["codeFlows"][0]["threadFlows"][0]["locations"]     # "where"
+    got = [l["location"]["physicalLocation"]["region"]["startLine"] for l in flow
+           if "calls.c" in l["location"].get("physicalLocation", {})
+                                        .get("artifactLocation", {}).get("uri", "")]
+    want = [int(x.rsplit(":", 1)[1]) for x in lib[:len(got)]]
+    if not got or got != want:
+        bad.append(f"sarif's lines {got}, the library's {want}")
+except (OSError, ValueError, KeyError, IndexError) as e:
+    bad.append(f"sarif: {e!r}")
+print("; ".join(bad) or "ok")
+PY
+)
+if [ "$cl" = ok ]; then pass symbolize-call-lines; else fail symbolize-call-lines "$cl"; fi
 
 # ---- dedup hash and suppressions (issue 14 point 5) ----------------------
 # The library's JSON "hash" and text HASH line (src/report/dedup.h); the
