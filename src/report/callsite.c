@@ -32,6 +32,7 @@
 
 #include <errno.h>
 
+#if defined(__x86_64__)
 #define CALL_MAX 9          /* prefix, REX, ff, ModRM, SIB, disp32 */
 
 /* A legacy prefix byte that can stand before an ff /2: the segment
@@ -122,6 +123,7 @@ static uintptr_t decode(uintptr_t ret)
             return ret - len;
     return ret - 1;
 }
+#endif
 
 /* Answers kept while the calling thread holds a maps snapshot (a report:
  * each frame is looked up several times): one word an entry, written at
@@ -146,7 +148,11 @@ uintptr_t cg_call_site(uintptr_t ret)
             return ret - (w & 0xf);
     }
     int saved = errno;
+#if defined(__x86_64__)
     uintptr_t call = decode(ret);
+#else
+    uintptr_t call = ret - 1;       /* no decoder for this architecture */
+#endif
     errno = saved;
     if (keep)
         __atomic_store_n(slot, tag | (ret - call), __ATOMIC_RELAXED);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "maps.h"
 #include "stk_util.h"
 
 #ifdef __clang__
@@ -96,9 +97,12 @@ Test(symbolize, stack_lines_in_asan_style)
     char l0[1024];
     cg_frame_t f;
     cg_symbolize_frame(pcs[0], true, &f);
-    /* every frame a return address: shown as that address - 1, a byte of
-     * the call, its pc and its offset alike (as ASan) */
-    snprintf(l0, sizeof l0, "    #0 %p in stk_sym_static (%s+0x%lx)\n", (void *)(pcs[0] - 1), exe,
+    /* every frame a return address: shown at its call instruction
+     * (cg_call_site; tested below), its pc and its offset alike; where
+     * no call decodes (code in the middle of a function, memory not
+     * executable) that address - 1 */
+    cr_assert_eq(f.pc, cg_call_site(pcs[0]));
+    snprintf(l0, sizeof l0, "    #0 %p in stk_sym_static (%s+0x%lx)\n", (void *)f.pc, exe,
              (unsigned long)f.offset);
     snprintf(want, sizeof want, "%s    #1 0xf (<unknown module>)\n    #2 %p (<anonymous>+0x20)\n",
              l0, (void *)(pcs[2] - 1));
@@ -132,11 +136,17 @@ Test(symbolize, return_address_at_the_end_of_a_function)
     cr_assert_str_eq(stk_name_of(end, &f), "stk_sym_static", "a return address is looked up at pc - 1");
     cg_symbolize(end, buf, sizeof buf);
     cr_assert(!starts_with(buf, "stk_sym_static ("), "pc itself is past the function: '%s'", buf);
-    /* A return address's frame is pc - 1, a byte of the call (as ASan
-     * shows it): its pc and offset are pc - 1's, one less than pc's
-     * (cg_symbolize looks pc up as given). */
-    cr_assert_eq(f.pc, end - 1, "pc %lx, want %lx", (unsigned long)f.pc, (unsigned long)(end - 1));
-    cr_assert_eq(f.offset + 1, offset_of(buf), "offset %lx vs '%s'", (unsigned long)f.offset, buf);
+    /* A return address's frame is its call (cg_call_site): a noreturn
+     * call ending the function (ASan's builds end functions with calls of
+     * their report functions), else pc - 1; its pc and offset are that
+     * address's, a few bytes before pc's (cg_symbolize looks pc up as
+     * given). */
+    uintptr_t call = cg_call_site(end);
+    cr_assert(call < end && call + 9 >= end, "call %lx for %lx", (unsigned long)call,
+              (unsigned long)end);
+    cr_assert_eq(f.pc, call, "pc %lx, want %lx", (unsigned long)f.pc, (unsigned long)call);
+    cr_assert_eq(f.offset + (end - call), offset_of(buf), "offset %lx vs '%s'",
+                 (unsigned long)f.offset, buf);
 }
 
 static void *open_fixture(const char *name)
@@ -402,4 +412,100 @@ Test(symbolize, corrupt_headers_never_crash)
     unlink(path);
     free(bad);
     free(img);
+}
+
+/* ---- the call instruction of a return address (callsite.c) ------------ */
+
+/* bytes at page + at, the page then made r-x: the return address after them */
+static uintptr_t code_at(char *page, size_t at, const unsigned char *b, size_t n)
+{
+    cr_assert_eq(mprotect(page, 4096, PROT_READ | PROT_WRITE), 0);
+    memset(page, 0x90, 4096);                   /* nop */
+    memcpy(page + at, b, n);
+    cr_assert_eq(mprotect(page, 4096, PROT_READ | PROT_EXEC), 0);
+    return (uintptr_t)page + at + n;
+}
+
+Test(symbolize, call_site_of_each_call_form)
+{
+    char *page = lonely_mapping(1);
+    static const struct {
+        const char *what;
+        unsigned char b[12];
+        size_t n, call;                         /* bytes, where the call begins */
+    } forms[] = {
+        { "e8 rel32 into the mapping", { 0xe8, 0x00, 0x01, 0x00, 0x00 }, 5, 0 },
+        { "e8 rel32 backwards", { 0xe8, 0x00, 0xff, 0xff, 0xff }, 5, 0 },
+        { "call *%rax", { 0xff, 0xd0 }, 2, 0 },
+        { "call *%r12", { 0x41, 0xff, 0xd4 }, 3, 0 },
+        { "notrack call *%rax", { 0x3e, 0xff, 0xd0 }, 3, 0 },
+        { "call *(%rax)", { 0xff, 0x10 }, 2, 0 },
+        { "call *0x8(%rax)", { 0xff, 0x50, 0x08 }, 3, 0 },
+        { "call *0x8(%rsp)", { 0xff, 0x54, 0x24, 0x08 }, 4, 0 },
+        { "call *0x100(%rbx)", { 0xff, 0x93, 0x00, 0x01, 0x00, 0x00 }, 6, 0 },
+        { "call *disp32(%rip)", { 0xff, 0x15, 0x10, 0x20, 0x00, 0x00 }, 6, 0 },
+        { "call *0x100(%rsp)", { 0xff, 0x94, 0x24, 0x00, 0x01, 0x00, 0x00 }, 7, 0 },
+        { "call *0x100(%r12)", { 0x41, 0xff, 0x94, 0x24, 0x00, 0x01, 0x00, 0x00 }, 8, 0 },
+        { "call *%fs:0x10", { 0x64, 0xff, 0x14, 0x25, 0x10, 0x00, 0x00, 0x00 }, 8, 0 },
+        { "call *(%r9,%r9,8): REX.X and B", { 0x43, 0xff, 0x14, 0xc9 }, 4, 0 },
+        /* a load's disp8 0x48 before "ff d0" is no REX.W of the call */
+        { "mov 0x48(%rsp),%rdi; call *%rax",
+          { 0x48, 0x8b, 0x7c, 0x24, 0x48, 0xff, 0xd0 }, 7, 5 },
+        /* an e8 whose target is no mapping: the ff /2 inside it wins */
+        { "e8 to nowhere, ff d0 in it", { 0xe8, 0x00, 0x00, 0xff, 0xd0 }, 5, 3 },
+    };
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+        uintptr_t ret = code_at(page, 512, forms[i].b, forms[i].n);
+        uintptr_t want = (uintptr_t)page + 512 + forms[i].call;
+        cr_expect_eq(cg_call_site(ret), want, "%s: %lx, want %lx", forms[i].what,
+                     (unsigned long)cg_call_site(ret), (unsigned long)want);
+        /* the frame's pc and offset are the call's */
+        cg_frame_t f;
+        cg_symbolize_frame(ret, true, &f);
+        cr_expect_eq(f.pc, want, "%s: frame pc", forms[i].what);
+        cr_expect_eq(f.offset, want - (uintptr_t)page, "%s: frame offset", forms[i].what);
+    }
+    /* nothing decodes (nops): return address - 1 */
+    uintptr_t ret = code_at(page, 512, (const unsigned char *)"\x90\x90", 2);
+    cr_expect_eq(cg_call_site(ret), ret - 1);
+    /* the same answers from the memo, within a maps snapshot */
+    ret = code_at(page, 512, forms[3].b, forms[3].n);
+    bool snap = cg_maps_snapshot_begin();
+    cr_expect_eq(cg_call_site(ret), (uintptr_t)page + 512);
+    cr_expect_eq(cg_call_site(ret), (uintptr_t)page + 512);
+    if (snap)
+        cg_maps_snapshot_end();
+    cr_expect_eq(cg_call_site(0), 0);
+    munmap(page - 4096, 3 * 4096);
+}
+
+Test(symbolize, call_site_reads_only_its_executable_mapping)
+{
+    /* "ff d0" at the very start of a mapping after an inaccessible page:
+     * found without reading a byte before the mapping */
+    char *page = lonely_mapping(1);
+    static const unsigned char call_rax[] = { 0xff, 0xd0 };
+    uintptr_t ret = code_at(page, 0, call_rax, 2);
+    cr_expect_eq(cg_call_site(ret), (uintptr_t)page);
+    /* an e8 whose first bytes lie in the page before, readable but
+     * another mapping (not executable): not read, not taken */
+    char *before = page - 4096;
+    cr_assert_eq(mprotect(before, 4096, PROT_READ | PROT_WRITE), 0);
+    before[4094] = (char)0xe8;
+    before[4095] = 0;
+    cr_assert_eq(mprotect(before, 4096, PROT_READ), 0);
+    static const unsigned char tail[] = { 0x00, 0x00, 0x00 };
+    ret = code_at(page, 0, tail, 3);            /* e8 00 | 00 00 00: to ret itself */
+    cr_expect_eq(cg_call_site(ret), ret - 1);
+    /* a call in memory that is readable but not executable: ret - 1 */
+    cr_assert_eq(mprotect(page, 4096, PROT_READ | PROT_WRITE), 0);
+    memcpy(page + 64, call_rax, 2);
+    ret = (uintptr_t)page + 66;
+    cr_expect_eq(cg_call_site(ret), ret - 1);
+    /* executable but not readable (PROT_EXEC alone): ret - 1, no fault */
+    cr_assert_eq(mprotect(page, 4096, PROT_EXEC), 0);
+    cr_expect_eq(cg_call_site(ret), ret - 1);
+    munmap(page - 4096, 3 * 4096);
+    /* an address in no mapping at all: ret - 1 */
+    cr_expect_eq(cg_call_site(ret), ret - 1);
 }
