@@ -10,6 +10,7 @@
 #include "debug.h"
 #include "debugblock.h"
 #include "guard.h"
+#include "maps.h"
 #include "render.h"
 #include "shadow.h"
 #include "stackdepot.h"
@@ -47,9 +48,16 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
                 (const void *)u, (const void *)(u + r->req), state, cg_kind_name(r->kind),
                 r->guarded == CG_GUARDED_SLOT ? ", in a guard slot (sampled)"
                 : r->guarded ? ", on guard pages of its own" : "", note);
+    /* one read of the maps for every frame of the stacks, as a report
+     * (base/maps.h), not one or more a frame (its module, its call
+     * instruction's mapping) */
+    bool snap = cg_maps_snapshot_begin();
     if (!live)
         n += stack_lines(b + n, cap - n, "freed", r->free_tid, r->free_stack);
-    return n + stack_lines(b + n, cap - n, "allocated", r->alloc_tid, r->alloc_stack);
+    n += stack_lines(b + n, cap - n, "allocated", r->alloc_tid, r->alloc_stack);
+    if (snap)
+        cg_maps_snapshot_end();
+    return n;
 }
 
 /* Fast mode: the chunk-start bitmap and the big-block registry. */
