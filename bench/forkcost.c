@@ -16,7 +16,13 @@
  *            directory each
  *   mallocs  N mallocs and frees of 64 + i bytes (i < N): what the
  *            allocator keeps resident and mapped, with LD_PRELOAD
- * Prints "KIND N fork_cpu_us U".  Standalone, under any malloc:
+ *   churn    before each fork, the fork storm's main loop
+ *            (tests/locks/fork_signal.c): 16 frees and mallocs of 16 to
+ *            4015 bytes; N is ignored.  Debug mode's quarantine makes the
+ *            heap grow all run long, as in the storm, without its signals
+ * Prints "KIND N fork_cpu_us U parent_cpu_us P child_cpu_us C minflt
+ * parent F child G": CPU time and minor page faults a fork, of this
+ * process and of its children (getrusage).  Standalone, under any malloc:
  *     gcc -O1 -o forkcost bench/forkcost.c && ./forkcost sparse 64 2000
  *     LD_PRELOAD=build/libchunkguard.so CHUNKGUARD_OPTIONS=mode=debug \
  *         ./forkcost mallocs 1000 2000
@@ -29,13 +35,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static double cpu_seconds(void)
+/* CPU seconds (user + system) and minor faults of who (RUSAGE_SELF or
+ * RUSAGE_CHILDREN). */
+static double cpu_of(int who, long *minflt)
 {
-    struct rusage s, c;
-    getrusage(RUSAGE_SELF, &s);
-    getrusage(RUSAGE_CHILDREN, &c);
-    return (double)(s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec + c.ru_stime.tv_sec) +
-           (double)(s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec + c.ru_stime.tv_usec) / 1e6;
+    struct rusage u;
+    getrusage(who, &u);
+    *minflt = u.ru_minflt;
+    return (double)(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+           (double)(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
 }
 
 static char *map(size_t len, int prot)
@@ -51,7 +59,7 @@ static char *map(size_t len, int prot)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: forkcost none|vmas|dense|sparse|gib|mallocs N [FORKS]\n");
+        fprintf(stderr, "usage: forkcost none|vmas|dense|sparse|gib|mallocs|churn N [FORKS]\n");
         return 64;
     }
     const char *kind = argv[1];
@@ -78,12 +86,19 @@ int main(int argc, char **argv)
     } else if (strcmp(kind, "mallocs") == 0) {
         for (long i = 0; i < n; i++)
             free(malloc(64 + (size_t)i));
-    } else if (strcmp(kind, "none") != 0) {
+    } else if (strcmp(kind, "none") != 0 && strcmp(kind, "churn") != 0) {
         fprintf(stderr, "forkcost: unknown kind %s\n", kind);
         return 64;
     }
-    double t0 = cpu_seconds();
+    int churn = strcmp(kind, "churn") == 0;
+    void *keep[16] = { 0 };
+    long pf0, cf0, pf1, cf1;
+    double p0 = cpu_of(RUSAGE_SELF, &pf0), c0 = cpu_of(RUSAGE_CHILDREN, &cf0);
     for (long i = 0; i < forks; i++) {
+        for (int j = 0; churn && j < 16; j++) {   /* fork_signal.c's sizes */
+            free(keep[j]);
+            keep[j] = malloc(16 + (size_t)(i * 37 + j * 301) % 4000);
+        }
         pid_t k = fork();
         if (k == 0)
             _exit(0);
@@ -93,6 +108,10 @@ int main(int argc, char **argv)
         }
         waitpid(k, NULL, 0);
     }
-    printf("%s %ld fork_cpu_us %.1f\n", kind, n, (cpu_seconds() - t0) / (double)forks * 1e6);
+    double p = cpu_of(RUSAGE_SELF, &pf1) - p0, c = cpu_of(RUSAGE_CHILDREN, &cf1) - c0;
+    printf("%s %ld fork_cpu_us %.1f parent_cpu_us %.1f child_cpu_us %.1f minflt parent %.1f "
+           "child %.1f\n", kind, n, (p + c) / (double)forks * 1e6, p / (double)forks * 1e6,
+           c / (double)forks * 1e6, (double)(pf1 - pf0) / (double)forks,
+           (double)(cf1 - cf0) / (double)forks);
     return 0;
 }

@@ -280,26 +280,35 @@ static bool meta_make(size_t first)
     return true;
 }
 
-void *cg_os_map_meta(size_t len)
+void *cg_os_map_meta_aligned(size_t len, size_t align)
 {
     size_t body = CG_PAGE_ROUND(len);
-    if (len == 0 || body < len)
+    if (len == 0 || body < len || align == 0 || (align & (align - 1)) != 0)
         return NULL;
-    if (meta_make(body)) {
+    if (meta_make(body + (align > cg_pagesize ? align : 0))) {
         bool mt = !CG_SINGLE_THREAD_P;
         for (;;) {
             uintptr_t top = __atomic_load_n(&meta_top, __ATOMIC_ACQUIRE);
-            if (body > meta_end - top || meta_end - top - body < cg_pagesize)
+            uintptr_t at = (top + align - 1) & ~(uintptr_t)(align - 1);
+            if (at < top || at > meta_end || body > meta_end - at ||
+                meta_end - at - body < cg_pagesize)
                 break;                 /* full: the upper guard must stay */
-            if (!swap_if(&meta_top, top, top + body, mt))
+            if (!swap_if(&meta_top, top, at + body, mt))
                 continue;
-            if (!cg_os_commit((void *)top, body))
+            /* the gap below an aligned piece is opened too (unused, no
+             * memory): the body stays one read-write mapping */
+            if (!cg_os_commit((void *)top, at + body - top))
                 break;                 /* the piece stays inaccessible, unused */
-            cg_vg_noaccess((void *)top, body);
-            return (void *)top;
+            cg_vg_noaccess((void *)top, at + body - top);
+            return (void *)at;
         }
     }
-    return cg_os_map_guarded(len);
+    return align > cg_pagesize ? NULL : cg_os_map_guarded(len);
+}
+
+void *cg_os_map_meta(size_t len)
+{
+    return cg_os_map_meta_aligned(len, cg_pagesize);
 }
 
 void cg_os_unmap_meta(void *p, size_t len)

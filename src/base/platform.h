@@ -134,6 +134,12 @@ bool  cg_os_commit(void *p, size_t len) CG_HIDDEN;
  *     keeps every structure away from a heap or a big block).  When the
  *     body is full or cannot be made, a cg_os_map_guarded mapping.  NULL
  *     when neither can be had.  Thread-safe, lock-free, errno kept.
+ * cg_os_map_meta_aligned - the same, at an address that is a multiple of
+ *     align (a power of two; a page or less: cg_os_map_meta), for memory
+ *     to be collapsed into huge pages (align 2 MiB): the address space
+ *     skipped below it is opened too, unused, so the body stays one
+ *     mapping.  NULL when the body has no room (no mapping of its own:
+ *     the caller falls back to cg_os_map_meta).
  * cg_os_unmap_meta - give back (p, len) of cg_os_map_meta: a piece of the
  *     body is made inaccessible and its memory returned (its address space
  *     is not reused); a mapping of its own is unmapped.
@@ -144,6 +150,7 @@ bool  cg_os_commit(void *p, size_t len) CG_HIDDEN;
  * (nothing may be mapped there), or NULL; a seeded layout bug's page. */
 void *cg_os_test_map_at(void *p, size_t len) CG_HIDDEN;
 void *cg_os_map_meta(size_t len) CG_HIDDEN;
+void *cg_os_map_meta_aligned(size_t len, size_t align) CG_HIDDEN;
 void  cg_os_unmap_meta(void *p, size_t len) CG_HIDDEN;
 bool  cg_os_meta_body(uintptr_t *lo, uintptr_t *hi) CG_HIDDEN;
 void *cg_os_map_guarded(size_t len) CG_HIDDEN;

@@ -157,6 +157,7 @@ static bool grow_top(cg_arena_t *av, size_t nb, const cg_call_t *call)
     size_t want = CG_PAGE_ROUND(need + cg_mp.top_pad);
     if (want < need)
         return false;
+    want = cg_heap_grow_step(h, want);     /* to a huge page's end, when near it */
     if (cg_heap_grow(h, want) || (want = CG_PAGE_ROUND(need), cg_heap_grow(h, want))) {
         cg_arena_set_heap(av, h);         /* the link checks' span grows with it */
         cg_set_head_size(av->top, tsz + want);

@@ -33,6 +33,8 @@ static bool huge;          /* cg_heap_use_huge_pages: set once, at init */
 
 void cg_heap_use_huge_pages(void) { huge = cg_os_thp_allowed(); }
 
+bool cg_heap_huge_on(void) { return huge; }
+
 /* The heap's committed end has moved up to end: collapse each 2 MiB
  * range of the chunk space that is read-write whole for the first time
  * (heap.h).  A range the heap gave back and grew into again stays as the
@@ -57,6 +59,16 @@ static void collapse_below(cg_heap_t *h, size_t end)
         (void)cg_os_collapse((char *)h + m, CG_HUGE_PAGE);
         h->meta_huge++;
     }
+}
+
+size_t cg_heap_grow_step(const cg_heap_t *h, size_t want)
+{
+    size_t end = h->size + want;
+    size_t boundary = (end + CG_HUGE_PAGE - 1) & ~(CG_HUGE_PAGE - 1);
+    if (!huge || end < want || boundary <= h->huge_end || boundary > CG_HEAP_USE_MAX ||
+        boundary - end > CG_HUGE_REACH)
+        return want;
+    return boundary - h->size;
 }
 
 /* The page below a new heap's base becomes a guard page of ours when it is

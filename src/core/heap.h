@@ -237,6 +237,31 @@ void cg_heap_release_pages(char *from, char *to) CG_HIDDEN;
  *     (single-threaded).
  */
 void cg_heap_use_huge_pages(void) CG_HIDDEN;
+/* Are they on (cg_heap_use_huge_pages ran and the kernel allows them)?
+ * Debug mode's record slabs follow the same setting (shadow.c). */
+bool cg_heap_huge_on(void) CG_HIDDEN;
+
+/*
+ * The range the top ends in is 4 KiB pages until the committed end
+ * reaches its boundary, and a fork copies each of them (in a program
+ * whose quarantine makes the heap grow, half a range on average: 256
+ * entries a fork, the most a debug-mode fork copied; docs/performance.md,
+ * "fork13b").  So once the committed end would come within
+ * CG_HUGE_REACH of the boundary, the heap grows to the boundary at once
+ * and the range is collapsed: the top chunk is then up to CG_HUGE_REACH
+ * larger than the arena asked for, and nothing above the top chunk is
+ * accessible still.  CG_HUGE_REACH plus the arena's top pad (128 KiB by
+ * default) stays under 1 MiB, so a write 1 MiB past the last block still
+ * faults (58-edges).
+ * cg_heap_grow_step - the bytes to commit when the arena wants want more
+ *     (a page multiple) of heap h: want itself, or more, up to h's next
+ *     2 MiB boundary, when huge pages are on, the boundary is within
+ *     CG_HUGE_REACH of the new end, inside the region, and above the part
+ *     already collapsed once (a range given back and grown into again
+ *     stays as the kernel left it).  Caller holds the arena lock.
+ */
+#define CG_HUGE_REACH ((size_t)512 << 10)
+size_t cg_heap_grow_step(const cg_heap_t *h, size_t want) CG_HIDDEN;
 
 /* Does no chunk start strictly inside [c, c + size)?  A size field that
  * an overflow enlarged to swallow whole neighbours would still lead to a

@@ -112,6 +112,35 @@ static void big_remove(big_slot_t *s)
     big_used--;
 }
 
+/* Slabs come in groups of 2 MiB (8 slabs) at a 2 MiB boundary of the
+ * metadata body, so that with huge pages on (heap.h, option huge_pages)
+ * a group is collapsed into one huge page once its second slab is taken:
+ * a fork then copies one page-table entry for the group's records, where
+ * a full slab in 4 KiB pages is 64 (docs/performance.md, "fork13b"), for
+ * at most 1.75 MiB more memory, and only in a program that has had 4096
+ * records at once.  Without huge pages, or when the body has no aligned
+ * room, a slab is a piece of the body of its own, as before.  Caller
+ * holds the shadow lock. */
+#define SLAB_BYTES (SLAB_RECORDS * sizeof(cg_shadow_t))
+#define GROUP_SLABS ((uint32_t)(CG_HUGE_PAGE / SLAB_BYTES))
+static char *group;                /* the group slabs are taken from, or NULL */
+static uint32_t group_used;        /* its slabs taken                          */
+
+static cg_shadow_t *slab_new(void)
+{
+    if (group != NULL && group_used < GROUP_SLABS) {
+        cg_shadow_t *s = (cg_shadow_t *)(group + group_used++ * SLAB_BYTES);
+        if (group_used == 2)
+            (void)cg_os_collapse(group, CG_HUGE_PAGE);
+        return s;
+    }
+    group = cg_heap_huge_on() ? cg_os_map_meta_aligned(CG_HUGE_PAGE, CG_HUGE_PAGE) : NULL;
+    if (group == NULL)
+        return cg_os_map_meta(SLAB_BYTES);
+    group_used = 1;
+    return (cg_shadow_t *)group;
+}
+
 static uint32_t record_alloc(void)
 {
     if (free_head != 0) {
@@ -122,7 +151,7 @@ static uint32_t record_alloc(void)
     if (bump == nslabs * SLAB_RECORDS) {
         if (nslabs == MAX_SLABS)
             return 0;
-        cg_shadow_t *s = cg_os_map_meta(SLAB_RECORDS * sizeof(cg_shadow_t));
+        cg_shadow_t *s = slab_new();
         if (s == NULL)
             return 0;
         slabs[nslabs] = s;

@@ -332,8 +332,13 @@ CG_FORK_PATH void cg_supp_after_fork_child(void)
         memset(hit_bytes, 0, sizeof hit_bytes);
         memset(hit_blocks, 0, sizeof hit_blocks);
     }
-    total = 0;
-    summary_done = 0;
+    /* Stored only when set: a page the child does not write is not
+     * copied for it (a fork's child takes a fault and a copy per page it
+     * writes; docs/performance.md, "fork13b"). */
+    if (total != 0)
+        total = 0;
+    if (summary_done != 0)
+        summary_done = 0;
 }
 
 void cg_supp_summary(void)

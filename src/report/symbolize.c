@@ -203,7 +203,9 @@ CG_FORK_PATH void cg_symbolize_lock_all(void) { cg_lock(&cache_lock); }
 CG_FORK_PATH void cg_symbolize_unlock_all(bool child)
 {
     cg_lock_after_fork(&cache_lock, child);
-    if (child)      /* a batch another thread had open is not the child's */
+    /* a batch another thread had open is not the child's (stored only
+     * when set: an unwritten page is not copied for the child) */
+    if (child && __atomic_load_n(&sym_busy, __ATOMIC_RELAXED) != 0)
         __atomic_store_n(&sym_busy, 0, __ATOMIC_RELAXED);
 }
 

@@ -16,7 +16,10 @@
 #                           entry per resident page: issue 13, point 2), and in
 #                           4 KiB pages with huge_pages=0; a write after free into
 #                           a block of such a page is still found, at exit and in
-#                           a forked child's _exit (tests/debug/fork_pages.c)
+#                           a forked child's _exit (tests/debug/fork_pages.c);
+#                           -tail: at most 1.75 MiB of the chunk space is ever
+#                           in 4 KiB pages (the top's range is collapsed early);
+#                           -records: the blocks' records are in a huge page
 set -u
 R=$CG_ROOT; B=$CG_BUILD/debug; SO=$CG_SO
 mkdir -p "$B"
@@ -79,6 +82,22 @@ if gcc -O2 -g -o "$B/fork_pages" "$R/tests/debug/fork_pages.c"; then
     # "always" gives the kernel's own huge pages to whole free ranges
     if [[ "$thp" == *"[always]"* ]] || [ "${hoff:-x}" = 0 ]; then echo "PASS debug-fork-huge-pages-off ($off)"
     else echo "FAIL debug-fork-huge-pages-off: huge_pages=0 still gave huge pages: $off"; fi
+    # The range the top ends in: collapsed once the top comes within 512
+    # KiB of its end (heap.h, CG_HUGE_REACH), so at most 1.5 MiB of the
+    # chunk space is ever in 4 KiB pages; the library before that change
+    # kept up to the whole 2 MiB range in them.
+    tl=$(fp "" tail); t4=$(sed -n 's/.*max_4k_kb=\([0-9]*\).*/\1/p' <<<"$tl")
+    if [[ "$thp" != *"[always]"* && "$thp" != *"[madvise]"* ]]; then
+        echo "PASS debug-fork-huge-pages-tail (THP off here: '$thp')"
+    elif [ -n "$t4" ] && [ "$t4" -le 1792 ]; then echo "PASS debug-fork-huge-pages-tail ($tl)"
+    else echo "FAIL debug-fork-huge-pages-tail: more than 1.75 MiB of 4 KiB pages at the top: $tl"; fi
+    # The blocks' records (12,000 of them, 64 bytes each) are in a huge
+    # page too (shadow.c: slabs in 2 MiB groups, collapsed at the second)
+    mh=$(sed -n 's/.*meta_huge_kb=\([0-9]*\).*/\1/p' <<<"$tl")
+    if [[ "$thp" != *"[always]"* && "$thp" != *"[madvise]"* ]]; then
+        echo "PASS debug-fork-huge-pages-records (THP off here: '$thp')"
+    elif [ -n "$mh" ] && [ "$mh" -ge 2048 ]; then echo "PASS debug-fork-huge-pages-records ($tl)"
+    else echo "FAIL debug-fork-huge-pages-records: the records are not in huge pages: $tl"; fi
     out=$(fp "" uaf-old); rc=$?
     if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: heap-use-after-free' <<<"$out" &&
        grep -q 'at offset 3 of a 16-byte block (found at exit)' <<<"$out"; then
