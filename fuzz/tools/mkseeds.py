@@ -85,6 +85,28 @@ def subrun_seeds():
                                                     for j in range(4))
         write('ops-debug', 'subrun-%d' % k,
               malloc(1, 300) + tune(0, 13, 0xc000 + k, script) + free(1))
+    # the variants (the flags byte's bits 3-5): 1 a report callback that
+    # calls exit() in the double free's report, 2 a SIGUSR1 handler that
+    # calls exit() while the report waits for its symbolizer (a script that
+    # sends the signal), 3 a SIGABRT handler that siglongjmps out of two
+    # fatal reports, 4 a callback that siglongjmps out of one, 5 leaks from
+    # 4400 call sites, past the leak report's 4096 groups, 6 report_path
+    # and stats_path in a directory that does not exist; in debug and
+    # guard mode, with and without suppressions and report_path
+    variants = [  # (mode, symbolizer, suppressions, json, stats, leaks, threads, flags, variant)
+        (0, 0, 0, 1, 1, 1, 1, 2, 1), (1, 2, 2, 0, 0, 0, 2, 1, 1),
+        (0, 0, 2, 1, 0, 0, 0, 0, 2), (1, 0, 0, 0, 1, 1, 1, 2, 2),
+        (0, 1, 0, 1, 0, 2, 1, 2, 3), (1, 0, 2, 0, 1, 0, 0, 0, 3),
+        (0, 0, 2, 0, 1, 1, 2, 1, 4), (1, 1, 0, 1, 0, 0, 0, 2, 4),
+        (0, 0, 0, 1, 0, 0, 0, 0, 5), (1, 0, 2, 0, 0, 1, 0, 0, 5),
+        (0, 0, 0, 1, 1, 1, 0, 2, 6), (1, 3, 2, 1, 0, 0, 1, 0, 6),
+    ]
+    for k, (mode, sym, supp, js, st, nl, nt, fl, var) in enumerate(variants):
+        o = mode + 3 * sym + 12 * supp + 48 * js + 96 * st
+        script = bytes([o, nl, nt, fl | var << 3]) + b''.join(
+            struct.pack('<H', 91 * k + 17 * j) for j in range(4))
+        write('ops-debug', 'subrun-v%d-%d' % (var, k),
+              malloc(1, 300) + tune(0, 13, 0xc000 + k, script) + free(1))
 
 
 def tune_ops(threads):

@@ -458,9 +458,10 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
 /* The report the report lock's holder (cur_tid) is in the middle of in
  * emit_body, for cg_render_finish: its arguments, how far it got
  * (CUR_*), and the bytes of tbuf rendered so far (the head; then the
- * whole text).  CUR_DONE: written and published, handed to the
- * callback. */
-enum { CUR_HEAD = 1, CUR_TEXT, CUR_WRITTEN, CUR_DONE };
+ * whole text).  CUR_STACKS: nothing rendered, its stacks being
+ * symbolized first (suppressions loaded); CUR_DONE: written and
+ * published, handed to the callback. */
+enum { CUR_STACKS = 1, CUR_HEAD, CUR_TEXT, CUR_WRITTEN, CUR_DONE };
 static const struct emit_args *cur;
 static uint32_t cur_tid;
 static size_t cur_len;
@@ -647,8 +648,13 @@ static void finish_body(void *arg)
     const cg_rdata_t *d = a->d;
     cg_dedup_t k;
     cg_dedup_compute(d, &k);
-    size_t n = cur_len;
-    if (stage == CUR_HEAD)
+    if (stage == CUR_STACKS && k.rule >= 0 && a->recoverable) {
+        cg_supp_count(k.rule, 0, 0);    /* suppressed: nothing to write */
+        *fatal = 0;
+        return;
+    }
+    size_t n = stage == CUR_STACKS ? render_head(tbuf, sizeof tbuf, d) : cur_len;
+    if (stage <= CUR_HEAD)
         n += render_rest(tbuf + n, sizeof tbuf - n, d, &k);
     if (stage <= CUR_TEXT)
         cg_log_write(tbuf, n);
@@ -695,9 +701,18 @@ static void emit_body(void *arg)
      * when suppressions are loaded, whose patterns may name a source file. */
     bool batch = false;
     if (known) {
+        /* the report lock is this thread's (emit_head_body): an exit from
+         * a signal handler while the symbolizer runs writes the report
+         * (cg_render_finish), or counts it as suppressed */
+        if (head_is(CG_RHEAD_HELD)) {
+            cur_tid = cg_lock_me();
+            cur_at(CUR_STACKS, 0);
+            cur = a;
+        }
         batch = sym_batch(d);
         cg_dedup_compute(d, &k);
         if (k.rule >= 0 && a->recoverable) {
+            cur_clear();
             cg_supp_count(k.rule, 0, 0);
             if (batch)
                 cg_sym_batch_end();

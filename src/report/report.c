@@ -61,6 +61,18 @@ static void ending_forget(uint32_t tid)
     __atomic_compare_exchange_n(&ending_tid, &tid, 0, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
+/* The calling thread's report is over though its code never returned to
+ * finish it (a callback jumped out of it, or an exit ran from inside it
+ * and did not end the process): its symbolizer batch closed, its head
+ * state forgotten, the report lock released. */
+static void drop_mine(void)
+{
+    cg_sym_batch_end();
+    if (cg_self.in_report == CG_REPORT_WRITING)
+        cg_render_went_on();
+    cg_report_leave();
+}
+
 static CG_NOINLINE void mark_here(void)
 {
     uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
@@ -84,12 +96,8 @@ bool cg_report_went_on(uintptr_t sp)
     if (!mark_alt && sp <= mark_sp)
         return false;
     __atomic_store_n(&mark_tid, 0, __ATOMIC_RELEASE);
-    if (CG_REPORT_BUSY(cg_self.in_report)) {     /* a callback jumped out */
-        cg_sym_batch_end();
-        if (cg_self.in_report == CG_REPORT_WRITING)
-            cg_render_went_on();
-        cg_report_leave();
-    }
+    if (CG_REPORT_BUSY(cg_self.in_report))       /* a callback jumped out */
+        drop_mine();
     ending_forget(me);
     if (__atomic_load_n(&fatal_tid, __ATOMIC_RELAXED) == cg_lock_me())
         cg_report_mark_fatal(false);
@@ -163,8 +171,12 @@ static _Noreturn void give_up_on(uint32_t tid)
 
 /* The exiting thread is in the middle of a report of its own (a signal
  * handler that calls exit or _exit interrupted it, the symbolizer's run
- * its likeliest window): the report is written out, then the process
- * ends as it would have, when it was to end it. */
+ * its likeliest window; or the report callback called exit): the report
+ * is written out, then the process ends as it would have, when it was to
+ * end it.  When it was not, the exit goes on outside the report, whose
+ * lock is released: what the exit reports next (detect_leaks' check) is
+ * not taken for a report made inside this one, which aborted the
+ * process with the leak report cut short. */
 static void finish_mine(void)
 {
     int fatal = cg_render_finish();
@@ -173,6 +185,7 @@ static void finish_mine(void)
                 (cg_opt.halt_on_error && !cg_report_has_callback());
     if (fatal)
         cg_report_exit();
+    drop_mine();
 }
 
 CG_FORK_PATH void cg_report_wait_others(void)
