@@ -102,7 +102,7 @@ comma := ,
 LAYOUT_LDFLAGS := $(if $(filter 1,$(COLD_SEGMENT)),-Wl$(comma)-T$(comma)$(BUILD)/layout.ld)
 COLD_OBJS := debug pattern shadow quarantine leaks describe stack stackdepot stackmemo symbolize render maps \
              report checks fmt info fault heapcheck lockdep reentry cxx guard guardpool dthread insn \
-             demangle
+             demangle reuse
 # Objects not compiled from src/ that go to the cold segment too: libiberty's
 # demangler (below), which only a report with C++ names runs.
 COLD_EXTRA := iberty

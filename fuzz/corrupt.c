@@ -18,10 +18,16 @@
  * and the harness aborts when it misses one (no report, or a report of
  * another kind or address) or when chunkguard faults (a "segv" report or a
  * signal).  Other bugs are injected too and only counted, detected or not:
- *   overflow-far    17..80 bytes past a heap block (past the redzone
- *                   chunkguard promises, into the next chunk's header)
+ *   overflow-far    17..80 bytes from the last 8 of a heap block's
+ *                   chunk on (where the next chunk's header starts: past
+ *                   the redzone chunkguard promises, into that header);
+ *                   from the block's end when that is nearer
  *   prev-inuse      the PREV_INUSE bit of a live block's header flipped
  *   late-double-free, late-uaf   the block had left the quarantine
+ *   late-link       a byte of the first link (fd, bk) of a free chunk of
+ *                   the core's that now lies in a block's memory that
+ *                   left the quarantine (a remainder carved from it),
+ *                   for the bin walks (malloc_trim, mallinfo2) to meet
  *   overflow-1mib, underflow-pages   a byte written 1 MiB past a live
  *                   block, or into the first unreadable page below it (in
  *                   a heap, the guard page before its first chunk), when
@@ -40,6 +46,12 @@
  * libFuzzer sees only the parent's.  fz_summary() prints the counts per
  * kind after a replay; `make fuzz-smoke` requires each to be above zero
  * over the seed corpus.
+ *
+ * Where a chunk's header, its end and a free chunk's links are comes from
+ * the library's own layout, asked through cg_describe (block_chunk,
+ * free_link), never from sizes written here: a change of the layout
+ * (redzones, size classes) moves the writes with it, so the regression
+ * inputs keep reaching the metadata they were made to damage.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,12 +89,12 @@ enum { K_OVERFLOW, K_UNDERFLOW, K_HEADER, K_SIZE, K_DOUBLE_FREE, K_UAF_WRITE, K_
        K_INTERIOR_FREE, K_FOREIGN_FREE,
        K_MUST = K_FOREIGN_FREE,                      /* kinds <= this: must be detected */
        K_OVERFLOW_FAR, K_PREV_INUSE, K_LATE_DOUBLE_FREE, K_LATE_UAF, K_FAR_PAST, K_FAR_BEFORE,
-       K_COUNT };
+       K_LATE_LINK, K_COUNT };
 
 static const char *const kind_name[K_COUNT] = {
     "overflow", "underflow", "header", "size", "double-free", "uaf-write", "next-ptr",
     "interior-free", "foreign-free", "overflow-far", "prev-inuse", "late-double-free",
-    "late-uaf", "overflow-1mib", "underflow-pages",
+    "late-uaf", "overflow-1mib", "underflow-pages", "late-link",
 };
 
 static size_t injected[K_COUNT], detected[K_COUNT];
@@ -405,6 +417,77 @@ static void in_child(fz_model_t *m, fz_in_t *in)
                 kind_name[bug.kind], (void *)bug.p, bug.req, msg);
 }
 
+/* ---- the layout, as chunkguard describes it --------------------------------- */
+
+/* Does cg_describe name block [p, p + req) for address a?  Debug mode
+ * names every byte of a chunk by the block in it: header, leading
+ * redzone, the block, the trailing redzone and any rounding surplus. */
+static bool of_block(const unsigned char *a, const unsigned char *p, size_t req)
+{
+    char buf[512], want[96];
+    cg_describe(a, buf, sizeof buf);
+    snprintf(want, sizeof want, " a %zu-byte region [%p, %p)", req, (const void *)p,
+             (const void *)(p + req));
+    return strstr(buf, want) != NULL;
+}
+
+/* The chunk of live heap block p (req bytes, 16-byte aligned): [*lo, *hi),
+ * its header at *lo and the next chunk's at *hi (chunks are 16-byte
+ * aligned), within 4 KiB below p and 64 KiB past the block; false when
+ * the edges are not found there.  The bytes named by the block are one
+ * range, so its end is a binary search (a describe reads the maps: a
+ * size class's surplus of up to 4 KiB would be 256 of them a byte scan). */
+static bool block_chunk(const unsigned char *p, size_t req, unsigned char **lo,
+                        unsigned char **hi)
+{
+    size_t down = 0, first = (req + 15) & ~(size_t)15;
+    while (down < 4096 && of_block(p - down - 16, p, req))
+        down += 16;
+    /* the first 16-byte step k in [0, n] past `first` not named by it */
+    size_t k0 = 0, k1 = 65536 / 16;
+    if (of_block(p + first + 16 * k1, p, req))
+        return false;
+    while (k0 < k1) {
+        size_t mid = k0 + (k1 - k0) / 2;
+        if (of_block(p + first + 16 * mid, p, req))
+            k0 = mid + 1;
+        else
+            k1 = mid;
+    }
+    if (down == 0 || down == 4096)
+        return false;
+    *lo = (unsigned char *)p - down;
+    *hi = (unsigned char *)p + first + 16 * k0;
+    return true;
+}
+
+/* The first link (fd) of the first free chunk of the core's (in a bin, not
+ * the top) whose memory starts in [p - 16, p + req): cg_describe names
+ * such a chunk by its memory's address, where fd is.  NULL when none. */
+static unsigned char *free_link(const unsigned char *p, size_t req)
+{
+    static const char tag[] = " the free chunk at ", region[] = "-byte region [";
+    char buf[512];
+    const unsigned char *a = p - 16;
+    while (a < p + req) {
+        cg_describe(a, buf, sizeof buf);
+        const char *t = strstr(buf, tag), *r = strstr(buf, region);
+        void *mem = NULL, *lo = NULL, *end = NULL;
+        if (t != NULL && sscanf(t + sizeof tag - 1, "%p", &mem) == 1 &&
+            (unsigned char *)mem >= p - 16 && (unsigned char *)mem < p + req)
+            return mem;
+        /* inside a block that took the memory: on from its end (a
+         * describe reads the maps; 16 bytes at a time would be
+         * thousands of them over a block's bytes) */
+        if (r != NULL && sscanf(r + sizeof region - 1, "%p, %p)", &lo, &end) == 2 &&
+            (const unsigned char *)end > a + 16)
+            a = (const unsigned char *)(((uintptr_t)end + 15) & ~(uintptr_t)15);
+        else
+            a += 16;
+    }
+    return NULL;
+}
+
 /* Some live slot from sel with at least min_req bytes and plain 16-byte
  * alignment, or -1. */
 static int pick_live(const fz_model_t *m, unsigned sel, size_t min_req, size_t max_req)
@@ -469,6 +552,16 @@ static void inject(fz_model_t *m, fz_in_t *in)
         bug.p = m->slot[i].p;
         bug.req = m->slot[i].req;
         bug.at = bug.p + bug.req;
+        if (kind == K_OVERFLOW_FAR) {
+            /* from the next chunk's header less 8 (its prev_size word,
+             * the block's redzone's last bytes) when the block ends
+             * before that: a chunk rounded up to its size class has more
+             * trailing redzone than 17..80 bytes cross */
+            unsigned char *clo, *chi;
+            if (!block_chunk(bug.p, bug.req, &clo, &chi)) goto none;
+            if (chi - 8 > bug.at)
+                bug.at = chi - 8;
+        }
         bug.want = "heap-buffer-overflow";
         bug.lo = bug.at, bug.hi = bug.at + bug.len;
         break;
@@ -489,7 +582,9 @@ static void inject(fz_model_t *m, fz_in_t *in)
         if (i < 0) goto none;
         bug.p = m->slot[i].p;
         bug.req = m->slot[i].req;
-        unsigned char *size_word = bug.p - 16 - 8;   /* leading redzone, then the header */
+        unsigned char *clo, *chi;
+        if (!block_chunk(bug.p, bug.req, &clo, &chi)) goto none;
+        unsigned char *size_word = clo + 8;          /* the header's second word */
         if (kind == K_HEADER) {
             unsigned j = a % 8, v = b ? b : 0x40;
             if (j == 0 && (v & ~1u) == 0)
@@ -532,6 +627,24 @@ static void inject(fz_model_t *m, fz_in_t *in)
             bug.want = "heap-use-after-free";
             bug.lo = bug.at, bug.hi = bug.at + bug.len;
         }
+        break;
+    }
+    case K_LATE_LINK: {
+        /* a freed block out of the quarantine whose memory now holds a
+         * free chunk of the core's: a byte of that chunk's fd or bk */
+        if (m->nfreed == 0) goto none;
+        unsigned back = sel % (m->nfreed < FZ_FREED ? m->nfreed : FZ_FREED);
+        fz_freed_t f = m->freed[(m->nfreed - 1 - back) % FZ_FREED];
+        bug.p = f.p;
+        bug.req = f.req;
+        set_bytes(in, 0, 8);
+        unsigned char *link;
+        if (quarantined(f.p, f.req) || (link = free_link(f.p, f.req)) == NULL) goto none;
+        bug.at = link + a % 16;
+        bug.len = 1;
+        if (bug.bytes[0] == *bug.at)
+            bug.bytes[0] ^= 0x80;                      /* a change, always */
+        bug.lo = bug.at, bug.hi = bug.at + 1;
         break;
     }
     case K_INTERIOR_FREE:

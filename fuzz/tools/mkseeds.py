@@ -203,28 +203,35 @@ def corrupt_seeds():
     for a in (0, 1, 255):
         write('corrupt', 'underflow-pages-%d' % a, base + inject(14, 0, a, 0, bytes([0x41]))
               + free(0) + free(1) + free(2) + free(3))
+    # late-link (kind 15): the regression inputs' stream, with no walk after
+    write('corrupt', 'late-link', bad_link_stream() + free(40) + free(8))
+
+
+def bad_link_stream():
+    # fuzz/regress/corrupt/*-follows-bad-link (docs/fuzzing.md, "Regression
+    # inputs"): a late use-after-free byte lands in a bin link, then
+    # malloc_trim or mallinfo2 walks that bin.  Block A (40000 bytes: a
+    # chunk above debug mode's cache of released chunks, so it goes back
+    # to the core when it leaves the quarantine; a live 100-byte block
+    # after it keeps it from merging forward) is freed, and 17 frees of
+    # 64000-byte blocks through one slot push it out of the 1 MiB
+    # quarantine; a 39800-byte malloc is carved from A, whose ~200-byte
+    # remainder goes to the unsorted bin; the late-link (kind 15, sel 17:
+    # A, the oldest freed block) writes 0x80 over the second byte (a = 1)
+    # of the fd of the free chunk the harness finds in A's memory (where
+    # the remainder is comes from the library's layout, not from here).
+    data = malloc(9, 40000) + malloc(8, 100) + free(9)
+    data += b''.join(malloc(10, 64000) for _ in range(17)) + free(10)
+    data += malloc(40, 39800)
+    return data + inject(15, 17, 1, 0, bytes([0x80]) + bytes(7))
 
 
 def regress_inputs():
-    # fuzz/regress/corrupt/ (docs/fuzzing.md, "Regression inputs"): a late
-    # use-after-free byte lands in a bin link, then malloc_trim or mallinfo2
-    # walks that bin.  Block A (3000 bytes; a live 100-byte block after it
-    # keeps it from merging forward) is freed, and 17 frees of 64000-byte
-    # blocks through one slot push it out of the 1 MiB quarantine; a
-    # 2800-byte malloc is carved from A, whose ~200-byte remainder goes to
-    # the unsorted bin with its fd 2832 bytes past A's user pointer; the
-    # late-uaf (sel 17: A, the oldest freed block) writes 0x80 over the fd's
-    # second byte.
-    data = malloc(9, 3000) + malloc(8, 100) + free(9)
-    data += b''.join(malloc(10, 64000) for _ in range(17)) + free(10)
-    data += malloc(40, 2800)
-    off = 2833
-    data += inject(5, 17, off >> 8, off & 0xff, bytes([0x80]) + bytes(7))
     d = os.path.join(root, '..', 'regress', 'corrupt')
     os.makedirs(d, exist_ok=True)
     for name, case in (('trim-follows-bad-link', 5), ('mallinfo-follows-bad-link', 6)):
         with open(os.path.join(d, name), 'wb') as f:
-            f.write(data + tune(0, case, 0))
+            f.write(bad_link_stream() + tune(0, case, 0))
 
 
 def options_seeds():

@@ -27,6 +27,7 @@
 #include "pattern.h"
 #include "quarantine.h"
 #include "render.h"
+#include "reuse.h"
 #include "report.h"
 #include "shadow.h"
 #include "stack.h"
@@ -187,11 +188,10 @@ static size_t usable_bytes(const cg_chunk_t *c)
     return cg_is_mmapped(c) ? cg_big_usable(c) : cg_heap_usable(c);
 }
 
-/* How much of the leading redzone is filled and checked (all of it, up to
- * 256 bytes: a 1 MiB alignment does not cost a 1 MiB fill). */
+/* How much of the leading redzone is filled and checked (debug.h). */
 static size_t lead_checked(const cg_shadow_t *r)
 {
-    return r->lead < 256 ? r->lead : 256;
+    return cg_dbg_lead_checked(r->lead);
 }
 
 /* ---- reports ---------------------------------------------------------- */
@@ -409,6 +409,29 @@ static CG_COLD void report_header(const cg_call_t *call, const cg_shadow_t *r,
 
 static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char *when);
 
+/* The hint after r's chunk header (shadow.h) is not r's id: the bytes
+ * were written, by an underflow of the block as a rule (they are the
+ * first of its leading redzone), so it is reported as one, from the first
+ * byte that changed. */
+static CG_COLD void report_hint(const cg_call_t *call, const cg_shadow_t *r, const char *when)
+{
+    const unsigned char *h = (const unsigned char *)cg_shadow_hint(r->chunk);
+    const unsigned char *u = cg_shadow_user(r);
+    uint32_t want = r->id;
+    const unsigned char *w = (const unsigned char *)&want, *bad = h;
+    while (bad < h + CG_SHADOW_HINT_SZ - 1 && *bad == w[bad - h])
+        bad++;
+    char msg[384];
+    size_t n = cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s, in the "
+                      "record hint the leading redzone starts with); found", (size_t)(u - bad),
+                      r->req, when);
+    n += hex_bytes(msg + n, sizeof msg - n, h, CG_SHADOW_HINT_SZ);
+    n += cg_fmt(msg + n, sizeof msg - n, " (expected");
+    n += hex_bytes(msg + n, sizeof msg - n, w, CG_SHADOW_HINT_SZ);
+    cg_fmt(msg + n, sizeof msg - n, ")");
+    dbg_report(call, CG_CK_DEBUG_REDZONE_BEFORE, bad, msg, r);
+}
+
 /* Damage [bad, last] in the trailing redzone of r's block that does not
  * start at the block's end but reaches the chunk after it (its header's
  * first word, prev_size, is the redzone's last 8 bytes) is a write before
@@ -463,6 +486,22 @@ static bool blame_previous(const cg_call_t *call, const cg_chunk_t *c)
     return !check_block(call, pr, "next to a block whose header it overwrote");
 }
 
+/* Is the leading redzone of r's block (user pointer u) intact, hint and
+ * all?  The common 16-byte one in two loads and compares (the hint is its
+ * first 4 bytes, the redzone's 12 a short fill a byte scan would be slow
+ * on); false, for the caller to look closer, when it is not, and for any
+ * other. */
+CG_INLINE bool lead_intact(const cg_shadow_t *r, const unsigned char *u)
+{
+    if (r->lead != CG_DBG_LEAD)
+        return false;
+    const uint64_t rz = 0x0101010101010101ull * CG_DBG_REDZONE;
+    uint64_t lo, hi;
+    memcpy(&lo, u - 16, 8);
+    memcpy(&hi, u - 8, 8);
+    return lo == ((rz << 32) | r->id) && hi == rz;
+}
+
 /* Header and both redzones intact?  Reports heap-buffer-overflow (or
  * heap-corruption for the header) otherwise, and returns false (with
  * halt_on_error=0).  when: "at free", ... */
@@ -477,8 +516,15 @@ static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char 
     }
     const unsigned char *u = cg_shadow_user(r);
     size_t lz = lead_checked(r);
-    const unsigned char *bad = cg_pattern_find_not(u - lz, lz, CG_DBG_REDZONE);
+    const unsigned char *bad = NULL;
     char msg[384];
+    if (!lead_intact(r, u)) {
+        if (CG_LOAD(*cg_shadow_hint(c)) != r->id) {
+            report_hint(call, r, when);
+            return false;
+        }
+        bad = cg_pattern_find_not(u - lz, lz, CG_DBG_REDZONE);
+    }
     if (bad != NULL) {
         size_t n = cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s, "
                           "in the %zu checked); found", (size_t)(u - bad), r->req, when, lz);
@@ -532,19 +578,43 @@ static bool check_poison(const cg_call_t *call, const cg_shadow_t *r, const char
     return false;
 }
 
+static size_t quarantine_budget(void)
+{
+    return (size_t)cg_opt.quarantine_mb << 20;
+}
+
+/* The bytes a thread's cache of released chunks holds (reuse.h): twice
+ * what its quarantine batch may, none with quarantine_mb=0.  Blocks leave
+ * the quarantine a batch at a time (one batch's worth when a batch is
+ * spliced in), so the cache takes a whole batch's blocks for the next
+ * batch's allocations with room to spare. */
+static size_t reuse_limit(void)
+{
+    return 2 * cg_quarantine_batch_limit(quarantine_budget());
+}
+
+/* Unbind a released block's record and give its chunk back to the core. */
+static void give_back(cg_shadow_t *r, const cg_call_t *call)
+{
+    cg_chunk_t *c = r->chunk;
+    bool big = cg_is_mmapped(c);
+    cg_shadow_delete(r, big, call);
+    cg_core_free(cg_chunk2mem(c), call);
+}
+
 /* A block leaving the quarantine: header, redzones and poison intact (the
  * header first, so that an overflow from the block before is blamed on
- * it), then its record goes and its chunk returns to the core.  A damaged
+ * it), then it waits in the thread's cache of released chunks (reuse.h)
+ * or its record goes and its chunk returns to the core.  A damaged
  * block (reported, halt_on_error=0) keeps its record and chunk for good. */
 static void release_block(cg_shadow_t *r, const cg_call_t *call)
 {
     if (!check_block(call, r, "when it left the quarantine") ||
         !check_poison(call, r, "when it left"))
         return;
-    cg_chunk_t *c = r->chunk;
-    bool big = cg_is_mmapped(c);
-    cg_shadow_delete(r, big, call);
-    cg_core_free(cg_chunk2mem(c), call);
+    if (cg_reuse_put(r, reuse_limit()))
+        return;
+    give_back(r, call);
 }
 
 /* Release the blocks of a chain that left the quarantine (linked through
@@ -558,11 +628,6 @@ static void release_chain(uint32_t id, const cg_call_t *call)
     }
 }
 
-static size_t quarantine_budget(void)
-{
-    return (size_t)cg_opt.quarantine_mb << 20;
-}
-
 /* A thread exits (its key's destructor, entry/init.c): the blocks it freed
  * last go from its batch to the shared quarantine, where they wait as any
  * other (a write after free to them is still found, by whichever thread
@@ -571,6 +636,11 @@ static void dbg_thread_exit(void)
 {
     cg_call_t call = cg_call_internal("thread exit");
     release_chain(cg_quarantine_thread_exit(quarantine_budget(), &call), &call);
+    for (uint32_t id = cg_reuse_drain(); id != 0;) {
+        cg_shadow_t *r = cg_shadow_at(id);
+        id = r->next;
+        give_back(r, &call);
+    }
     cg_shadow_thread_exit(&call);
     cg_dthread_retire(call.mt);
     cg_fault_thread_exit();
@@ -609,7 +679,9 @@ static void checks_at_exit(void)
      * must not come out twice.) */
     cg_os_flush_stdio();
     cg_quarantine_each(check_at_exit, &call);
-    if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
+    bool alone = CG_SINGLE_THREAD_P || cg_os_nthreads() == 1;
+    cg_reuse_each(check_at_exit, &call, alone);
+    if (alone)
         cg_shadow_each(check_live_at_exit, &call);
 }
 
@@ -632,6 +704,7 @@ static void debug_at_exit(void)
 CG_FORK_PATH static void debug_at_exit_now(void)
 {
     cg_call_t call = cg_call_internal("_exit");
+    cg_reuse_each(check_at_exit, &call, false);
     if (cg_quarantine_each_since_fork(check_at_exit, &call))
         return;
     if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
@@ -648,7 +721,10 @@ static cg_shadow_t *find_block(const void *p, const cg_call_t *call)
     const cg_chunk_t *c = (const cg_chunk_t *)((const char *)p - CG_HDR_SZ - CG_DBG_LEAD);
     cg_shadow_t *r = NULL;
     if (cg_in_heap(p)) {
-        if (cg_heap_offset(c) >= CG_HEAP_DATA_OFF && cg_heap_base(c) == cg_heap_base(p))
+        /* the hint beside the header first: it is on the header's line,
+         * which the checks read anyway; the map when it does not match */
+        if (cg_heap_offset(c) >= CG_HEAP_DATA_OFF && cg_heap_base(c) == cg_heap_base(p) &&
+            (r = cg_shadow_of_hint(c)) == NULL)
             r = cg_shadow_of(c, false, call);
         return r != NULL ? r : cg_shadow_find(p, call);
     }
@@ -809,17 +885,32 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
     size_t nb = cg_request2size(lead + n + rz);
     if (nb < 64)
         nb = 64;               /* one debug chunk per 64-byte shadow-map window */
-    cg_chunk_t *c = cg_core_alloc(nb, align, call);
-    if (c == NULL) {
-        errno = ENOMEM;
-        return NULL;
+    cg_shadow_t *r = NULL;
+    if (align == CG_ALIGN) {    /* a size class's block (reuse.h) */
+        nb = cg_reuse_round(nb);
+        r = cg_reuse_get(nb);
     }
-    uint32_t id;
-    cg_shadow_t *r = cg_shadow_new(c, cg_is_mmapped(c), call, &id);
-    if (r == NULL) {
-        cg_core_free(cg_chunk2mem(c), call);
-        errno = ENOMEM;
-        return NULL;
+    cg_chunk_t *c;
+    if (r != NULL) {
+        /* a chunk that left the quarantine, its record still bound to it
+         * and RELEASED until the block is made: what the last block left
+         * goes */
+        c = r->chunk;
+        r->free_stack = r->free_tid = 0;
+        r->mark = 0;
+    } else {
+        c = cg_core_alloc(nb, align, call);
+        if (c == NULL) {
+            errno = ENOMEM;
+            return NULL;
+        }
+        uint32_t id;
+        r = cg_shadow_new(c, cg_is_mmapped(c), call, &id);
+        if (r == NULL) {
+            cg_core_free(cg_chunk2mem(c), call);
+            errno = ENOMEM;
+            return NULL;
+        }
     }
     r->req = n;
     r->head = cg_head(c);
@@ -833,8 +924,11 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
      * block in its cached stack): they are the system's, never leaks. */
     r->mode = cg_dbg_block_mode(call->caller);
     unsigned char *u = cg_shadow_user(r);
-    size_t lz = lead_checked(r);
+    /* the leading redzone from the hint's end, the hint over its first
+     * bytes when the fill reaches them */
+    size_t lz = lead_checked(r) + CG_SHADOW_HINT_SZ;
     cg_pattern_fill_small(u - lz, lz, CG_DBG_REDZONE);
+    CG_STORE(*cg_shadow_hint(c), r->id);
     cg_pattern_fill_small(u + n, usable_bytes(c) - lead - n, CG_DBG_REDZONE);
     if (zero)
         memset(u, 0, n);
@@ -944,7 +1038,15 @@ static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t us
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        cg_dbg_report_not_start(call, use, p, r);
+        /* A record in state 0 is being made for a new block in the chunk
+         * p's block had (freed by another thread just now, with no
+         * quarantine to keep it): its fields are not settled, and p's
+         * block is gone, so this is a release of a freed block. */
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 0)
+            dbg_report(call, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
+                                                   : CG_CK_DEBUG_DOUBLE_FREE, p, NULL, NULL);
+        else
+            cg_dbg_report_not_start(call, use, p, r);
         return NULL;
     }
     return r;
@@ -1052,6 +1154,13 @@ static size_t dbg_usable(void *p, const cg_call_t *call)
     return r->req;
 }
 
+/* mallinfo's free bytes: the quarantine's and the reuse caches' chunks. */
+static void dbg_held(size_t *heap_bytes, size_t *big_bytes, size_t *big_blocks)
+{
+    cg_quarantine_held(heap_bytes, big_bytes, big_blocks);
+    *heap_bytes += cg_reuse_held();
+}
+
 const cg_mode_t cg_mode_debug = {
     .name = "debug",
     .tcache = false,
@@ -1066,7 +1175,7 @@ const cg_mode_t cg_mode_debug = {
     .start = debug_start,
     .at_exit = debug_at_exit,
     .at_exit_now = debug_at_exit_now,
-    .held = cg_quarantine_held,
+    .held = dbg_held,
     .thread_start = cg_fault_thread_start,
     .thread_exit = dbg_thread_exit,
 };

@@ -14,7 +14,9 @@
  *                  ^ chunk memory    ^ user pointer
  *
  * The leading redzone is 16 bytes (or the alignment, for memalign), the
- * trailing one at least `redzone` bytes, both filled with CG_DBG_REDZONE.
+ * trailing one at least `redzone` bytes, both filled with CG_DBG_REDZONE,
+ * but for the leading one's first 4 bytes: the in-band hint, the block's
+ * record id (shadow.h), which free reads beside the header.
  * The block's shadow record (shadow.h) keeps its requested size, state,
  * kind, stacks, threads and a copy of the chunk header.  free checks the
  * header against the copy and both redzones, poisons the block and puts it
@@ -31,6 +33,16 @@
 #define CG_DBG_LEAD     16      /* leading redzone bytes (unaligned requests) */
 #define CG_DBG_REDZONE  0xfa    /* redzone fill                                */
 #define CG_DBG_POISON   0xfd    /* freed-block fill, unless fill_free is set   */
+
+/* How much of a leading redzone of lead bytes is filled with
+ * CG_DBG_REDZONE and checked, from the user block down: all of it after
+ * the hint, up to 256 bytes (a 1 MiB alignment does not cost a 1 MiB
+ * fill).  The hint itself is checked against the block's record. */
+CG_INLINE size_t cg_dbg_lead_checked(size_t lead)
+{
+    lead -= 4;                  /* CG_SHADOW_HINT_SZ */
+    return lead < 256 ? lead : 256;
+}
 
 /* The byte freed blocks are filled with: fill_free's, else CG_DBG_POISON. */
 CG_INLINE unsigned char cg_dbg_poison_byte(void)

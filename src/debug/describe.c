@@ -35,7 +35,9 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
     const char *u = cg_shadow_user(r);
     bool live = cg_shadow_seen_live(r->state);
     const char *state = live ? "live" : r->guarded ? "freed (its pages sealed)"
-                                                   : "freed (in the quarantine)";
+                        : r->state == CG_SH_RELEASED ? "freed (out of the quarantine, not yet "
+                                                       "reused)"
+                                                     : "freed (in the quarantine)";
     size_t n;
     if (a < u)
         n = cg_fmt(b, cap, "%p is %zu bytes before", (const void *)a, (size_t)(u - a));

@@ -1,7 +1,8 @@
 /*
  * dthread.h — debug mode's per-thread block: what a thread keeps so that
  * its frees and allocations take no shared lock: its quarantine batch
- * (quarantine.h) and its cache of free shadow records (shadow.h).
+ * (quarantine.h), its cache of free shadow records (shadow.h) and its
+ * cache of released chunks (reuse.h).
  *
  * One block per thread that frees or allocates in debug mode, found from
  * cg_self.dbg (base/thread.h), made on first use from pages mapped for
@@ -16,6 +17,7 @@
 
 #include "lock.h"
 #include "quarantine.h"
+#include "reuse.h"
 #include "shadow.h"
 
 #define CG_DTHREAD_SITES 4      /* a power of two */
@@ -29,6 +31,7 @@ typedef struct cg_dthread {
                                  * cg_lock_raw (quarantine.c says why)     */
     cg_qbatch_t q;              /* quarantine.c: the thread's batch         */
     cg_rcache_t rc;             /* shadow.c: free records the thread keeps  */
+    cg_reuse_t reuse;           /* reuse.c: chunks out of the quarantine     */
     /* debug.c, stack_depth=1: depot ids of the call sites this thread put
      * last (replaced round robin; id 0: empty).  A one-frame stack is
      * its call site alone and a depot id is never reused, so an entry

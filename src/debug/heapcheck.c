@@ -621,7 +621,13 @@ static void check_block(hc_t *x, const cg_shadow_t *r, size_t usable)
         return;
     }
     const unsigned char *u = cg_shadow_user(r), *bad;
-    size_t lz = r->lead < 256 ? r->lead : 256;
+    uint32_t hint = CG_LOAD(*cg_shadow_hint(c));
+    if (hint != r->id)
+        NOTE(x, HC_REDZONE, cg_shadow_hint(c), "the record hint before the %zu-byte %s block at "
+             "%p is %zu, not its record's id %zu", r->req,
+             r->state == CG_SH_LIVE ? "live" : "quarantined", (void *)u, (size_t)hint,
+             (size_t)r->id);
+    size_t lz = cg_dbg_lead_checked(r->lead);
     if ((bad = differs(u - lz, lz, CG_DBG_REDZONE)) != NULL ||
         (bad = differs(u + r->req, usable - r->lead - r->req, CG_DBG_REDZONE)) != NULL)
         NOTE(x, HC_REDZONE, bad, "a redzone byte %s the %zu-byte %s block at %p is 0x%x",
@@ -658,7 +664,8 @@ static void check_record(cg_shadow_t *r, void *arg)
     size_t usable;
     if (r->guarded)            /* pages of its own: no chunk; guard.c checks its slack */
         return;
-    if ((st != CG_SH_LIVE && st != CG_SH_QUARANTINED) || !record_chunk(x, r, &usable))
+    if ((st != CG_SH_LIVE && st != CG_SH_QUARANTINED && st != CG_SH_RELEASED) ||
+        !record_chunk(x, r, &usable))
         return;
     if (st == CG_SH_LIVE)
         check_block(x, r, usable);

@@ -410,6 +410,17 @@ cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, const cg_call_t *call)
     return r->chunk == c ? r : NULL;
 }
 
+cg_shadow_t *cg_shadow_of_hint(const cg_chunk_t *c)
+{
+    if (!cg_heap_chunk_ok(cg_heap_base(c), c))
+        return NULL;
+    uint32_t id = CG_LOAD(*cg_shadow_hint(c));
+    if (id == 0 || id > __atomic_load_n(&nslabs, __ATOMIC_ACQUIRE) * SLAB_RECORDS)
+        return NULL;
+    cg_shadow_t *r = cg_shadow_at(id);
+    return CG_LOAD(r->chunk) == c && !r->guarded ? r : NULL;
+}
+
 cg_shadow_t *cg_shadow_find(const void *a, const cg_call_t *call)
 {
     if (cg_shadow_in_pages(a))

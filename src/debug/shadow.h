@@ -29,8 +29,10 @@
 /* A record's state.  CLAIMED: one thread is freeing or moving the block
  * (claim() in debug.c took it from LIVE with a compare-and-swap), so every
  * other free or realloc of it is a double free; reports and descriptions
- * still call it live, as the program has not finished freeing it. */
-enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2, CG_SH_CLAIMED = 3 };
+ * still call it live, as the program has not finished freeing it.
+ * RELEASED: freed, out of the quarantine (checked), waiting in a thread's
+ * cache of released chunks (reuse.h) with its record still bound. */
+enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2, CG_SH_CLAIMED = 3, CG_SH_RELEASED = 4 };
 CG_INLINE bool cg_shadow_seen_live(uint8_t state)
 {
     return state == CG_SH_LIVE || state == CG_SH_CLAIMED;
@@ -164,6 +166,28 @@ void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call) CG_HIDDEN
 /* The calling thread exits: the records its cache holds go back to the
  * shared free list. */
 void cg_shadow_thread_exit(const cg_call_t *call) CG_HIDDEN;
+
+/*
+ * The in-band hint: a debug block's record id, in the 4 bytes after its
+ * chunk header (the start of the leading redzone, which is checked from
+ * after it: debug.h), so that free reaches the record from the line the
+ * header is on instead of through the shadow map (one cache miss, not
+ * two).  The hint is only a guess: cg_shadow_of_hint takes it when the
+ * record it names is bound to that very chunk, and a hint that does not
+ * match its block's record is damage the block's check reports.
+ *   cg_shadow_hint      where chunk c's hint is
+ *   cg_shadow_of_hint   the record bound to heap chunk c if c's hint names
+ *                       it, else NULL (then ask cg_shadow_of: the hint was
+ *                       damaged, or c is no debug block).  c may be any
+ *                       address in a heap: its hint is read only when a
+ *                       whole chunk header can be read there.  No lock.
+ */
+#define CG_SHADOW_HINT_SZ 4
+CG_INLINE uint32_t *cg_shadow_hint(const cg_chunk_t *c)
+{
+    return (uint32_t *)((char *)c + CG_HDR_SZ);
+}
+cg_shadow_t *cg_shadow_of_hint(const cg_chunk_t *c) CG_HIDDEN;
 
 /* The record with this id (ids come from cg_shadow_new). */
 cg_shadow_t *cg_shadow_at(uint32_t id) CG_HIDDEN;

@@ -137,6 +137,30 @@ int main(int argc, char **argv)
         char *p = alloc_here(n);
         free_here(p);
         free_here(p);
+    } else if (!strcmp(m, "hint-forged") || !strcmp(m, "hint-wild")) {
+        /* the 4 bytes before the leading redzone's 12 (debug mode's record
+         * hint) written: with another live block's hint, or a wild one */
+        char *p = alloc_here(40), *q = alloc_here(80);
+        uint32_t wild = 0xfffffff0u;
+        memcpy(p - 16, !strcmp(m, "hint-forged") ? q - 16 : (char *)&wild, 4);
+        free_here(p);
+        free_here(q);
+    } else if (!strcmp(m, "uaf-after-quarantine") || !strcmp(m, "double-free-after-quarantine")) {
+        /* p leaves the (1 MiB) quarantine while nothing is allocated after
+         * its free: 1.4 MB of small blocks, made first, are freed after it
+         * (small: blocks of the 64 KiB batch limit or more go to the FIFO
+         * at once, and p, in its thread's batch, would wait behind them) */
+        char *more[700];
+        for (int i = 0; i < 700; i++)
+            more[i] = alloc_here(2000);
+        char *p = alloc_here(100);
+        free_here(p);
+        for (int i = 0; i < 700; i++)
+            free_here(more[i]);
+        if (!strcmp(m, "double-free-after-quarantine"))
+            free_here(p);
+        else
+            bug_here_write(p, 5, 1);
     } else if (!strcmp(m, "double-free-sites")) {
         for (int round = 0; round < 2; round++)     /* every site, twice */
             for (int k = 0; k < 7; k++)

@@ -14,6 +14,10 @@
  *   threads uaf-live-thread  T1 frees a block and waits (alive, its batch
  *                          unflushed); the main thread writes into it and
  *                          returns from main: found at exit, in T1's batch
+ *   threads df-cached-xthread  T1 frees a block, pushes it out of the
+ *                          quarantine into its cache of released chunks
+ *                          and waits (alive); the main thread frees it
+ *                          again: double-free, freed by thread T1
  *   threads budget MB      8 threads free 1 GiB in all (blocks of 1-3 KiB)
  *                          while each watches what the quarantine holds
  *                          (cg_test_quarantine_usage of a test build): it
@@ -29,6 +33,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +52,20 @@ static pthread_mutex_t hold = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t freed_cv = PTHREAD_COND_INITIALIZER;
 static int freed_flag;
 
-/* Free shared, say so, and wait for the process to end. */
+/* Free shared, say so, and wait for the process to end.  arg non-NULL:
+ * then free 1.4 MB of blocks below a page made before (nothing is
+ * allocated after shared's free), so that shared leaves the 1 MiB
+ * quarantine into this thread's cache of released chunks. */
 static void *free_shared_and_stay(void *arg)
 {
+    char *more[700];
+    size_t n = arg != NULL ? 700 : 0;
+    for (size_t i = 0; i < n; i++)
+        if ((more[i] = malloc(2000)) == NULL)
+            exit(4);
     free(shared);
+    for (size_t i = 0; i < n; i++)
+        free(more[i]);
     pthread_mutex_lock(&hold);
     freed_flag = 1;
     pthread_cond_signal(&freed_cv);
@@ -175,16 +190,20 @@ int main(int argc, char **argv)
         shared[9] = 'x';
         return 0;
     }
-    if (strcmp(what, "uaf-live-thread") == 0) {
+    bool cached = strcmp(what, "df-cached-xthread") == 0;
+    if (strcmp(what, "uaf-live-thread") == 0 || cached) {
         shared = malloc(48);
         pthread_t t;
-        if (pthread_create(&t, NULL, free_shared_and_stay, NULL) != 0)
+        if (pthread_create(&t, NULL, free_shared_and_stay, cached ? &t : NULL) != 0)
             return 3;
         pthread_mutex_lock(&hold);
         while (!freed_flag)
             pthread_cond_wait(&freed_cv, &hold);
         pthread_mutex_unlock(&hold);
-        shared[5] = 'x';
+        if (cached)
+            free(shared);             /* the double free */
+        else
+            shared[5] = 'x';
         return 0;                     /* exit() checks the quarantine */
     }
     if (strcmp(what, "budget") == 0 && argc > 2)

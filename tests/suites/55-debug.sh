@@ -103,6 +103,25 @@ for s in 24 100 2000 200000; do
     expect debug-double-free-$s double-free 'already freed' 'freed by thread T0 here' \
         'in free_here' 'in alloc_here'
 done
+# Debug mode's record hint (the first 4 bytes of the leading redzone,
+# shadow.h) is checked against the record: another block's hint or a wild
+# one is an underflow of the block, reported as such, never a free of the
+# other block or a crash.
+for h in forged wild; do
+    run hint-$h
+    expect debug-hint-$h heap-buffer-overflow '16 bytes before a 40-byte region' \
+        'record hint' 'in free_here' 'in alloc_here'
+done
+# A block that has left the quarantine waits, still poisoned and marked
+# freed, in its thread's cache of released chunks (reuse.h) until reused:
+# a second free of it is an exact double free with both stacks, and a
+# write to it is found at exit.
+run double-free-after-quarantine
+expect debug-double-free-after-quarantine double-free 'already freed' 'freed by thread T0 here' \
+    'in free_here' 'previously allocated by thread T0' 'in alloc_here'
+run uaf-after-quarantine
+expect debug-uaf-after-quarantine-at-exit heap-use-after-free 'at offset 5 of a 100-byte block' \
+    'found at exit' 'freed by thread T0 here' 'in alloc_here'
 # Whole stacks, not the call site alone: frame #1 of each stack is main's.
 run double-free 24
 expect debug-stacks-have-callers double-free '#0 0x[0-9a-f]+ in free_here' \
@@ -497,6 +516,11 @@ trun() {   # trun OPTIONS LIBRARY ARGS...: sets out, err, rc
 }
 trun "$TOPTS" "$SO" df-xthread
 expect threads-double-free-across-threads double-free 'freed by thread T1 here' \
+    'previously allocated by thread T0'
+# ... also once the block has left the quarantine into T1's cache of
+# released chunks (reuse.h), T1 still alive
+trun "$TOPTS" "$SO" df-cached-xthread
+expect threads-double-free-across-threads-cached double-free 'freed by thread T1 here' \
     'previously allocated by thread T0'
 trun "$TOPTS" "$SO" uaf-xthread
 expect threads-write-after-free-other-thread heap-use-after-free 'at offset 7 of a 48-byte block \(found when it left\)' \

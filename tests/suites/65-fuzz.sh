@@ -81,7 +81,7 @@ for e in $BLINDED; do
     else
         # One replay, with address randomisation off (setarch -R): with the
         # check compiled out, mallinfo-follows-bad-link's walk follows a
-        # link its late-uaf byte changed, and whether that wild address is
+        # link its late-link byte changed, and whether that wild address is
         # mapped (no fault, the input passes) depends on where ASLR put
         # the heaps and libraries: 2 of 40 and 2 of 60 randomised replays
         # passed on a loaded machine, 0 of 60 with -R.
