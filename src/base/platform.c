@@ -1708,9 +1708,42 @@ void cg_os_thread_key_set(unsigned key, void *value)
     pthread_setspecific((pthread_key_t)key, value);
 }
 
+/* libc's __register_atfork, what pthread_atfork calls.  Looked up past
+ * this object (RTLD_NEXT): entry/interpose.c defines one of that name, so
+ * a call by name, or through pthread_atfork, would come back to it. */
+typedef int (*register_atfork_fn)(void (*)(void), void (*)(void), void (*)(void), void *);
+extern void *__dso_handle;
+extern pid_t __fork(void);
+
+int cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
+                               void (*child)(void), void *dso)
+{
+    static register_atfork_fn next;
+    register_atfork_fn fn = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+    if (fn == NULL) {
+        fn = (register_atfork_fn)dlsym(RTLD_NEXT, "__register_atfork");
+        if (fn == NULL)
+            return ENOMEM;
+        __atomic_store_n(&next, fn, __ATOMIC_RELEASE);
+    }
+    return fn(prepare, parent, child, dso);
+}
+
 void cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
 {
-    pthread_atfork(prepare, parent, child);
+    cg_os_register_atfork_next(prepare, parent, child, &__dso_handle);
+}
+
+pid_t cg_os_fork(void)
+{
+    return __fork();
+}
+
+bool cg_os_in_main_program(void)
+{
+    extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(const void *)__ehdr_start;
+    return (uintptr_t)__ehdr_start + eh->e_phoff == cg_os_getauxval(AT_PHDR);
 }
 
 /* Weak: a libc without them leaves the stdio list alone (and such a libc's
