@@ -1708,9 +1708,18 @@ void cg_os_thread_key_set(unsigned key, void *value)
     pthread_setspecific((pthread_key_t)key, value);
 }
 
-/* libc's __register_atfork, what pthread_atfork calls.  Looked up past
- * this object (RTLD_NEXT): entry/interpose.c defines one of that name, so
- * a call by name, or through pthread_atfork, would come back to it. */
+/* The definition of name past this object (RTLD_NEXT), looked up once
+ * into *cache; NULL if there is none.  entry/interpose.c defines fork and
+ * __register_atfork, so a call of either by name (or, for the second,
+ * through pthread_atfork) would come back to chunkguard. */
+static void *next_symbol(void **cache, const char *name)
+{
+    void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (fn == NULL && (fn = dlsym(RTLD_NEXT, name)) != NULL)
+        __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+    return fn;
+}
+
 typedef int (*register_atfork_fn)(void (*)(void), void (*)(void), void (*)(void), void *);
 extern void *__dso_handle;
 extern pid_t __fork(void);
@@ -1718,15 +1727,9 @@ extern pid_t __fork(void);
 int cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
                                void (*child)(void), void *dso)
 {
-    static register_atfork_fn next;
-    register_atfork_fn fn = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
-    if (fn == NULL) {
-        fn = (register_atfork_fn)dlsym(RTLD_NEXT, "__register_atfork");
-        if (fn == NULL)
-            return ENOMEM;
-        __atomic_store_n(&next, fn, __ATOMIC_RELEASE);
-    }
-    return fn(prepare, parent, child, dso);
+    static void *next;
+    register_atfork_fn fn = (register_atfork_fn)next_symbol(&next, "__register_atfork");
+    return fn != NULL ? fn(prepare, parent, child, dso) : ENOMEM;
 }
 
 void cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
@@ -1736,7 +1739,11 @@ void cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(voi
 
 pid_t cg_os_fork(void)
 {
-    return __fork();
+    /* The next fork (a library preloaded after chunkguard may wrap it
+     * too), else libc's own. */
+    static void *next;
+    pid_t (*fn)(void) = (pid_t (*)(void))next_symbol(&next, "fork");
+    return fn != NULL ? fn() : __fork();
 }
 
 bool cg_os_in_main_program(void)

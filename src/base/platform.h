@@ -322,7 +322,8 @@ void  cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(vo
  * has none.  dso: the handlers' object (its dlclose drops them). */
 int   cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
                                  void (*child)(void), void *dso) CG_HIDDEN;
-/* libc's fork (__fork): its handlers, then the clone. */
+/* fork past chunkguard's (RTLD_NEXT; libc's __fork if none): libc's runs
+ * the atfork handlers, then the clone. */
 pid_t cg_os_fork(void) CG_HIDDEN;
 /* Is chunkguard linked into the main program (libchunkguard.a), not a
  * shared object of its own?  There a shared library's pthread_atfork
