@@ -153,9 +153,19 @@ $(IBERTY_O): $(IBERTY_A) Makefile
 
 # The link map ($(BUILD)/libchunkguard.so.map) says where each object's
 # code went: tools/check-cold.py reads it.
+# Relative relocations packed (DT_RELR, glibc 2.36 and binutils 2.38 on):
+# the 680 RELATIVE entries of .rela.dyn (16 kB, the pointers of the option,
+# check and mode tables) become a few hundred bytes, and the first segment,
+# which the loader reads whole, shrinks from 6 pages to 2 (docs/performance.md,
+# perf11).  Only where the linker takes the option and the libc the
+# library will be built against knows DT_RELR (its GLIBC_ABI_DT_RELR version).
+RELR_LDFLAGS := $(shell $(CC) -print-file-name=libc.so.6 >/dev/null 2>&1 && \
+	  readelf -V $$($(CC) -print-file-name=libc.so.6) 2>/dev/null | grep -q GLIBC_ABI_DT_RELR && \
+	  echo 'int x;' | $(CC) -x c -shared -fPIC -Wl,-z,pack-relative-relocs -o /dev/null - \
+	  >/dev/null 2>&1 && echo -Wl,-z,pack-relative-relocs)
 cg_link = $(CC) -shared -o $(1) $(LINK_OBJS) $(IBERTY_O) -Wl,--version-script=src/chunkguard.map \
 	    -Wl,-soname,$(CG_SONAME) -Wl,-Map=$(1).map \
-	    $(2) -Wl,-z,defs -Wl,-z,now -Wl,-z,relro -pthread
+	    $(2) -Wl,-z,defs -Wl,-z,now -Wl,-z,relro $(RELR_LDFLAGS) -pthread
 $(BUILD)/libchunkguard.so: $(OBJS) $(IBERTY_O) src/chunkguard.map $(BUILD)/layout.ld
 	$(call cg_link,$@,$(LAYOUT_LDFLAGS))
 	ln -sfn libchunkguard.so $(BUILD)/$(CG_SONAME)

@@ -12,7 +12,7 @@
 
 /* The warning's text: static, as only the thread that set *warned builds
  * one, once a process for each option. */
-static char warn_buf[CG_OPT_PATH_BUF + 192];
+static CG_BIG_BSS char warn_buf[CG_OPT_PATH_BUF + 192];   /* written only to warn */
 
 void cg_path_open_warn(const char *option, const char *path, int err, int *warned)
 {

@@ -127,7 +127,7 @@ bool cg_maps_next(cg_maps_reader_t *rd, cg_mapping_t *m)
 
 /* The snapshot: filled by its owner before snap_owner is published,
  * read only by the owner. */
-static cg_mapping_t snap[CG_MAPS_SNAP_MAX];
+static CG_BIG_BSS cg_mapping_t snap[CG_MAPS_SNAP_MAX];   /* reports only */
 static size_t snap_n;
 static uint32_t snap_owner;         /* tid, 0: none */
 static unsigned snap_id;

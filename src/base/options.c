@@ -99,7 +99,9 @@ static void set_defaults(void)
 {
 #define CG_DEF_bool(name, def) cg_opt.name = (def);
 #define CG_DEF_int(name, def)  cg_opt.name = (def);
-#define CG_DEF_path(name, def) parse_path(def, strlen(def), 0, 0, cg_opt.name);
+/* An empty default is what .bss holds: not written, so the array's page
+ * stays untouched (options.h).  Runs once, before any option is read. */
+#define CG_DEF_path(name, def) if ((def)[0] != 0) parse_path(def, strlen(def), 0, 0, cg_opt.name);
 #define CG_DEF_mode(name, def) parse_mode(def, strlen(def), 0, 0, &cg_opt.name);
 #define CG_OPTION(name, type, def, min, max, flags, help) CG_DEF_##type(name, def)
 #include "options.def"

@@ -1717,9 +1717,49 @@ void cg_os_thread_key_set(unsigned key, void *value)
     pthread_setspecific((pthread_key_t)key, value);
 }
 
+/* The definition of name past this object (RTLD_NEXT), looked up once
+ * into *cache; NULL if there is none.  entry/interpose.c defines fork and
+ * __register_atfork, so a call of either by name (or, for the second,
+ * through pthread_atfork) would come back to chunkguard. */
+static void *next_symbol(void **cache, const char *name)
+{
+    void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    if (fn == NULL && (fn = dlsym(RTLD_NEXT, name)) != NULL)
+        __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+    return fn;
+}
+
+typedef int (*register_atfork_fn)(void (*)(void), void (*)(void), void (*)(void), void *);
+extern void *__dso_handle;
+extern pid_t __fork(void);
+
+int cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
+                               void (*child)(void), void *dso)
+{
+    static void *next;
+    register_atfork_fn fn = (register_atfork_fn)next_symbol(&next, "__register_atfork");
+    return fn != NULL ? fn(prepare, parent, child, dso) : ENOMEM;
+}
+
 void cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
 {
-    pthread_atfork(prepare, parent, child);
+    cg_os_register_atfork_next(prepare, parent, child, &__dso_handle);
+}
+
+pid_t cg_os_fork(void)
+{
+    /* The next fork (a library preloaded after chunkguard may wrap it
+     * too), else libc's own. */
+    static void *next;
+    pid_t (*fn)(void) = (pid_t (*)(void))next_symbol(&next, "fork");
+    return fn != NULL ? fn() : __fork();
+}
+
+bool cg_os_in_main_program(void)
+{
+    extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+    const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(const void *)__ehdr_start;
+    return (uintptr_t)__ehdr_start + eh->e_phoff == cg_os_getauxval(AT_PHDR);
 }
 
 /* Weak: a libc without them leaves the stdio list alone (and such a libc's

@@ -324,6 +324,18 @@ bool  cg_os_protect(void *p, size_t len, int prot) CG_HIDDEN;
 bool  cg_os_thread_key(unsigned *key, void (*destructor)(void *value)) CG_HIDDEN;
 void  cg_os_thread_key_set(unsigned key, void *value) CG_HIDDEN;
 void  cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void)) CG_HIDDEN;
+/* libc's __register_atfork itself (the one past chunkguard's, which
+ * entry/interpose.c exports): 0 or an errno value, ENOMEM also when libc
+ * has none.  dso: the handlers' object (its dlclose drops them). */
+int   cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
+                                 void (*child)(void), void *dso) CG_HIDDEN;
+/* fork past chunkguard's (RTLD_NEXT; libc's __fork if none): libc's runs
+ * the atfork handlers, then the clone. */
+pid_t cg_os_fork(void) CG_HIDDEN;
+/* Is chunkguard linked into the main program (libchunkguard.a), not a
+ * shared object of its own?  There a shared library's pthread_atfork
+ * reaches libc's __register_atfork, not the program's. */
+bool  cg_os_in_main_program(void) CG_HIDDEN;
 
 /* glibc's stdio list lock (_IO_list_lock, exported and recursive: the
  * lock fflush(NULL) and fopen hold while they take FILE locks and malloc,

@@ -3,6 +3,7 @@
  */
 #include "pattern.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
 #include <string.h>
 
@@ -90,10 +91,27 @@ static const unsigned char *find_not_avx2(const unsigned char *p, size_t len, un
 
 static bool use_avx2;   /* set once at start-up, read-only after */
 
+/* AVX2 usable: the CPU has it (CPUID leaf 7, EBX bit 5) and the OS saves
+ * the YMM registers (OSXSAVE, and XCR0's SSE and AVX state bits), as the
+ * Intel SDM's "Detection of Intel AVX2" says.  Asked with CPUID directly:
+ * __builtin_cpu_supports links libgcc's CPU model object, whose
+ * constructor and 4.5 kB of code run in every process (perf11). */
+static bool cpu_avx2(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+        return false;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    if ((lo & 6) != 6)
+        return false;
+    return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2) != 0;
+}
+
 void cg_pattern_init(void)
 {
-    __builtin_cpu_init();
-    use_avx2 = __builtin_cpu_supports("avx2");
+    use_avx2 = cpu_avx2();
 }
 
 const unsigned char *cg_pattern_find_not_any(const unsigned char *p, size_t len, unsigned char b)

@@ -31,6 +31,11 @@ enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
 static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt) CG_NOINLINE;
 static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt)
 {
+    if (mt) {                              /* threads: fork needs the handlers */
+        cg_callout_t co = cg_callout_begin();
+        cg_fork_handlers_need();
+        cg_callout_end(co);
+    }
     if (!cg_mode.tcache) {
         if (cg_mode.name == NULL)          /* not before init has chosen */
             return NULL;

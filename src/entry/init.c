@@ -197,6 +197,50 @@ CG_FORK_PATH static void fork_child(void)
     cg_os_restore_signals(fork_sigmask);
 }
 
+/*
+ * When the handlers are registered.  In debug and guard mode, in a
+ * process that already has threads, and when chunkguard is linked into
+ * the program (libchunkguard.a), at initialisation, as before.  In fast
+ * mode as a shared library, only once something needs them: the
+ * program's first fork() or pthread_atfork() (entry/interpose.c has both,
+ * and registers ours before the program's own handler, so ours is still
+ * the first registered and prepare still runs it last), or a second
+ * thread's first call (thread_start, entry/api.c), which covers the forks
+ * libc makes without calling fork() (daemon, forkpty) once the process
+ * has threads.  A process that never forks and never starts a thread
+ * never runs libc's registration, whose code and data are two 64 kB
+ * windows of libc that nothing else maps (docs/performance.md, perf11).
+ * A single-threaded process's fork by daemon() or forkpty() before any of
+ * these runs no handler: no lock can be held then (chunkguard takes none
+ * while single-threaded, and the only thread is in fork), so what that
+ * child misses is the restart of its counts (the operation counts of
+ * stats_path, the suppressed-report counts).
+ */
+static int fork_reg;          /* 0: not registered, 1: being, 2: done */
+static uint32_t fork_reg_by;  /* ktid of the registering thread       */
+
+void cg_fork_handlers_need(void)
+{
+    if (CG_LIKELY(__atomic_load_n(&fork_reg, __ATOMIC_ACQUIRE) == 2))
+        return;
+    int expected = 0;
+    uint32_t me = (uint32_t)cg_os_gettid();
+    if (__atomic_compare_exchange_n(&fork_reg, &expected, 1, false, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(&fork_reg_by, me, __ATOMIC_RELAXED);
+        cg_os_atfork(fork_prepare, fork_parent, fork_child);
+        __atomic_store_n(&fork_reg, 2, __ATOMIC_RELEASE);
+        return;
+    }
+    /* Another thread is registering (one call into libc); this thread's
+     * signal handler interrupting its own registration does not wait. */
+    if (__atomic_load_n(&fork_reg_by, __ATOMIC_RELAXED) == me)
+        return;
+    uint64_t deadline = cg_os_now_ns() + 2000000000ull;
+    while (__atomic_load_n(&fork_reg, __ATOMIC_ACQUIRE) != 2 && cg_os_now_ns() < deadline)
+        cg_os_yield();
+}
+
 /* Options that change the core's parameters; they win over glibc's
  * settings (tunables.c), which ran first. */
 static void apply_options(void)
@@ -295,7 +339,8 @@ void cg_init_slow(void)
         init_core();
         __atomic_store_n(&core_ready, 1, __ATOMIC_RELEASE);
         exit_key_ok = cg_os_thread_key(&exit_key, thread_exit);
-        cg_os_atfork(fork_prepare, fork_parent, fork_child);
+        if (cg_mode.instrumented || !CG_SINGLE_THREAD_P || cg_os_in_main_program())
+            cg_fork_handlers_need();
         __atomic_store_n(&cg_init_state, 2, __ATOMIC_RELEASE);
         return;
     }

@@ -20,6 +20,11 @@ CG_INLINE void cg_ensure_init(void)
 /* Arrange for the calling thread's tcache to be flushed when it exits. */
 void cg_thread_register_exit(struct cg_tcache *tc) CG_HIDDEN;
 
+/* Register the fork handlers with libc now, if not yet (init.c says when
+ * that is needed); once per process, thread-safe.  Calls into libc, which
+ * may allocate: call it outside chunkguard or inside a callout. */
+void cg_fork_handlers_need(void) CG_HIDDEN;
+
 /* _exit and _Exit (entry/interpose.c): the mode's checks of an immediate
  * exit (mode.h, at_exit_now), then the exit_group system call with
  * status.  Never returns. */

@@ -119,7 +119,7 @@ static CG_BIG_BSS size_t hits[CG_SUPP_RULES_MAX], hit_bytes[CG_SUPP_RULES_MAX],
     hit_blocks[CG_SUPP_RULES_MAX];
 static size_t total;
 static int summary_done;
-static char supp_path[CG_OPT_PATH_BUF];
+static CG_BIG_BSS char supp_path[CG_OPT_PATH_BUF];   /* with suppressions only */
 static size_t dropped, first_dropped;    /* rules past CG_SUPP_RULES_MAX */
 
 /* Does s match p[0, pn) with '*' as any run of characters?  any_start /

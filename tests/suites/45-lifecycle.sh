@@ -9,8 +9,13 @@
 #   tls-small        initial-exec TLS of libchunkguard.so <= 64 bytes
 #   exports          the .so exports exactly the API (version script): the
 #                    malloc family, C++'s operator new and delete forms,
-#                    chunkguard's own, and sigaction/signal
-#                    (entry/signals.c)
+#                    chunkguard's own, sigaction/signal (entry/signals.c),
+#                    _exit/_Exit and fork/__register_atfork (entry/interpose.c)
+#   fork-handlers-lazy  fast mode registers its fork handlers with libc only
+#                    when needed (entry/init.c): not in a program that never
+#                    forks, before the first fork(), before the program's
+#                    own pthread_atfork handler (so prepare runs ours last),
+#                    at a second thread's first call; debug mode at start-up
 #   stderr-closed    a double free with fd 2 closed still dies by SIGABRT
 #   preinit-env      the first malloc from a .preinit_array function, before
 #                    libc sets environ (libchunkguard.a linked in, and the .so
@@ -63,6 +68,24 @@ tls=$(( ${hex:-0x0} ))
 if [ -n "$tls" ] && [ "$tls" -le 64 ]; then pass "tls-small ($tls bytes)"
 else fail tls-small "PT_TLS memsz='$tls'"; fi
 
+# fork-handlers-lazy: the counter preloaded after chunkguard sees its
+# registrations (and the program's) in order.
+"${cc[@]}" -fPIC -shared -DCOUNTER -o "$B/libatfork_count.so" "$R/tests/lifecycle/atfork_count.c" -ldl &&
+"${cc[@]}" -pthread -o "$B/atfork_count" "$R/tests/lifecycle/atfork_count.c" -L"$B" -latfork_count \
+    -Wl,-rpath,"$B" || fail fork-handlers-lazy-build gcc
+lazy() {   # $1 = the program's argument, $2 = its expected output; $3: mode
+    local out rc
+    out=$(CHUNKGUARD_OPTIONS=mode=${3:-fast} LD_PRELOAD="$SO:$B/libatfork_count.so" \
+          timeout 20 "$B/atfork_count" "$1" 2>&1); rc=$?
+    if [ $rc -eq 0 ] && [ "$out" = "$2" ]; then pass "fork-handlers-lazy-$1${3:+-$3}"
+    else fail "fork-handlers-lazy-$1${3:+-$3}" "rc=$rc out='$out' want '$2'"; fi
+}
+lazy none '-'
+lazy fork $'-\nchild ok\ncg'
+lazy atfork $'cg user\nchild ok prepared\ncg user'
+lazy thread 'cg'
+lazy none 'cg' debug
+
 # exports: exactly the API.
 want=$(printf '%s\n' _Exit _ZdaPv _ZdaPvRKSt9nothrow_t _ZdaPvSt11align_val_t \
     _ZdaPvSt11align_val_tRKSt9nothrow_t _ZdaPvm _ZdaPvmSt11align_val_t \
@@ -72,7 +95,7 @@ want=$(printf '%s\n' _Exit _ZdaPv _ZdaPvRKSt9nothrow_t _ZdaPvSt11align_val_t \
     _ZnamSt11align_val_tRKSt9nothrow_t _Znwm _ZnwmRKSt9nothrow_t \
     _ZnwmSt11align_val_t _ZnwmSt11align_val_tRKSt9nothrow_t __libc_calloc \
     __libc_free __libc_malloc __libc_memalign __libc_pvalloc __libc_realloc \
-    __libc_valloc __sysv_signal _exit aligned_alloc bsd_signal calloc \
+    __libc_valloc __register_atfork __sysv_signal _exit aligned_alloc bsd_signal calloc fork \
     cg_describe cg_get_stats cg_leak_check cg_set_report_callback \
     cg_verify_heap free free_aligned_sized free_sized mallinfo mallinfo2 \
     malloc malloc_info malloc_stats malloc_trim malloc_usable_size mallopt \
