@@ -59,6 +59,12 @@ typedef struct cg_stats {
  * interrupted a malloc-family call, or a report callback) it fills in only
  * reentrant_calls and leaves the rest 0: the counts are read under
  * chunkguard's own locks, which the interrupted call may hold.
+ * In a child made by fork() the counts start at 0, with one exception:
+ * in fast mode, with neither stats_path nor suppressions set, a child that
+ * a single-threaded process made with daemon() or forkpty() before it ever
+ * called fork(), pthread_atfork() or started a thread also counts its
+ * parent's calls (chunkguard registers its fork handlers with libc only
+ * when something needs them: docs/design.md, "When they are registered").
  */
 void cg_get_stats(cg_stats_t *out);
 

@@ -213,8 +213,11 @@ CG_FORK_PATH static void fork_child(void)
  * A single-threaded process's fork by daemon() or forkpty() before any of
  * these runs no handler: no lock can be held then (chunkguard takes none
  * while single-threaded, and the only thread is in fork), so what that
- * child misses is the restart of its counts (the operation counts of
- * stats_path, the suppressed-report counts).
+ * child misses is the restart of its counts.  The counts a user is shown
+ * without asking (the stats_path line, the suppressed-report counts) keep
+ * it: with stats_path or suppressions set the handlers are registered at
+ * initialisation, as in debug mode.  What is left is cg_get_stats called
+ * in such a child (include/chunkguard.h says so).
  */
 static int fork_reg;          /* 0: not registered, 1: being, 2: done */
 static uint32_t fork_reg_by;  /* ktid of the registering thread       */
@@ -339,7 +342,8 @@ void cg_init_slow(void)
         init_core();
         __atomic_store_n(&core_ready, 1, __ATOMIC_RELEASE);
         exit_key_ok = cg_os_thread_key(&exit_key, thread_exit);
-        if (cg_mode.instrumented || !CG_SINGLE_THREAD_P || cg_os_in_main_program())
+        if (cg_mode.instrumented || !CG_SINGLE_THREAD_P || cg_os_in_main_program() ||
+            cg_opt.stats_path[0] != 0 || cg_opt.suppressions[0] != 0)
             cg_fork_handlers_need();
         __atomic_store_n(&cg_init_state, 2, __ATOMIC_RELEASE);
         return;

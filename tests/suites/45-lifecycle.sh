@@ -16,6 +16,8 @@
 #                    forks, before the first fork(), before the program's
 #                    own pthread_atfork handler (so prepare runs ours last),
 #                    at a second thread's first call; debug mode at start-up
+#   fork-handlers-daemon-stats  with stats_path set, a daemon() child's
+#                    stats line counts its own calls only
 #   stderr-closed    a double free with fd 2 closed still dies by SIGABRT
 #   preinit-env      the first malloc from a .preinit_array function, before
 #                    libc sets environ (libchunkguard.a linked in, and the .so
@@ -85,6 +87,20 @@ lazy fork $'-\nchild ok\ncg'
 lazy atfork $'cg user\nchild ok prepared\ncg user'
 lazy thread 'cg'
 lazy none 'cg' debug
+
+# fork-handlers-daemon-stats: with stats_path set the handlers are there
+# from the start, so a daemon() child's line counts its 3 mallocs only.
+"${cc[@]}" -o "$B/daemon_stats" "$R/tests/lifecycle/daemon_stats.c" || fail daemon-stats-build gcc
+dd=$(mktemp -d)
+CHUNKGUARD_OPTIONS=stats_path=$dd/s.%p LD_PRELOAD="$SO" timeout 20 "$B/daemon_stats"
+child() { grep -hs 'exe=[^ ]*daemon_stats ' "$dd"/s.* | grep -v ' mallocs=100 ' | head -1; }
+for _ in $(seq 100); do [ -n "$(child)" ] && break; sleep 0.1; done
+line=$(child)
+case "$line" in
+    *" mallocs=3 "*) pass fork-handlers-daemon-stats ;;
+    *) fail fork-handlers-daemon-stats "child's line '$line' (files: $(cat "$dd"/s.* 2>/dev/null | tr '\n' '|'))" ;;
+esac
+rm -rf "$dd"
 
 # exports: exactly the API.
 want=$(printf '%s\n' _Exit _ZdaPv _ZdaPvRKSt9nothrow_t _ZdaPvSt11align_val_t \
