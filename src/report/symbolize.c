@@ -577,20 +577,26 @@ static bool answered(const char *out, size_t got, void *arg)
  * that exits at once), no later batch runs it — a hung symbolizer would
  * cost every report its whole deadline (20 reports, 100 s).  Those
  * reports get the ELF symbol tables' names, as with symbolize=0; one
- * line on the log, when the decision is made, says so.  A fork child
- * inherits the decision.
+ * WARNING line on the log, when the decision is made (before the report
+ * whose batch made it), says so: which program, and what went wrong
+ * (for a timeout, the deadline in ms).  A fork child inherits the
+ * decision.
  */
 static int sym_given_up;
+static uint64_t sym_batch_ms;           /* the batch's deadline, in ms      */
 
 static void give_up(const char *path, const char *why)
 {
     if (__atomic_exchange_n(&sym_given_up, 1, __ATOMIC_ACQ_REL))
         return;
-    char line[CG_FMT_NAME_MAX + 256];
+    char line[CG_FMT_NAME_MAX + 320];
     size_t n = cg_fmt(line, sizeof line,
-                      "==%d==chunkguard: the symbolizer %N %s; the reports that follow "
-                      "are not symbolized (frames from the symbol tables)\n",
+                      "==%d==WARNING: chunkguard: symbolization given up: the symbolizer %N %s",
                       cg_os_getpid(), path, why);
+    if (strcmp(why, "did not answer in time") == 0)
+        n += cg_fmt(line + n, sizeof line - n, " (%zu ms)", (size_t)sym_batch_ms);
+    n += cg_fmt(line + n, sizeof line - n, "; the reports that follow are not symbolized "
+                "(function names from the symbol tables, module+offset; no file:line)\n");
     cg_log_write(line, n);
 }
 
@@ -712,12 +718,19 @@ void cg_sym_batch_run(void)
         if (dl != 0 && dl / 2 < ms)
             ms = dl / 2;
         uint64_t deadline = cg_os_now_ns() + ms * 1000000u;
-        if (llvm)
+        sym_batch_ms = ms;
+        if (llvm) {
             run_helper(path, true, -1, deadline);
-        else
-            for (size_t m = 0; m < sym_nmods && cg_os_now_ns() < deadline &&
-                               !__atomic_load_n(&sym_given_up, __ATOMIC_ACQUIRE); m++)
+        } else {
+            size_t m = 0;
+            for (; m < sym_nmods && cg_os_now_ns() < deadline &&
+                   !__atomic_load_n(&sym_given_up, __ATOMIC_ACQUIRE); m++)
                 run_helper(path, false, (int)m, deadline);
+            /* the deadline ran out between two modules' runs (each one
+             * answered): the modules left are not symbolized either */
+            if (m < sym_nmods)
+                give_up(path, "did not answer in time");
+        }
     }
     errno = saved;
 }

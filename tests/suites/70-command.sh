@@ -23,6 +23,9 @@
 #   symbolize             `symbolize` adds file:line to a text report, the
 #                         same with llvm-symbolizer and with addr2line, and
 #                         leaves one the library symbolized as it is
+#   symbolize-timeout     a symbolizer that never answers: symbolize and
+#                         report end within seconds, one warning naming the
+#                         tool and the timeout, frames module+offset
 #   dedup-hash-aslr       the JSON "hash" (and the text's HASH line) equal
 #                         across two runs whose addresses differ
 #   dedup-hash-rebuild    equal after a rebuild that moves every function
@@ -244,6 +247,26 @@ if cmp -s <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") && grep
    cmp -s "$tmp/text1.txt" "$tmp/sym1.txt"
 then pass symbolize
 else fail symbolize "$(grep -m3 '#' "$tmp/sym.txt"); addr2line's: $(diff <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") | head -c 300)"; fi
+
+# symbolize-timeout: an llvm-symbolizer in $PATH that never answers (and
+# leaves a child holding its output), CHUNKGUARD_SYMBOLIZER_TIMEOUT=1:
+# `symbolize` and `report` end in a few seconds with one warning naming
+# the tool and the timeout; the frames stay module+offset, the lines the
+# input's
+mkdir -p "$tmp/hangbin"
+printf '#!/bin/sh\nsleep 300 &\nexec sleep 300\n' >"$tmp/hangbin/llvm-symbolizer"
+chmod +x "$tmp/hangbin/llvm-symbolizer"
+t0=$(date +%s)
+PATH="$tmp/hangbin:$PATH" CHUNKGUARD_SYMBOLIZER_TIMEOUT=1 timeout 60 "$CG" symbolize \
+    <"$tmp/text.txt" >"$tmp/symto.txt" 2>"$tmp/symto.err"; src=$?
+PATH="$tmp/hangbin:$PATH" CHUNKGUARD_SYMBOLIZER_TIMEOUT=1 timeout 60 "$CG" report "$tmp/d1" \
+    >/dev/null 2>"$tmp/repto.err"; rrc=$?
+secs=$(( $(date +%s) - t0 ))
+want="warning: symbolization given up: $tmp/hangbin/llvm-symbolizer did not answer within 1 s"
+if [ "$src" = 0 ] && [ "$rrc" = 23 ] && [ "$secs" -le 10 ] && cmp -s "$tmp/text.txt" "$tmp/symto.txt" &&
+   [ "$(grep -cF "$want" "$tmp/symto.err")" = 1 ] && [ "$(grep -cF "$want" "$tmp/repto.err")" = 1 ]; then
+    pass symbolize-timeout
+else fail symbolize-timeout "status $src/$rrc after ${secs}s; $(cat "$tmp/symto.err" "$tmp/repto.err" | grep -v '^ ' | head -c 300)"; fi
 
 # ---- dedup hash and suppressions (issue 14 point 5) ----------------------
 # The library's JSON "hash" and text HASH line (src/report/dedup.h); the
