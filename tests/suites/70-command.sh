@@ -16,6 +16,10 @@
 #   sarif-fingerprint     partialFingerprints equal across two runs (ASLR)
 #   junit                 a test case per process, a failure per report, read
 #                         by a JUnit structure check that rejects a broken copy
+#   junit-ends            children that end by exit, _exit and SIGKILL each
+#                         get a test case (the library's stats file is made
+#                         at start-up and written at _exit too); the killed
+#                         one's says it has no exit record
 #   html-dom              headless Chromium's DOM of the HTML report: the
 #                         overflow's 4 wrong bytes 41, the use after free's
 #                         58, leaks sorted by bytes, nothing external; a
@@ -208,6 +212,26 @@ cases=$(grep -c '<testcase ' "$tmp/out.xml"); fails=$(grep -c '<failure ' "$tmp/
 nproc=$(ls "$tmp/d1" | sed 's/\..*//' | sort -u | wc -l)
 if [ "$j1" -eq 0 ] && [ "$j2" -eq 1 ] && [ "$cases" -eq "$nproc" ] && [ "$fails" -eq 6 ]; then pass junit
 else fail junit "check $j1 ($(head -c 200 "$tmp/j.err")), broken $j2 (want 1), $cases cases for $nproc processes, $fails failures (want 6)"; fi
+
+# junit-ends: a job whose children end by exit(0), _exit(0) and SIGKILL
+# (tests/options/probe.c fork-ends): a test case for each of the four
+# processes, read by the JUnit check; the killed one says it has no exit
+# record, the others do not; the _exit child's stats file has its line
+gcc -O1 -g -Wall -fno-builtin -Wno-use-after-free -o "$B/probe" "$R/tests/options/probe.c" ||
+    fail junit-ends "cannot build probe"
+"$CG" run --mode debug --report-dir "$tmp/je" --junit "$tmp/je.xml" -- "$B/probe" fork-ends \
+    >/dev/null 2>"$tmp/je.err"; rc=$?
+got=$("$PY" - "$tmp/je.xml" <<'PYEOF' 2>&1
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
+said = [c for c in cases if "no exit record" in (c.findtext("system-out") or "")]
+print(len(cases), len(said))
+PYEOF
+)
+lines=$(cat "$tmp/je"/*.stats 2>/dev/null | grep -c '^pid=')
+"$PY" "$R/tests/command/check.py" junit "$tmp/je.xml" 2>"$tmp/je.chk"; jc=$?
+if [ "$rc" = 0 ] && [ "$got" = "4 1" ] && [ "$jc" = 0 ] && [ "$lines" = 3 ]; then pass junit-ends
+else fail junit-ends "status $rc, (test cases, said no exit record) = ($got), want (4 1); $lines stats lines, want 3; check $jc $(head -c 200 "$tmp/je.chk")"; fi
 
 # html-dom: headless Chromium renders the page; the DOM it built is checked
 echo "command: rendering the HTML report in headless Chromium"
