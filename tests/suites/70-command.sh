@@ -41,6 +41,10 @@
 #                         (libc's start code under main) is not hashed
 #   dedup-hash-nosym      frames with no symbol (a stripped program) enter
 #                         by module+offset: two bugs, two hashes
+#   dedup-hash-stripped-rebuild  two stripped builds, every function moved:
+#                         the same hash (frames with no symbol by their
+#                         function's size and offset in it, .eh_frame),
+#                         no libc offset in it; the command agrees
 #   dedup-hash-deleted    a program deleted while it runs: its module's
 #                         " (deleted)" is not hashed
 #   dedup-hash-soversion  libx.so.1.0.0 and libx.so.1.0.1, the same code:
@@ -420,6 +424,28 @@ else fail dedup-hash-nosym "stripped one: $n1 (command $c1), two: $n2 (command $
 if grep -q "nosym (deleted)+0x" "$tmp/ns3.err" && [ -n "$n3" ] && [ "$n3" = "$n1" ] && [ "$c3" = "$n3" ]
 then pass dedup-hash-deleted
 else fail dedup-hash-deleted "deleted: $n3 (command $c3), stripped: $n1; $(grep -m1 '#0' "$tmp/ns3.err")"; fi
+
+# dedup-hash-stripped-rebuild: two stripped builds of nosym.c, the second
+# with an unrelated function linked before it (every function moves): the
+# double free hashes the same in both (frames with no symbol enter by
+# their function's size and offset in it, from .eh_frame, not by module
+# offset), libc's unnamed start-up code below main is not in it, and the
+# command's fallback agrees; "one" and "two" still differ
+mkdir -p "$B/ns-strip2"
+printf 'int unrelated_extra(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * x; return s; }\n' >"$tmp/nsx.c"
+gcc -O0 -g -Wall -Wno-use-after-free -s -o "$B/ns-strip2/nosym" "$tmp/nsx.c" "$NS" ||
+    fail dedup-hash-stripped-rebuild "cannot build"
+rm -f "$tmp"/ns4.json "$tmp"/ns5.json
+LIBRUN "halt_on_error=0:report_path=$tmp/ns4.json" "$tmp/ns4" "$B/ns-strip2/nosym" one
+LIBRUN "halt_on_error=0:report_path=$tmp/ns5.json" "$tmp/ns5" "$B/ns-strip2/nosym" two
+read -r n4 c4 <<<"$(lib_and_cmd_hash "$tmp/ns4.json" double-free)"
+read -r n5 c5 <<<"$(lib_and_cmd_hash "$tmp/ns5.json" double-free)"
+o1=$(joff "$tmp/ns1.json"); o4=$(joff "$tmp/ns4.json")
+if [ -n "$n4" ] && [ "$n4" = "$n1" ] && [ "$c4" = "$n4" ] && [ -n "$n5" ] && [ "$n5" = "$n2" ] &&
+   [ "$c5" = "$n5" ] && [ "$n4" != "$n5" ] && [ -n "$o1" ] && [ "$o1" != "$o4" ] &&
+   ! grep '^HASH:' "$tmp/ns4.err" | grep -q 'libc[.a-z0-9]*+0x'
+then pass dedup-hash-stripped-rebuild
+else fail dedup-hash-stripped-rebuild "one: $n1 then $n4 (command $c4), two: $n2 then $n5 (command $c5), offsets $o1 $o4; $(grep '^HASH' "$tmp/ns1.err" "$tmp/ns4.err")"; fi
 
 # dedup-hash-no-libc-offset: in a program with symbols, a frame with no
 # symbol below a named one (libc's __libc_start_call_main under main) is
