@@ -19,7 +19,8 @@
 #   junit-ends            children that end by exit, _exit and SIGKILL each
 #                         get a test case (the library's stats file is made
 #                         at start-up and written at _exit too); the killed
-#                         one's says it has no exit record
+#                         one's says it has no exit record; the others are
+#                         named by their program (the stats line's exe)
 #   html-dom              headless Chromium's DOM of the HTML report: the
 #                         overflow's 4 wrong bytes 41, the use after free's
 #                         58, leaks sorted by bytes, nothing external; a
@@ -229,13 +230,15 @@ got=$("$PY" - "$tmp/je.xml" <<'PYEOF' 2>&1
 import sys, xml.etree.ElementTree as ET
 cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
 said = [c for c in cases if "no exit record" in (c.findtext("system-out") or "")]
-print(len(cases), len(said))
+# named by the program (from the stats line) but the killed one
+named = [c for c in cases if c.get("name", "").endswith("/probe")]
+print(len(cases), len(said), len(named))
 PYEOF
 )
 lines=$(cat "$tmp/je"/*.stats 2>/dev/null | grep -c '^pid=')
 "$PY" "$R/tests/command/check.py" junit "$tmp/je.xml" 2>"$tmp/je.chk"; jc=$?
-if [ "$rc" = 0 ] && [ "$got" = "4 1" ] && [ "$jc" = 0 ] && [ "$lines" = 3 ]; then pass junit-ends
-else fail junit-ends "status $rc, (test cases, said no exit record) = ($got), want (4 1); $lines stats lines, want 3; check $jc $(head -c 200 "$tmp/je.chk")"; fi
+if [ "$rc" = 0 ] && [ "$got" = "4 1 3" ] && [ "$jc" = 0 ] && [ "$lines" = 3 ]; then pass junit-ends
+else fail junit-ends "status $rc, (test cases, said no exit record, named by the program) = ($got), want (4 1 3); $lines stats lines, want 3; check $jc $(head -c 200 "$tmp/je.chk")"; fi
 
 # html-dom: headless Chromium renders the page; the DOM it built is checked
 echo "command: rendering the HTML report in headless Chromium"
