@@ -14,6 +14,7 @@
 #     stacks: the groups past it are counted in one line and in the JSON's
 #     not_shown field, not dropped silently (tests/leaks/many.c), and
 #     `chunkguard run` counts them in its summary, JUnit, SARIF and HTML;
+#     suppressions apply to them as to the groups shown;
 #   - a forked child's check, cg_leak_check() while a worker runs, and fast
 #     mode (no leak check) neither hang nor misreport;
 #   - cg_leak_check() 200 times in a row while spinning workers hold blocks
@@ -220,6 +221,21 @@ if [ $rc = 23 ] && [ "$shown" = 4096 ] && [ -n "$line" ] && [ "${ng:-0}" -ge 800
    [ $((sbb + nb)) = "$tb" ] && [ $((sbo + nk)) = "$tk" ] && [ "$js" = "$want_js" ]; then
     pass "leaks-groups-past-limit-counted ($ng more groups, $nk allocations)"
 else fail leaks-groups-past-limit-counted "rc=$rc shown=$shown line='$line' shown=$sb summary=$tb/$tk json=$(head -c 300 <<<"$js")"; fi
+
+# 6a. suppressions reach the groups past the limit too: leak:leaf (every
+# group) leaves no leak and exit status 0; leak:^b$ (every group but the
+# one whose stack has no b) leaves that one, 16 bytes, and no "not
+# shown" line (the groups past the limit were never matched: 904 of them
+# stayed leaks, status 23)
+printf 'leak:leaf\n' >"$tmp/s-all.txt"; printf 'leak:^b$\n' >"$tmp/s-b.txt"
+run "$OPTS:stack_depth=32:suppressions=$tmp/s-all.txt" many 5000; rca=$rc; erra=$err
+run "$OPTS:stack_depth=32:suppressions=$tmp/s-b.txt" many 5000
+if [ $rca = 0 ] && ! grep -q 'detected memory leaks' <<<"$erra" && [ $rc = 23 ] && leaks_are 16 &&
+   ! grep -q 'more leak groups' <<<"$err" &&
+   grep -q '^SUMMARY: chunkguard: 16 byte(s) leaked in 1 allocation(s)' <<<"$err" &&
+   grep -q '^Suppressed: [0-9]* byte(s) in 4999 allocation(s)' <<<"$err"; then
+    pass leaks-suppressed-past-limit
+else fail leaks-suppressed-past-limit "all: rc=$rca $(grep -m2 'more leak\|SUMMARY' <<<"$erra"); b: rc=$rc $(grep -m3 'more leak\|SUMMARY\|Suppressed' <<<"$err")"; fi
 
 # 6b. the same run through `chunkguard run` (tools/chunkguard): the groups
 # past the limit are counted in its summary (per process and in all), as a
