@@ -746,6 +746,16 @@ bool cg_os_write_file(const char *path, const char *buf, size_t len, bool append
     return done == len;
 }
 
+bool cg_os_create_file(const char *path)
+{
+    long fd = SYS(SYS_openat, AT_FDCWD, path,
+                  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK, 0644, 0, 0);
+    if (sys_failed(fd))
+        return false;
+    SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+    return true;
+}
+
 const char *cg_os_errno_name(int e)
 {
     switch (e) {

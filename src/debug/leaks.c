@@ -121,6 +121,7 @@ typedef struct scan {
     note_t notes[MAX_NOTES];
     size_t supp_blocks, supp_bytes; /* in suppressed groups (not in leaked_*) */
     uint64_t *rest_set;            /* keys of the groups past MAX_GROUPS     */
+    size_t (*rest_val)[2];         /* each key's bytes and blocks           */
     cg_leak_rest_t rest;           /* those groups, counted, not shown      */
     const char *op;                /* "exit" or "cg_leak_check", for JSON */
 } scan_t;
@@ -533,21 +534,20 @@ static void count_rest(scan_t *s, uint32_t stack, bool indirect, size_t bytes)
     s->rest.limit = MAX_GROUPS;
     uint64_t key = ((uint64_t)stack << 1 | indirect) + 1;   /* never 0: 0 is empty */
     uint64_t h = key * 0x9e3779b97f4a7c15ull;
-    for (size_t i = (size_t)(h >> 48); ; i = (i + 1) & (REST_SLOTS - 1)) {
-        if (s->rest_set[i] == key)
+    size_t i = (size_t)(h >> 48);
+    for (; s->rest_set[i] != 0; i = (i + 1) & (REST_SLOTS - 1))
+        if (s->rest_set[i] == key) {
+            s->rest_val[i][0] += bytes;
+            s->rest_val[i][1]++;
             return;
-        if (s->rest_set[i] == 0)
-            break;
-    }
+        }
     if (s->rest.groups >= REST_SLOTS / 4 * 3) {
-        s->rest.at_least = true;
+        s->rest.at_least = true;      /* counted in the totals, not by group */
         return;
     }
-    for (size_t i = (size_t)(h >> 48); ; i = (i + 1) & (REST_SLOTS - 1))
-        if (s->rest_set[i] == 0) {
-            s->rest_set[i] = key;
-            break;
-        }
+    s->rest_set[i] = key;
+    s->rest_val[i][0] = bytes;
+    s->rest_val[i][1] = 1;
     s->rest.groups++;
 }
 
@@ -670,31 +670,54 @@ static bool sym_groups(const scan_t *s)
     return batch;
 }
 
-/* Suppressions, per allocation stack (as LeakSanitizer's leak: lines): a
- * group that matches one is counted there and leaves the leak totals. */
+/* Does a suppression match group g?  Then it is counted there and leaves
+ * the leak totals. */
+static bool suppress_group(scan_t *s, const group_t *g)
+{
+    char msg[96];
+    cg_rdata_t d;
+    cg_dedup_t k;
+    group_data(s, g, &d, msg, sizeof msg);
+    cg_dedup_compute(&d, &k);
+    if (k.rule < 0)
+        return false;
+    cg_supp_count(k.rule, g->bytes, g->blocks);
+    s->supp_blocks += g->blocks;
+    s->supp_bytes += g->bytes;
+    s->leaked_blocks -= g->blocks;
+    s->leaked_bytes -= g->bytes;
+    return true;
+}
+
+/* Suppressions, per allocation stack (as LeakSanitizer's leak: lines), for
+ * the groups shown and for those past MAX_GROUPS (which leave the "not
+ * shown" count too; matched by function and module: the symbolizer's
+ * batch, for source-file patterns, holds the shown groups' stacks). */
 static void suppress_groups(scan_t *s)
 {
     /* the stacks symbolized first: a pattern may name a source file (one
      * symbolizer run here, another for the groups print_report writes) */
+    bool snap = cg_maps_snapshot_begin();
     bool batch = sym_groups(s);
-    for (size_t i = 0; i < s->ngroups; i++) {
-        group_t *g = &s->groups[i];
-        char msg[96];
-        cg_rdata_t d;
-        cg_dedup_t k;
-        group_data(s, g, &d, msg, sizeof msg);
-        cg_dedup_compute(&d, &k);
-        if (k.rule < 0)
+    for (size_t i = 0; i < s->ngroups; i++)
+        s->groups[i].suppressed = suppress_group(s, &s->groups[i]);
+    for (size_t i = 0; s->rest.groups > 0 && i < REST_SLOTS; i++) {
+        uint64_t key = s->rest_set[i];
+        if (key == 0)
             continue;
-        g->suppressed = true;
-        cg_supp_count(k.rule, g->bytes, g->blocks);
-        s->supp_blocks += g->blocks;
-        s->supp_bytes += g->bytes;
-        s->leaked_blocks -= g->blocks;
-        s->leaked_bytes -= g->bytes;
+        group_t g = { (uint32_t)((key - 1) >> 1), ((key - 1) & 1) != 0, s->rest_val[i][1],
+                      s->rest_val[i][0], false };
+        if (!suppress_group(s, &g))
+            continue;
+        s->rest_set[i] = 0;           /* the set is not probed again */
+        s->rest.groups--;
+        s->rest.bytes -= g.bytes;
+        s->rest.objects -= g.blocks;
     }
     if (batch)
         cg_sym_batch_end();
+    if (snap)
+        cg_maps_snapshot_end();
 }
 
 static void print_report(scan_t *s)
@@ -809,9 +832,11 @@ static size_t leak_check(const char *op, uintptr_t live_sp, const uintptr_t *reg
     s->groups = cg_os_map_guarded(MAX_GROUPS * sizeof *s->groups);
     s->ranges = cg_os_map_guarded(MAX_RANGES * sizeof *s->ranges);
     s->rest_set = cg_os_map_guarded(REST_SLOTS * sizeof *s->rest_set);
+    s->rest_val = cg_os_map_guarded(REST_SLOTS * sizeof *s->rest_val);
     char *stack = cg_os_map_guarded(SCAN_STACK);
     size_t leaked = 0;
-    if (s->groups != NULL && s->ranges != NULL && s->rest_set != NULL && stack != NULL) {
+    if (s->groups != NULL && s->ranges != NULL && s->rest_set != NULL && s->rest_val != NULL &&
+        stack != NULL) {
         cg_os_call_on_stack(scan_body, s, stack + SCAN_STACK);
         if (cg_supp_active())
             suppress_groups(s);
@@ -831,6 +856,8 @@ static size_t leak_check(const char *op, uintptr_t live_sp, const uintptr_t *reg
         cg_os_unmap_guarded(s->groups, MAX_GROUPS * sizeof *s->groups);
     if (s->rest_set != NULL)
         cg_os_unmap_guarded(s->rest_set, REST_SLOTS * sizeof *s->rest_set);
+    if (s->rest_val != NULL)
+        cg_os_unmap_guarded(s->rest_val, REST_SLOTS * sizeof *s->rest_val);
     *s = (scan_t){0};
     __atomic_store_n(&scanning, 0, __ATOMIC_RELEASE);
     return leaked;

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include "init.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/auxv.h>
@@ -179,6 +180,8 @@ CG_FORK_PATH static void fork_parent(void)
     cg_os_restore_signals(mask);
 }
 
+static void stats_begin(void);
+
 CG_FORK_PATH static void fork_child(void)
 {
     if (!fork_held)
@@ -193,6 +196,7 @@ CG_FORK_PATH static void fork_child(void)
         cg_stack_after_fork_child();
     cg_tcache_after_fork_child();
     cg_reentry_after_fork_child();
+    stats_begin();
     cg_vg_quiet_end();
     cg_os_restore_signals(fork_sigmask);
 }
@@ -363,6 +367,7 @@ __attribute__((constructor)) static void cg_constructor(void)
     cg_vg_quiet_begin();
     if (cg_mode.start != NULL)
         cg_mode.start();
+    stats_begin();
     cg_vg_quiet_end();
 }
 
@@ -381,6 +386,32 @@ static bool maps_have_brk_heap(void)
     return found;
 }
 
+/* The process whose stats line _exit may write: set at start-up and in
+ * a fork child (whose handlers ran); a vfork or posix_spawn child, which
+ * shares its parent's memory and counters, has another pid and writes
+ * none. */
+static int stats_pid;
+
+/* stats_path at start-up, and in a fork child: the process is known.
+ * With "%p" the file is its own, made empty now, so that one that ends
+ * without its line (killed by a signal; exec'd a program without
+ * chunkguard) still leaves its file (tools/chunkguard gives it a JUnit
+ * test case).  Without "%p" nothing is made: the lines are appended. */
+CG_FORK_PATH static void stats_begin(void)
+{
+    stats_pid = cg_os_getpid();
+    if (cg_opt.stats_path[0] == 0 || strstr(cg_opt.stats_path, "%p") == NULL)
+        return;
+    char path[CG_OPT_PATH_BUF];
+    int saved = errno;
+    cg_expand_path(path, sizeof path, cg_opt.stats_path);
+    cg_os_create_file(path);
+    errno = saved;
+}
+
+/* The process's line, appended: a forked (or exec'd) child writing to the
+ * same stats_path as its parent adds its line after the parent's, or
+ * before it, and neither is lost (docs/options.md, stats_path). */
 static void write_stats_file(void)
 {
     if (cg_opt.stats_path[0] == 0)
@@ -399,7 +430,7 @@ static void write_stats_file(void)
                       (size_t)st.callocs, (size_t)st.reallocs, (size_t)st.memaligns,
                       (size_t)st.mmapped_chunks, (size_t)st.arenas, (size_t)st.heaps,
                       maps_have_brk_heap() ? 1 : 0, cg_supp_total());
-    cg_path_write("stats_path", cg_opt.stats_path, line, n, false, &warned);
+    cg_path_write("stats_path", cg_opt.stats_path, line, n, true, &warned);
 }
 
 CG_FORK_PATH void cg_exit_now(int status)
@@ -409,9 +440,14 @@ CG_FORK_PATH void cg_exit_now(int status)
     /* Not from inside chunkguard (a signal handler that interrupted it,
      * code it calls), nor after a report began to end the process: the
      * state the checks read may be half-changed, or has been reported. */
-    if (cg_init_state == 2 && cg_mode.at_exit_now != NULL && !cg_reentered() &&
-        !cg_self.in_report && !cg_report_ending())
-        cg_mode.at_exit_now();
+    if (cg_init_state == 2 && !cg_reentered() && !cg_self.in_report && !cg_report_ending()) {
+        if (cg_mode.at_exit_now != NULL)
+            cg_mode.at_exit_now();
+        /* _exit runs no destructor: the stats line is written here (not
+         * by a vfork child: stats_pid) */
+        if (stats_pid == cg_os_getpid())
+            write_stats_file();
+    }
     cg_os_exit(status);
 }
 

@@ -390,6 +390,8 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
     uint64_t h = fnv(FNV_BASIS, token);
     size_t kept = 0, tn = 0;
     bool named = false;         /* a frame with a symbol has entered */
+    char first_mod[CG_SYM_MODULE_MAX];   /* the module of the first frame kept */
+    first_mod[0] = 0;
     out->top[0] = 0;
     out->rule = -1;
     /* the rules for this kind: they look at every frame of every stack */
@@ -423,10 +425,22 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
          * after it such frames are skipped, so that libc's start-up below
          * main, which its symbol tables do not name, does not make a bug's
          * hash follow libc updates — and one outside a file's mapping (no
-         * module, or "<anonymous>", "[heap]": no stable offset) not at all */
+         * module, or "<anonymous>", "[heap]": no stable offset) not at all.
+         * Before the first named frame too, a frame with no symbol enters
+         * only from the module of the first frame kept: a stripped
+         * program's main is followed by libc's unnamed start-up code,
+         * which would otherwise be its hash's third frame. */
         if (kept == CG_DEDUP_FRAMES || own_frame(&f) ||
-            (f.symbol[0] == 0 && (f.module[0] != '/' || named)))
+            (f.symbol[0] == 0 && (f.module[0] != '/' || named ||
+                                  (kept > 0 && strcmp(f.module, first_mod) != 0))))
             continue;
+        if (kept == 0) {
+            size_t ml = strlen(f.module);
+            if (ml >= sizeof first_mod)
+                ml = sizeof first_mod - 1;
+            memcpy(first_mod, f.module, ml);
+            first_mod[ml] = 0;
+        }
         named = named || f.symbol[0] != 0;
         char mod[CG_SYM_MODULE_MAX];
         hash_module(f.module, mod, sizeof mod);
@@ -436,9 +450,18 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
             tn += cg_fmt(out->top + tn, sizeof out->top - tn, "%s%s", kept ? " < " : "",
                          f.function);
         } else {
-            char off[24];
-            cg_fmt(off, sizeof off, "+%p", (void *)f.offset);
+            /* by the function's size and the frame's place in it (call
+             * frame information: a stripped program keeps it), which a
+             * rebuild that moves the function leaves as they are; by the
+             * module offset when the module has no such table */
+            char off[48];
+            size_t in_fn, fn_size;
+            if (cg_sym_code_range(f.pc, &in_fn, &fn_size))
+                cg_fmt(off, sizeof off, "?%x+%x", fn_size, in_fn);
+            else
+                cg_fmt(off, sizeof off, "+%p", (void *)f.offset);
             h = fnv(h, off);
+            cg_fmt(off, sizeof off, "+%p", (void *)f.offset);
             tn += cg_fmt(out->top + tn, sizeof out->top - tn, "%s(%s%s)", kept ? " < " : "",
                          mod, off);
         }

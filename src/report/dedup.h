@@ -7,9 +7,13 @@
  * Noll and Vo's hash, as published: offset basis 0xcbf29ce484222325,
  * prime 0x100000001b3) over the bytes of
  *     <token> then, for each of the top CG_DEDUP_FRAMES frames kept,
- *     "\n" <module> ":" <symbol>, or "\n" <module> ":+0x" <offset in hex>
- *     for a frame with no symbol in a file's mapping (stable across runs,
- *     not across rebuilds of that module); <module> is the basename
+ *     "\n" <module> ":" <symbol>, or for a frame with no symbol in a
+ *     file's mapping "\n" <module> ":?" <size> "+" <off> (hex: the size
+ *     of the function it is in and its offset there, by the module's call
+ *     frame information, cg_sym_code_range: stable across runs and across
+ *     rebuilds that move the function but do not change it, a stripped
+ *     program's too), or "\n" <module> ":+0x" <offset in hex> when the
+ *     module has no such table (stable across runs only); <module> is the basename
  *     without " (deleted)" and without a version after ".so"
  *     (libx.so.1.0.0 is libx.so)
  * where the token is the report's kind ("double-free", "memory-leak"),
@@ -18,7 +22,9 @@
  * function "exit" or "_exit": its "where" is the exit path, the same for
  * all of them) "allocated", else "freed".  Frames kept:
  * those with a symbol, or else in a file's mapping (a module path
- * beginning "/"), whose module's basename does not begin with
+ * beginning "/") before the first frame with a symbol and in the module
+ * of the first frame kept (so that libc's unnamed start-up code below a
+ * stripped program's main is not hashed), whose module's basename does not begin with
  * "libchunkguard" and whose function does not begin with "cg_"
  * (chunkguard's own, as a shared object or linked in).  Three frames, as
  * ClusterFuzz's crash state: the function that went wrong and two

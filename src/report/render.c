@@ -265,6 +265,22 @@ static void jstack(jw_t *w, const cg_rstack_t *s)
         else
             jraw(w, "null");
         jsym_place(w, own);
+        /* a frame with no symbol in a file: the function's size and the
+         * frame's offset in it by call frame information (the dedup
+         * hash's, dedup.h); null when it has a symbol or no such table */
+        size_t in_fn = 0, fn_size = 0;
+        bool code = f.symbol[0] == 0 && f.in_module && f.module[0] == '/' &&
+                    cg_sym_code_range(f.pc, &in_fn, &fn_size);
+        jraw(w, ",\"code_size\":");
+        if (code)
+            jnum(w, (long long)fn_size);
+        else
+            jraw(w, "null");
+        jraw(w, ",\"code_offset\":");
+        if (code)
+            jnum(w, (long long)in_fn);
+        else
+            jraw(w, "null");
         jraw(w, ",\"inlined\":[");
         for (size_t k = 0; k + 1 < nfr && w->n + JSON_ROOM < w->cap; k++) {
             jraw(w, k ? ",{\"function\":" : "{\"function\":");

@@ -579,20 +579,26 @@ static bool answered(const char *out, size_t got, void *arg)
  * that exits at once), no later batch runs it — a hung symbolizer would
  * cost every report its whole deadline (20 reports, 100 s).  Those
  * reports get the ELF symbol tables' names, as with symbolize=0; one
- * line on the log, when the decision is made, says so.  A fork child
- * inherits the decision.
+ * WARNING line on the log, when the decision is made (before the report
+ * whose batch made it), says so: which program, and what went wrong
+ * (for a timeout, the deadline in ms).  A fork child inherits the
+ * decision.
  */
 static int sym_given_up;
+static uint64_t sym_batch_ms;           /* the batch's deadline, in ms      */
 
 static void give_up(const char *path, const char *why)
 {
     if (__atomic_exchange_n(&sym_given_up, 1, __ATOMIC_ACQ_REL))
         return;
-    char line[CG_FMT_NAME_MAX + 256];
+    char line[CG_FMT_NAME_MAX + 320];
     size_t n = cg_fmt(line, sizeof line,
-                      "==%d==chunkguard: the symbolizer %N %s; the reports that follow "
-                      "are not symbolized (frames from the symbol tables)\n",
+                      "==%d==WARNING: chunkguard: symbolization given up: the symbolizer %N %s",
                       cg_os_getpid(), path, why);
+    if (strcmp(why, "did not answer in time") == 0)
+        n += cg_fmt(line + n, sizeof line - n, " (%zu ms)", (size_t)sym_batch_ms);
+    n += cg_fmt(line + n, sizeof line - n, "; the reports that follow are not symbolized "
+                "(function names from the symbol tables, module+offset; no file:line)\n");
     cg_log_write(line, n);
 }
 
@@ -714,12 +720,19 @@ void cg_sym_batch_run(void)
         if (dl != 0 && dl / 2 < ms)
             ms = dl / 2;
         uint64_t deadline = cg_os_now_ns() + ms * 1000000u;
-        if (llvm)
+        sym_batch_ms = ms;
+        if (llvm) {
             run_helper(path, true, -1, deadline);
-        else
-            for (size_t m = 0; m < sym_nmods && cg_os_now_ns() < deadline &&
-                               !__atomic_load_n(&sym_given_up, __ATOMIC_ACQUIRE); m++)
+        } else {
+            size_t m = 0;
+            for (; m < sym_nmods && cg_os_now_ns() < deadline &&
+                   !__atomic_load_n(&sym_given_up, __ATOMIC_ACQUIRE); m++)
                 run_helper(path, false, (int)m, deadline);
+            /* the deadline ran out between two modules' runs (each one
+             * answered): the modules left are not symbolized either */
+            if (m < sym_nmods)
+                give_up(path, "did not answer in time");
+        }
     }
     errno = saved;
 }
@@ -772,6 +785,167 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
     }
     errno = saved;
     return named;
+}
+
+/* ---- functions by call frame information -------------------------------- */
+
+/* n bytes at address a of our own memory into dst: false unless all. */
+static bool mem_read(uintptr_t a, void *dst, size_t n)
+{
+    return cg_os_copy_readable(dst, (const void *)a, n) == n;
+}
+
+/* The size of a value of DWARF pointer encoding enc's format (the low
+ * nibble: absptr/udata8/sdata8 8, udata4/sdata4 4, udata2/sdata2 2); 0
+ * for another (uleb128, omit). */
+static size_t enc_size(unsigned enc)
+{
+    switch (enc & 0x0f) {
+    case 0x00: case 0x04: case 0x0c: return 8;
+    case 0x03: case 0x0b: return 4;
+    case 0x02: case 0x0a: return 2;
+    default: return 0;
+    }
+}
+
+static uint64_t read_uval(const unsigned char *p, size_t n)
+{
+    uint64_t v = 0;
+    for (size_t i = n; i-- > 0;)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* A ULEB128 at *p (before end); false when it runs past end. */
+static bool skip_leb(const unsigned char **p, const unsigned char *end, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (unsigned shift = 0; *p < end && shift < 64; shift += 7) {
+        unsigned char b = *(*p)++;
+        r |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            if (v != NULL)
+                *v = r;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The encoding of the FDE pointers of the CIE at address cie ('R' of its
+ * augmentation; absptr when it has none); -1 when it cannot be read. */
+static int cie_fde_encoding(uintptr_t cie)
+{
+    unsigned char b[128];
+    if (!mem_read(cie, b, 16))
+        return -1;
+    size_t got = cg_os_copy_readable(b, (const void *)cie, sizeof b);
+    uint32_t len = (uint32_t)read_uval(b, 4);
+    if (len == 0xffffffffu || len < 8 || read_uval(b + 4, 4) != 0)
+        return -1;
+    const unsigned char *end = b + (got < (size_t)len + 4 ? got : (size_t)len + 4);
+    unsigned version = b[8];
+    const unsigned char *aug = b + 9, *p = aug;
+    while (p < end && *p != 0)
+        p++;
+    if (p >= end)
+        return -1;
+    p++;
+    if (!skip_leb(&p, end, NULL) || !skip_leb(&p, end, NULL))   /* code, data align */
+        return -1;
+    if (version == 1)
+        p++;
+    else if (!skip_leb(&p, end, NULL))
+        return -1;
+    if (aug[0] != 'z')
+        return 0;
+    if (!skip_leb(&p, end, NULL))
+        return -1;
+    for (const unsigned char *a = aug + 1; *a != 0 && p < end; a++) {
+        if (*a == 'R')
+            return *p;
+        if (*a == 'L') {
+            p++;
+        } else if (*a == 'P') {
+            size_t n = enc_size(*p);
+            if (n == 0)
+                return -1;
+            p += 1 + n;
+        } else if (*a != 'S' && *a != 'B') {
+            return -1;
+        }
+    }
+    return -1;
+}
+
+bool cg_sym_code_range(uintptr_t look, size_t *off, size_t *size)
+{
+    cg_mapping_t m;
+    Elf64_Ehdr h;
+    if (!cg_find_mapping(look, &m) || m.path[0] != '/' || !mem_read(m.base, &h, sizeof h) ||
+        memcmp(h.e_ident, ELFMAG, SELFMAG) != 0 || h.e_ident[EI_CLASS] != ELFCLASS64 ||
+        h.e_phentsize != sizeof(Elf64_Phdr) || h.e_phnum == 0 || h.e_phnum > 64)
+        return false;
+    Elf64_Phdr ph[64];
+    if (!mem_read(m.base + h.e_phoff, ph, h.e_phnum * sizeof ph[0]))
+        return false;
+    /* the load bias: where the segment at file offset 0 went */
+    uintptr_t bias = 0, hdr = 0;
+    bool have_bias = false;
+    for (size_t i = 0; i < h.e_phnum; i++) {
+        if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0 && !have_bias) {
+            bias = m.base - (uintptr_t)ph[i].p_vaddr;
+            have_bias = true;
+        }
+        if (ph[i].p_type == PT_GNU_EH_FRAME)
+            hdr = (uintptr_t)ph[i].p_vaddr;
+    }
+    if (!have_bias || hdr == 0)
+        return false;
+    hdr += bias;
+    unsigned char hb[16];
+    if (!mem_read(hdr, hb, 4) || hb[0] != 1 || hb[3] != 0x3b)     /* datarel | sdata4 */
+        return false;
+    size_t ptr_n = enc_size(hb[1]), cnt_n = enc_size(hb[2]);
+    if (ptr_n == 0 || (cnt_n != 4 && cnt_n != 8) || !mem_read(hdr + 4, hb + 4, ptr_n + cnt_n))
+        return false;
+    uint64_t count = read_uval(hb + 4 + ptr_n, cnt_n);
+    uintptr_t table = hdr + 4 + ptr_n + cnt_n;
+    /* the last entry whose function starts at or below look */
+    uint64_t lo = 0, hi = count;
+    int32_t e[2] = { 0, 0 };
+    bool found = false;
+    while (lo < hi && count < (1u << 26)) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        int32_t x[2];
+        if (!mem_read(table + mid * 8, x, sizeof x))
+            return false;
+        if (hdr + (intptr_t)x[0] <= look) {
+            e[0] = x[0];
+            e[1] = x[1];
+            found = true;
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    if (!found)
+        return false;
+    uintptr_t start = hdr + (intptr_t)e[0], fde = hdr + (intptr_t)e[1];
+    unsigned char fb[8];
+    if (!mem_read(fde, fb, 8) || read_uval(fb, 4) == 0xffffffffu)
+        return false;
+    int enc = cie_fde_encoding(fde + 4 - (uint32_t)read_uval(fb + 4, 4));
+    size_t n = enc < 0 ? 0 : enc_size((unsigned)enc);
+    unsigned char rb[8];
+    if (n == 0 || !mem_read(fde + 8 + n, rb, n))
+        return false;
+    uint64_t range = read_uval(rb, n);
+    if (look - start >= range)
+        return false;
+    *off = look - start;
+    *size = (size_t)range;
+    return true;
 }
 
 /* "func (module+0xoff)" / "(module+0xoff)" / "(<unknown module>)". */

@@ -159,6 +159,22 @@ void cg_sym_batch_end(void) CG_HIDDEN;
  */
 bool cg_frame_named(uintptr_t pc, bool is_return, cg_frame_t *out) CG_HIDDEN;
 
+/*
+ * cg_sym_code_range - the function a code address lies in, by the call
+ * frame information of its module as loaded (.eh_frame_hdr's sorted
+ * table, then the FDE's address range: the table the unwinder uses, kept
+ * in a stripped program): look (an address of the code: a return
+ * address less one) lies *off bytes into a function of *size bytes.
+ * For a frame with no symbol, what does not change when the program is
+ * rebuilt with other functions moved (the dedup hash, dedup.h).  The
+ * module's memory is read with cg_os_copy_readable (never a fault: a
+ * module unmapped meanwhile gives false).  Supports the table encoding
+ * GNU ld, gold and lld write (datarel sdata4) and 32-bit FDEs; false
+ * for anything else, or no table.  Thread-safe; no malloc; about 20
+ * system calls.
+ */
+bool cg_sym_code_range(uintptr_t look, size_t *off, size_t *size) CG_HIDDEN;
+
 /* Fork handlers for the symbolizer's file cache (entry/init.c). */
 void cg_symbolize_lock_all(void) CG_HIDDEN;
 void cg_symbolize_unlock_all(bool child) CG_HIDDEN;

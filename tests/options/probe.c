@@ -8,8 +8,12 @@
  *   probe fork-counts N M make N malloc/free pairs, fork; the child makes M
  *                         more and exits (its destructors run: stats_path
  *                         is written), the parent waits for it and exits
+ *   probe fork-ends       fork three children that malloc and free a
+ *                         little and end by exit(0), _exit(0) and SIGKILL;
+ *                         wait for them, exit 0 when they ended so
  *   probe ok              allocate and free a little, print "ok"
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +62,26 @@ int main(int argc, char **argv)
         int st = 0;
         if (pid < 0 || waitpid(pid, &st, 0) != pid || st != 0)
             return 1;
+        return 0;
+    }
+    if (strcmp(mode, "fork-ends") == 0) {
+        for (int k = 0; k < 3; k++) {
+            pid_t pid = fork();
+            if (pid == 0) {
+                churn(20);
+                if (k == 0)
+                    exit(0);
+                if (k == 1)
+                    _exit(0);
+                kill(getpid(), SIGKILL);
+            }
+            int st = 0;
+            if (pid < 0 || waitpid(pid, &st, 0) != pid)
+                return 1;
+            if (k < 2 ? !(WIFEXITED(st) && WEXITSTATUS(st) == 0)
+                      : !(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
+                return 1;
+        }
         return 0;
     }
     churn(1000);

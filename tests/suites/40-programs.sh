@@ -62,6 +62,12 @@ check_stats() {
   for f in "$dir"/cg.*; do
     [ -e "$f" ] || continue
     n=$((n + 1))
+    # made empty at start-up, its line written at exit and _exit
+    # (stats_path with %p): empty, the process never got there
+    if [ ! -s "$f" ]; then
+      problems="$problems; $(basename "$f") is empty: that process did not reach exit or _exit (killed by a signal?)"
+      continue
+    fi
     pid=$(stat_field "$f" pid); brk=$(stat_field "$f" brk_heap)
     [ "$pid" = "${f##*/cg.}" ] || problems="$problems; $(basename "$f") says pid=$pid"
     [ "$brk" = 0 ] || problems="$problems; pid $pid ($(stat_field "$f" exe)) brk_heap=${brk:-missing}"

@@ -30,6 +30,8 @@
 #   options-long-path    path options hold up to 4095 bytes (PATH_MAX):
 #                        a 300- and a 3900-byte report_path/log_path work;
 #                        4096 bytes is a bad value, the default kept
+#   stats-fork-one-file  stats_path without %p and a fork: both lines kept
+#   stats-exit-kinds     exit, _exit, SIGKILL: lines, and an empty file
 #   stats-fork-child     a forked child's stats_path line counts only the
 #                        child's own operations; the parent's all of its
 set -u
@@ -269,3 +271,24 @@ if [ $frc = 0 ] && [ ${#sf[@]} = 2 ] && [ -n "$pm" ] && [ -n "$cm" ] &&
    [ "$cm" -ge 10 ] && [ "$cm" -lt 100 ] && [ "$cf" -ge 10 ] && [ "$cf" -lt 100 ]; then
     pass "stats-fork-child (parent mallocs=$pm, child mallocs=$cm frees=$cf)"
 else fail stats-fork-child "rc=$frc files: $(cat "${sf[@]}" 2>/dev/null | cut -c1-120 | tr '\n' '|')"; fi
+
+# stats-fork-one-file: stats_path without %p, the same fork: the child's
+# line and the parent's are both in the file (appended: the parent, which
+# exits last, overwrote the child's line)
+rm -f "$tmp/one.stats"
+run "stats_path=$tmp/one.stats" fork-counts 1000 10; frc=$rc
+ms=$(sed -n 's/^pid=[0-9]* .* mallocs=\([0-9]*\) .*/\1/p' "$tmp/one.stats" 2>/dev/null | sort -n | tr '\n' ' ')
+read -r cm pm rest <<<"$ms"
+if [ $frc = 0 ] && [ "$(grep -c '^pid=' "$tmp/one.stats")" = 2 ] && [ -z "$rest" ] &&
+   [ "${cm:-0}" -ge 10 ] && [ "${cm:-0}" -lt 100 ] && [ "${pm:-0}" -ge 1000 ]; then
+    pass "stats-fork-one-file (child mallocs=$cm, parent mallocs=$pm)"
+else fail stats-fork-one-file "rc=$frc mallocs: $ms; file: $(cut -c1-100 "$tmp/one.stats" 2>/dev/null | tr '\n' '|')"; fi
+# stats-exit-kinds: with %p, children that end by exit, _exit and SIGKILL:
+# the first two have their line, the killed one an empty file (made at
+# start-up), the parent its line
+rm -rf "$tmp/sk"; mkdir -p "$tmp/sk"
+run "stats_path=$tmp/sk/cg.%p" fork-ends; frc=$rc
+nf=$(ls "$tmp/sk" | wc -l); nl=$(cat "$tmp/sk"/cg.* 2>/dev/null | grep -c '^pid=')
+ne=$(find "$tmp/sk" -type f -empty | wc -l)
+if [ $frc = 0 ] && [ "$nf" = 4 ] && [ "$nl" = 3 ] && [ "$ne" = 1 ]; then pass stats-exit-kinds
+else fail stats-exit-kinds "rc=$frc $nf files (want 4), $nl lines (want 3), $ne empty (want 1)"; fi

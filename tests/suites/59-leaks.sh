@@ -12,7 +12,9 @@
 #     reachable: counted in the summary, never reported, no leak exit code;
 #   - more leak groups than the report's limit (4096) from distinct
 #     stacks: the groups past it are counted in one line and in the JSON's
-#     not_shown field, not dropped silently (tests/leaks/many.c);
+#     not_shown field, not dropped silently (tests/leaks/many.c), and
+#     `chunkguard run` counts them in its summary, JUnit, SARIF and HTML;
+#     suppressions apply to them as to the groups shown;
 #   - a forked child's check, cg_leak_check() while a worker runs, and fast
 #     mode (no leak check) neither hang nor misreport;
 #   - cg_leak_check() 200 times in a row while spinning workers hold blocks
@@ -219,6 +221,56 @@ if [ $rc = 23 ] && [ "$shown" = 4096 ] && [ -n "$line" ] && [ "${ng:-0}" -ge 800
    [ $((sbb + nb)) = "$tb" ] && [ $((sbo + nk)) = "$tk" ] && [ "$js" = "$want_js" ]; then
     pass "leaks-groups-past-limit-counted ($ng more groups, $nk allocations)"
 else fail leaks-groups-past-limit-counted "rc=$rc shown=$shown line='$line' shown=$sb summary=$tb/$tk json=$(head -c 300 <<<"$js")"; fi
+
+# 6a. suppressions reach the groups past the limit too: leak:leaf (every
+# group) leaves no leak and exit status 0; leak:^b$ (every group but the
+# one whose stack has no b) leaves that one, 16 bytes, and no "not
+# shown" line (the groups past the limit were never matched: 904 of them
+# stayed leaks, status 23)
+printf 'leak:leaf\n' >"$tmp/s-all.txt"; printf 'leak:^b$\n' >"$tmp/s-b.txt"
+run "$OPTS:stack_depth=32:suppressions=$tmp/s-all.txt" many 5000; rca=$rc; erra=$err
+run "$OPTS:stack_depth=32:suppressions=$tmp/s-b.txt" many 5000
+if [ $rca = 0 ] && ! grep -q 'detected memory leaks' <<<"$erra" && [ $rc = 23 ] && leaks_are 16 &&
+   ! grep -q 'more leak groups' <<<"$err" &&
+   grep -q '^SUMMARY: chunkguard: 16 byte(s) leaked in 1 allocation(s)' <<<"$err" &&
+   grep -q '^Suppressed: [0-9]* byte(s) in 4999 allocation(s)' <<<"$err"; then
+    pass leaks-suppressed-past-limit
+else fail leaks-suppressed-past-limit "all: rc=$rca $(grep -m2 'more leak\|SUMMARY' <<<"$erra"); b: rc=$rc $(grep -m3 'more leak\|SUMMARY\|Suppressed' <<<"$err")"; fi
+
+# 6b. the same run through `chunkguard run` (tools/chunkguard): the groups
+# past the limit are counted in its summary (per process and in all), as a
+# JUnit failure of the process, as a SARIF result and run property, and in
+# the HTML page; the JUnit counts add up (tests/command/check.py).  CG_CMD
+# names another copy of the command (the old one, to see this fail).
+CMD=${CG_CMD:-$R/tools/chunkguard}
+CHUNKGUARD_LIB=$SO timeout 120 "$CMD" run --mode debug --options "detect_leaks=1:guard_sample=0:stack_depth=32" \
+    --report-dir "$tmp/mrun" --junit "$tmp/m.xml" --sarif "$tmp/m.sarif" --html "$tmp/m.html" \
+    -- "$B/many" 5000 >/dev/null 2>"$tmp/mrun.err"; rc=$?
+got=$(python3 - "$tmp/m.xml" "$tmp/m.sarif" "$tmp/m.html" "$R/tests/command/check.py" <<'PYEOF' 2>&1
+import json, re, subprocess, sys, xml.etree.ElementTree as ET
+x, sa, h, check = sys.argv[1:5]
+bad = []
+if subprocess.run([sys.executable, check, "junit", x]).returncode != 0:
+    bad.append("JUnit counts do not add up")
+root = ET.parse(x).getroot()
+fails = root.findall(".//testcase/failure")
+hid = [f for f in fails if "not shown" in (f.get("message") or "")]
+if len(fails) != 4097 or len(hid) != 1:
+    bad.append(f"JUnit {len(fails)} failures, {len(hid)} for the groups not shown (want 4097, 1)")
+m = re.match(r"^(\d+) more leak group", hid[0].get("message") if hid else "")
+props = json.load(open(sa))["runs"][0].get("properties", {}).get("chunkguardLeakGroupsNotShown") or {}
+if not m or props.get("groups") != int(m.group(1)) or props.get("processes") != 1:
+    bad.append(f"SARIF property {props}, JUnit {hid[0].get('message') if hid else None}")
+if 'class=not-shown' not in open(h).read():
+    bad.append("HTML does not show them")
+print(" ".join(bad) if bad else (m.group(1) if m else "?"))
+PYEOF
+)
+sline=$(grep -E '^  [0-9]+ more leak group\(s\) \([0-9]+ bytes in [0-9]+ allocation\(s\)\) not shown .*in 1 process' "$tmp/mrun.err")
+if [ $rc = 23 ] && [[ "$got" =~ ^[0-9]+$ ]] && [ "$got" = "$ng" ] && [ -n "$sline" ] &&
+   grep -q "^  [0-9]* more leak group(s) ($nb bytes in $nk allocation(s))" <<<"$sline"; then
+    pass "leaks-not-shown-command ($got groups in the summary, JUnit, SARIF, HTML)"
+else fail leaks-not-shown-command "rc=$rc checks: $got; summary: $(grep -m2 'not shown\|report(s)' "$tmp/mrun.err" | head -c 300)"; fi
 
 # 7. a leak report reads the maps once, not once a frame, and opens each
 # module file once (base/maps.h snapshot): 2000 groups of ~15 frames each

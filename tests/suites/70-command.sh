@@ -16,6 +16,11 @@
 #   sarif-fingerprint     partialFingerprints equal across two runs (ASLR)
 #   junit                 a test case per process, a failure per report, read
 #                         by a JUnit structure check that rejects a broken copy
+#   junit-ends            children that end by exit, _exit and SIGKILL each
+#                         get a test case (the library's stats file is made
+#                         at start-up and written at _exit too); the killed
+#                         one's says it has no exit record; the others are
+#                         named by their program (the stats line's exe)
 #   html-dom              headless Chromium's DOM of the HTML report: the
 #                         overflow's 4 wrong bytes 41, the use after free's
 #                         58, leaks sorted by bytes, nothing external; a
@@ -29,6 +34,9 @@
 #                         of its JSON give each frame the line the library
 #                         itself gives it: the call's (a frame's address is
 #                         the call's first byte, looked up as it is)
+#   symbolize-timeout     a symbolizer that never answers: symbolize and
+#                         report end within seconds, one warning naming the
+#                         tool and the timeout, frames module+offset
 #   dedup-hash-aslr       the JSON "hash" (and the text's HASH line) equal
 #                         across two runs whose addresses differ
 #   dedup-hash-rebuild    equal after a rebuild that moves every function
@@ -40,6 +48,10 @@
 #                         (libc's start code under main) is not hashed
 #   dedup-hash-nosym      frames with no symbol (a stripped program) enter
 #                         by module+offset: two bugs, two hashes
+#   dedup-hash-stripped-rebuild  two stripped builds, every function moved:
+#                         the same hash (frames with no symbol by their
+#                         function's size and offset in it, .eh_frame),
+#                         no libc offset in it; the command agrees
 #   dedup-hash-deleted    a program deleted while it runs: its module's
 #                         " (deleted)" is not hashed
 #   dedup-hash-soversion  libx.so.1.0.0 and libx.so.1.0.1, the same code:
@@ -212,6 +224,28 @@ nproc=$(ls "$tmp/d1" | sed 's/\..*//' | sort -u | wc -l)
 if [ "$j1" -eq 0 ] && [ "$j2" -eq 1 ] && [ "$cases" -eq "$nproc" ] && [ "$fails" -eq 6 ]; then pass junit
 else fail junit "check $j1 ($(head -c 200 "$tmp/j.err")), broken $j2 (want 1), $cases cases for $nproc processes, $fails failures (want 6)"; fi
 
+# junit-ends: a job whose children end by exit(0), _exit(0) and SIGKILL
+# (tests/options/probe.c fork-ends): a test case for each of the four
+# processes, read by the JUnit check; the killed one says it has no exit
+# record, the others do not; the _exit child's stats file has its line
+gcc -O1 -g -Wall -fno-builtin -Wno-use-after-free -o "$B/probe" "$R/tests/options/probe.c" ||
+    fail junit-ends "cannot build probe"
+"$CG" run --mode debug --report-dir "$tmp/je" --junit "$tmp/je.xml" -- "$B/probe" fork-ends \
+    >/dev/null 2>"$tmp/je.err"; rc=$?
+got=$("$PY" - "$tmp/je.xml" <<'PYEOF' 2>&1
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
+said = [c for c in cases if "no exit record" in (c.findtext("system-out") or "")]
+# named by the program (from the stats line) but the killed one
+named = [c for c in cases if c.get("name", "").endswith("/probe")]
+print(len(cases), len(said), len(named))
+PYEOF
+)
+lines=$(cat "$tmp/je"/*.stats 2>/dev/null | grep -c '^pid=')
+"$PY" "$R/tests/command/check.py" junit "$tmp/je.xml" 2>"$tmp/je.chk"; jc=$?
+if [ "$rc" = 0 ] && [ "$got" = "4 1 3" ] && [ "$jc" = 0 ] && [ "$lines" = 3 ]; then pass junit-ends
+else fail junit-ends "status $rc, (test cases, said no exit record, named by the program) = ($got), want (4 1 3); $lines stats lines, want 3; check $jc $(head -c 200 "$tmp/je.chk")"; fi
+
 # html-dom: headless Chromium renders the page; the DOM it built is checked
 echo "command: rendering the HTML report in headless Chromium"
 CHROME=(chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run
@@ -285,6 +319,25 @@ print("; ".join(bad) or "ok")
 PY
 )
 if [ "$cl" = ok ]; then pass symbolize-call-lines; else fail symbolize-call-lines "$cl"; fi
+# symbolize-timeout: an llvm-symbolizer in $PATH that never answers (and
+# leaves a child holding its output), CHUNKGUARD_SYMBOLIZER_TIMEOUT=1:
+# `symbolize` and `report` end in a few seconds with one warning naming
+# the tool and the timeout; the frames stay module+offset, the lines the
+# input's
+mkdir -p "$tmp/hangbin"
+printf '#!/bin/sh\nsleep 300 &\nexec sleep 300\n' >"$tmp/hangbin/llvm-symbolizer"
+chmod +x "$tmp/hangbin/llvm-symbolizer"
+t0=$(date +%s)
+PATH="$tmp/hangbin:$PATH" CHUNKGUARD_SYMBOLIZER_TIMEOUT=1 timeout 60 "$CG" symbolize \
+    <"$tmp/text.txt" >"$tmp/symto.txt" 2>"$tmp/symto.err"; src=$?
+PATH="$tmp/hangbin:$PATH" CHUNKGUARD_SYMBOLIZER_TIMEOUT=1 timeout 60 "$CG" report "$tmp/d1" \
+    >/dev/null 2>"$tmp/repto.err"; rrc=$?
+secs=$(( $(date +%s) - t0 ))
+want="warning: symbolization given up: $tmp/hangbin/llvm-symbolizer did not answer within 1 s"
+if [ "$src" = 0 ] && [ "$rrc" = 23 ] && [ "$secs" -le 10 ] && cmp -s "$tmp/text.txt" "$tmp/symto.txt" &&
+   [ "$(grep -cF "$want" "$tmp/symto.err")" = 1 ] && [ "$(grep -cF "$want" "$tmp/repto.err")" = 1 ]; then
+    pass symbolize-timeout
+else fail symbolize-timeout "status $src/$rrc after ${secs}s; $(cat "$tmp/symto.err" "$tmp/repto.err" | grep -v '^ ' | head -c 300)"; fi
 
 # ---- dedup hash and suppressions (issue 14 point 5) ----------------------
 # The library's JSON "hash" and text HASH line (src/report/dedup.h); the
@@ -414,6 +467,28 @@ else fail dedup-hash-nosym "stripped one: $n1 (command $c1), two: $n2 (command $
 if grep -q "nosym (deleted)+0x" "$tmp/ns3.err" && [ -n "$n3" ] && [ "$n3" = "$n1" ] && [ "$c3" = "$n3" ]
 then pass dedup-hash-deleted
 else fail dedup-hash-deleted "deleted: $n3 (command $c3), stripped: $n1; $(grep -m1 '#0' "$tmp/ns3.err")"; fi
+
+# dedup-hash-stripped-rebuild: two stripped builds of nosym.c, the second
+# with an unrelated function linked before it (every function moves): the
+# double free hashes the same in both (frames with no symbol enter by
+# their function's size and offset in it, from .eh_frame, not by module
+# offset), libc's unnamed start-up code below main is not in it, and the
+# command's fallback agrees; "one" and "two" still differ
+mkdir -p "$B/ns-strip2"
+printf 'int unrelated_extra(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * x; return s; }\n' >"$tmp/nsx.c"
+gcc -O0 -g -Wall -Wno-use-after-free -s -o "$B/ns-strip2/nosym" "$tmp/nsx.c" "$NS" ||
+    fail dedup-hash-stripped-rebuild "cannot build"
+rm -f "$tmp"/ns4.json "$tmp"/ns5.json
+LIBRUN "halt_on_error=0:report_path=$tmp/ns4.json" "$tmp/ns4" "$B/ns-strip2/nosym" one
+LIBRUN "halt_on_error=0:report_path=$tmp/ns5.json" "$tmp/ns5" "$B/ns-strip2/nosym" two
+read -r n4 c4 <<<"$(lib_and_cmd_hash "$tmp/ns4.json" double-free)"
+read -r n5 c5 <<<"$(lib_and_cmd_hash "$tmp/ns5.json" double-free)"
+o1=$(joff "$tmp/ns1.json"); o4=$(joff "$tmp/ns4.json")
+if [ -n "$n4" ] && [ "$n4" = "$n1" ] && [ "$c4" = "$n4" ] && [ -n "$n5" ] && [ "$n5" = "$n2" ] &&
+   [ "$c5" = "$n5" ] && [ "$n4" != "$n5" ] && [ -n "$o1" ] && [ "$o1" != "$o4" ] &&
+   ! grep '^HASH:' "$tmp/ns4.err" | grep -q 'libc[.a-z0-9]*+0x'
+then pass dedup-hash-stripped-rebuild
+else fail dedup-hash-stripped-rebuild "one: $n1 then $n4 (command $c4), two: $n2 then $n5 (command $c5), offsets $o1 $o4; $(grep '^HASH' "$tmp/ns1.err" "$tmp/ns4.err")"; fi
 
 # dedup-hash-no-libc-offset: in a program with symbols, a frame with no
 # symbol below a named one (libc's __libc_start_call_main under main) is
