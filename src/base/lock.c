@@ -150,30 +150,73 @@ static const cg_lock_t *waiting_on(uint32_t tid)
     return __atomic_load_n(&wait_tid[i], __ATOMIC_ACQUIRE) == tid ? l : NULL;
 }
 
-/* Will the holder tid let go in time?  Yes when it runs (state R or D) or
- * waits for another of our locks whose holder will — followed along the
- * chain, at most 8 threads deep (a longer chain counts as moving).  No
- * when it sleeps otherwise, or the chain comes back to a thread already on
- * it (this one included): a cycle of waiters is a deadlock. */
-static bool holder_will_let_go(uint32_t tid)
+/* A chain of holders as one waiter saw it: link k is lock[k], held by
+ * tid[k] at its acquisition number gen[k]; tid[k] slept, waiting for
+ * lock[k + 1] (the last for none of ours, or for a lock on the chain). */
+#define CHAIN 8
+typedef struct chain {
+    size_t n;
+    const cg_lock_t *lock[CHAIN];
+    uint32_t tid[CHAIN], gen[CHAIN];
+} chain_t;
+
+/* Does every lock of c still have the holder and acquisition number it
+ * had when the chain was read?  Then each holder kept its lock from
+ * before the kernel said it slept until now. */
+static bool chain_holds(const chain_t *c)
 {
-    uint32_t chain[8];
-    size_t n = 0;
-    chain[n++] = cg_lock_me();
-    while (n < 8) {
-        for (size_t k = 0; k < n; k++)
-            if (chain[k] == tid)
+    for (size_t k = 0; k < c->n; k++)
+        if (__atomic_load_n(&c->lock[k]->gen, __ATOMIC_ACQUIRE) != c->gen[k] ||
+            CG_LOAD(c->lock[k]->owner) != c->tid[k])
+            return false;
+    return true;
+}
+
+static bool chain_same(const chain_t *a, const chain_t *b)
+{
+    if (a->n != b->n)
+        return false;
+    for (size_t k = 0; k < a->n; k++)
+        if (a->lock[k] != b->lock[k] || a->tid[k] != b->tid[k] || a->gen[k] != b->gen[k])
+            return false;
+    return true;
+}
+
+/* Will the holder of l let go in time?  Yes when it runs (state R or D)
+ * or waits for another of our locks whose holder will — followed along
+ * the chain, at most 8 threads deep (a longer chain counts as moving).
+ * No when it sleeps otherwise, or the chain comes back to a thread
+ * already on it (this one included): a cycle of waiters.  Each link is
+ * read as its lock's acquisition number, then its holder, then the
+ * holder's state, so a No is only a suspicion: the links are read one
+ * after another while the threads go on, and a holder read just before
+ * it let go and went to sleep elsewhere (or to wait for a lock held by a
+ * thread already on the chain) looks like a stuck holder or a cycle.
+ * *c gets the chain read (for No); the caller confirms it (chain_holds,
+ * and the same chain on a later look). */
+static bool holder_will_let_go(const cg_lock_t *l, uint32_t gen, uint32_t tid, chain_t *c)
+{
+    uint32_t me = cg_lock_me();
+    c->n = 0;
+    for (;;) {
+        if (tid == me)
+            return false;                  /* a cycle back to this thread */
+        for (size_t k = 0; k < c->n; k++)
+            if (c->tid[k] == tid)
                 return false;              /* a cycle of waiters */
+        if (c->n == CHAIN)
+            return true;
+        c->lock[c->n] = l;
+        c->tid[c->n] = tid;
+        c->gen[c->n++] = gen;
         if (thread_running(tid))
             return true;
-        const cg_lock_t *next = waiting_on(tid);
-        if (next == NULL)
+        if ((l = waiting_on(tid)) == NULL)
             return false;                  /* asleep, and not on our locks */
-        chain[n++] = tid;
-        if ((tid = CG_LOAD(next->owner)) == 0)
+        gen = __atomic_load_n(&l->gen, __ATOMIC_ACQUIRE);
+        if ((tid = CG_LOAD(l->owner)) == 0)
             return true;                   /* that lock was just released */
     }
-    return true;
 }
 
 /* Contended path of the three-state futex lock: spin a little, then mark
@@ -203,12 +246,20 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
      * (preempted on a busy machine, not blocked), or that waits for
      * another of our locks along a chain ending in such a thread, it
      * starts again too: a deadlock is a holder that cannot run, or a
-     * cycle of waiters.  The price: a holder looping forever with the
-     * lock is not reported. */
+     * cycle of waiters.  Such a judgement is read link by link while the
+     * threads go on (holder_will_let_go), so it is believed only when it
+     * holds up: every lock on the chain still has the holder and the
+     * acquisition it had (chain_holds), and the next look, a slice later,
+     * finds the very same chain stuck again.  A real deadlock stays put
+     * and is reported a slice after the limit; a chain that moves, however
+     * slowly its threads run on a loaded machine, changes in between.
+     * The price: a holder looping forever with the lock is not reported. */
     uint64_t start = limit > 0 ? cg_os_now_ns() : 0;
     uint32_t held_gen = CG_LOAD(l->gen);
     uint32_t held_by = CG_LOAD(l->owner);
     uintptr_t held_at = CG_LOAD(l->site);
+    chain_t seen, suspect;                 /* the chain read now; the one judged stuck */
+    suspect.n = 0;
     if (limit > 0)
         note_waiting(l);
     while (__atomic_exchange_n(&l->state, 2, __ATOMIC_ACQUIRE) != 0) {
@@ -224,20 +275,26 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
             held_by = owner;
             held_at = CG_LOAD(l->site);
             start = now;
+            suspect.n = 0;
         }
         int64_t waited = (int64_t)(now - start);
         if (waited >= limit) {
-            bool moving = held_by != 0 && holder_will_let_go(held_by);
-            /* The holder's state was read after the lock's: a holder that
-             * let go in between (and sleeps elsewhere now) is no holder. */
-            bool same = __atomic_load_n(&l->gen, __ATOMIC_ACQUIRE) == held_gen &&
-                        CG_LOAD(l->owner) == held_by;
-            if (!same)
-                continue;                        /* let go or changed hands just now */
-            if (!moving)
+            /* The holders' states were read after their locks': a chain
+             * that no longer holds (a holder let go in between, and sleeps
+             * elsewhere now) is one that moved. */
+            bool stuck = held_by != 0 && !holder_will_let_go(l, held_gen, held_by, &seen) &&
+                         chain_holds(&seen);
+            if (stuck && chain_same(&seen, &suspect))
                 report_timeout(l, site, call, (uint64_t)waited, held_by, held_at);
-            start = now;
-            waited = 0;
+            int64_t slice = limit / 8 > 1000000 ? limit / 8 : 1000000;
+            if (stuck) {
+                suspect = seen;                  /* look again a slice later */
+                waited = slice < limit ? limit - slice : 0;
+            } else {
+                suspect.n = 0;
+                waited = 0;
+            }
+            start = now - (uint64_t)waited;
         }
         int64_t slice = limit / 8 > 1000000 ? limit / 8 : 1000000;
         if (slice > limit - waited)

@@ -5,8 +5,15 @@
 
 #include "stack.h"
 
-#define MEMO_BITS 10
-#define MEMO_ENTRIES (1u << MEMO_BITS)
+/* 2^MEMO_SET_BITS sets of MEMO_WAYS entries.  A test may build a smaller
+ * table (-DCG_STACK_MEMO_SET_BITS=0: one set). */
+#ifdef CG_STACK_MEMO_SET_BITS
+#define MEMO_SET_BITS CG_STACK_MEMO_SET_BITS
+#else
+#define MEMO_SET_BITS 9
+#endif
+#define MEMO_WAYS 2
+#define MEMO_ENTRIES (MEMO_WAYS << MEMO_SET_BITS)
 #define MEMO_FRAMES 32
 #define MEMO_WORDS (2 * MEMO_FRAMES)
 #define MEMO_STRIKES 4            /* stale memos of one key before giving up */
@@ -26,6 +33,8 @@ typedef struct memo {
     uint8_t strikes;              /* times its memo went stale             */
     uint16_t nwords;              /* words in addr[] and val[]             */
     uint8_t misses;               /* misses since the key came or was filled */
+    uint8_t mru;                  /* a set's first entry: the way used last
+                                   * (a hint, outside the sequence number) */
     uint32_t id;                  /* the stack id (E_FILLED)               */
     cg_memo_key_t key;
     uintptr_t addr[MEMO_WORDS];   /* stack words the walk read ...         */
@@ -44,19 +53,25 @@ static bool same_key(const memo_t *e, const cg_memo_key_t *k)
            CG_LOAD(e->key.site) == k->site && CG_LOAD(e->key.tid) == k->tid;
 }
 
-static memo_t *entry(const cg_memo_key_t *k)
+/* The first entry of k's set. */
+static memo_t *set_of(const cg_memo_key_t *k)
 {
     uint64_t h = (k->caller ^ (k->frame * 0x9e3779b97f4a7c15ull) ^ k->site) *
                  0xff51afd7ed558ccdull;
-    return &memos[h >> (64 - MEMO_BITS)];
+    return &memos[MEMO_SET_BITS == 0 ? 0 : (h >> (64 - MEMO_SET_BITS)) * MEMO_WAYS];
 }
 
-uint32_t cg_stack_memo_find(const cg_memo_key_t *k)
+/* Note that way w of set s was just used (a relaxed store, and only when
+ * it changes: two keys of one set take turns, one key does not write). */
+static void touch(memo_t *s, unsigned w)
 {
-    memo_t *m = __atomic_load_n(&memos, __ATOMIC_ACQUIRE);
-    if (m == NULL)
-        return 0;
-    memo_t *e = entry(k);
+    if (CG_LOAD(s->mru) != w)
+        CG_STORE(s->mru, (uint8_t)w);
+}
+
+/* The stack id in entry e if it holds k, filled and still true, else 0. */
+static uint32_t find_in(memo_t *e, const cg_memo_key_t *k)
+{
     uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
     if ((seq & 1) || CG_LOAD(e->state) != E_FILLED || !same_key(e, k))
         return 0;
@@ -80,6 +95,22 @@ uint32_t cg_stack_memo_find(const cg_memo_key_t *k)
     uint32_t id = CG_LOAD(e->id);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     return __atomic_load_n(&e->seq, __ATOMIC_RELAXED) == seq ? id : 0;
+}
+
+uint32_t cg_stack_memo_find(const cg_memo_key_t *k)
+{
+    memo_t *m = __atomic_load_n(&memos, __ATOMIC_ACQUIRE);
+    if (m == NULL)
+        return 0;
+    memo_t *s = set_of(k);
+    for (unsigned w = 0; w < MEMO_WAYS; w++) {
+        uint32_t id = find_in(&s[w], k);
+        if (id != 0) {
+            touch(s, w);
+            return id;
+        }
+    }
+    return 0;
 }
 
 static bool map_memos(void)
@@ -122,8 +153,23 @@ void cg_stack_memo_note(const cg_memo_key_t *k, const uintptr_t *pcs, size_t n, 
 {
     if (id == 0 || n == 0 || n > MEMO_FRAMES || !map_memos())
         return;
-    memo_t *e = entry(k);
-    bool mine = same_key(e, k);
+    /* k's entry in its set, else the one it takes: an empty one, else the
+     * one used less recently (so two keys that share a set, a malloc's
+     * and a free's in one loop, both keep their memos). */
+    memo_t *s = set_of(k);
+    unsigned way = 0;
+    while (way < MEMO_WAYS && !same_key(&s[way], k))
+        way++;
+    bool mine = way < MEMO_WAYS;
+    if (!mine) {
+        way = 0;
+        while (way < MEMO_WAYS && CG_LOAD(s[way].state) != E_EMPTY)
+            way++;
+        if (way == MEMO_WAYS)
+            way = (CG_LOAD(s->mru) + 1u) % MEMO_WAYS;
+    }
+    touch(s, way);
+    memo_t *e = &s[way];
     uint8_t state = CG_LOAD(e->state);
     if (mine && state == E_GIVEN_UP)
         return;

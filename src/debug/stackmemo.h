@@ -30,9 +30,13 @@
  * key is filled only after it missed 4 times, each refill of a memo that
  * went stale waits for twice as many misses, and a key whose memo keeps
  * going stale (a helper called from many places at one depth) is given up
- * after a few refills.  1024 entries, direct-mapped, in one
- * mapping made at the first use (about 1 MiB of address space, touched
- * where used).  Thread-safe: entries are written under a sequence number
+ * after a few refills.  1024 entries, in 512 sets of two (a key may sit
+ * in either entry of its set; a new key takes the one used less
+ * recently), so two keys that share a set — the malloc's and the free's
+ * of one loop, where the addresses of a run put them so — both keep their
+ * memo: with one entry a key they evicted each other before either was
+ * filled.  In one mapping made at the first use (about 1 MiB of address
+ * space, touched where used).  Thread-safe: entries are written under a sequence number
  * (odd while written) and a reader that sees it change ignores the entry.
  */
 #ifndef CG_STACKMEMO_H

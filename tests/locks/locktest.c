@@ -16,6 +16,11 @@
  *                   arena 1, whose holder runs (busy) for 1 s: no deadlock
  *   cycle           main holds arena 0 and waits for arena 1, a thread
  *                   holds arena 1 and waits for arena 0: a real deadlock
+ *   relay SECS      main waits for arena 0, held for SECS by a thread that
+ *                   takes and drops arena 1 over and over, which three
+ *                   threads pass round (each holds it busy for a moment,
+ *                   then sleeps): a chain that moves all the time, whose
+ *                   links change while a waiter reads them: no deadlock
  *   held-assert     break a "caller holds the lock" contract
  *   signals N SECS  N threads (0: only main) malloc in a storm while a
  *                   profiling timer's handler mallocs; prints how many
@@ -317,6 +322,69 @@ static int cycle_test(void)
     return 1;
 }
 
+/* ---- relay -------------------------------------------------------------- */
+
+static atomic_int relay_stop;
+
+static void spin_for(double secs)
+{
+    for (double end = now_s() + secs; now_s() < end;)
+        ;
+}
+
+/* Holds arena 1 for 200 us of work, lets go and sleeps 300 us: the holder
+ * a waiter reads may have let go and be asleep (in no lock of ours) by the
+ * time the waiter asks the kernel how it is. */
+__attribute__((noinline)) static void *relay_runner(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&relay_stop)) {
+        lock_arena(1);
+        spin_for(0.0002);
+        unlock_arena(1);
+        usleep(300);
+    }
+    return NULL;
+}
+
+/* Holds arena 0 for secs, taking arena 1 (declared order) again and
+ * again meanwhile: it waits for our lock or runs, never sleeps elsewhere. */
+__attribute__((noinline)) static void *relay_middle(void *arg)
+{
+    double secs = *(const double *)arg;
+    lock_arena(0);
+    atomic_store(&chain_stage, 1);
+    for (double end = now_s() + secs; now_s() < end;) {
+        lock_arena(1);
+        unlock_arena(1);
+    }
+    unlock_arena(0);
+    return NULL;
+}
+
+static int relay_test(double secs)
+{
+    need_two_arenas();
+    pthread_t run[3], middle;
+    for (int i = 0; i < 3; i++)
+        pthread_create(&run[i], NULL, relay_runner, NULL);
+    pthread_create(&middle, NULL, relay_middle, &secs);
+    while (atomic_load(&chain_stage) < 1)
+        usleep(1000);
+    double t0 = now_s();
+    lock_arena(0);               /* waits for arena 0 (a malloc might pick another arena) */
+    double waited = now_s() - t0;
+    unlock_arena(0);
+    atomic_store(&relay_stop, 1);
+    for (int i = 0; i < 3; i++)
+        pthread_join(run[i], NULL);
+    pthread_join(middle, NULL);
+    if (waited < secs / 2)
+        die("main did not wait behind the relay (the test set-up is wrong)");
+    printf("ok relay: waited %.2f s behind a moving chain\n", waited);
+    return 0;
+}
+
 /* ---- held-assert -------------------------------------------------------- */
 
 static int held_assert(void)
@@ -547,6 +615,8 @@ int main(int argc, char **argv)
         return chain_test();
     if (strcmp(t, "cycle") == 0)
         return cycle_test();
+    if (strcmp(t, "relay") == 0 && argc > 2)
+        return relay_test(atof(argv[2]));
     if (strcmp(t, "held-assert") == 0)
         return held_assert();
     if (strcmp(t, "signals") == 0 && argc > 3)
