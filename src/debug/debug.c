@@ -513,13 +513,20 @@ static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char 
     return true;
 }
 
-/* Is a quarantined block's poison intact?  Reports heap-use-after-free
- * (the write's offset, the bytes found, both stacks) when it is not. */
-static bool check_poison(const cg_call_t *call, const cg_shadow_t *r, const char *when)
+/* Is the poison of a quarantined block intact in [lo, hi) (addresses;
+ * only the part inside the poisoned bytes is read)?  Reports
+ * heap-use-after-free (the write's offset, the bytes found, both stacks)
+ * when it is not. */
+static bool check_poison_span(const cg_call_t *call, const cg_shadow_t *r, const char *when,
+                              uintptr_t lo, uintptr_t hi)
 {
     const unsigned char *u = cg_shadow_user(r);
     size_t len = cg_dbg_poison_len(r->req);
-    const unsigned char *bad = cg_pattern_find_not(u, len, cg_dbg_poison_byte());
+    uintptr_t from = lo > (uintptr_t)u ? lo : (uintptr_t)u;
+    uintptr_t to = hi < (uintptr_t)u + len ? hi : (uintptr_t)u + len;
+    const unsigned char *bad = from < to ? cg_pattern_find_not((const void *)from, to - from,
+                                                               cg_dbg_poison_byte())
+                                         : NULL;
     if (bad == NULL)
         return true;
     char msg[256];
@@ -530,6 +537,13 @@ static bool check_poison(const cg_call_t *call, const cg_shadow_t *r, const char
     cg_fmt(msg + n, sizeof msg - n, " (expected %x)", (size_t)cg_dbg_poison_byte());
     dbg_report(call, CG_CK_DEBUG_POISON, bad, msg, r);
     return false;
+}
+
+/* Is a quarantined block's poison intact?  (check_poison_span, the whole
+ * block.) */
+static bool check_poison(const cg_call_t *call, const cg_shadow_t *r, const char *when)
+{
+    return check_poison_span(call, r, when, 0, UINTPTR_MAX);
 }
 
 /* A block leaving the quarantine: header, redzones and poison intact (the
@@ -622,18 +636,95 @@ static void debug_at_exit(void)
     cg_leak_check_at_exit();
 }
 
+/*
+ * A forked child's _exit and the blocks it inherited in its quarantine
+ * (its parent freed them before the fork).  Reading all of them (up to
+ * quarantine_mb) at each child's end is what made forking programs slow
+ * (below); yet the child may have written into one.  A private page the
+ * child wrote since the fork is its own copy, mapped by it alone, while
+ * one it has not written is still shared with the parent (or a sibling):
+ * so the walk reads the blocks' page-table entries (/proc/self/pagemap,
+ * CG_PAGE_EXCLUSIVE), a window of PM_WINDOW pages per read, and checks
+ * header, redzones and the poison on the pages that are not both present
+ * and shared — those the child wrote, and the ones a parent's own write
+ * since the fork made the child's alone, or that are swapped out or
+ * unknown: more to read, never a write missed.  A huge page gives one
+ * entry per 4 KiB page too, and a child's write splits it (the written
+ * page alone is the child's: Linux 6.18).  Without pagemap (no /proc, a
+ * sandbox) the inherited blocks are not checked (docs/debug-mode.md).
+ * The records are walked under the quarantine lock, so the window is
+ * static (in .lbss: untouched until a child uses it).
+ */
+#define PM_WINDOW 512                 /* 2 MiB of 4 KiB pages, 4 KiB of entries */
+/* 0: build the fallback (no pagemap), for the tests */
+#ifndef CG_FORK_PAGEMAP
+#define CG_FORK_PAGEMAP 1
+#endif
+static struct pm_window {
+    int fd;
+    uintptr_t lo;                     /* the window's first page */
+    size_t n;                         /* entries read from there */
+    uint64_t ent[PM_WINDOW];
+} pm CG_BIG_BSS;
+
+/* May the page at a (page-aligned) hold a write this process made since
+ * the fork? */
+CG_FORK_PATH static bool page_maybe_written(uintptr_t a)
+{
+    if (a < pm.lo || a - pm.lo >= pm.n * cg_pagesize) {
+        pm.lo = a & ~(PM_WINDOW * cg_pagesize - 1);
+        pm.n = cg_os_pagemap_read(pm.fd, pm.lo, pm.ent, PM_WINDOW);
+        if (a - pm.lo >= pm.n * cg_pagesize)
+            return true;              /* unknown */
+    }
+    uint64_t e = pm.ent[(a - pm.lo) / cg_pagesize];
+    return (e & (CG_PAGE_PRESENT | CG_PAGE_EXCLUSIVE)) != CG_PAGE_PRESENT;
+}
+
+/* An inherited block: its header and redzones, and its poison on each run
+ * of its pages the child may have written, when there is one.  arg: the
+ * call (the _exit's). */
+CG_FORK_PATH static void check_inherited(cg_shadow_t *r, void *arg)
+{
+    const cg_call_t *call = arg;
+    uintptr_t lo = (uintptr_t)r->chunk, hi = lo + (r->head & ~(size_t)CG_FLAG_BITS);
+    uintptr_t page = lo & ~(cg_pagesize - 1), run = 0;
+    bool any = false;
+    for (; page < hi; page += cg_pagesize) {
+        bool written = page_maybe_written(page);
+        if (written && run == 0)
+            run = page;               /* a run of such pages starts */
+        if (run != 0 && (!written || page + cg_pagesize >= hi)) {
+            uintptr_t end = written ? page + cg_pagesize : page;
+            if (!any && !check_block(call, r, "at exit"))
+                return;
+            any = true;
+            if (!check_poison_span(call, r, "at exit", run, end))
+                return;
+            run = 0;
+        }
+    }
+}
+
 /* At _exit or _Exit: the blocks, as at exit (a child that ends so would
  * take a write after free away unseen), but no leak check: such an exit
- * skips the program's own cleanup on purpose.  A forked child checks only
- * the blocks it freed itself: walking its parent's whole quarantine and
- * every live block at each child's end made a program that forks while
- * threads allocate five times slower (30-threads' fork test timed out);
- * its own exit() still checks everything. */
+ * skips the program's own cleanup on purpose.  A forked child checks the
+ * blocks it freed itself, and those it inherited only where it may have
+ * written (above): walking its parent's whole quarantine and every live
+ * block at each child's end made a program that forks while threads
+ * allocate five times slower (30-threads' fork test timed out); its own
+ * exit() still checks everything. */
 CG_FORK_PATH static void debug_at_exit_now(void)
 {
     cg_call_t call = cg_call_internal("_exit");
-    if (cg_quarantine_each_since_fork(check_at_exit, &call))
+    if (cg_quarantine_each_since_fork(check_at_exit, &call)) {
+        if (CG_FORK_PAGEMAP && (pm.fd = cg_os_pagemap_open()) >= 0) {
+            pm.n = 0;
+            cg_quarantine_each_inherited(check_inherited, &call);
+            cg_os_close(pm.fd);
+        }
         return;
+    }
     if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
         cg_shadow_each(check_live_at_exit, &call);
 }
