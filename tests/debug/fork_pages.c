@@ -31,9 +31,9 @@
  *                      offset 600000 of it and _exits; as uaf-inherited
  *   clean [MB [N]]     frees MB MiB (default 60) of small blocks, then
  *                      forks N children (default 8) one after the other:
- *                      each writes into the live block allocated before
- *                      the freed ones (on a page it shares with quarantined
- *                      blocks, so that page is checked), mallocs and frees
+ *                      each writes into a live block allocated between
+ *                      freed ones (on a page it shares with quarantined
+ *                      blocks, so that they are checked), mallocs and frees
  *                      a block of its own and _exits; prints "clean
  *                      children=N child_cpu_us=U" (U the children's user +
  *                      sys CPU time, each, in microseconds) and exits 0
@@ -98,10 +98,10 @@ static int child_aborted(pid_t pid)
     return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT ? 0 : 1;
 }
 
-/* Fork n children one after the other, each writing into keep, freeing a
+/* Fork n children one after the other, each writing into live, freeing a
  * block of its own and ending with _exit(0) (or exit(0) when by_exit);
  * prints their CPU time, each; 0 when every one exited 0. */
-static int clean_children(char *keep, int n, int by_exit)
+static int clean_children(char *live, int n, int by_exit)
 {
     int bad = 0;
     for (int i = 0; i < n; i++) {
@@ -110,7 +110,8 @@ static int clean_children(char *keep, int n, int by_exit)
         if (pid < 0)
             return 2;
         if (pid == 0) {
-            memset(keep, 'k', 64);          /* a live block: no report */
+            for (int k = 0; k < 64; k++)    /* a live block: no report */
+                ((volatile char *)live)[k] = 'k';
             free(malloc(200));
             if (by_exit)
                 exit(0);
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
     size_t mb = clean && argc > 2 ? (size_t)atol(argv[2]) : 24;
     char *first = NULL, *mid = NULL, *big = NULL;
     char *keep = malloc(64);                /* a live block among them */
+    char *live = NULL;
     if (strcmp(what, "uaf-inherited-big") == 0) {
         big = malloc((size_t)1 << 20);
         if (big == NULL)
@@ -152,13 +154,15 @@ int main(int argc, char **argv)
         memset(p, 'x', n);
         if (first == NULL)
             first = p;
-        if (mid == NULL && freed >= (mb << 19))
+        if (mid == NULL && freed >= (mb << 19)) {
             mid = p;
+            live = malloc(64);              /* after mid, before the next: live */
+        }
         free(p);
         freed += n;
     }
     if (clean)
-        return clean_children(keep, argc > 3 ? atoi(argv[3]) : 8, strcmp(what, "clean-exit") == 0);
+        return clean_children(live, argc > 3 ? atoi(argv[3]) : 8, strcmp(what, "clean-exit") == 0);
     if (strncmp(what, "uaf-inherited", 13) == 0) {
         fflush(stdout);
         pid_t pid = fork();
