@@ -669,7 +669,7 @@ static struct pm_window {
 
 /* May the page at a (page-aligned) hold a write this process made since
  * the fork? */
-CG_FORK_PATH static bool page_maybe_written(uintptr_t a)
+CG_INLINE bool page_maybe_written(uintptr_t a)
 {
     if (a < pm.lo || a - pm.lo >= pm.n * cg_pagesize) {
         pm.lo = a & ~(PM_WINDOW * cg_pagesize - 1);
