@@ -651,9 +651,10 @@ static void debug_at_exit(void)
  * unknown: more to read, never a write missed.  A huge page gives one
  * entry per 4 KiB page too, and a child's write splits it (the written
  * page alone is the child's: Linux 6.18).  Without pagemap (no /proc, a
- * sandbox) the inherited blocks are not checked (docs/debug-mode.md).
- * The records are walked under the quarantine lock, so the window is
- * static (in .lbss: untouched until a child uses it).
+ * sandbox) the inherited blocks are not checked (docs/design.md, "At
+ * _exit").  The records are walked under the quarantine lock, which
+ * guards the window too: it is static (in .lbss, untouched until a child
+ * uses it), not 4 KiB more of the stack _exit was called on.
  */
 #define PM_WINDOW 512                 /* 2 MiB of 4 KiB pages, 4 KiB of entries */
 /* 0: build the fallback (no pagemap), for the tests */
@@ -661,19 +662,26 @@ static void debug_at_exit(void)
 #define CG_FORK_PAGEMAP 1
 #endif
 static struct pm_window {
-    int fd;
     uintptr_t lo;                     /* the window's first page */
     size_t n;                         /* entries read from there */
     uint64_t ent[PM_WINDOW];
 } pm CG_BIG_BSS;
 
+/* The walk's argument: the _exit's call, the pagemap descriptor, and
+ * whether the window is still to be emptied (under the lock). */
+typedef struct inherited_walk {
+    const cg_call_t *call;
+    int fd;
+    bool fresh;
+} inherited_walk_t;
+
 /* May the page at a (page-aligned) hold a write this process made since
- * the fork? */
-CG_INLINE bool page_maybe_written(uintptr_t a)
+ * the fork?  fd: pagemap's. */
+CG_INLINE bool page_maybe_written(int fd, uintptr_t a)
 {
     if (a < pm.lo || a - pm.lo >= pm.n * cg_pagesize) {
         pm.lo = a & ~(PM_WINDOW * cg_pagesize - 1);
-        pm.n = cg_os_pagemap_read(pm.fd, pm.lo, pm.ent, PM_WINDOW);
+        pm.n = cg_os_pagemap_read(fd, pm.lo, pm.ent, PM_WINDOW);
         if (a - pm.lo >= pm.n * cg_pagesize)
             return true;              /* unknown */
     }
@@ -683,15 +691,20 @@ CG_INLINE bool page_maybe_written(uintptr_t a)
 
 /* An inherited block: its header and redzones, and its poison on each run
  * of its pages the child may have written, when there is one.  arg: the
- * call (the _exit's). */
+ * walk (inherited_walk_t). */
 CG_FORK_PATH static void check_inherited(cg_shadow_t *r, void *arg)
 {
-    const cg_call_t *call = arg;
+    inherited_walk_t *w = arg;
+    const cg_call_t *call = w->call;
+    if (w->fresh) {                   /* another thread's _exit may have used it */
+        pm.n = 0;
+        w->fresh = false;
+    }
     uintptr_t lo = (uintptr_t)r->chunk, hi = lo + (r->head & ~(size_t)CG_FLAG_BITS);
     uintptr_t page = lo & ~(cg_pagesize - 1), run = 0;
     bool any = false;
     for (; page < hi; page += cg_pagesize) {
-        bool written = page_maybe_written(page);
+        bool written = page_maybe_written(w->fd, page);
         if (written && run == 0)
             run = page;               /* a run of such pages starts */
         if (run != 0 && (!written || page + cg_pagesize >= hi)) {
@@ -718,10 +731,10 @@ CG_FORK_PATH static void debug_at_exit_now(void)
 {
     cg_call_t call = cg_call_internal("_exit");
     if (cg_quarantine_each_since_fork(check_at_exit, &call)) {
-        if (CG_FORK_PAGEMAP && (pm.fd = cg_os_pagemap_open()) >= 0) {
-            pm.n = 0;
-            cg_quarantine_each_inherited(check_inherited, &call);
-            cg_os_close(pm.fd);
+        inherited_walk_t w = { &call, CG_FORK_PAGEMAP ? cg_os_pagemap_open() : -1, true };
+        if (w.fd >= 0) {
+            cg_quarantine_each_inherited(check_inherited, &w);
+            cg_os_close(w.fd);
         }
         return;
     }
