@@ -25,6 +25,8 @@
  *                      block freed about 12 MiB in (one in the middle of a
  *                      collapsed huge page, with huge_pages=1) and _exits;
  *                      the parent exits 0 when the child ended by SIGABRT
+ *   uaf-inherited-threaded  the same, but the child starts a thread (which
+ *                      waits) before its write: the walk takes the locks
  *   uaf-inherited-big  frees a 1 MiB block (mmap'd, and with guard_big=0
  *                      poisoned in the quarantine, not sealed), then the
  *                      24 MiB, then forks: the child writes 8 bytes at
@@ -42,6 +44,7 @@
  *                      checks the whole quarantine): the cost to compare
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +87,15 @@ static long vm_pte_kb(void)
     if (f != NULL)
         fclose(f);
     return kb;
+}
+
+/* A thread that waits until the process ends. */
+static void *idle_thread(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
 }
 
 /* Wait for child pid: 0 when it ended by SIGABRT (its report), 1 when
@@ -169,6 +181,10 @@ int main(int argc, char **argv)
         if (pid < 0)
             return 2;
         if (pid == 0) {
+            pthread_t t;
+            if (strcmp(what, "uaf-inherited-threaded") == 0 &&
+                pthread_create(&t, NULL, idle_thread, NULL) != 0)
+                _exit(3);
             if (big != NULL)     /* volatile: a store to freed memory is dead to gcc */
                 *(volatile unsigned long *)(big + 600000) = 0x4343434343434343ul;
             else

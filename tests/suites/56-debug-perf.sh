@@ -21,7 +21,8 @@
 #                           before the fork (it waits in the child's inherited
 #                           quarantine) and ends with _exit(0) is reported at its
 #                           _exit (issue 13, point 6): a small block (in a huge page
-#                           and in 4 KiB pages), a big mmap'd block poisoned
+#                           and in 4 KiB pages, and from a child with a second
+#                           thread), a big mmap'd block poisoned
 #                           (guard_big=0) and one sealed (the default: the write
 #                           faults); a child that writes only into a live block
 #                           on such a page is not, and its _exit costs less CPU
@@ -78,7 +79,7 @@ else echo "FAIL debug-stack-memo-stale-mutant-caught: cannot build the mutant li
 
 # The quarantine in huge pages.  Without THP ("never", or no THP at all)
 # the first check says so and passes on the 4 KiB figures alone.
-if gcc -O2 -g -o "$B/fork_pages" "$R/tests/debug/fork_pages.c"; then
+if gcc -O2 -g -pthread -o "$B/fork_pages" "$R/tests/debug/fork_pages.c"; then
     thp=$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
     fp() { CHUNKGUARD_OPTIONS=mode=debug${1:+:$1} LD_PRELOAD="$SO" timeout 120 "$B/fork_pages" $2 2>&1; }
     on=$(fp "" pages); off=$(fp huge_pages=0 pages)
@@ -112,6 +113,7 @@ if gcc -O2 -g -o "$B/fork_pages" "$R/tests/debug/fork_pages.c"; then
     small='_exit(): a freed block was written to while in the quarantine: at offset 7 of a 1068-byte block'
     inherited debug-fork-inherited-small "" uaf-inherited "$small"
     inherited debug-fork-inherited-small-4k huge_pages=0 uaf-inherited "$small"
+    inherited debug-fork-inherited-small-threaded "" uaf-inherited-threaded "$small"
     inherited debug-fork-inherited-big-poisoned guard_big=0 uaf-inherited-big \
         'at offset 600000 of a 1048576-byte block (found at exit)'
     inherited debug-fork-inherited-big-sealed "" uaf-inherited-big 'its pages were made inaccessible'
