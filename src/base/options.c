@@ -226,8 +226,9 @@ static void print_help(void)
 #define CG_OPTION(name, type, def, min, max, flags, help)                        \
     n = cg_fmt(buf, sizeof buf, "  %s=", #name);                                 \
     CG_VAL_##type(name)                                                          \
-    n += cg_fmt(buf + n, sizeof buf - n, " (%s, default %s): %s\n", #type, #def, help); \
-    cg_log_write(buf, n);
+    n += cg_fmt(buf + n, sizeof buf - n, " (%s, default %s): ", #type, #def);  \
+    cg_log_write(buf, n);                                                        \
+    cg_log_write(help "\n", sizeof(help "\n") - 1);
 #include "options.def"
 #undef CG_OPTION
 }

@@ -733,11 +733,13 @@ static void debug_at_exit(void)
 #ifndef CG_FORK_PAGEMAP
 #define CG_FORK_PAGEMAP 1
 #endif
+#define PM_WAYS 16                    /* windows kept: the FIFO interleaves the
+                                       * frees of every arena's heap */
 static struct pm_window {
     uintptr_t lo;                     /* the window's first page */
     size_t n;                         /* entries read from there */
     uint64_t ent[PM_WINDOW];
-} pm CG_BIG_BSS;
+} pms[PM_WAYS] CG_BIG_BSS;
 
 /* The walk's argument: the _exit's call, the pagemap descriptor, and
  * whether the window is still to be emptied (under the lock). */
@@ -751,13 +753,16 @@ typedef struct inherited_walk {
  * the fork?  fd: pagemap's. */
 CG_INLINE bool page_maybe_written(int fd, uintptr_t a)
 {
-    if (a < pm.lo || a - pm.lo >= pm.n * cg_pagesize) {
-        pm.lo = a & ~(PM_WINDOW * cg_pagesize - 1);
-        pm.n = cg_os_pagemap_read(fd, pm.lo, pm.ent, PM_WINDOW);
-        if (a - pm.lo >= pm.n * cg_pagesize)
+    uintptr_t lo = a & ~(PM_WINDOW * cg_pagesize - 1);
+    /* one slot per window, the heap's index (64 MiB apart) mixed in */
+    struct pm_window *w = &pms[((lo >> 21) ^ (lo >> 26)) % PM_WAYS];
+    if (w->lo != lo || a - lo >= w->n * cg_pagesize) {
+        w->lo = lo;
+        w->n = cg_os_pagemap_read(fd, lo, w->ent, PM_WINDOW);
+        if (a - lo >= w->n * cg_pagesize)
             return true;              /* unknown */
     }
-    uint64_t e = pm.ent[(a - pm.lo) / cg_pagesize];
+    uint64_t e = w->ent[(a - lo) / cg_pagesize];
     return (e & (CG_PAGE_PRESENT | CG_PAGE_EXCLUSIVE)) != CG_PAGE_PRESENT;
 }
 
@@ -769,7 +774,8 @@ CG_FORK_PATH static void check_inherited(cg_shadow_t *r, void *arg)
     inherited_walk_t *w = arg;
     const cg_call_t *call = w->call;
     if (w->fresh) {                   /* another thread's _exit may have used it */
-        pm.n = 0;
+        for (int i = 0; i < PM_WAYS; i++)
+            pms[i].n = 0;
         w->fresh = false;
     }
     uintptr_t lo = (uintptr_t)r->chunk, hi = lo + (r->head & ~(size_t)CG_FLAG_BITS);

@@ -279,7 +279,8 @@ for o in objs:
     for name, st in o["stacks"].items():
         assert name in ("where", "freed", "allocated"), name
         for fr in st["frames"]:
-            assert set(fr) == {"pc", "module", "offset", "function", "file", "line", "inlined", "symbol"}, fr
+            assert set(fr) == {"pc", "module", "offset", "function", "file", "line", "inlined", "symbol",
+                               "code_size", "code_offset"}, fr
     funcs = lambda s: [f["function"] for f in o["stacks"][s]["frames"]]
     assert "alloc_here" in funcs("allocated"), o
     assert "free_here" in funcs("where"), o
