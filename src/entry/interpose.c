@@ -512,30 +512,6 @@ CG_PUBLIC _Noreturn void _Exit(int status)
     cg_exit_now(status);
 }
 
-/* fork - glibc's fork (its atfork handlers, then the clone); returns the
- * child's pid in the parent, 0 in the child, -1 with errno on failure.
- * Thread-safe.  First registers chunkguard's own fork handlers if nothing
- * has yet (fast mode registers them only when needed: entry/init.c). */
-CG_PUBLIC pid_t fork(void)
-{
-    cg_fork_handlers_need();
-    return cg_os_fork();
-}
-
-/* __register_atfork - what pthread_atfork calls (prepare, parent, child
- * as there; dso: the caller's object, whose dlclose drops them); returns
- * 0 or an errno value.  Thread-safe.  Registers chunkguard's handlers
- * first if not yet, so that they stay the first registered: glibc runs
- * prepare handlers last-registered first, and ours, which take the
- * allocator's locks, must run after the program's, which may allocate. */
-int __register_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void),
-                      void *dso);
-CG_PUBLIC int __register_atfork(void (*prepare)(void), void (*parent)(void),
-                                void (*child)(void), void *dso)
-{
-    cg_fork_handlers_need();
-    return cg_os_register_atfork_next(prepare, parent, child, dso);
-}
 #endif
 
 /* malloc_trim - give free memory back to the OS: trim every arena's top to
