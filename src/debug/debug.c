@@ -34,6 +34,7 @@
 #include "stackdepot.h"
 #include "stackmemo.h"
 #include "symbolize.h"
+#include "testhooks.h"
 #include "vgclient.h"
 
 
@@ -593,13 +594,27 @@ static size_t reuse_limit(void)
     return 2 * cg_quarantine_batch_limit(quarantine_budget());
 }
 
-/* Unbind a released block's record and give its chunk back to the core. */
+/* Give a released block's chunk back to the core and unbind its record.
+ * A heap chunk goes first, its record GOING (shadow.h) and still bound
+ * meanwhile: a free of the block by another thread, racing the one that
+ * released it, finds the record and is a double free with the block's
+ * stacks — with the record unbound first, it found neither record nor a
+ * free chunk (the core still held it in use) and the core called the
+ * pointer one 16 bytes inside a block.  Once the core has the chunk, a
+ * late free finds it free (the core's double-free report). */
 static void give_back(cg_shadow_t *r, const cg_call_t *call)
 {
     cg_chunk_t *c = r->chunk;
     bool big = cg_is_mmapped(c);
-    cg_shadow_delete(r, big, call);
+    if (big) {
+        cg_shadow_delete(r, true, call);
+        cg_core_free(cg_chunk2mem(c), call);
+        return;
+    }
+    __atomic_store_n(&r->state, CG_SH_GOING, __ATOMIC_RELEASE);
     cg_core_free(cg_chunk2mem(c), call);
+    CG_TEST_HOOK(CG_HOOK_DEBUG_GIVE_BACK, c);
+    cg_shadow_delete(r, false, call);
 }
 
 /* A block leaving the quarantine: header, redzones and poison intact (the
@@ -957,8 +972,8 @@ static void *dbg_alloc(size_t n, size_t align, int kind, bool zero, const cg_cal
  * looked it up (the block was freed and gone). */
 bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
 {
-    uint8_t live = CG_SH_LIVE;
-    if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_CLAIMED, false,
+    uint8_t st = CG_SH_LIVE;
+    if (__atomic_compare_exchange_n(&r->state, &st, CG_SH_CLAIMED, false,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         if (cg_shadow_user(r) == p)
             return true;
@@ -966,7 +981,18 @@ bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check
         dbg_report(call, freed, p, NULL, NULL);
         return false;
     }
-    dbg_report(call, freed, p, NULL, r);
+    /* The thread that freed the block may be releasing it right now (no
+     * quarantine), its record unbound and taken for another block while
+     * the report reads it: the report describes a copy, and only one
+     * still p's block after it was taken (same chunk, same state, p its
+     * start); else the block and its record are gone, and the report is
+     * the double free without them. */
+    cg_shadow_t copy = *r;
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    bool same = copy.chunk != NULL && CG_LOAD(r->chunk) == copy.chunk &&
+                __atomic_load_n(&r->state, __ATOMIC_RELAXED) == st && copy.state == st &&
+                cg_shadow_user(&copy) == p;
+    dbg_report(call, freed, p, NULL, same ? &copy : NULL);
     return false;
 }
 
