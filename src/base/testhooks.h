@@ -21,6 +21,12 @@ enum {
      * is the chunk.  A hook that waits here lets another thread free the
      * block's pointer in that stretch. */
     CG_HOOK_DEBUG_GIVE_BACK = 2,
+    /* debug mode's free and realloc (block_to_release, debug/debug.c),
+     * after the lookup found a record for the pointer, before the record's
+     * fields are read again; arg is the record.  A hook that waits here
+     * for another thread's free to end tests a record unbound under the
+     * lookup. */
+    CG_HOOK_DEBUG_FOUND = 3,
 };
 
 extern void (*cg_test_hook_fn)(int point, void *arg) CG_HIDDEN;

@@ -1055,27 +1055,42 @@ static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t s
  * reported here; stale heap pointers by the core's checks). */
 static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t use)
 {
-    cg_shadow_t *r = find_block(p, call);
-    if (r == NULL) {
-        if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), call, &(bool){true}))
-            report_foreign(call, p);   /* halt_on_error=0: ignored */
-        else
-            cg_core_free(p, call);     /* free heap memory or a stale pointer: the core reports */
-        return NULL;
-    }
-    if (cg_shadow_user(r) != p) {
-        /* A record in state 0 is being made for a new block in the chunk
-         * p's block had (freed by another thread just now, with no
-         * quarantine to keep it): its fields are not settled, and p's
-         * block is gone, so this is a release of a freed block. */
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 0)
+    cg_shadow_t *r;
+    for (int look = 0;; look++) {
+        r = find_block(p, call);
+        if (r == NULL) {
+            if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), call, &(bool){true}))
+                report_foreign(call, p);   /* halt_on_error=0: ignored */
+            else
+                cg_core_free(p, call);     /* heap memory or a stale pointer: the core reports */
+            return NULL;
+        }
+        /* The record was found bound to its chunk, but another thread
+         * freeing the block may unbind it now (give_back: after the core
+         * has the chunk): then look again, which finds what is there now,
+         * rather than take the unbound record's start for p's block's. */
+        CG_TEST_HOOK(CG_HOOK_DEBUG_FOUND, r);
+        const char *c = (const char *)CG_LOAD(r->chunk);
+        if (c != NULL && c + CG_HDR_SZ + CG_LOAD(r->lead) == (const char *)p)
+            return r;
+        if (c != NULL)
+            break;
+        if (look == 2) {
             dbg_report(call, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
                                                    : CG_CK_DEBUG_DOUBLE_FREE, p, NULL, NULL);
-        else
-            cg_dbg_report_not_start(call, use, p, r);
-        return NULL;
+            return NULL;
+        }
     }
-    return r;
+    /* A record in state 0 is being made for a new block in the chunk
+     * p's block had (freed by another thread just now, with no
+     * quarantine to keep it): its fields are not settled, and p's
+     * block is gone, so this is a release of a freed block. */
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 0)
+        dbg_report(call, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
+                                               : CG_CK_DEBUG_DOUBLE_FREE, p, NULL, NULL);
+    else
+        cg_dbg_report_not_start(call, use, p, r);
+    return NULL;
 }
 
 static void dbg_free(void *p, size_t sized, size_t salign, const cg_call_t *call)

@@ -8,7 +8,13 @@
  * The second free must be reported as a double free; before the fix the
  * core, finding the chunk in use and no record, called the pointer
  * 16 bytes inside a block (invalid-free).
- * usage: free_in_give_back SIZE [realloc] */
+ * late: the second free's lookup finds the record still bound, and its
+ * hook at CG_HOOK_DEBUG_FOUND (point 3) holds it until the first free has
+ * ended (the record unbound under it); it must look again and find the
+ * chunk free (the core's double free), not take the unbound record's
+ * start for the block's (invalid-free "the block it points into was
+ * freed", before the fix).
+ * usage: free_in_give_back SIZE [free|realloc] [late] */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -20,6 +26,9 @@ static void *volatile shared;
 static int in_window;           /* the first free is in the window */
 static int armed;               /* the hook waits only for the block's free */
 static int use_realloc;
+static int late;                /* hold the second free after its lookup */
+static int found;               /* the second free is at point 3 */
+static int first_done;          /* the first free has returned */
 
 static double now(void)
 {
@@ -28,16 +37,29 @@ static double now(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Sleep in 1 ms steps until *flag is set or s seconds have passed. */
+static void wait_for(int *flag, double s)
+{
+    struct timespec ms = { 0, 1000000 };
+    for (double end = now() + s; !__atomic_load_n(flag, __ATOMIC_ACQUIRE) && now() < end;)
+        nanosleep(&ms, NULL);
+}
+
 static void hook(int point, void *arg)
 {
     (void)arg;
+    if (point == 3 && late && __atomic_load_n(&in_window, __ATOMIC_ACQUIRE) &&
+        !__atomic_exchange_n(&found, 1, __ATOMIC_ACQ_REL)) {
+        wait_for(&first_done, 2);
+        return;
+    }
     if (point != 2 || !__atomic_exchange_n(&armed, 0, __ATOMIC_ACQ_REL))
         return;
     __atomic_store_n(&in_window, 1, __ATOMIC_RELEASE);
-    /* the second free's report ends the process; a deadline, never a hang */
-    struct timespec ms = { 0, 1000000 };
-    for (double end = now() + 2; now() < end;)
-        nanosleep(&ms, NULL);
+    /* the second free's report ends the process (not late) or it waits
+     * at point 3 (late); deadlines, never a hang */
+    static int never;
+    wait_for(late ? &found : &never, 2);
 }
 
 static void *second(void *a)
@@ -48,9 +70,10 @@ static void *second(void *a)
             fprintf(stderr, "free_in_give_back: the first free never reached the hook\n");
             exit(3);
         }
-    if (use_realloc)
-        (void)realloc(shared, 200);   /* bug: realloc of a block being freed */
-    else
+    if (use_realloc) {
+        void *q = realloc(shared, 200);   /* bug: realloc of a block being freed */
+        fprintf(stderr, "free_in_give_back: realloc gave %p\n", q);
+    } else
         free(shared);                 /* bug: the same block freed twice */
     return NULL;
 }
@@ -59,6 +82,7 @@ int main(int argc, char **argv)
 {
     size_t n = argc > 1 ? strtoul(argv[1], 0, 0) : 100;
     use_realloc = argc > 2 && strcmp(argv[2], "realloc") == 0;
+    late = argc > 3 && strcmp(argv[3], "late") == 0;
     void (*set_hook)(void (*)(int, void *)) =
         (void (*)(void (*)(int, void *)))dlsym(RTLD_DEFAULT, "cg_test_set_hook");
     if (set_hook == NULL) {
@@ -73,6 +97,7 @@ int main(int argc, char **argv)
     pthread_create(&t, NULL, second, NULL);
     __atomic_store_n(&armed, 1, __ATOMIC_RELEASE);
     free(shared);
+    __atomic_store_n(&first_done, 1, __ATOMIC_RELEASE);
     pthread_join(t, NULL);
     free(before);
     free(after);
