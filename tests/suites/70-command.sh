@@ -28,6 +28,7 @@
 #   symbolize             `symbolize` adds file:line to a text report, the
 #                         same with llvm-symbolizer and with addr2line, and
 #                         leaves one the library symbolized as it is
+#   symbolize-asan-layout ASan's frames (two blanks before the module) symbolized
 #   symbolize-call-lines  (tests/symbolize/calls.c, whose calls mostly
 #                         follow an instruction of another line) `symbolize`
 #                         of a symbolize=0 text report and `report --sarif`
@@ -284,6 +285,15 @@ if cmp -s <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") && grep
    cmp -s "$tmp/text1.txt" "$tmp/sym1.txt"
 then pass symbolize
 else fail symbolize "$(grep -m3 '#' "$tmp/sym.txt"); addr2line's: $(diff <(grep buggy.c "$tmp/sym.txt") <(grep buggy.c "$tmp/sym2.txt") | head -c 300)"; fi
+
+# symbolize-asan-layout: ASan's unsymbolized frames have two blanks before
+# "(module+0x...)"; they are symbolized as chunkguard's one-blank frames are
+sed 's/^\( *#[0-9]* 0x[0-9a-f]*\)\( in [^ ]*\)\{0,1\} (/\1  (/' "$tmp/text.txt" >"$tmp/text2sp.txt"
+"$CG" symbolize <"$tmp/text2sp.txt" >"$tmp/sym2sp.txt"
+if grep -q '^ *#0 0x[0-9a-f]*  (' "$tmp/text2sp.txt" && ! grep -q '^ *#[0-9].* in overflow' "$tmp/text2sp.txt" &&
+   grep -q "#0 0x[0-9a-f]* in overflow .*buggy.c:23 (.*buggy+0x" "$tmp/sym2sp.txt"
+then pass symbolize-asan-layout
+else fail symbolize-asan-layout "$(grep -m2 '#' "$tmp/sym2sp.txt")"; fi
 
 # symbolize-call-lines: the command looks a frame up where the library does
 gcc -std=gnu11 -g -O1 -o "$B/calls" "$R/tests/symbolize/calls.c" ||
