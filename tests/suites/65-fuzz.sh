@@ -68,7 +68,14 @@ done <<<"$REPORTS"
 # the input's fix out.  Without it the input must fail: it still reaches
 # the code it guards.  (The variant's objects are 15-checks-off's, or
 # with CG_REUSE only those its switch reaches are compiled: Makefile.)
-BLINDED="corrupt/trim-follows-bad-link:UNLINK corrupt/mallinfo-follows-bad-link:UNLINK"
+# mallinfo-follows-bad-link is not here: remade for the reuse cache's
+# layout, its late-link byte is caught by another check with the unlink
+# check compiled out in some checkouts (a fresh clone in /tmp/ci-int1: 5 of
+# 5 with setarch -R), and not in others (the remaking worktree: 3 of 3
+# crashed), so it cannot show the unlink check is what catches it;
+# fuzz-regress-report-mallinfo-follows-bad-link still asserts that its
+# first report is the link check's.
+BLINDED="corrupt/trim-follows-bad-link:UNLINK"
 for e in $BLINDED; do
     in=${e%%:*} sw=${e##*:} h=${e%%/*}
     t="fuzz-regress-fails-when-blinded-$(basename "$in")"
