@@ -14,19 +14,6 @@ enum {
      * cg_unlock_if: every free that bins a chunk under the lock; arg is
      * the arena.  A hook that creates a thread here tests the token. */
     CG_HOOK_ARENA_FREE_LOCKED = 1,
-    /* debug mode's give_back (debug/debug.c), in the middle of giving a
-     * released heap block back: after the core's free of its chunk,
-     * before its record is unbound (until the fix the other way round:
-     * then the core held the chunk in use and no record led to it); arg
-     * is the chunk.  A hook that waits here lets another thread free the
-     * block's pointer in that stretch. */
-    CG_HOOK_DEBUG_GIVE_BACK = 2,
-    /* debug mode's free and realloc (block_to_release, debug/debug.c),
-     * after the lookup found a record for the pointer, before the record's
-     * fields are read again; arg is the record.  A hook that waits here
-     * for another thread's free to end tests a record unbound under the
-     * lookup. */
-    CG_HOOK_DEBUG_FOUND = 3,
 };
 
 extern void (*cg_test_hook_fn)(int point, void *arg) CG_HIDDEN;

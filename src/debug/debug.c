@@ -34,7 +34,6 @@
 #include "stackdepot.h"
 #include "stackmemo.h"
 #include "symbolize.h"
-#include "testhooks.h"
 #include "vgclient.h"
 
 
@@ -601,27 +600,13 @@ static size_t reuse_limit(void)
     return 2 * cg_quarantine_batch_limit(quarantine_budget());
 }
 
-/* Give a released block's chunk back to the core and unbind its record.
- * A heap chunk goes first, its record GOING (shadow.h) and still bound
- * meanwhile: a free of the block by another thread, racing the one that
- * released it, finds the record and is a double free with the block's
- * stacks — with the record unbound first, it found neither record nor a
- * free chunk (the core still held it in use) and the core called the
- * pointer one 16 bytes inside a block.  Once the core has the chunk, a
- * late free finds it free (the core's double-free report). */
+/* Unbind a released block's record and give its chunk back to the core. */
 static void give_back(cg_shadow_t *r, const cg_call_t *call)
 {
     cg_chunk_t *c = r->chunk;
     bool big = cg_is_mmapped(c);
-    if (big) {
-        cg_shadow_delete(r, true, call);
-        cg_core_free(cg_chunk2mem(c), call);
-        return;
-    }
-    __atomic_store_n(&r->state, CG_SH_GOING, __ATOMIC_RELEASE);
+    cg_shadow_delete(r, big, call);
     cg_core_free(cg_chunk2mem(c), call);
-    CG_TEST_HOOK(CG_HOOK_DEBUG_GIVE_BACK, c);
-    cg_shadow_delete(r, false, call);
 }
 
 /* Is a quarantined block's poison intact?  (check_poison_span, the whole
@@ -1082,8 +1067,8 @@ static void *dbg_alloc(size_t n, size_t align, int kind, bool zero, const cg_cal
  * looked it up (the block was freed and gone). */
 bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
 {
-    uint8_t st = CG_SH_LIVE;
-    if (__atomic_compare_exchange_n(&r->state, &st, CG_SH_CLAIMED, false,
+    uint8_t live = CG_SH_LIVE;
+    if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_CLAIMED, false,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
         if (cg_shadow_user(r) == p)
             return true;
@@ -1091,18 +1076,7 @@ bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check
         dbg_report(call, freed, p, NULL, NULL);
         return false;
     }
-    /* The thread that freed the block may be releasing it right now (no
-     * quarantine), its record unbound and taken for another block while
-     * the report reads it: the report describes a copy, and only one
-     * still p's block after it was taken (same chunk, same state, p its
-     * start); else the block and its record are gone, and the report is
-     * the double free without them. */
-    cg_shadow_t copy = *r;
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-    bool same = copy.chunk != NULL && CG_LOAD(r->chunk) == copy.chunk &&
-                __atomic_load_n(&r->state, __ATOMIC_RELAXED) == st && copy.state == st &&
-                cg_shadow_user(&copy) == p;
-    dbg_report(call, freed, p, NULL, same ? &copy : NULL);
+    dbg_report(call, freed, p, NULL, r);
     return false;
 }
 
@@ -1165,42 +1139,27 @@ static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t s
  * reported here; stale heap pointers by the core's checks). */
 static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t use)
 {
-    cg_shadow_t *r;
-    for (int look = 0;; look++) {
-        r = find_block(p, call);
-        if (r == NULL) {
-            if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), call, &(bool){true}))
-                report_foreign(call, p);   /* halt_on_error=0: ignored */
-            else
-                cg_core_free(p, call);     /* heap memory or a stale pointer: the core reports */
-            return NULL;
-        }
-        /* The record was found bound to its chunk, but another thread
-         * freeing the block may unbind it now (give_back: after the core
-         * has the chunk): then look again, which finds what is there now,
-         * rather than take the unbound record's start for p's block's. */
-        CG_TEST_HOOK(CG_HOOK_DEBUG_FOUND, r);
-        const char *c = (const char *)CG_LOAD(r->chunk);
-        if (c != NULL && c + CG_HDR_SZ + CG_LOAD(r->lead) == (const char *)p)
-            return r;
-        if (c != NULL)
-            break;
-        if (look == 2) {
+    cg_shadow_t *r = find_block(p, call);
+    if (r == NULL) {
+        if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), call, &(bool){true}))
+            report_foreign(call, p);   /* halt_on_error=0: ignored */
+        else
+            cg_core_free(p, call);     /* free heap memory or a stale pointer: the core reports */
+        return NULL;
+    }
+    if (cg_shadow_user(r) != p) {
+        /* A record in state 0 is being made for a new block in the chunk
+         * p's block had (freed by another thread just now, with no
+         * quarantine to keep it): its fields are not settled, and p's
+         * block is gone, so this is a release of a freed block. */
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 0)
             dbg_report(call, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
                                                    : CG_CK_DEBUG_DOUBLE_FREE, p, NULL, NULL);
-            return NULL;
-        }
+        else
+            cg_dbg_report_not_start(call, use, p, r);
+        return NULL;
     }
-    /* A record in state 0 is being made for a new block in the chunk
-     * p's block had (freed by another thread just now, with no
-     * quarantine to keep it): its fields are not settled, and p's
-     * block is gone, so this is a release of a freed block. */
-    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 0)
-        dbg_report(call, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
-                                               : CG_CK_DEBUG_DOUBLE_FREE, p, NULL, NULL);
-    else
-        cg_dbg_report_not_start(call, use, p, r);
-    return NULL;
+    return r;
 }
 
 static void dbg_free(void *p, size_t sized, size_t salign, const cg_call_t *call)

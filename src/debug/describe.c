@@ -37,8 +37,6 @@ static size_t describe_record(char *b, size_t cap, const char *a, const cg_shado
     const char *state = live ? "live" : r->guarded ? "freed (its pages sealed)"
                         : r->state == CG_SH_RELEASED ? "freed (out of the quarantine, not yet "
                                                        "reused)"
-                        : r->state == CG_SH_GOING ? "freed (out of the quarantine, going back "
-                                                    "to the heap)"
                                                      : "freed (in the quarantine)";
     size_t n;
     if (a < u)

@@ -367,17 +367,17 @@ void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call)
         cg_dthread_t *t = cg_dthread_peek();
         cg_tok_t t_tok = block_lock(t, call->mt);
         cg_tok_t shadow_tok = t == NULL ? shadow_lock_for(call) : (cg_tok_t){ false };
-        /* the chunk is the core's again: another thread may have made a
-         * block in it and bound its record to the slot (its own store,
-         * under its own block's lock), which stays */
-        uint32_t id = r->id;
-        (void)__atomic_compare_exchange_n(map_slot(r->chunk), &id, 0, false, __ATOMIC_RELAXED,
-                                          __ATOMIC_RELAXED);
-        CG_STORE(r->chunk, NULL);
+        uint32_t *slot = map_slot(r->chunk);
+        uint32_t id = CG_LOAD(*slot);
+        CG_STORE(*slot, 0);
+        bool mine = id != 0 && cg_shadow_at(id) == r;
+        if (mine)
+            CG_STORE(r->chunk, NULL);
         cg_unlock_if(&shadow_lock, shadow_tok);
         if (t != NULL)
             cg_unlock_if(&t->lock, t_tok);
-        cached_free(r->id, call);
+        if (mine)
+            cached_free(id, call);
         return;
     }
     cg_tok_t shadow_tok = shadow_lock_for(call);

@@ -31,15 +31,8 @@
  * other free or realloc of it is a double free; reports and descriptions
  * still call it live, as the program has not finished freeing it.
  * RELEASED: freed, out of the quarantine (checked), waiting in a thread's
- * cache of released chunks (reuse.h) with its record still bound.
- * GOING: freed, its heap chunk being given back to the core (give_back in
- * debug.c); the record stays bound until the core has the chunk, so a free
- * racing the release still finds it and reports a double free, where the
- * core, finding a chunk in use that no record leads to, would call the
- * pointer one inside a block.  The heap verifier skips it: the chunk may
- * already be free. */
-enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2, CG_SH_CLAIMED = 3, CG_SH_RELEASED = 4,
-       CG_SH_GOING = 5 };
+ * cache of released chunks (reuse.h) with its record still bound. */
+enum { CG_SH_LIVE = 1, CG_SH_QUARANTINED = 2, CG_SH_CLAIMED = 3, CG_SH_RELEASED = 4 };
 CG_INLINE bool cg_shadow_seen_live(uint8_t state)
 {
     return state == CG_SH_LIVE || state == CG_SH_CLAIMED;
@@ -167,11 +160,7 @@ CG_INLINE bool cg_shadow_in_pages(const void *a)
     return (uintptr_t)a - cg_shadow_pages_lo < cg_shadow_pages_hi - cg_shadow_pages_lo;
 }
 
-/* Unbind the record from its chunk and free it.  A heap chunk's record is
- * unbound after the core has taken the chunk back (debug.c, give_back):
- * its map slot is cleared only while it still names r, as a block made in
- * the chunk since then has bound its own record there.  A big block's is
- * unbound before its chunk is unmapped (its table is keyed by address). */
+/* Unbind the record from its chunk and free it. */
 void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call) CG_HIDDEN;
 
 /* The calling thread exits: the records its cache holds go back to the
