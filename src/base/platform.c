@@ -562,18 +562,6 @@ size_t cg_os_read_small(const char *path, char *buf, size_t cap)
     return (size_t)n;
 }
 
-int cg_os_pagemap_open(void)
-{
-    long fd = SYS(SYS_openat, AT_FDCWD, "/proc/self/pagemap", O_RDONLY | O_CLOEXEC, 0, 0, 0);
-    return sys_failed(fd) ? -1 : (int)fd;
-}
-
-size_t cg_os_pagemap_read(int fd, uintptr_t addr, uint64_t *ent, size_t n)
-{
-    long r = SYS(SYS_pread64, fd, ent, n * sizeof *ent, (addr / cg_pagesize) * sizeof *ent, 0, 0);
-    return sys_failed(r) ? 0 : (size_t)r / sizeof *ent;
-}
-
 /* The decimal number at q (after blanks), as /proc writes them; 0 when
  * there is none. */
 static size_t proc_number(const char *q)

@@ -163,30 +163,6 @@ size_t cg_os_ncpus(void) CG_HIDDEN;                  /* CPUs we may run on, >= 1
  * NUL), raw system calls: no malloc, errno untouched.  Bytes read, 0 when
  * it cannot be read. */
 size_t cg_os_read_small(const char *path, char *buf, size_t cap) CG_HIDDEN;
-/*
- * This process's page-table entries (/proc/self/pagemap, one 64-bit entry
- * per cg_pagesize page; no privilege needed for the bits below, only the
- * frame numbers are hidden without CAP_SYS_ADMIN):
- *   CG_PAGE_PRESENT    the page is in memory
- *   CG_PAGE_SWAPPED    it is in swap
- *   CG_PAGE_EXCLUSIVE  it is mapped by this process only (Linux 4.2; an
- *                      older kernel never sets it): a private page that a
- *                      forked child has written since the fork is its own
- *                      copy, one it has not written is still shared with
- *                      the parent (a huge page gives one entry per 4 KiB
- *                      page; a child's write splits it, so the written page
- *                      alone becomes exclusive: Linux 6.18 does)
- * cg_os_pagemap_open: a descriptor to read them with (cg_os_close it), -1
- * when the file cannot be opened (no /proc, a sandbox).  cg_os_pagemap_read:
- * the entries of the n pages from addr (page-aligned) into ent; returns how
- * many were read (fewer, or 0, on an error: those are unknown).  One pread
- * per call, raw system calls: no malloc, errno untouched, thread-safe.
- */
-#define CG_PAGE_PRESENT   (UINT64_C(1) << 63)
-#define CG_PAGE_SWAPPED   (UINT64_C(1) << 62)
-#define CG_PAGE_EXCLUSIVE (UINT64_C(1) << 56)
-int   cg_os_pagemap_open(void) CG_HIDDEN;
-size_t cg_os_pagemap_read(int fd, uintptr_t addr, uint64_t *ent, size_t n) CG_HIDDEN;
 size_t cg_os_nthreads(void) CG_HIDDEN;               /* threads in the process now
                                                       * (/proc), 0 when unknown */
 /* The kernel's cap on a process's mappings (vm.max_map_count, from

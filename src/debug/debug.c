@@ -559,20 +559,13 @@ static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char 
     return true;
 }
 
-/* Is the poison of a quarantined block intact in [lo, hi) (addresses;
- * only the part inside the poisoned bytes is read)?  Reports
- * heap-use-after-free (the write's offset, the bytes found, both stacks)
- * when it is not. */
-static bool check_poison_span(const cg_call_t *call, const cg_shadow_t *r, const char *when,
-                              uintptr_t lo, uintptr_t hi)
+/* Is a quarantined block's poison intact?  Reports heap-use-after-free
+ * (the write's offset, the bytes found, both stacks) when it is not. */
+static bool check_poison(const cg_call_t *call, const cg_shadow_t *r, const char *when)
 {
     const unsigned char *u = cg_shadow_user(r);
     size_t len = cg_dbg_poison_len(r->req);
-    uintptr_t from = lo > (uintptr_t)u ? lo : (uintptr_t)u;
-    uintptr_t to = hi < (uintptr_t)u + len ? hi : (uintptr_t)u + len;
-    const unsigned char *bad = from < to ? cg_pattern_find_not((const void *)from, to - from,
-                                                               cg_dbg_poison_byte())
-                                         : NULL;
+    const unsigned char *bad = cg_pattern_find_not(u, len, cg_dbg_poison_byte());
     if (bad == NULL)
         return true;
     char msg[256];
@@ -607,13 +600,6 @@ static void give_back(cg_shadow_t *r, const cg_call_t *call)
     bool big = cg_is_mmapped(c);
     cg_shadow_delete(r, big, call);
     cg_core_free(cg_chunk2mem(c), call);
-}
-
-/* Is a quarantined block's poison intact?  (check_poison_span, the whole
- * block.) */
-static bool check_poison(const cg_call_t *call, const cg_shadow_t *r, const char *when)
-{
-    return check_poison_span(call, r, when, 0, UINTPTR_MAX);
 }
 
 /* A block leaving the quarantine: header, redzones and poison intact (the
@@ -708,115 +694,19 @@ static void debug_at_exit(void)
     cg_leak_check_at_exit();
 }
 
-/*
- * A forked child's _exit and the blocks it inherited in its quarantine
- * (its parent freed them before the fork).  Reading all of them (up to
- * quarantine_mb) at each child's end is what made forking programs slow
- * (below); yet the child may have written into one.  A private page the
- * child wrote since the fork is its own copy, mapped by it alone, while
- * one it has not written is still shared with the parent (or a sibling):
- * so the walk reads the blocks' page-table entries (/proc/self/pagemap,
- * CG_PAGE_EXCLUSIVE), a window of PM_WINDOW pages per read, and checks
- * header, redzones and the poison on the pages that are not both present
- * and shared — those the child wrote, and the ones a parent's own write
- * since the fork made the child's alone, or that are swapped out or
- * unknown: more to read, never a write missed.  A huge page gives one
- * entry per 4 KiB page too, and a child's write splits it (the written
- * page alone is the child's: Linux 6.18).  Without pagemap (no /proc, a
- * sandbox) the inherited blocks are not checked (docs/design.md, "At
- * _exit").  The records are walked under the quarantine lock, which
- * guards the window too: it is static (in .lbss, untouched until a child
- * uses it), not 4 KiB more of the stack _exit was called on.
- */
-#define PM_WINDOW 512                 /* 2 MiB of 4 KiB pages, 4 KiB of entries */
-/* 0: build the fallback (no pagemap), for the tests */
-#ifndef CG_FORK_PAGEMAP
-#define CG_FORK_PAGEMAP 1
-#endif
-#define PM_WAYS 16                    /* windows kept: the FIFO interleaves the
-                                       * frees of every arena's heap */
-static struct pm_window {
-    uintptr_t lo;                     /* the window's first page */
-    size_t n;                         /* entries read from there */
-    uint64_t ent[PM_WINDOW];
-} pms[PM_WAYS] CG_BIG_BSS;
-
-/* The walk's argument: the _exit's call, the pagemap descriptor, and
- * whether the window is still to be emptied (under the lock). */
-typedef struct inherited_walk {
-    const cg_call_t *call;
-    int fd;
-    bool fresh;
-} inherited_walk_t;
-
-/* May the page at a (page-aligned) hold a write this process made since
- * the fork?  fd: pagemap's. */
-CG_INLINE bool page_maybe_written(int fd, uintptr_t a)
-{
-    uintptr_t lo = a & ~(PM_WINDOW * cg_pagesize - 1);
-    /* one slot per window, the heap's index (64 MiB apart) mixed in */
-    struct pm_window *w = &pms[((lo >> 21) ^ (lo >> 26)) % PM_WAYS];
-    if (w->lo != lo || a - lo >= w->n * cg_pagesize) {
-        w->lo = lo;
-        w->n = cg_os_pagemap_read(fd, lo, w->ent, PM_WINDOW);
-        if (a - lo >= w->n * cg_pagesize)
-            return true;              /* unknown */
-    }
-    uint64_t e = w->ent[(a - lo) / cg_pagesize];
-    return (e & (CG_PAGE_PRESENT | CG_PAGE_EXCLUSIVE)) != CG_PAGE_PRESENT;
-}
-
-/* An inherited block: its header and redzones, and its poison on each run
- * of its pages the child may have written, when there is one.  arg: the
- * walk (inherited_walk_t). */
-CG_FORK_PATH static void check_inherited(cg_shadow_t *r, void *arg)
-{
-    inherited_walk_t *w = arg;
-    const cg_call_t *call = w->call;
-    if (w->fresh) {                   /* another thread's _exit may have used it */
-        for (int i = 0; i < PM_WAYS; i++)
-            pms[i].n = 0;
-        w->fresh = false;
-    }
-    uintptr_t lo = (uintptr_t)r->chunk, hi = lo + (r->head & ~(size_t)CG_FLAG_BITS);
-    uintptr_t page = lo & ~(cg_pagesize - 1), run = 0;
-    bool any = false;
-    for (; page < hi; page += cg_pagesize) {
-        bool written = page_maybe_written(w->fd, page);
-        if (written && run == 0)
-            run = page;               /* a run of such pages starts */
-        if (run != 0 && (!written || page + cg_pagesize >= hi)) {
-            uintptr_t end = written ? page + cg_pagesize : page;
-            if (!any && !check_block(call, r, "at exit"))
-                return;
-            any = true;
-            if (!check_poison_span(call, r, "at exit", run, end))
-                return;
-            run = 0;
-        }
-    }
-}
-
 /* At _exit or _Exit: the blocks, as at exit (a child that ends so would
  * take a write after free away unseen), but no leak check: such an exit
- * skips the program's own cleanup on purpose.  A forked child checks the
- * blocks it freed itself, and those it inherited only where it may have
- * written (above): walking its parent's whole quarantine and every live
- * block at each child's end made a program that forks while threads
- * allocate five times slower (30-threads' fork test timed out); its own
- * exit() still checks everything. */
+ * skips the program's own cleanup on purpose.  A forked child checks only
+ * the blocks it freed itself: walking its parent's whole quarantine and
+ * every live block at each child's end made a program that forks while
+ * threads allocate five times slower (30-threads' fork test timed out);
+ * its own exit() still checks everything. */
 CG_FORK_PATH static void debug_at_exit_now(void)
 {
     cg_call_t call = cg_call_internal("_exit");
     cg_reuse_each(check_at_exit, &call, false);
-    if (cg_quarantine_each_since_fork(check_at_exit, &call)) {
-        inherited_walk_t w = { &call, CG_FORK_PAGEMAP ? cg_os_pagemap_open() : -1, true };
-        if (w.fd >= 0) {
-            cg_quarantine_each_inherited(check_inherited, &w);
-            cg_os_close(w.fd);
-        }
+    if (cg_quarantine_each_since_fork(check_at_exit, &call))
         return;
-    }
     if (CG_SINGLE_THREAD_P || cg_os_nthreads() == 1)
         cg_shadow_each(check_live_at_exit, &call);
 }

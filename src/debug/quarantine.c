@@ -266,20 +266,6 @@ CG_FORK_PATH bool cg_quarantine_each_since_fork(void (*fn)(cg_shadow_t *r, void 
     return true;
 }
 
-CG_FORK_PATH bool cg_quarantine_each_inherited(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
-{
-    if (!q_forked)
-        return false;
-    bool mt = !CG_SINGLE_THREAD_P;
-    cg_tok_t q_tok = cg_lock_if(&q_lock, mt);
-    /* The child's puts follow the fork's records in the FIFO and the
-     * oldest leave first: the records before them are the parent's. */
-    size_t n = q_puts - fork_puts;
-    each_chain(q_head, fork_tail != 0 && n < q_blocks ? q_blocks - n : 0, fn, arg);
-    cg_unlock_if(&q_lock, q_tok);
-    return true;
-}
-
 void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 {
     each_batch(fn, arg, false);

@@ -72,13 +72,6 @@ void cg_quarantine_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HID
  * holds.  In a process that has not forked, cg_quarantine_each and false. */
 bool cg_quarantine_each_since_fork(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
 
-/* In a forked child, call fn(r, arg) on the records it inherited: those
- * its parents put in the quarantine before the latest fork and still in
- * it, oldest first, under the quarantine lock, and return true; false (no
- * call) in a process that has not forked.  With
- * cg_quarantine_each_since_fork, every record once. */
-bool cg_quarantine_each_inherited(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
-
 /* Call fn(r, arg) on every record in the quarantine, oldest first, while
  * the caller holds the quarantine lock (cg_quarantine_lock_all); at most
  * as many steps as blocks are counted.  For the heap verifier. */

@@ -24,40 +24,12 @@
  *               and "meta_huge_kb=X": the huge pages of every mapping
  *               outside the heap's region (the debug records of the
  *               12,000 blocks: their slabs are collapsed).
- *
- * A child's writes into blocks its parent freed before the fork (issue
- * 13, point 6: the child inherits them in its quarantine; debug mode reads
- * /proc/self/pagemap at _exit and checks those on pages the child may have
- * written):
- *   uaf-inherited      the 24 MiB, then forks: the child writes into a
- *                      block freed about 12 MiB in (one in the middle of a
- *                      collapsed huge page, with huge_pages=1) and _exits;
- *                      the parent exits 0 when the child ended by SIGABRT
- *   uaf-inherited-threaded  the same, but the child starts a thread (which
- *                      waits) before its write: the walk takes the locks
- *   uaf-inherited-big  frees a 1 MiB block (mmap'd, and with guard_big=0
- *                      poisoned in the quarantine, not sealed), then the
- *                      24 MiB, then forks: the child writes 8 bytes at
- *                      offset 600000 of it and _exits; as uaf-inherited
- *   clean [MB [N]]     frees MB MiB (default 60) of small blocks, then
- *                      forks N children (default 8) one after the other:
- *                      each writes into a live block allocated between
- *                      freed ones (on a page it shares with quarantined
- *                      blocks, so that they are checked), mallocs and frees
- *                      a block of its own and _exits; prints "clean
- *                      children=N child_cpu_us=U" (U the children's user +
- *                      sys CPU time, each, in microseconds) and exits 0
- *                      when every child exited 0
- *   clean-exit [MB [N]] the same, but each child ends with exit(0) (which
- *                      checks the whole quarantine): the cost to compare
  */
 #define _GNU_SOURCE
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -121,78 +93,15 @@ static long vm_pte_kb(void)
     return kb;
 }
 
-/* A thread that waits until the process ends. */
-static void *idle_thread(void *arg)
-{
-    (void)arg;
-    for (;;)
-        pause();
-    return NULL;
-}
-
-/* Wait for child pid: 0 when it ended by SIGABRT (its report), 1 when
- * not, 2 when waitpid failed; prints how it ended. */
-static int child_aborted(pid_t pid)
-{
-    int st;
-    if (waitpid(pid, &st, 0) != pid)
-        return 2;
-    printf("child %s %d\n", WIFSIGNALED(st) ? "signal" : "exit",
-           WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
-    return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT ? 0 : 1;
-}
-
-/* Fork n children one after the other, each writing into live, freeing a
- * block of its own and ending with _exit(0) (or exit(0) when by_exit);
- * prints their CPU time, each; 0 when every one exited 0. */
-static int clean_children(char *live, int n, int by_exit)
-{
-    int bad = 0;
-    for (int i = 0; i < n; i++) {
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid < 0)
-            return 2;
-        if (pid == 0) {
-            for (int k = 0; k < 64; k++)    /* a live block: no report */
-                ((volatile char *)live)[k] = 'k';
-            free(malloc(200));
-            if (by_exit)
-                exit(0);
-            _exit(0);
-        }
-        int st;
-        if (waitpid(pid, &st, 0) != pid)
-            return 2;
-        bad += !(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-    }
-    struct rusage ru;
-    getrusage(RUSAGE_CHILDREN, &ru);
-    long us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L + ru.ru_utime.tv_usec +
-              ru.ru_stime.tv_usec;
-    printf("clean children=%d child_cpu_us=%ld bad=%d\n", n, us / n, bad);
-    return bad != 0;
-}
-
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "pages";
     int tail = strcmp(what, "tail") == 0;
-    int clean = strncmp(what, "clean", 5) == 0;
-    size_t mb = clean && argc > 2 ? (size_t)atol(argv[2]) : 24;
-    char *first = NULL, *mid = NULL, *big = NULL;
-    char *keep = malloc(64);                /* a live block among them */
-    char *live = NULL;
-    if (strcmp(what, "uaf-inherited-big") == 0) {
-        big = malloc((size_t)1 << 20);
-        if (big == NULL)
-            return 2;
-        memset(big, 'y', (size_t)1 << 20);
-        free(big);
-    }
+    char *first = NULL;
+    void *keep = malloc(64);                /* a live block among them */
     size_t freed = 0, seen = 0;
     long max_4k = 0, rss = 0, huge = 0;
-    for (unsigned i = 0; freed < (mb << 20); i++) {
+    for (unsigned i = 0; freed < ((size_t)24 << 20); i++) {
         if (tail && freed - seen >= ((size_t)64 << 10)) {
             seen = freed;
             if (smaps_of(keep, &rss, &huge) != 0)
@@ -207,32 +116,8 @@ int main(int argc, char **argv)
         memset(p, 'x', n);
         if (first == NULL)
             first = p;
-        if (mid == NULL && freed >= (mb << 19)) {
-            mid = p;
-            live = malloc(64);              /* after mid, before the next: live */
-        }
         free(p);
         freed += n;
-    }
-    if (clean)
-        return clean_children(live, argc > 3 ? atoi(argv[3]) : 8, strcmp(what, "clean-exit") == 0);
-    if (strncmp(what, "uaf-inherited", 13) == 0) {
-        fflush(stdout);
-        pid_t pid = fork();
-        if (pid < 0)
-            return 2;
-        if (pid == 0) {
-            pthread_t t;
-            if (strcmp(what, "uaf-inherited-threaded") == 0 &&
-                pthread_create(&t, NULL, idle_thread, NULL) != 0)
-                _exit(3);
-            if (big != NULL)     /* volatile: a store to freed memory is dead to gcc */
-                *(volatile unsigned long *)(big + 600000) = 0x4343434343434343ul;
-            else
-                ((volatile char *)mid)[7] = 'C';       /* found at _exit */
-            _exit(0);
-        }
-        return child_aborted(pid);
     }
     if (strcmp(what, "uaf-old") == 0) {
         ((volatile char *)first)[3] = 'A';  /* found at exit */
@@ -248,9 +133,13 @@ int main(int argc, char **argv)
             ((volatile char *)p)[7] = 'B';  /* found at _exit, in the child */
             _exit(0);
         }
-        int rc = child_aborted(pid);
+        int st;
+        if (waitpid(pid, &st, 0) != pid)
+            return 2;
+        printf("child %s %d\n", WIFSIGNALED(st) ? "signal" : "exit",
+               WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
         free(keep);
-        return rc;
+        return WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT ? 0 : 1;
     }
     if (smaps_of(keep, &rss, &huge) != 0)
         return 2;
