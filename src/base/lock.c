@@ -255,6 +255,7 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
      * slowly its threads run on a loaded machine, changes in between.
      * The price: a holder looping forever with the lock is not reported. */
     uint64_t start = limit > 0 ? cg_os_now_ns() : 0;
+    const int64_t slice = limit / 8 > 1000000 ? limit / 8 : 1000000;   /* one look's wait */
     uint32_t held_gen = CG_LOAD(l->gen);
     uint32_t held_by = CG_LOAD(l->owner);
     uintptr_t held_at = CG_LOAD(l->site);
@@ -286,7 +287,6 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
                          chain_holds(&seen);
             if (stuck && chain_same(&seen, &suspect))
                 report_timeout(l, site, call, (uint64_t)waited, held_by, held_at);
-            int64_t slice = limit / 8 > 1000000 ? limit / 8 : 1000000;
             if (stuck) {
                 suspect = seen;                  /* look again a slice later */
                 waited = slice < limit ? limit - slice : 0;
@@ -296,10 +296,8 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
             }
             start = now - (uint64_t)waited;
         }
-        int64_t slice = limit / 8 > 1000000 ? limit / 8 : 1000000;
-        if (slice > limit - waited)
-            slice = limit - waited;
-        long r = cg_os_futex_wait(&l->state, 2, slice);
+        int64_t wait = slice < limit - waited ? slice : limit - waited;
+        long r = cg_os_futex_wait(&l->state, 2, wait);
         if (r == 0 || r == -EAGAIN)            /* released meanwhile */
             start = cg_os_now_ns();
     }

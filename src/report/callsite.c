@@ -31,6 +31,7 @@
 #include "maps.h"
 
 #include <errno.h>
+#include <string.h>
 
 #if defined(__x86_64__)
 #define CALL_MAX 9          /* prefix, REX, ff, ModRM, SIB, disp32 */
@@ -93,12 +94,7 @@ static bool call_target_ok(uintptr_t t, const cg_mapping_t *from)
     cg_mapping_t m;
     if (!cg_find_mapping(t, &m) || m.perms[2] != 'x')
         return false;
-    if (from->path[0] == 0)
-        return true;
-    for (size_t i = 0; from->path[i] == m.path[i]; i++)
-        if (from->path[i] == 0)
-            return true;
-    return false;
+    return from->path[0] == 0 || strcmp(from->path, m.path) == 0;
 }
 
 static uintptr_t decode(uintptr_t ret)

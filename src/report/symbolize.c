@@ -837,9 +837,9 @@ static bool skip_leb(const unsigned char **p, const unsigned char *end, uint64_t
 static int cie_fde_encoding(uintptr_t cie)
 {
     unsigned char b[128];
-    if (!mem_read(cie, b, 16))
-        return -1;
     size_t got = cg_os_copy_readable(b, (const void *)cie, sizeof b);
+    if (got < 16)
+        return -1;
     uint32_t len = (uint32_t)read_uval(b, 4);
     if (len == 0xffffffffu || len < 8 || read_uval(b + 4, 4) != 0)
         return -1;
