@@ -73,10 +73,16 @@ fz_libdefs_lf  := -fsanitize=fuzzer-no-link
 fz_libdefs_afl :=
 fz_libdefs_cov := --coverage
 
-.PHONY: fuzz fuzz-smoke fuzz-ci fuzz-cov fuzz-build fuzz-replay
+.PHONY: fuzz fuzz-smoke fuzz-ci fuzz-cov fuzz-build fuzz-replay fuzz-deps
+
+# clang with libFuzzer, AFL++ and gcov: installed when missing (tools/deps.sh
+# fuzz), so each fuzz target works on a fresh Debian 12 as make check does.
+# Order-only: installing a package does not make a harness out of date.
+fuzz-deps:
+	@tools/deps.sh fuzz
 
 # The instrumented libraries: the top-level rules, another BUILD and CC.
-$(FZ)/lib-%/libchunkguard.a: $(SRCS) $(HDRS) Makefile
+$(FZ)/lib-%/libchunkguard.a: $(SRCS) $(HDRS) Makefile | fuzz-deps
 	$(MAKE) -s BUILD=$(FZ)/lib-$* CC=$(fz_cc_$*) CG_DEFS="$(CG_DEFS) $(fz_libdefs_$*)" \
 	    $(FZ)/lib-$*/libchunkguard.a
 
@@ -84,14 +90,14 @@ $(FZ)/lib-%/libchunkguard.a: $(SRCS) $(HDRS) Makefile
 fz_uut = $(if $(filter options,$(2)),$(FZ_UUT:%=$(FZ)/$(1)/%-under-test.o))
 define FZ_RULES
 $(FZ)/$(1)/$(2): $(fz_src_$(2)) $(FZ_COMMON) $(fz_drv_$(1)) $(fz_lib_$(1)) $(FZ_HDRS) \
-                 $(call fz_uut,$(1),$(2))
+                 $(call fz_uut,$(1),$(2)) | fuzz-deps
 	@mkdir -p $$(dir $$@)
 	$(fz_cc_$(1)) $(FZ_CFLAGS) $(fz_flag_$(1)) $(fz_def_$(2)) \
 	    $(if $(filter options,$(2)),$(FZ_RENAME)) -o $$@ $(fz_src_$(2)) $(FZ_COMMON) \
 	    $(fz_drv_$(1)) $(call fz_uut,$(1),$(2)) $(fz_lib_$(1)) -pthread
 endef
 define FZ_OPTS_OBJ
-$(FZ_UUT:%=$(FZ)/$(1)/%-under-test.o): $(FZ)/$(1)/%-under-test.o: %.c $(FZ_HDRS)
+$(FZ_UUT:%=$(FZ)/$(1)/%-under-test.o): $(FZ)/$(1)/%-under-test.o: %.c $(FZ_HDRS) | fuzz-deps
 	@mkdir -p $$(dir $$@)
 	$(fz_cc_$(1)) $(CORE_CFLAGS) $(fz_libdefs_$(1)) $(FZ_RENAME) -c -o $$@ $$<
 endef

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# deps.sh {check|demo|bench|command|lib} — install the Debian packages a target needs,
+# deps.sh {check|demo|bench|command|lib|verify|fuzz} — install the Debian packages a target needs,
 # only those missing (we run as root on Debian 12, as CI does).
 set -euo pipefail
 common=(gcc make python3 libunwind-dev)
@@ -12,8 +12,12 @@ case "${1:-check}" in
   # the HTML report, and the symbolizers tools/chunkguard runs
   command) pkgs=("${common[@]}" python3-jsonschema chromium binutils llvm) ;;
   lib)   pkgs=("${common[@]}" valgrind libiberty-dev) ;;   # valgrind: the client requests' headers; libiberty-dev: the C++ demangler
+  verify) pkgs=(gcc make coreutils spin) ;;   # make verify: spin generates pan.c, gcc builds it
+  # make fuzz, fuzz-smoke, fuzz-ci, fuzz-cov: libFuzzer (clang and its
+  # runtime), AFL++, and gcc's gcov for the coverage listing
+  fuzz)  pkgs=("${common[@]}" clang libclang-rt-14-dev afl++ valgrind libiberty-dev) ;;
   bench) pkgs=("${common[@]}" valgrind procps libjemalloc2 libtcmalloc-minimal4 libasan8 sqlite3) ;;
-  *) echo "usage: $0 {check|demo|bench|command|lib}" >&2; exit 2 ;;
+  *) echo "usage: $0 {check|demo|bench|command|lib|verify|fuzz}" >&2; exit 2 ;;
 esac
 missing=()
 for p in "${pkgs[@]}"; do

@@ -9,6 +9,9 @@
 # The verifiers always run: a model's state space is the product, there is
 # no partial result to keep up to date.
 
-.PHONY: verify
-verify:
+.PHONY: verify verify-deps
+# spin (and gcc for its verifiers) installed when missing, as make check does
+verify-deps:
+	@tools/deps.sh verify
+verify: verify-deps
 	@verify/run-models.sh $(BUILD)/verify
