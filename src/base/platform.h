@@ -147,7 +147,8 @@ bool  cg_os_commit(void *p, size_t len) CG_HIDDEN;
  *     when there is none (tests: tests/edges).
  */
 /* Test builds only (CG_TEST_HOOKS): len bytes read-write at exactly p
- * (nothing may be mapped there), or NULL; a seeded layout bug's page. */
+ * (nothing may be mapped there), or NULL; a seeded layout bug's page,
+ * never merged with a neighbouring mapping. */
 void *cg_os_test_map_at(void *p, size_t len) CG_HIDDEN;
 void *cg_os_map_meta(size_t len) CG_HIDDEN;
 void *cg_os_map_meta_aligned(size_t len, size_t align) CG_HIDDEN;

@@ -23,7 +23,7 @@ int cg_test_unlock_arena(int index) CG_TEST_API;
 int cg_test_consolidate_unlocked(int index) CG_TEST_API;
 void cg_test_quarantine_usage(size_t *bytes, size_t *blocks) CG_TEST_API;
 size_t cg_test_quarantine_batch_limit(size_t budget) CG_TEST_API;
-void *cg_test_seed_meta_beside_heap(const void *block) CG_TEST_API;
+void *cg_test_seed_meta_beside(const void *lo, const void *hi) CG_TEST_API;
 
 /* Install fn as the hook (NULL: none).  Not thread-safe: call it while the
  * hook points cannot run. */
@@ -95,17 +95,19 @@ size_t cg_test_quarantine_batch_limit(size_t budget)
 }
 
 /* The seeded bug of the layout audit (tests/edges/edges.c "audit seed"):
- * a page of metadata mapped directly above the heap that holds block (at
- * the end of its CG_HEAP_MAX region), as a structure made without the
- * metadata body or guard pages might land.  Its address, or NULL when
- * that page is taken.  A record is written into it so that it is
- * resident, like a structure in use. */
-void *cg_test_seed_meta_beside_heap(const void *block)
+ * a page of metadata mapped directly beside the object [lo, hi) (a heap
+ * with its guard page, or a big block's mapping), as a structure made
+ * without the metadata body or guard pages might land: at hi, or, when
+ * that page is taken, ending at lo.  Its address, or NULL when both are
+ * taken.  A word is written into it so that it is resident, like a
+ * structure in use. */
+void *cg_test_seed_meta_beside(const void *lo, const void *hi)
 {
-    char *end = (char *)(((uintptr_t)block & ~(uintptr_t)(CG_HEAP_MAX - 1)) + CG_HEAP_MAX);
-    char *m = cg_os_test_map_at(end, cg_pagesize);
+    char *m = cg_os_test_map_at((void *)hi, cg_pagesize);
+    if (m == NULL && (uintptr_t)lo >= cg_pagesize)
+        m = cg_os_test_map_at((char *)lo - cg_pagesize, cg_pagesize);
     if (m != NULL)
-        *(uintptr_t *)m = (uintptr_t)block;
+        *(uintptr_t *)m = (uintptr_t)lo;
     return m;
 }
 #endif

@@ -268,8 +268,9 @@ static int meta(const char *where)
  * it) and the mappings of some big blocks are checked: the mapping that
  * ends where one starts, or starts where one ends, must be inaccessible
  * or be another of them.  "audit seed" first calls a test build's
- * cg_test_seed_meta_beside_heap, which maps a page of metadata directly
- * above the heap: the audit must find it. */
+ * cg_test_seed_meta_beside, which maps a page of metadata directly beside
+ * the heap (or a big block, when both sides of the heap are taken): the
+ * audit must find it. */
 static int audit(int seed)
 {
     char *small = NULL;
@@ -279,15 +280,6 @@ static int audit(int seed)
     char *big[NBIG];
     for (int i = 0; i < NBIG; i++)
         big[i] = alloc_here(i < 8 ? 200000 : (size_t)(i - 6) * MIB);
-    if (seed) {
-        void *(*fn)(const void *) = (void *(*)(const void *))dlsym(RTLD_DEFAULT,
-                                                                   "cg_test_seed_meta_beside_heap");
-        if (fn == NULL)
-            missing("cg_test_seed_meta_beside_heap (a test build of the library)");
-        if (fn(small) == NULL)
-            missing("room for the seeded page above the heap");
-        say("seeded: a page of metadata right above the heap");
-    }
     int n = read_maps();
     uintptr_t heap = (uintptr_t)small & ~(uintptr_t)(64 * MIB - 1);
     /* the objects: [lo, hi) each */
@@ -305,6 +297,22 @@ static int audit(int seed)
                 obj[nobj][1] = lines[j].hi;
                 nobj++;
             }
+    if (seed) {
+        /* beside the heap, or, when the program's other mappings took
+         * both of its sides, beside the first big block with room */
+        void *(*fn)(const void *, const void *) =
+            (void *(*)(const void *, const void *))dlsym(RTLD_DEFAULT, "cg_test_seed_meta_beside");
+        if (fn == NULL)
+            missing("cg_test_seed_meta_beside (a test build of the library)");
+        int k = 0;
+        while (k < nobj && fn((void *)obj[k][0], (void *)obj[k][1]) == NULL)
+            k++;
+        if (k == nobj)
+            missing("room for the seeded page beside any object");
+        say(k == 0 ? "seeded: a page of metadata right beside the heap"
+                   : "seeded: a page of metadata right beside a big block");
+        n = read_maps();
+    }
     int bad = 0;
     char msg[256];
     for (int k = 0; k < nobj; k++)
