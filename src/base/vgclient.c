@@ -39,6 +39,16 @@ void cg_vg_quiet_end_slow(void)
     VALGRIND_ENABLE_ERROR_REPORTING;
 }
 
+/* Memcheck keeps one disablement count a thread and an enable at 0 leaves
+ * it at 0 (valgrind's core, VG_USERREQ__CHANGE_ERR_DISABLEMENT), so more
+ * enables than chunkguard's deepest nesting of quiet regions (an entry, a
+ * fault handler's, init's: three at most) end them all. */
+void cg_vg_loud_slow(void)
+{
+    for (int i = 0; i < 16; i++)
+        VALGRIND_ENABLE_ERROR_REPORTING;
+}
+
 /* No redzone argument (0): memcheck would close that many bytes on both
  * sides, and in fast mode the 8 bytes before a block's header end the
  * block before it.  Everything around a block is no-access already. */

@@ -49,6 +49,7 @@ void cg_vg_init(void) CG_HIDDEN;
 
 void cg_vg_quiet_begin_slow(void) CG_HIDDEN;
 void cg_vg_quiet_end_slow(void) CG_HIDDEN;
+void cg_vg_loud_slow(void) CG_HIDDEN;
 void cg_vg_new_slow(const void *p, size_t n, bool zeroed) CG_HIDDEN;
 void cg_vg_gone_slow(const void *p) CG_HIDDEN;
 void cg_vg_resize_slow(const void *p, size_t old_n, size_t n) CG_HIDDEN;
@@ -67,6 +68,18 @@ CG_INLINE void cg_vg_quiet_end(void)
 {
     if (CG_UNLIKELY(cg_vg_on))
         cg_vg_quiet_end_slow();
+}
+
+/* The program's code runs next on this thread though chunkguard's work
+ * there has not returned (a report's callback, which may longjmp out; the
+ * exit handlers and SIGABRT handlers after a report that ends the
+ * process): memcheck reports what the thread does again, whatever the
+ * depth of quiet regions it is in.  A quiet region that ends after this
+ * finds memcheck's count at 0 and leaves it there. */
+CG_INLINE void cg_vg_loud(void)
+{
+    if (CG_UNLIKELY(cg_vg_on))
+        cg_vg_loud_slow();
 }
 
 /* p (may be NULL: nothing) is a new block of n requested bytes; zeroed:

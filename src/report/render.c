@@ -15,6 +15,7 @@
 #include "options.h"
 #include "symbolize.h"
 #include "thread.h"
+#include "vgclient.h"
 
 /* Both under the report lock.  The text's room: three 64-frame stacks of
  * symbolized lines (a path and a line number each, inlined functions on
@@ -525,7 +526,9 @@ static bool publish(const cg_rdata_t *d, const char *text, bool recoverable,
         .json = jbuf, .pid = cg_os_getpid(), .thread = d->tid,
         .recoverable = recoverable,
     };
+    cg_vg_loud();                         /* the callback is the program's code */
     cb(&pub, __atomic_load_n(&callback_arg, __ATOMIC_RELAXED));
+    cg_vg_quiet_begin();                  /* chunkguard's again, till its entry ends */
     return true;
 }
 

@@ -17,6 +17,7 @@
 #include "options.h"
 #include "symbolize.h"
 #include "thread.h"
+#include "vgclient.h"
 
 static const char *const tokens[CG_E_COUNT] = {
 #define CG_ERROR(id, token) [CG_E_##id] = token,
@@ -130,6 +131,7 @@ void cg_report_exit(void)
      * served apart and never reported (entry/reentry.c). */
     cg_self.in_report = CG_REPORT_ENDED;
     cg_supp_summary();             /* what was suppressed before this one */
+    cg_vg_loud();                  /* exit and abort handlers are the program's */
     end_as_options();
 }
 

@@ -128,6 +128,21 @@ vg so mode=guard "$B/vgprog-so" uaf
 if [ "$rc" = 134 ] && grep -q 'ERROR: chunkguard: heap-use-after-free' <<<"$log"; then
     check vg-so-guard-uaf uaf "$(read_of 1 peek)$(blk '8 bytes inside a' 40 "free'd")"
 else echo "FAIL vg-so-guard-uaf: rc=$rc (expected chunkguard's report, SIGABRT) log: $(show "$log" 20)"; fi
+# A report that ends the process (its SIGABRT handler runs the program's
+# code), or whose callback jumps out, leaves memcheck's error reporting
+# on: chunkguard turns it off while it reads the program's memory, and
+# the handler's or the jumped-to code's read after free must still be
+# memcheck's error.
+for link in a so; do
+    vg $link "" "$B/vgprog-$link" abort-then-uaf
+    if [ "$rc" = 7 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$log"; then
+        check vg-$link-abort-then-uaf abort-then-uaf "$(read_of 1 peek)"
+    else echo "FAIL vg-$link-abort-then-uaf: rc=$rc (expected chunkguard's report, then the handler's exit 7) log: $(show "$log" 20)"; fi
+    vg $link "" "$B/vgprog-$link" jump-then-uaf
+    if [ "$rc" = 0 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$log"; then
+        check vg-$link-jump-then-uaf jump-then-uaf "$(read_of 1 peek)"
+    else echo "FAIL vg-$link-jump-then-uaf: rc=$rc (expected chunkguard's report, exit 0) log: $(show "$log" 20)"; fi
+done
 
 # python3, preloaded (Debian's: /usr/bin's, not a wrapper script, which
 # valgrind would run too): start-up, imports, a dict, json, a sort; in

@@ -17,7 +17,13 @@
  *   big         read past a 300000-byte block (its own mapping)
  *   calloc-uaf  read the last byte of a 136-byte calloc'd block after its free
  *   clean       all of that done right, and more: no error
- *   all         every case in this order, each after a line
+ *   abort-then-uaf  a double free whose report ends the process with
+ *               SIGABRT, and a SIGABRT handler (libFuzzer's writes its
+ *               crash input there) that reads a freed block, then exits
+ *               with status 7: memcheck must report that read
+ *   jump-then-uaf   a double free whose report callback longjmps out,
+ *               then a read after free: memcheck must report the read
+ *   all         every case above clean included, in this order, each after a line
  *               "vgprog: case NAME" on stderr (valgrind is slow to start:
  *               one run serves them all; each bad access has its own
  *               call site, so memcheck counts one error context each)
@@ -28,15 +34,19 @@
  * or 1 when clean found a block holding the wrong bytes.
  */
 #include <malloc.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "chunkguard.h"
 
 /* Weak: the preloaded library defines it at run time, the .a at link. */
 extern void cg_get_stats(cg_stats_t *out) __attribute__((weak));
+extern void cg_set_report_callback(cg_report_callback_t cb, void *arg) __attribute__((weak));
 
 static volatile unsigned char sink;
 
@@ -242,6 +252,60 @@ static void calloc_uaf(void)
     peek_at(p, 135);
 }
 
+/* The block an abort handler or the code after a jump reads after its
+ * free: chunkguard's report must not leave memcheck's error reporting
+ * off in the thread it came from (vgclient.h). */
+static unsigned char *gone;
+
+static void read_gone(void)
+{
+    peek_at(gone, 16);
+}
+
+static void double_free(void)
+{
+    unsigned char *p = malloc(48);
+    gone = malloc(64);
+    free(gone);
+    free(p);
+    free(p);
+}
+
+static void on_abort(int sig)
+{
+    (void)sig;
+    read_gone();
+    _exit(7);
+}
+
+static int run_abort_then_uaf(void)
+{
+    signal(SIGABRT, on_abort);
+    double_free();
+    return 1;                                 /* not reached: SIGABRT */
+}
+
+static jmp_buf out;
+
+static void jump_out(const cg_report_t *report, void *arg)
+{
+    (void)report;
+    (void)arg;
+    longjmp(out, 1);
+}
+
+static int run_jump_then_uaf(void)
+{
+    cg_set_report_callback(jump_out, NULL);
+    if (setjmp(out) == 0) {
+        double_free();
+        return 1;                             /* no report */
+    }
+    cg_set_report_callback(NULL, NULL);
+    read_gone();
+    return 0;
+}
+
 static int run_clean(void) { return clean(); }
 #define VOID_CASE(f) static int run_##f(void) { f(); return 0; }
 VOID_CASE(uaf) VOID_CASE(overflow) VOID_CASE(slack) VOID_CASE(header) VOID_CASE(uninit)
@@ -250,11 +314,13 @@ VOID_CASE(realloc_old) VOID_CASE(shrunk) VOID_CASE(aligned) VOID_CASE(big) VOID_
 static const struct {
     const char *name;
     int (*run)(void);
+    int alone;                       /* not one of "all": it ends or jumps */
 } cases[] = {
     { "uaf", run_uaf },         { "overflow", run_overflow }, { "slack", run_slack },
     { "header", run_header },   { "uninit", run_uninit },     { "realloc-old", run_realloc_old },
     { "shrunk", run_shrunk },   { "aligned", run_aligned },   { "big", run_big },
     { "calloc-uaf", run_calloc_uaf }, { "clean", run_clean },
+    { "abort-then-uaf", run_abort_then_uaf, 1 }, { "jump-then-uaf", run_jump_then_uaf, 1 },
 };
 
 int main(int argc, char **argv)
@@ -266,7 +332,7 @@ int main(int argc, char **argv)
     served_by_chunkguard();
     int bad = 0, found = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (strcmp(argv[1], "all") != 0 && strcmp(argv[1], cases[i].name) != 0)
+        if (strcmp(argv[1], "all") == 0 ? cases[i].alone : strcmp(argv[1], cases[i].name) != 0)
             continue;
         fprintf(stderr, "vgprog: case %s\n", cases[i].name);
         bad |= cases[i].run();
