@@ -7,7 +7,8 @@
 #                         libraries the fast-path suite uses to prove the
 #                         checker can fail; never shipped
 #   make fastpath-coldpages  build/fastpath/coldpages: does fast mode map a
-#                         page of the library's cold segments?
+#                         page of the library's cold segments? (and
+#                         coldpages-exit.so: the same, after the exit path)
 
 EX_CFLAGS := -O0 -g -Wall -Wextra
 # The examples contain their bug on purpose: keep gcc from "fixing" or
@@ -54,6 +55,10 @@ $(FP_DIR)/coldpages: tools/fastpath/coldpages.c examples/examples.mk
 	$(CC) -O2 -g -Wall -Wextra -fno-builtin -o $@ $< -ldl
 
 fastpath-driver: $(FP_DIR)/driver
-fastpath-coldpages: $(FP_DIR)/coldpages
+$(FP_DIR)/coldpages-exit.so: tools/fastpath/coldpages.c examples/examples.mk
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -fno-builtin -fPIC -shared -DCOLDPAGES_AT_EXIT -o $@ $< -ldl
+
+fastpath-coldpages: $(FP_DIR)/coldpages $(FP_DIR)/coldpages-exit.so
 fastpath-toys: $(FP_DIR)/toy-ok.so $(FP_DIR)/toy-atomic.so $(FP_DIR)/toy-futex.so \
                $(FP_DIR)/toy-never.so

@@ -138,8 +138,10 @@ void cg_report_exit(void)
 /* The thread whose report ended the process, when it is still ending it:
  * 0 once it has gone on — its thread exited (a program that caught the
  * SIGABRT and longjmp'ed out of the thread), which clears the mark, so no
- * later report or exit waits its 2 s for an end that will not come. */
-static uint32_t ending_now(void)
+ * later report or exit waits its 2 s for an end that will not come.
+ * CG_STARTUP: every process's exit calls it (cg_report_wait_others), and
+ * in the cold segment that one call mapped 64 kB of it in fast mode. */
+static CG_STARTUP uint32_t ending_now(void)
 {
     uint32_t ending = __atomic_load_n(&ending_tid, __ATOMIC_ACQUIRE);
     if (ending != 0 && ending != cg_lock_me() && !cg_os_thread_signal(ending, 0)) {

@@ -14,6 +14,8 @@
 #   fastpath-cold-pages      fast mode maps no page of the library's cold
 #                            segments (debug and report code, unwind tables)
 #   fastpath-cold-pages-control  debug mode does map them (the check can fail)
+#   fastpath-cold-pages-exit  nor does its exit path (chunkguard's destructor;
+#                            the check runs in a destructor preloaded after it)
 #   fastpath-cold-objs       the link map puts the code of every object of
 #                            src/debug/ (but Makefile COLD_EXEMPT) and of
 #                            COLD_EXTRA in the cold segment (tools/check-cold.py)
@@ -115,6 +117,14 @@ else
   else
     echo "$out" | tail -5
     fail fastpath-cold-pages-control "debug mode should map cold pages; exit $rc: $(grep '^RESULT' <<<"$out")"
+  fi
+  # after the exit path too: the kernel's peak RSS (wait4) counts it
+  out=$(LD_PRELOAD="$CG_SO $CG_BUILD/fastpath/coldpages-exit.so" "$CG_BUILD/fastpath/coldpages" 2>&1); rc=$?
+  if [ "$rc" -eq 0 ] && grep -q '^RESULT cold-pages-exit ok' <<<"$out"; then
+    pass fastpath-cold-pages-exit
+  else
+    echo "$out" | tail -5
+    fail fastpath-cold-pages-exit "exit $rc: $(grep '^RESULT' <<<"$out")"
   fi
 fi
 # The cold list itself (Makefile COLD_OBJS) is complete: no object that only

@@ -18,6 +18,14 @@
  *   Exit status: 0 when ok, 1 when not, 2 when it cannot tell (no
  *   libchunkguard.so preloaded, no .cg_cold section, pagemap unreadable).
  *
+ * Built with -shared -DCOLDPAGES_AT_EXIT (build/fastpath/coldpages-exit.so)
+ *   the same check runs in a destructor instead, after the workload of the
+ *   coldpages program: preloaded after libchunkguard.so
+ *   (LD_PRELOAD="libchunkguard.so coldpages-exit.so" coldpages), it runs
+ *   after chunkguard's own destructor, so it sees what every process's exit
+ *   path maps (it is when ru_maxrss is read); prints "RESULT cold-pages-exit
+ *   ..." and ends the process with the status above.
+ *
  * Why: every page of a library that fault-around maps counts in RSS, and
  * keeping what fast mode never runs in separate mappings is what keeps
  * chunkguard's fixed memory cost small (docs/performance.md).  A function
@@ -41,7 +49,7 @@ typedef struct range {
     uint64_t lo, hi;          /* ELF virtual addresses                       */
 } range_t;
 
-static void workload(void)
+__attribute__((unused)) static void workload(void)
 {
     static void *slot[512];
     static const size_t sizes[] = { 8, 24, 40, 100, 128, 200, 1000, 4000, 20000, 70000,
@@ -122,18 +130,19 @@ static long mapped_pages(int pagemap, uintptr_t lo, uintptr_t hi, long *total)
     return n;
 }
 
-int main(void)
+/* The check itself: @what names it in the RESULT line; returns the exit
+ * status (see the header). */
+static int check(const char *what)
 {
-    workload();
     Dl_info info;
     void *sym = dlsym(RTLD_DEFAULT, "malloc");
     if (sym == NULL || dladdr(sym, &info) == 0 || strstr(info.dli_fname, "libchunkguard") == NULL) {
-        printf("RESULT cold-pages FAIL malloc does not come from libchunkguard.so\n");
+        printf("RESULT %s FAIL malloc does not come from libchunkguard.so\n", what);
         return 2;
     }
     range_t r[3];
     if (!read_ranges(info.dli_fname, r)) {
-        printf("RESULT cold-pages FAIL no .cg_cold, .eh_frame or .text in %s\n", info.dli_fname);
+        printf("RESULT %s FAIL no .cg_cold, .eh_frame or .text in %s\n", what, info.dli_fname);
         return 2;
     }
     int pm = open("/proc/self/pagemap", O_RDONLY);
@@ -142,19 +151,36 @@ int main(void)
         uintptr_t base = (uintptr_t)info.dli_fbase;
         got[i] = pm < 0 ? -1 : mapped_pages(pm, base + r[i].lo, base + r[i].hi, &total[i]);
         if (got[i] < 0) {
-            printf("RESULT cold-pages FAIL cannot read /proc/self/pagemap\n");
+            printf("RESULT %s FAIL cannot read /proc/self/pagemap\n", what);
             return 2;
         }
         printf("PAGES %s %ld %ld\n", r[i].name, got[i], total[i]);
     }
     if (got[2] == 0) {
-        printf("RESULT cold-pages FAIL the control failed: no page of .text is mapped\n");
+        printf("RESULT %s FAIL the control failed: no page of .text is mapped\n", what);
         return 1;
     }
     if (got[0] != 0 || got[1] != 0) {
-        printf("RESULT cold-pages FAIL %ld cold and %ld unwind-table pages mapped\n", got[0], got[1]);
+        printf("RESULT %s FAIL %ld cold and %ld unwind-table pages mapped\n", what, got[0], got[1]);
         return 1;
     }
-    printf("RESULT cold-pages ok 0\n");
+    printf("RESULT %s ok 0\n", what);
     return 0;
 }
+
+#ifdef COLDPAGES_AT_EXIT
+/* After the program's exit and libchunkguard.so's destructor (this object
+ * is preloaded after it, so it is finalized later). */
+__attribute__((destructor)) static void check_at_exit(void)
+{
+    int rc = check("cold-pages-exit");
+    fflush(stdout);
+    _exit(rc);
+}
+#else
+int main(void)
+{
+    workload();
+    return check("cold-pages");
+}
+#endif
