@@ -18,6 +18,7 @@
 
 #include "api.h"
 #include "chunkguard.h"
+#include "cxxrepl.h"
 #include "heapcheck.h"
 #include "info.h"
 #include "init.h"
@@ -317,18 +318,21 @@ __typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("
 /* operator new(unsigned long) */
 CG_REPLACEABLE void *_Znwm(size_t n)
 {
+    CG_CXX_ROUTE(CG_CXX__Znwm, return ((__typeof__(&_Znwm))fn)(n));
     return alloc_inline(n, CG_FAMILY_NEW);
 }
 
 /* operator new[](unsigned long) */
 CG_REPLACEABLE void *_Znam(size_t n)
 {
+    CG_CXX_ROUTE(CG_CXX__Znam, return ((__typeof__(&_Znam))fn)(n));
     return alloc_inline(n, CG_FAMILY_NEW_ARRAY);
 }
 
 /* operator new(unsigned long, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt)
 {
+    CG_CXX_ROUTE(CG_CXX__ZnwmRKSt9nothrow_t, return ((__typeof__(&_ZnwmRKSt9nothrow_t))fn)(n, nt));
     (void)nt;
     return alloc_inline(n, CG_FAMILY_NEW | CG_NEW_NOTHROW);
 }
@@ -336,6 +340,7 @@ CG_REPLACEABLE void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt)
 /* operator new[](unsigned long, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnamRKSt9nothrow_t(size_t n, const void *nt)
 {
+    CG_CXX_ROUTE(CG_CXX__ZnamRKSt9nothrow_t, return ((__typeof__(&_ZnamRKSt9nothrow_t))fn)(n, nt));
     (void)nt;
     return alloc_inline(n, CG_FAMILY_NEW_ARRAY | CG_NEW_NOTHROW);
 }
@@ -344,18 +349,21 @@ CG_REPLACEABLE void *_ZnamRKSt9nothrow_t(size_t n, const void *nt)
  * memalign. */
 CG_REPLACEABLE void *_ZnwmSt11align_val_t(size_t n, size_t al)
 {
+    CG_CXX_ROUTE(CG_CXX__ZnwmSt11align_val_t, return ((__typeof__(&_ZnwmSt11align_val_t))fn)(n, al));
     return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED, CG_RET_ADDR, VIA_SLOW, NULL);
 }
 
 /* operator new[](unsigned long, std::align_val_t) */
 CG_REPLACEABLE void *_ZnamSt11align_val_t(size_t n, size_t al)
 {
+    CG_CXX_ROUTE(CG_CXX__ZnamSt11align_val_t, return ((__typeof__(&_ZnamSt11align_val_t))fn)(n, al));
     return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED, CG_RET_ADDR, VIA_SLOW, NULL);
 }
 
 /* operator new(unsigned long, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
+    CG_CXX_ROUTE(CG_CXX__ZnwmSt11align_val_tRKSt9nothrow_t, return ((__typeof__(&_ZnwmSt11align_val_tRKSt9nothrow_t))fn)(n, al, nt));
     (void)nt;
     return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW, NULL);
 }
@@ -363,6 +371,7 @@ CG_REPLACEABLE void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, con
 /* operator new[](unsigned long, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
+    CG_CXX_ROUTE(CG_CXX__ZnamSt11align_val_tRKSt9nothrow_t, return ((__typeof__(&_ZnamSt11align_val_tRKSt9nothrow_t))fn)(n, al, nt));
     (void)nt;
     return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW, NULL);
 }
@@ -370,30 +379,35 @@ CG_REPLACEABLE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, con
 /* operator delete(void*) */
 CG_REPLACEABLE void _ZdlPv(void *p)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdlPv, ((__typeof__(&_ZdlPv))fn)(p); return);
     free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW);
 }
 
 /* operator delete[](void*) */
 CG_REPLACEABLE void _ZdaPv(void *p)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdaPv, ((__typeof__(&_ZdaPv))fn)(p); return);
     free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW_ARRAY);
 }
 
 /* operator delete(void*, unsigned long) */
 CG_REPLACEABLE void _ZdlPvm(void *p, size_t n)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdlPvm, ((__typeof__(&_ZdlPvm))fn)(p, n); return);
     free_inline(p, n, 0, CG_FAMILY_NEW);
 }
 
 /* operator delete[](void*, unsigned long) */
 CG_REPLACEABLE void _ZdaPvm(void *p, size_t n)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdaPvm, ((__typeof__(&_ZdaPvm))fn)(p, n); return);
     free_inline(p, n, 0, CG_FAMILY_NEW_ARRAY);
 }
 
 /* operator delete(void*, std::nothrow_t const&) */
 CG_REPLACEABLE void _ZdlPvRKSt9nothrow_t(void *p, const void *nt)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdlPvRKSt9nothrow_t, ((__typeof__(&_ZdlPvRKSt9nothrow_t))fn)(p, nt); return);
     (void)nt;
     free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW);
 }
@@ -401,6 +415,7 @@ CG_REPLACEABLE void _ZdlPvRKSt9nothrow_t(void *p, const void *nt)
 /* operator delete[](void*, std::nothrow_t const&) */
 CG_REPLACEABLE void _ZdaPvRKSt9nothrow_t(void *p, const void *nt)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdaPvRKSt9nothrow_t, ((__typeof__(&_ZdaPvRKSt9nothrow_t))fn)(p, nt); return);
     (void)nt;
     free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW_ARRAY);
 }
@@ -408,30 +423,35 @@ CG_REPLACEABLE void _ZdaPvRKSt9nothrow_t(void *p, const void *nt)
 /* operator delete(void*, std::align_val_t) */
 CG_REPLACEABLE void _ZdlPvSt11align_val_t(void *p, size_t al)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdlPvSt11align_val_t, ((__typeof__(&_ZdlPvSt11align_val_t))fn)(p, al); return);
     free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ALIGNED);
 }
 
 /* operator delete[](void*, std::align_val_t) */
 CG_REPLACEABLE void _ZdaPvSt11align_val_t(void *p, size_t al)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdaPvSt11align_val_t, ((__typeof__(&_ZdaPvSt11align_val_t))fn)(p, al); return);
     free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ARRAY_ALIGNED);
 }
 
 /* operator delete(void*, unsigned long, std::align_val_t) */
 CG_REPLACEABLE void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdlPvmSt11align_val_t, ((__typeof__(&_ZdlPvmSt11align_val_t))fn)(p, n, al); return);
     free_inline(p, n, al, CG_FAMILY_NEW_ALIGNED);
 }
 
 /* operator delete[](void*, unsigned long, std::align_val_t) */
 CG_REPLACEABLE void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdaPvmSt11align_val_t, ((__typeof__(&_ZdaPvmSt11align_val_t))fn)(p, n, al); return);
     free_inline(p, n, al, CG_FAMILY_NEW_ARRAY_ALIGNED);
 }
 
 /* operator delete(void*, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdlPvSt11align_val_tRKSt9nothrow_t, ((__typeof__(&_ZdlPvSt11align_val_tRKSt9nothrow_t))fn)(p, al, nt); return);
     (void)nt;
     free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ALIGNED);
 }
@@ -439,9 +459,22 @@ CG_REPLACEABLE void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, cons
 /* operator delete[](void*, std::align_val_t, std::nothrow_t const&) */
 CG_REPLACEABLE void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
 {
+    CG_CXX_ROUTE(CG_CXX__ZdaPvSt11align_val_tRKSt9nothrow_t, ((__typeof__(&_ZdaPvSt11align_val_tRKSt9nothrow_t))fn)(p, al, nt); return);
     (void)nt;
     free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ARRAY_ALIGNED);
 }
+
+/* Our own definitions, by form (cxxrepl.h): hidden aliases, which stay
+ * ours when a program's definition takes the exported name. */
+#define CG_CXX_OP(name, ret, params, demangled) \
+    extern __typeof__(name) cg_own_##name __attribute__((alias(#name), visibility("hidden")));
+#include "cxxops.def"
+#undef CG_CXX_OP
+void *const cg_cxx_own[CG_CXX_FORMS] = {
+#define CG_CXX_OP(name, ret, params, demangled) (void *)cg_own_##name,
+#include "cxxops.def"
+#undef CG_CXX_OP
+};
 #endif /* !CHUNKGUARD_PREFIXED */
 
 /* ---- tuning and introspection (info.c) -------------------------------- */

@@ -25,6 +25,13 @@
 #                          family check
 #   cxx-typemismatch-*     new_delete_type_mismatch=0 silences the sized and
 #                          aligned delete checks (typemismatch.cc), each mode
+#   cxx-replaced-<what>-*  a program that replaces only some forms
+#                          (replace.cc: the scalar ones, delete, the array
+#                          ones, the aligned ones), both links, fast and
+#                          debug mode: the others behave as libstdc++'s
+#                          defaults (array -> scalar, nothrow -> throwing,
+#                          sized -> unsized, through its replacements), and
+#                          no false alloc-dealloc-mismatch
 #   cxx-cookie-*          delete[] of one object plain new made, with a
 #                          destructor (cookie.cc, -O0 and -O2), debug and
 #                          guard mode, under a timeout: the cookie word
@@ -172,6 +179,18 @@ for mode in debug guard; do
      grep -q '^SUMMARY: chunkguard: alloc-dealloc-mismatch in operator delete()' <<<"$err"; then
     pass "cxx-mismatch-reported-$mode"
   else fail "cxx-mismatch-reported-$mode" "rc=$rc err=$(head -c 700 <<<"$err")"; fi
+done
+
+# A program replacing some forms: the others as libstdc++'s defaults.
+for what in SCALAR DELETE ARRAY ALIGNED; do
+  w=$(tr A-Z a-z <<<"$what")
+  build replace-$w replace.cc -DREPLACE_$what && build replace-$w-static replace.cc "$A" -DREPLACE_$what ||
+    continue
+  for bin in replace-$w replace-$w-static; do
+    for mode in fast debug; do
+      run "mode=$mode" $bin; clean "cxx-replaced-${bin#replace-}-$mode"
+    done
+  done
 done
 
 # delete[] of a plain new's object: the word before the block is the
