@@ -7,6 +7,7 @@
  *   -DREPLACE_ARRAY    operator new[](size_t) and operator delete[](void*)
  *   -DREPLACE_ALIGNED  operator new(size_t, align_val_t) and
  *                      operator delete(void*, align_val_t)
+ *   -DREPLACE_ALL      every form: none of chunkguard's is reached
  * The forms it does not replace must behave as libstdc++'s defaults do:
  * the array forms call the scalar ones, nothrow the throwing ones, sized
  * the unsized ones, each aligned form its aligned counterpart — so each
@@ -81,6 +82,45 @@ void operator delete(void *p, std::align_val_t) noexcept
 }
 #endif
 
+#ifdef REPLACE_ALL
+/* each form counts once and takes its block from malloc (aligned_alloc) */
+static void *take(size_t n, size_t a)
+{
+    news++;
+    void *p = a ? aligned_alloc(a, (n + a - 1) / a * a) : malloc(n ? n : 1);
+    if (p == nullptr)
+        throw std::bad_alloc();
+    return p;
+}
+static void drop(void *p)
+{
+    if (p != nullptr)
+        deletes++;
+    free(p);
+}
+#define AL(al) static_cast<size_t>(al)
+void *operator new(size_t n) { return take(n, 0); }
+void *operator new[](size_t n) { return take(n, 0); }
+void *operator new(size_t n, const std::nothrow_t &) noexcept { return take(n, 0); }
+void *operator new[](size_t n, const std::nothrow_t &) noexcept { return take(n, 0); }
+void *operator new(size_t n, std::align_val_t al) { return take(n, AL(al)); }
+void *operator new[](size_t n, std::align_val_t al) { return take(n, AL(al)); }
+void *operator new(size_t n, std::align_val_t al, const std::nothrow_t &) noexcept { return take(n, AL(al)); }
+void *operator new[](size_t n, std::align_val_t al, const std::nothrow_t &) noexcept { return take(n, AL(al)); }
+void operator delete(void *p) noexcept { drop(p); }
+void operator delete[](void *p) noexcept { drop(p); }
+void operator delete(void *p, size_t) noexcept { drop(p); }
+void operator delete[](void *p, size_t) noexcept { drop(p); }
+void operator delete(void *p, const std::nothrow_t &) noexcept { drop(p); }
+void operator delete[](void *p, const std::nothrow_t &) noexcept { drop(p); }
+void operator delete(void *p, std::align_val_t) noexcept { drop(p); }
+void operator delete[](void *p, std::align_val_t) noexcept { drop(p); }
+void operator delete(void *p, size_t, std::align_val_t) noexcept { drop(p); }
+void operator delete[](void *p, size_t, std::align_val_t) noexcept { drop(p); }
+void operator delete(void *p, std::align_val_t, const std::nothrow_t &) noexcept { drop(p); }
+void operator delete[](void *p, std::align_val_t, const std::nothrow_t &) noexcept { drop(p); }
+#endif
+
 /* Does the libstdc++ chain from a form lead to a replacement?  scalar:
  * a plain form; array: an array one; aligned: an aligned one. */
 static bool reaches(bool array, bool aligned, bool is_new)
@@ -94,9 +134,12 @@ static bool reaches(bool array, bool aligned, bool is_new)
 #elif defined(REPLACE_ARRAY)
     (void)is_new;
     return array && !aligned;
-#else
+#elif defined(REPLACE_ALIGNED)
     (void)array, (void)is_new;
     return aligned;
+#else
+    (void)array, (void)aligned, (void)is_new;
+    return true;
 #endif
 }
 

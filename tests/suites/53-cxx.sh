@@ -27,7 +27,8 @@
 #                          aligned delete checks (typemismatch.cc), each mode
 #   cxx-replaced-<what>-*  a program that replaces only some forms
 #                          (replace.cc: the scalar ones, delete, the array
-#                          ones, the aligned ones), both links, fast and
+#                          ones, the aligned ones; "all": every one, none
+#                          of ours is reached), both links, fast and
 #                          debug mode: the others behave as libstdc++'s
 #                          defaults (array -> scalar, nothrow -> throwing,
 #                          sized -> unsized, through its replacements), and
@@ -182,7 +183,7 @@ for mode in debug guard; do
 done
 
 # A program replacing some forms: the others as libstdc++'s defaults.
-for what in SCALAR DELETE ARRAY ALIGNED; do
+for what in SCALAR DELETE ARRAY ALIGNED ALL; do
   w=$(tr A-Z a-z <<<"$what")
   build replace-$w replace.cc -DREPLACE_$what && build replace-$w-static replace.cc "$A" -DREPLACE_$what ||
     continue
