@@ -48,18 +48,9 @@ extern void *const cg_cxx_own[CG_CXX_FORMS] CG_HIDDEN;
  */
 void *cg_cxx_default(int form) CG_HIDDEN CG_NOINLINE;
 
-/* In each of our forms, first: when libstdc++'s definitions serve, stmt
- * with fn, the form's libstdc++ definition (a void *).  One load and a
+/* In each of our forms, first: may ours not serve?  One load and a
  * predicted branch on the inline paths. */
-#define CG_CXX_ROUTE(form, stmt)                                            \
-    do {                                                                    \
-        if (CG_UNLIKELY(__atomic_load_n(&cg_cxx_serving, __ATOMIC_RELAXED)  \
-                        != CG_CXX_OURS)) {                                  \
-            void *fn = cg_cxx_default(form);                                \
-            if (fn != NULL) {                                               \
-                stmt;                                                       \
-            }                                                               \
-        }                                                                   \
-    } while (0)
+#define CG_CXX_ROUTED() \
+    (__atomic_load_n(&cg_cxx_serving, __ATOMIC_RELAXED) != CG_CXX_OURS)
 
 #endif
