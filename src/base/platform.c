@@ -1695,6 +1695,14 @@ void *cg_os_cxx_function(const char *name, bool lib_only)
     return fn;
 }
 
+void *cg_os_global_function(const char *name)
+{
+    int saved = errno;
+    void *fn = dlsym(RTLD_DEFAULT, name);
+    errno = saved;
+    return fn;
+}
+
 int cg_os_each_module(int (*cb)(struct dl_phdr_info *info, size_t size, void *arg), void *arg)
 {
     return dl_iterate_phdr(cb, arg);

@@ -514,6 +514,12 @@ int   cg_os_each_module(int (*cb)(struct dl_phdr_info *info, size_t size, void *
  * call it outside chunkguard (no lock held, not inside).  errno kept. */
 void *cg_os_cxx_function(const char *name, bool lib_only) CG_HIDDEN;
 
+/* The definition of the function name that the process's global scope
+ * binds first (dlsym(RTLD_DEFAULT): the program's own when it defines and
+ * exports one), or NULL.  May allocate (the loader's bookkeeping): call it
+ * outside chunkguard.  errno kept.  Thread-safe. */
+void *cg_os_global_function(const char *name) CG_HIDDEN;
+
 /* libc's own read, write and syscall, with libc's contract (-1 and errno):
  * for the shims debug/stack.c installs in libunwind's imports. */
 ssize_t cg_os_libc_read(int fd, void *buf, size_t n) CG_HIDDEN;

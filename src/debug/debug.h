@@ -28,6 +28,7 @@
 #include "checks.h"
 #include "mode.h"
 #include "options.h"
+#include "pattern.h"
 #include "platform.h"
 
 #define CG_DBG_LEAD     16      /* leading redzone bytes (unaligned requests) */
@@ -42,6 +43,40 @@ CG_INLINE size_t cg_dbg_lead_checked(size_t lead)
 {
     lead -= 4;                  /* CG_SHADOW_HINT_SZ */
     return lead < 256 ? lead : 256;
+}
+
+/*
+ * The array cookie: the last CG_DBG_COOKIE_SZ bytes before a debug block
+ * or a guarded one (of its leading redzone or front slack) read 0, not
+ * CG_DBG_REDZONE.  A compiler's delete[] of what plain new made reads the
+ * element count there: 0 runs no destructor (the fill's 0xfafa... ran
+ * them for ever), and its operator delete[](p - 8) that follows is
+ * reported as alloc-dealloc-mismatch (debugblock.h,
+ * cg_dbg_report_not_start).  cg_dbg_lead_fill fills the len bytes before
+ * the user pointer u so; cg_dbg_lead_bad returns the first of them that
+ * is not so filled, or NULL.  Thread-safe; async-signal-safe.
+ */
+#define CG_DBG_COOKIE_SZ 8
+CG_INLINE size_t cg_dbg_cookie_len(size_t len)
+{
+    return len < CG_DBG_COOKIE_SZ ? len : CG_DBG_COOKIE_SZ;
+}
+CG_INLINE void cg_dbg_lead_fill(unsigned char *u, size_t len)
+{
+    size_t z = cg_dbg_cookie_len(len);
+    cg_pattern_fill_small(u - len, len - z, CG_DBG_REDZONE);
+    memset(u - z, 0, z);
+}
+CG_INLINE const unsigned char *cg_dbg_lead_bad(const unsigned char *u, size_t len)
+{
+    size_t z = cg_dbg_cookie_len(len);
+    const unsigned char *bad = cg_pattern_find_not(u - len, len - z, CG_DBG_REDZONE);
+    return bad != NULL ? bad : cg_pattern_find_not_any(u - z, z, 0);
+}
+/* What the byte at q, before the user pointer u, is filled with. */
+CG_INLINE unsigned char cg_dbg_lead_byte(const unsigned char *u, const unsigned char *q)
+{
+    return u - q <= CG_DBG_COOKIE_SZ ? 0 : CG_DBG_REDZONE;
 }
 
 /* The byte freed blocks are filled with: fill_free's, else CG_DBG_POISON. */

@@ -25,6 +25,19 @@
 #                          family check
 #   cxx-typemismatch-*     new_delete_type_mismatch=0 silences the sized and
 #                          aligned delete checks (typemismatch.cc), each mode
+#   cxx-replaced-<what>-*  a program that replaces only some forms
+#                          (replace.cc: the scalar ones, delete, the array
+#                          ones, the aligned ones; "all": every one, none
+#                          of ours is reached), both links, fast and
+#                          debug mode: the others behave as libstdc++'s
+#                          defaults (array -> scalar, nothrow -> throwing,
+#                          sized -> unsized, through its replacements), and
+#                          no false alloc-dealloc-mismatch
+#   cxx-cookie-*          delete[] of one object plain new made, with a
+#                          destructor (cookie.cc, -O0 and -O2), debug and
+#                          guard mode, under a timeout: the cookie word
+#                          reads 0 (no destructor runs, no hang) and the
+#                          release is an alloc-dealloc-mismatch
 #   cxx-frames-demangled   a program's own operator new/delete frames are
 #                          named demangled in a report (ownnew.cc)
 #   cxx-names-*            a namespaced member of a class template and a
@@ -57,7 +70,7 @@ build() {   # build OUT SRC [LIBS...]: g++ or gcc by SRC's suffix
 ok=1
 build forms forms.cc && build forms-static forms.cc "$A" && build handler handler.cc &&
   build handler-static handler.cc "$A" && build mismatch mismatch.cc && build ownnew ownnew.cc && build nsdemangle nsdemangle.cc && build typemismatch typemismatch.cc &&
-  build plain plain.c && build plain-static plain.c "$A" && build cnew cnew.c || ok=0
+  build plain plain.c && build cookie-O2 cookie.cc -O2 && build cookie-O0 cookie.cc -O0 && build plain-static plain.c "$A" && build cnew cnew.c || ok=0
 [ $ok = 1 ] || exit 1
 
 # run NAME OPTIONS BIN ARGS...: BIN under chunkguard with CHUNKGUARD_OPTIONS;
@@ -67,7 +80,7 @@ run() {
   local opts=$1 bin=$2; shift 2
   local pre=$SO
   case "$bin" in *-static) pre= ;; esac
-  out=$(timeout 120 env CHUNKGUARD_OPTIONS="$opts" ${pre:+LD_PRELOAD=$pre} "$B/$bin" "$@" \
+  out=$(timeout "${RUN_TIMEOUT:-120}" env CHUNKGUARD_OPTIONS="$opts" ${pre:+LD_PRELOAD=$pre} "$B/$bin" "$@" \
         2>"$tmp/err"); rc=$?
   err=$(cat "$tmp/err")
 }
@@ -167,6 +180,38 @@ for mode in debug guard; do
      grep -q '^SUMMARY: chunkguard: alloc-dealloc-mismatch in operator delete()' <<<"$err"; then
     pass "cxx-mismatch-reported-$mode"
   else fail "cxx-mismatch-reported-$mode" "rc=$rc err=$(head -c 700 <<<"$err")"; fi
+done
+
+# A program replacing some forms: the others as libstdc++'s defaults.
+for what in SCALAR DELETE ARRAY ALIGNED ALL; do
+  w=$(tr A-Z a-z <<<"$what")
+  build replace-$w replace.cc -DREPLACE_$what && build replace-$w-static replace.cc "$A" -DREPLACE_$what ||
+    continue
+  for bin in replace-$w replace-$w-static; do
+    for mode in fast debug; do
+      run "mode=$mode" $bin; clean "cxx-replaced-${bin#replace-}-$mode"
+    done
+  done
+done
+
+# delete[] of a plain new's object: the word before the block is the
+# cookie the compiler reads; a hang (a redzone fill read as a count)
+# meets the timeout
+for opt in O0 O2; do
+  for mode in debug guard; do
+    RUN_TIMEOUT=20 run "mode=$mode:halt_on_error=0" cookie-$opt
+    if [ "$rc" = 0 ] && grep -qx 'destructors=0' <<<"$out" && [ "$(tail -n 1 <<<"$out")" = ok ] &&
+       grep -q 'ERROR: chunkguard: alloc-dealloc-mismatch' <<<"$err" && ! grep -q 'invalid-free' <<<"$err"; then
+      pass "cxx-cookie-reads-0-$opt-$mode"
+    else fail "cxx-cookie-reads-0-$opt-$mode" "rc=$rc out=$(head -c 200 <<<"$out") err=$(head -c 400 <<<"$err")"; fi
+    RUN_TIMEOUT=20 run "mode=$mode" cookie-$opt
+    if [ "$rc" = 134 ] &&
+       grep -q '^==[0-9]*==ERROR: chunkguard: alloc-dealloc-mismatch on address' <<<"$err" &&
+       grep -q 'operator delete\[\]' <<<"$err" && grep -q 'came from operator new()' <<<"$err" &&
+       grep -q '8-byte region' <<<"$err" && ! grep -q 'invalid-free' <<<"$err"; then
+      pass "cxx-cookie-mismatch-$opt-$mode"
+    else fail "cxx-cookie-mismatch-$opt-$mode" "rc=$rc err=$(head -c 900 <<<"$err")"; fi
+  done
 done
 
 run "mode=debug" ownnew
