@@ -382,10 +382,8 @@ void cg_sym_batch_add(const uintptr_t *pcs, size_t n, bool exact0)
         if (sym_find(look) != NULL)
             continue;
         cg_symbolize_frame(pcs[i], ret, &f);
-        /* only files by absolute path; a '"' would end llvm-symbolizer's
-         * quoted module name */
-        if (!f.in_module || f.module[0] != '/' || strchr(f.module, '"') != NULL ||
-            ends_with(f.module, " (deleted)"))
+        /* only files by absolute path (any bytes in it: llvm_quote) */
+        if (!f.in_module || f.module[0] != '/' || ends_with(f.module, " (deleted)"))
             continue;
         size_t m = 0;
         while (m < sym_nmods && strcmp(sym_mods[m], f.module) != 0)
@@ -602,22 +600,54 @@ static void give_up(const char *path, const char *why)
     cg_log_write(line, n);
 }
 
+/* The quote that llvm-symbolizer's CODE "module" line can put around
+ * module m: '"', else '\'' when m holds a '"' (the symbolizer reads to the
+ * next quote of the same kind, with no escapes), else 0 (m holds both, or
+ * a newline, which would end the line): m then gets a run of its own,
+ * named by --obj= on the command line. */
+static char llvm_quote(int m)
+{
+    const char *s = sym_mods[m];
+    if (strchr(s, '\n') != NULL)
+        return 0;
+    if (strchr(s, '"') == NULL)
+        return '"';
+    return strchr(s, '\'') == NULL ? '\'' : 0;
+}
+
+/* Whether entry e goes to the run for mod: llvm-symbolizer's run of
+ * every module (mod < 0) takes those llvm_quote can quote, a run of one
+ * module its own. */
+static bool in_run(const sym_entry_t *e, bool llvm, int mod)
+{
+    if (mod >= 0)
+        return e->mod == mod;
+    return !llvm || llvm_quote(e->mod) != 0;
+}
+
 /* One run of the helper at path: entries of module mod (or, for
- * llvm-symbolizer, mod < 0: every entry) in, answers parsed into them. */
+ * llvm-symbolizer, mod < 0: every entry whose module can be quoted) in,
+ * answers parsed into them. */
 static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
 {
-    const char *argv_llvm[] = { path, "--inlining", "--demangle", "--functions=linkage", NULL };
+    static char obj[CG_SYM_MODULE_MAX + 8];     /* --obj=MODULE (under the batch) */
+    if (llvm && mod >= 0)
+        cg_fmt(obj, sizeof obj, "--obj=%s", sym_mods[mod]);
+    const char *argv_llvm[] = { path, "--inlining", "--demangle", "--functions=linkage",
+                                mod >= 0 ? obj : NULL, NULL };
     const char *argv_a2l[] = { path, "-a", "-f", "-i", "-C", "-e", mod >= 0 ? sym_mods[mod] : "",
                                NULL };
     size_t inlen = 0, first = sym_n, asked = 0;
     for (size_t i = 0; i < sym_n; i++) {
         const sym_entry_t *e = &sym_tab[i];
-        if (mod >= 0 && e->mod != mod)
+        if (!in_run(e, llvm, mod))
             continue;
         char line[CG_SYM_MODULE_MAX + 48];
-        size_t l = llvm ? cg_fmt(line, sizeof line, "CODE \"%s\" 0x%x\n", sym_mods[e->mod],
-                                 (size_t)e->off)
-                        : cg_fmt(line, sizeof line, "0x%x\n", (size_t)e->off);
+        char q = llvm_quote(e->mod);
+        size_t l = llvm && mod < 0
+                       ? cg_fmt(line, sizeof line, "CODE %c%s%c 0x%x\n", q, sym_mods[e->mod], q,
+                                (size_t)e->off)
+                       : cg_fmt(line, sizeof line, "0x%x\n", (size_t)e->off);
         if (inlen + l > sizeof sym_in)
             break;
         memcpy(sym_in + inlen, line, l);
@@ -666,7 +696,7 @@ static void run_helper(const char *path, bool llvm, int mod, uint64_t deadline)
     sym_outlen += got;
     for (size_t i = first; i < sym_n; i++) {
         sym_entry_t *e = &sym_tab[i];
-        if (mod >= 0 && e->mod != mod)
+        if (!in_run(e, llvm, mod))
             continue;
         if (!llvm) {                /* its address line first */
             char *a = next_line(&p, end);
@@ -723,6 +753,11 @@ void cg_sym_batch_run(void)
         sym_batch_ms = ms;
         if (llvm) {
             run_helper(path, true, -1, deadline);
+            /* the modules whose path no CODE line can quote: a run each */
+            for (size_t m = 0; m < sym_nmods && cg_os_now_ns() < deadline &&
+                               !__atomic_load_n(&sym_given_up, __ATOMIC_ACQUIRE); m++)
+                if (llvm_quote((int)m) == 0)
+                    run_helper(path, true, (int)m, deadline);
         } else {
             size_t m = 0;
             for (; m < sym_nmods && cg_os_now_ns() < deadline &&

@@ -10,6 +10,9 @@
 #                            frame, marked, then its caller at its line
 #   sym-cxx-demangled        a C++ member function's frame, demangled
 #   sym-fast-mode            the same in fast mode (its one frame, the call)
+#   sym-quoted-path          a program in a directory named with a double
+#                            quote, blank, backslash (then both quotes):
+#                            file:line, and the JSON module exact
 #   sym-json-fields          JSON frames carry file, line and inlined
 #   sym-leaks-one-run        a leak report of three groups: every group's
 #                            frames symbolized by one run of the symbolizer,
@@ -602,4 +605,27 @@ if [ "$rc" = 23 ] && ! awk 'length > 1600 { bad = 1 } END { exit !bad }' <<<"$er
 else
   fail sym-long-names-leak "rc $rc: $(grep -E '^(HASH|SUMMARY|    \.\.\.)' <<<"$err" | cut -c1-100)"
 fi
+# sym-quoted-path: a program in a directory whose name holds a double quote
+# (and a blank, a backslash; then a single quote too): its frames get
+# file:line, and the JSON names the module exactly
+for qd in 'q"d ir\x' "q'd\"ir"; do
+  mkdir -p "$tmp/$qd" && cp "$B/sym" "$tmp/$qd/sym"
+  run mode=debug:report_path="$tmp/q.json" "$tmp/$qd/sym" free
+  qok=$(python3 - "$tmp/q.json" "$tmp/$qd/sym" <<'PY'
+import json, sys
+try:
+    r = json.loads(open(sys.argv[1]).readline())
+    f = r["stacks"][next(iter(r["stacks"]))]["frames"][0]
+    print("ok" if f["module"] == sys.argv[2] and f.get("line") else f"frame {f}")
+except Exception as e:
+    print(f"json: {e}")
+PY
+)
+  rm -f "$tmp/q.json"
+  if grep -Eq "$F0 overflow_then_free .*sym\.c:$(line free "$src") " <<<"$err" && [ "$qok" = ok ]; then
+    pass "sym-quoted-path ($qd)"
+  else
+    fail "sym-quoted-path ($qd)" "json: $qok; text: $(grep -m1 '#0' <<<"$err")"
+  fi
+done
 exit 0
