@@ -14,6 +14,11 @@ enum {
      * cg_unlock_if: every free that bins a chunk under the lock; arg is
      * the arena.  A hook that creates a thread here tests the token. */
     CG_HOOK_ARENA_FREE_LOCKED = 1,
+    /* give_back (debug/debug.c), between the two steps that return a
+     * released block: its record's unbind and the core's free of its
+     * chunk; arg is the block's user pointer.  A hook that sleeps here lets a racing
+     * free of the same pointer fall into the gap (threads.c, race-free). */
+    CG_HOOK_DBG_GIVE_BACK = 2,
 };
 
 extern void (*cg_test_hook_fn)(int point, void *arg) CG_HIDDEN;

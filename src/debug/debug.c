@@ -34,6 +34,7 @@
 #include "stackdepot.h"
 #include "stackmemo.h"
 #include "symbolize.h"
+#include "testhooks.h"
 #include "vgclient.h"
 
 
@@ -594,13 +595,41 @@ static size_t reuse_limit(void)
     return 2 * cg_quarantine_batch_limit(quarantine_budget());
 }
 
-/* Unbind a released block's record and give its chunk back to the core. */
+/* Unbind a released block's record and give its chunk back to the core.
+ * Between the two a racing free of the block finds no record, yet the
+ * core still holds the chunk in use: the thread's giving field names the
+ * block meanwhile, and such a free waits for it (wait_giving) before it
+ * looks again, so that it sees the block freed and reports a double free
+ * instead of freeing the chunk a second time (issue 15, point 4).  (The
+ * unbind goes first: once the core has the chunk its heap may be gone,
+ * map and all.) */
 static void give_back(cg_shadow_t *r, const cg_call_t *call)
 {
     cg_chunk_t *c = r->chunk;
     bool big = cg_is_mmapped(c);
+    void *user = cg_shadow_user(r);
+    cg_dthread_t *t = cg_dthread_peek();
+    if (t != NULL)
+        __atomic_store_n(&t->giving, user, __ATOMIC_SEQ_CST);
     cg_shadow_delete(r, big, call);
+    CG_TEST_HOOK(CG_HOOK_DBG_GIVE_BACK, user);
     cg_core_free(cg_chunk2mem(c), call);
+    if (t != NULL)
+        __atomic_store_n(&t->giving, NULL, __ATOMIC_RELEASE);
+}
+
+/* Wait until no thread is giving p back (give_back).  True when one was:
+ * look p up again.  The registry's blocks are never unmapped, so its
+ * list is walked without a lock. */
+static bool wait_giving(const void *p)
+{
+    bool waited = false;
+    for (cg_dthread_t *t = cg_dthread_first(); t != NULL; t = __atomic_load_n(&t->all, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&t->giving, __ATOMIC_SEQ_CST) == p) {
+            waited = true;
+            cg_os_yield();
+        }
+    return waited;
 }
 
 /* A block leaving the quarantine: header, redzones and poison intact (the
@@ -1031,6 +1060,8 @@ static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t s
 static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t use)
 {
     cg_shadow_t *r = find_block(p, call);
+    if (r == NULL && wait_giving(p))
+        r = find_block(p, call);
     if (r == NULL) {
         if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), call, &(bool){true}))
             report_foreign(call, p);   /* halt_on_error=0: ignored */

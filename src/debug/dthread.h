@@ -39,6 +39,11 @@ typedef struct cg_dthread {
     uintptr_t site_pc[CG_DTHREAD_SITES];
     uint32_t site_id[CG_DTHREAD_SITES];
     uint32_t site_next;         /* the entry replaced next                  */
+    /* debug.c, give_back: the user pointer of the block whose record this
+     * thread has unbound and whose chunk it has not yet given back to the
+     * core, or NULL; a free that finds no record for that pointer waits
+     * for it (the free that won is still finishing: a double free). */
+    const void *giving;
     struct cg_dthread *all;     /* every block ever made (registry)         */
     struct cg_dthread *spare;   /* the spare list: blocks of exited threads */
 } cg_dthread_t;

@@ -27,6 +27,14 @@
  *                          thread's batch; prints
  *                          "budget ok <max bytes> <bound>" and exits 0, or
  *                          says what was over and exits 1
+ *   threads race-free SIZE  (a test build) the main thread frees a block
+ *                          of SIZE bytes; a hook (cg_test_set_hook,
+ *                          CG_HOOK_DBG_GIVE_BACK) in its release, between
+ *                          the record's unbind and the core's free, lets 3
+ *                          threads free it again there and waits: each
+ *                          must report a double free (SIGABRT at the
+ *                          first); a free of theirs that returns (it won
+ *                          too) prints "two frees won" and exits 1
  * The double free and the write after free end the process with the
  * report (SIGABRT); the others exit 0.
  */
@@ -168,6 +176,64 @@ static int budget(size_t mb)
     return 0;
 }
 
+static void *volatile race_block;
+static int in_gap;                    /* the main thread's free is in the gap */
+static int returned;                  /* frees of race_block that returned    */
+
+/* In the main thread's release of race_block, between its two steps: let
+ * the other threads free it, and wait for a free of theirs to return (it
+ * won too: the bug) or for their report to end the process. */
+static void race_hook(int point, void *arg)
+{
+    if (point != 2 || arg != race_block)          /* CG_HOOK_DBG_GIVE_BACK */
+        return;
+    __atomic_store_n(&in_gap, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < 300; i++) {               /* 0.3 s at most */
+        if (__atomic_load_n(&returned, __ATOMIC_ACQUIRE) > 0) {
+            static const char msg[] = "two frees won\n";
+            (void)!write(1, msg, sizeof msg - 1);
+            _exit(1);
+        }
+        usleep(1000);
+    }
+}
+
+static void *race_go(void *arg)
+{
+    while (!__atomic_load_n(&in_gap, __ATOMIC_ACQUIRE))
+        usleep(100);
+    free(race_block);                 /* the double free, in the gap */
+    __atomic_add_fetch(&returned, 1, __ATOMIC_RELEASE);
+    return arg;
+}
+
+static int race_free(size_t n)
+{
+    void (*set_hook)(void (*)(int, void *)) =
+        (void (*)(void (*)(int, void *)))dlsym(RTLD_DEFAULT, "cg_test_set_hook");
+    if (set_hook == NULL) {
+        puts("no test build: cg_test_set_hook missing");
+        return 2;
+    }
+    race_block = malloc(n);
+    if (race_block == NULL)
+        return 4;
+    pthread_t t[3];
+    for (int i = 0; i < 3; i++)
+        if (pthread_create(&t[i], NULL, race_go, NULL) != 0)
+            return 3;
+    set_hook(race_hook);
+    free(race_block);                 /* the winner */
+    if (!__atomic_load_n(&in_gap, __ATOMIC_ACQUIRE)) {
+        puts("the release never reached the hook");
+        return 1;
+    }
+    for (int i = 0; i < 3; i++)
+        pthread_join(t[i], NULL);
+    puts("no report");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -206,6 +272,8 @@ int main(int argc, char **argv)
             shared[5] = 'x';
         return 0;                     /* exit() checks the quarantine */
     }
+    if (strcmp(what, "race-free") == 0 && argc > 2)
+        return race_free((size_t)strtoul(argv[2], NULL, 10));
     if (strcmp(what, "budget") == 0 && argc > 2)
         return budget((size_t)strtoul(argv[2], NULL, 10));
     fprintf(stderr, "usage: threads {df-xthread|uaf-xthread|uaf-exited|budget MB}\n");

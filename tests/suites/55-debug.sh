@@ -541,3 +541,14 @@ if make -s -C "$R" BUILD="$CG_BUILD" locks-lib-test >/dev/null 2>&1; then
     if [ $rc = 0 ] && grep -q '^budget ok' <<<"$out"; then pass threads-quarantine-budget-8-threads
     else fail threads-quarantine-budget-8-threads "rc=$rc $out $(head -c 300 <<<"$err")"; fi
 else fail threads-quarantine-budget-8-threads "make locks-lib-test failed"; fi
+# A free racing the release of its block (issue 15, point 4): a test
+# build's hook holds the winner's release between the record's unbind and
+# the core's free while 3 threads free the block again.  Each must report
+# a double free; before the fix a loser found no record and went to the
+# core, which still held the chunk in use (invalid-free, or a second free).
+if [ -f "$CG_BUILD/locks/test/libchunkguard.so" ]; then
+    trun mode=debug:quarantine_mb=0:guard_sample=0:stack_depth=1 "$CG_BUILD/locks/test/libchunkguard.so" race-free 100
+    if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$err" &&
+       ! grep -q 'two frees won' <<<"$out"; then pass threads-free-racing-release-double-free
+    else fail threads-free-racing-release-double-free "rc=$rc $out $(head -c 300 <<<"$err")"; fi
+else fail threads-free-racing-release-double-free "no test build"; fi
