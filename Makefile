@@ -128,7 +128,10 @@ $(BUILD)/layout.ld: Makefile
 	$(call cg_layout,$(COLD_OBJS) $(COLD_EXTRA)) > $@
 # The cold objects are also linked last, which keeps the order of the
 # constructors and destructors: the core's first.
-LINK_OBJS := $(filter-out $(COLD_OBJS:%=$(BUILD)/obj/%.o),$(OBJS)) $(COLD_OBJS:%=$(BUILD)/obj/%.o)
+# atforkreg.o (pthread_atfork) is the archive's alone: the shared library
+# has forkreg.o's __register_atfork (src/entry/atforkreg.c).
+SO_OBJS := $(filter-out $(BUILD)/obj/atforkreg.o,$(OBJS))
+LINK_OBJS := $(filter-out $(COLD_OBJS:%=$(BUILD)/obj/%.o),$(SO_OBJS)) $(COLD_OBJS:%=$(BUILD)/obj/%.o)
 # The library's SONAME is libchunkguard.so.$(CG_ABI) (pkg/install.mk and
 # docs/design.md, "Versions and the SONAME").  build/libchunkguard.so stays
 # the real file, the one LD_PRELOAD names; build/$(CG_SONAME) points to it

@@ -16,6 +16,9 @@
 #                    forks, before the first fork(), before the program's
 #                    own pthread_atfork handler (so prepare runs ours last),
 #                    at a second thread's first call; debug mode at start-up
+#   fork-handlers-early  a constructor before chunkguard's registers a
+#                    prepare handler that allocates: ours still runs after
+#                    it (libchunkguard.a and the .so, both modes)
 #   fork-handlers-daemon-stats  with stats_path set, a daemon() child's
 #                    stats line counts its own calls only
 #   stderr-closed    a double free with fd 2 closed still dies by SIGABRT
@@ -87,6 +90,26 @@ lazy fork $'-\nchild ok\ncg'
 lazy atfork $'cg user\nchild ok prepared\ncg user'
 lazy thread 'cg'
 lazy none 'cg' debug
+
+# fork-handlers-early: a constructor that runs before chunkguard's
+# initialisation registers a prepare handler that allocates; ours must
+# still run after it (libchunkguard.a linked in, and the .so preloaded),
+# in both modes.
+"${cc[@]}" -pthread -o "$B/atfork_early_a" "$R/tests/lifecycle/atfork_early.c" \
+    "$CG_BUILD/libchunkguard.a" -pthread -lunwind || fail fork-handlers-early-build gcc
+"${cc[@]}" -pthread -o "$B/atfork_early" "$R/tests/lifecycle/atfork_early.c" ||
+    fail fork-handlers-early-build gcc
+for mode in fast debug; do
+  for form in a so; do
+    if [ $form = a ]; then
+      out=$(CHUNKGUARD_OPTIONS=mode=$mode timeout 20 "$B/atfork_early_a" 2>&1); rc=$?
+    else
+      out=$(CHUNKGUARD_OPTIONS=mode=$mode LD_PRELOAD=$SO timeout 20 "$B/atfork_early" 2>&1); rc=$?
+    fi
+    if [ $rc -eq 0 ] && [ "$out" = "ok prepared=1 child=0" ]; then pass "fork-handlers-early-$form-$mode"
+    else fail "fork-handlers-early-$form-$mode" "rc=$rc (124: hung) out='$(printf '%s' "$out" | head -c 300)'"; fi
+  done
+done
 
 # fork-handlers-daemon-stats: with stats_path set the handlers are there
 # from the start, so a daemon() child's line counts its 3 mallocs only.
