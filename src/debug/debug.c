@@ -1128,13 +1128,19 @@ static void *dbg_realloc(void *p, size_t n, const cg_call_t *call)
     return q;
 }
 
-void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc)
+void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc, bool no_addr)
 {
     cg_call_t call = cg_call_internal("a memory access");
     call.caller = pc;
     char msg[512];
-    cg_dbg_describe_address(a, msg, sizeof msg);
+    if (no_addr)
+        cg_fmt(msg, sizeof msg, "the fault gave no address: a general-protection fault, which "
+               "an access through a non-canonical pointer (such as 0xdead000000000000) raises "
+               "on x86-64");
+    else
+        cg_dbg_describe_address(a, msg, sizeof msg);
     cg_access_t acc = cg_dbg_access(pc, write, uc, true);
+    acc.addr_unknown = no_addr;
     cg_dbg_report_at(&call, CG_CK_FAULT_WILD_POINTER, a, msg, NULL, NULL, 0, &acc);
 }
 

@@ -128,6 +128,6 @@ void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a,
  * signal's context): one segv report with the faulting stack and
  * what a is, then return, so that the caller lets the default action end
  * the process. */
-void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc) CG_COLD CG_HIDDEN;
+void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc, bool no_addr) CG_COLD CG_HIDDEN;
 
 #endif /* CG_DEBUG_H */

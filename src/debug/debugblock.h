@@ -85,7 +85,7 @@ CG_INLINE cg_access_t cg_dbg_access(uintptr_t pc, int write, void *uc, bool pass
     return (cg_access_t){ write == CG_ACCESS_WRITE   ? "WRITE"
                           : write == CG_ACCESS_READ  ? "READ"
                           : write == CG_ACCESS_FETCH ? "EXECUTE" : NULL,
-                          size, pc, uc, passing };
+                          size, pc, uc, passing, false };
 }
 
 /* What p points at, from /proc/self/maps ("it is on this thread's

@@ -196,6 +196,21 @@ static int fault_write(void *uc)
 #endif
 }
 
+/* A fault that names no address: on x86_64 a general-protection fault
+ * (trap 13, si_code SI_KERNEL), which an access through a non-canonical
+ * pointer (0xdead000000000000) raises with si_addr 0.  Its error code is
+ * no page-fault code, so the access kind is not known either. */
+static bool fault_no_addr(const siginfo_t *si, void *uc)
+{
+#if defined(__x86_64__)
+    return si->si_code == SI_KERNEL && si->si_addr == NULL &&
+           ((ucontext_t *)uc)->uc_mcontext.gregs[REG_TRAPNO] == 13;
+#else
+    (void)si, (void)uc;
+    return false;
+#endif
+}
+
 /* A fault while this thread's handler examines or reports an earlier one:
  * the handler read metadata that is gone (a heap header made inaccessible
  * behind its back).  In a program linking libchunkguard.a no pc tells our
@@ -230,6 +245,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
      * every other way out of here is a report that ends the process */
     cg_self.in_fault = 1;
     bool in_code = pc >= code_lo && pc < code_hi;
+    bool no_addr = fault_no_addr(si, uc);
     cg_vg_quiet_begin();   /* reads metadata kept from the program (vgclient.h) */
     if (!in_code && cg_shadow_in_pages((void *)a))
         cg_guard_fault((void *)a, pc, fault_write(uc), uc);      /* does not return */
@@ -250,7 +266,8 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         struct sigaction old;
         prog_get(sig, &old);
         if (cg_mode.instrumented && prog_default(&old))
-            cg_dbg_report_wild((void *)a, pc, fault_write(uc), uc);
+            cg_dbg_report_wild((void *)a, pc, no_addr ? CG_ACCESS_UNKNOWN : fault_write(uc), uc,
+                               no_addr);
         cg_vg_quiet_end();
         cg_self.in_fault = 0;
         chain(sig, si, uc);

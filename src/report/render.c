@@ -52,15 +52,21 @@ static size_t put_frames(char *b, size_t cap, const cg_rstack_t *s)
 static size_t render_head(char *b, size_t cap, const cg_rdata_t *d)
 {
     const char *token = cg_error_token(d->kind);
-    size_t n = cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p", cg_os_getpid(),
-                      token, d->addr);
+    bool unknown = d->access != NULL && d->access->addr_unknown;
+    size_t n = unknown ? cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address <unknown>",
+                                cg_os_getpid(), token)
+                       : cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p",
+                                cg_os_getpid(), token, d->addr);
     if (d->access != NULL) {
         /* ASan's second line: the access, then what was found */
         n += cg_fmt(b + n, cap - n, " at pc %p\n%s", (void *)d->access->pc,
                     d->access->kind ? d->access->kind : "ACCESS (read or write)");
         if (d->access->size)
             n += cg_fmt(b + n, cap - n, " of size %zu", d->access->size);
-        n += cg_fmt(b + n, cap - n, " at %p", d->addr);
+        if (unknown)
+            n += cg_fmt(b + n, cap - n, " at an unknown (non-canonical) address");
+        else
+            n += cg_fmt(b + n, cap - n, " at %p", d->addr);
         if (d->tid >= 0)
             n += cg_fmt(b + n, cap - n, " thread T%d", d->tid);
         n += cg_fmt(b + n, cap - n, "\n    ");
@@ -435,7 +441,10 @@ static size_t render_json(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
         else
             jraw(&w, "null");
         jraw(&w, ",\"address\":");
-        jfmt_hex(&w, (uintptr_t)d->addr);
+        if (d->access->addr_unknown)
+            jraw(&w, "null");   /* a general-protection fault names none */
+        else
+            jfmt_hex(&w, (uintptr_t)d->addr);
         jraw(&w, ",\"pc\":");
         jfmt_hex(&w, d->access->pc);
         jraw(&w, "}");

@@ -35,6 +35,10 @@ typedef struct cg_access {
     void *ucontext;             /* the signal's context, to unwind from    */
     bool passing;               /* not ours: after the report the signal's
                                  * default action ends the process        */
+    bool addr_unknown;          /* the fault gave no address (x86-64's
+                                 * general-protection fault: a non-
+                                 * canonical pointer); the report's
+                                 * address is then not 0 but unknown      */
 } cg_access_t;
 
 /* cg_rdata_t's block_guarded: the values of debug/shadow.h's CG_GUARDED_*. */

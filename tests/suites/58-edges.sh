@@ -150,4 +150,19 @@ if [ -n "$fast_maps" ] && [ -n "$dbg_maps" ] && [ "$dbg_maps" -le $((fast_maps +
    [ "$dbg_child" = "$dbg_maps" ]; then
     echo "PASS edges-debug-mappings-at-most-fast-plus-20 (fast $fast_maps, debug $dbg_maps, its child $dbg_child)"
 else echo "FAIL edges-debug-mappings-at-most-fast-plus-20: fast $fast_maps, debug $dbg_maps, its child $dbg_child ($(head -c 300 <<<"$err"))"; fi
+# A non-canonical pointer (x86-64: a general-protection fault, si_addr 0):
+# the report must not claim address 0, nor guess the access kind.
+gcc -O1 -g -fno-omit-frame-pointer -Wall -o "$B/noncanon" "$R/tests/edges/noncanon.c" ||
+    echo "FAIL edges-build: noncanon"
+if [ "$(uname -m)" = x86_64 ]; then
+    for kind in read write; do
+        out=$(timeout 60 env CHUNKGUARD_OPTIONS=mode=debug LD_PRELOAD="$SO" "$B/noncanon" $kind 2>"$tmp/err"); rc=$?
+        err=$(cat "$tmp/err")
+        if [ "$rc" = 139 ] && grep -q 'ERROR: chunkguard: segv on address <unknown>' <<<"$err" &&
+           grep -q 'non-canonical' <<<"$err" && ! grep -q ' 0x0\b' <<<"$err" &&
+           ! grep -Eq '^(READ|WRITE)' <<<"$err"; then
+            echo "PASS edges-debug-noncanonical-$kind"
+        else echo "FAIL edges-debug-noncanonical-$kind: rc=$rc report: $(head -c 600 <<<"$err")"; fi
+    done
+fi
 exit 0
