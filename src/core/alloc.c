@@ -78,18 +78,8 @@ void cg_report_bad_size(cg_chunk_t *c, cg_use_t use, const cg_call_t *call)
 {
     /* A "chunk" whose size reaches exactly the heap's end is the top chunk:
      * the free space a block turns into once freed and merged. */
-    cg_heap_t *h = cg_heap_base(c);
-    if ((char *)c + cg_csize(c) == cg_heap_end(h)) {
-        /* ...but only if a block ever started there: while the heap's
-         * clean mark is just past top's own header, top has never been
-         * carved, and no block was handed out at its start. */
-        if ((char *)c + CG_HDR_SZ < CG_LOAD(h->clean_from))
-            cg_fail_with(call, CG_CK_FOR_USE(TOP_START, use), cg_chunk2mem(c), NULL);
-        char detail[128];
-        cg_fmt(detail, sizeof detail, "it is the start of the top chunk at %p (%zu bytes), which "
-               "no block has reached yet", (void *)c, cg_csize(c));
-        cg_fail_with(call, CG_CK_FOR_USE(IN_FREE_SPACE, use), cg_chunk2mem(c), detail);
-    }
+    if ((char *)c + cg_csize(c) == cg_heap_end(cg_heap_base(c)))
+        cg_fail_with(call, CG_CK_FOR_USE(TOP_START, use), cg_chunk2mem(c), NULL);
     cg_fail_BAD_SIZE(call, cg_chunk2mem(c));
 }
 
