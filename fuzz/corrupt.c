@@ -570,6 +570,12 @@ static void inject(fz_model_t *m, fz_in_t *in)
         if (i < 0) goto none;
         bug.len = 1 + a % 16;
         set_bytes(in, 0xfa, bug.len);
+        /* a scalar operator new's block (aligned or not) ends its leading
+         * redzone with 8 zero bytes, the array cookie (src/debug/debug.h) */
+        if (m->slot[i].how == FZ_HOW_NEW)
+            for (size_t k = bug.len > 8 ? bug.len - 8 : 0; k < bug.len; k++)
+                if (bug.bytes[k] == 0)
+                    bug.bytes[k] = 0x5a;
         bug.slot = (unsigned)i;
         bug.p = m->slot[i].p;
         bug.req = m->slot[i].req;

@@ -269,6 +269,7 @@ static void dbg_report_body(void *arg)
             d.redzone_byte = CG_DBG_REDZONE;
             d.poison_byte = cg_dbg_poison_byte();
             d.poison_len = cg_dbg_poison_len(r->req);
+            d.cookie_len = cg_dbg_cookie_len(r->kind, d.lead_rz);
         }
         if (d.block_freed) {
             size_t n = r->free_stack ? cg_stack_get(r->free_stack, &pcs) : 0;
@@ -489,8 +490,8 @@ static bool blame_previous(const cg_call_t *call, const cg_chunk_t *c)
 
 /* Is the leading redzone of r's block (user pointer u) intact, hint and
  * all?  The common 16-byte one in two loads and compares (the hint is its
- * first 4 bytes, then 4 of fill and the zero cookie, debug.h, a short fill
- * a byte scan would be slow on); false, for the caller to look closer, when it is not, and for any
+ * first 4 bytes, then 4 of fill and 8 more or the zero cookie, debug.h, a
+ * short fill a byte scan would be slow on); false, for the caller to look closer, when it is not, and for any
  * other. */
 CG_INLINE bool lead_intact(const cg_shadow_t *r, const unsigned char *u)
 {
@@ -500,7 +501,8 @@ CG_INLINE bool lead_intact(const cg_shadow_t *r, const unsigned char *u)
     uint64_t lo, hi;
     memcpy(&lo, u - 16, 8);
     memcpy(&hi, u - 8, 8);
-    return lo == ((rz << 32) | r->id) && hi == 0;
+    return lo == ((rz << 32) | r->id) &&
+           hi == (cg_dbg_cookie_len(r->kind, CG_DBG_COOKIE_SZ) != 0 ? 0 : rz);
 }
 
 /* Header and both redzones intact?  Reports heap-buffer-overflow (or
@@ -524,14 +526,17 @@ static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char 
             report_hint(call, r, when);
             return false;
         }
-        bad = cg_dbg_lead_bad(u, lz);
+        bad = cg_dbg_lead_bad(r->kind, u, lz);
     }
     if (bad != NULL) {
         size_t n = cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s, "
                           "in the %zu checked); found", (size_t)(u - bad), r->req, when, lz);
         n += hex_bytes(msg + n, sizeof msg - n, bad, (size_t)(u - bad));
-        cg_fmt(msg + n, sizeof msg - n, " (expected %x%s)", (size_t)CG_DBG_REDZONE,
-               u - bad > CG_DBG_COOKIE_SZ ? ", then 8 zero bytes" : " zero bytes");
+        if (cg_dbg_lead_byte(r->kind, u, bad) == 0)
+            cg_fmt(msg + n, sizeof msg - n, " (expected zero bytes, the array cookie)");
+        else
+            cg_fmt(msg + n, sizeof msg - n, " (expected %x%s)", (size_t)CG_DBG_REDZONE,
+                   cg_dbg_cookie_len(r->kind, lz) != 0 ? ", then 8 zero bytes" : "");
         dbg_report(call, CG_CK_DEBUG_REDZONE_BEFORE, bad, msg, r);
         return false;
     }
@@ -957,7 +962,7 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
     /* the leading redzone from the hint's end, the hint over its first
      * bytes when the fill reaches them */
     size_t lz = lead_checked(r) + CG_SHADOW_HINT_SZ;
-    cg_dbg_lead_fill(u, lz);
+    cg_dbg_lead_fill(r->kind, u, lz);
     CG_STORE(*cg_shadow_hint(c), r->id);
     cg_pattern_fill_small(u + n, usable_bytes(c) - lead - n, CG_DBG_REDZONE);
     if (zero)

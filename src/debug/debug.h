@@ -30,6 +30,7 @@
 #include "options.h"
 #include "pattern.h"
 #include "platform.h"
+#include "shadow.h"
 
 #define CG_DBG_LEAD     16      /* leading redzone bytes (unaligned requests) */
 #define CG_DBG_REDZONE  0xfa    /* redzone fill                                */
@@ -46,37 +47,45 @@ CG_INLINE size_t cg_dbg_lead_checked(size_t lead)
 }
 
 /*
- * The array cookie: the last CG_DBG_COOKIE_SZ bytes before a debug block
- * or a guarded one (of its leading redzone or front slack) read 0, not
- * CG_DBG_REDZONE.  A compiler's delete[] of what plain new made reads the
+ * The array cookie: the last CG_DBG_COOKIE_SZ bytes before a block that a
+ * scalar operator new made (kind CG_KIND_NEW or CG_KIND_NEW_ALIGNED; of
+ * its leading redzone, or front slack when guarded) read 0, not
+ * CG_DBG_REDZONE.  A compiler's delete[] of such an object reads the
  * element count there: 0 runs no destructor (the fill's 0xfafa... ran
  * them for ever), and its operator delete[](p - 8) that follows is
  * reported as alloc-dealloc-mismatch (debugblock.h,
- * cg_dbg_report_not_start).  cg_dbg_lead_fill fills the len bytes before
- * the user pointer u so; cg_dbg_lead_bad returns the first of them that
- * is not so filled, or NULL.  Thread-safe; async-signal-safe.
+ * cg_dbg_report_not_start).  Every other kind keeps the fill there: a
+ * zero written just before a block (s[-1] = 0, the common underwrite)
+ * would not show against a zero cookie, and delete[] of a block from the
+ * malloc family is rarer than that write.
+ * cg_dbg_lead_fill fills the len bytes before the user pointer u so;
+ * cg_dbg_lead_bad returns the first of them that is not so filled, or
+ * NULL; cg_dbg_lead_byte is what the byte at q < u holds.  kind: the
+ * record's (shadow.h).  Thread-safe; async-signal-safe.
  */
 #define CG_DBG_COOKIE_SZ 8
-CG_INLINE size_t cg_dbg_cookie_len(size_t len)
+CG_INLINE size_t cg_dbg_cookie_len(uint8_t kind, size_t len)
 {
+    if (kind != CG_KIND_NEW && kind != CG_KIND_NEW_ALIGNED)
+        return 0;
     return len < CG_DBG_COOKIE_SZ ? len : CG_DBG_COOKIE_SZ;
 }
-CG_INLINE void cg_dbg_lead_fill(unsigned char *u, size_t len)
+CG_INLINE void cg_dbg_lead_fill(uint8_t kind, unsigned char *u, size_t len)
 {
-    size_t z = cg_dbg_cookie_len(len);
+    size_t z = cg_dbg_cookie_len(kind, len);
     cg_pattern_fill_small(u - len, len - z, CG_DBG_REDZONE);
     memset(u - z, 0, z);
 }
-CG_INLINE const unsigned char *cg_dbg_lead_bad(const unsigned char *u, size_t len)
+CG_INLINE const unsigned char *cg_dbg_lead_bad(uint8_t kind, const unsigned char *u, size_t len)
 {
-    size_t z = cg_dbg_cookie_len(len);
+    size_t z = cg_dbg_cookie_len(kind, len);
     const unsigned char *bad = cg_pattern_find_not(u - len, len - z, CG_DBG_REDZONE);
-    return bad != NULL ? bad : cg_pattern_find_not_any(u - z, z, 0);
+    return bad != NULL || z == 0 ? bad : cg_pattern_find_not_any(u - z, z, 0);
 }
-/* What the byte at q, before the user pointer u, is filled with. */
-CG_INLINE unsigned char cg_dbg_lead_byte(const unsigned char *u, const unsigned char *q)
+CG_INLINE unsigned char cg_dbg_lead_byte(uint8_t kind, const unsigned char *u,
+                                         const unsigned char *q)
 {
-    return u - q <= CG_DBG_COOKIE_SZ ? 0 : CG_DBG_REDZONE;
+    return (size_t)(u - q) <= cg_dbg_cookie_len(kind, CG_DBG_COOKIE_SZ) ? 0 : CG_DBG_REDZONE;
 }
 
 /* The byte freed blocks are filled with: fill_free's, else CG_DBG_POISON. */

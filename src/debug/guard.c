@@ -115,7 +115,7 @@ static void *place(char *lo, const layout_t *L, size_t n, size_t align, int kind
     unsigned char *front_lo, *back_lo;
     size_t front, back;
     slack(r, &front_lo, &front, &back_lo, &back);
-    cg_dbg_lead_fill(front_lo + front, front);   /* the zero cookie last (debug.h) */
+    cg_dbg_lead_fill(r->kind, front_lo + front, front);   /* the zero cookie last (debug.h) */
     memset(back_lo, CG_DBG_REDZONE, back);
     /* The pages are new or were sealed (dropped): they read zero, so
      * calloc has nothing to clear. */
@@ -179,10 +179,10 @@ static bool check_slack(const cg_call_t *c, const cg_shadow_t *r, const char *wh
     }
     /* the front slack (a vector scan); when it is damaged, the last
      * changed byte, the nearest to the block, is named */
-    if (cg_dbg_lead_bad(u, front) == NULL)
+    if (cg_dbg_lead_bad(r->kind, u, front) == NULL)
         return true;
     for (const unsigned char *q = front_lo + front; q-- > front_lo;)
-        if (*q != cg_dbg_lead_byte(u, q)) {
+        if (*q != cg_dbg_lead_byte(r->kind, u, q)) {
             cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s)",
                    (size_t)(u - q), r->req, when);
             cg_dbg_report(c, CG_CK_GUARD_SLACK_BEFORE, q, msg, r);

@@ -628,7 +628,7 @@ static void check_block(hc_t *x, const cg_shadow_t *r, size_t usable)
              r->state == CG_SH_LIVE ? "live" : "quarantined", (void *)u, (size_t)hint,
              (size_t)r->id);
     size_t lz = cg_dbg_lead_checked(r->lead);
-    if ((bad = cg_dbg_lead_bad(u, lz)) != NULL ||
+    if ((bad = cg_dbg_lead_bad(r->kind, u, lz)) != NULL ||
         (bad = differs(u + r->req, usable - r->lead - r->req, CG_DBG_REDZONE)) != NULL)
         NOTE(x, HC_REDZONE, bad, "a redzone byte %s the %zu-byte %s block at %p is 0x%x",
              bad < u ? "before" : "after", r->req,

@@ -347,6 +347,8 @@ static void jmemory(jw_t *w, const cg_rdata_t *d)
     jnum(w, d->poison_byte);
     jraw(w, ",\"poison_length\":");
     jnum(w, d->block_freed ? (long long)d->poison_len : 0);
+    jraw(w, ",\"cookie_length\":");
+    jnum(w, (long long)d->cookie_len);
     jraw(w, "}");
 }
 

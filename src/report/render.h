@@ -79,6 +79,8 @@ typedef struct cg_rdata {
     unsigned char redzone_byte; /* the redzones' fill                     */
     unsigned char poison_byte;  /* a freed block's fill                   */
     size_t poison_len;          /* bytes of a freed block poisoned        */
+    size_t cookie_len;          /* the leading redzone's last bytes that
+                                 * read 0 (the array cookie, debug.h)     */
     size_t objects;             /* memory-leak: blocks in the group (their
                                  * bytes are block_size, has_block false) */
     const struct cg_leak_rest *not_shown; /* memory-leak: the groups past
