@@ -287,7 +287,9 @@ static void check_unsorted_victim(cg_arena_t *av, cg_chunk_t *v, cg_chunk_t *ub,
     size_t size = cg_csize(v);
     cg_heap_t *h = cg_heap_base(v);
     if (CG_CHECK_ON(UNLINK)) {
-        if (CG_UNLIKELY(size < CG_MINSIZE || (char *)v + size + CG_HDR_SZ > cg_heap_end(h)))
+        /* the size against the room left: v + size wraps for one near 2^64 */
+        if (CG_UNLIKELY(size < CG_MINSIZE ||
+                        size > (size_t)(cg_heap_end(h) - (char *)v) - CG_HDR_SZ))
             cg_fail_UNSORTED_SIZE(call, cg_chunk2mem(v));
         cg_chunk_t *next = cg_at(v, size);
         if (CG_UNLIKELY(next->prev_size != size))
