@@ -169,7 +169,7 @@ void fz_models_no_overlap(fz_model_t *const *ms, size_t n);
 
 /* The C++ replaceable allocation functions chunkguard exports (the one
  * list: src/base/cxxops.def). */
-#define CG_CXX_OP(name, ret, params, demangled) ret name params;
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) ret name params;
 #include "cxxops.def"
 #undef CG_CXX_OP
 

@@ -10,7 +10,7 @@
 int cg_cxx_serving = CG_CXX_UNKNOWN;
 
 static const char *const form_names[CG_CXX_FORMS] = {
-#define CG_CXX_OP(name, ret, params, demangled) #name,
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) #name,
 #include "cxxops.def"
 #undef CG_CXX_OP
 };

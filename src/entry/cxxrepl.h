@@ -21,7 +21,7 @@
 
 /* The forms, in cxxops.def's order: CG_CXX_<mangled name>. */
 enum {
-#define CG_CXX_OP(name, ret, params, demangled) CG_CXX_##name,
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) CG_CXX_##name,
 #include "cxxops.def"
 #undef CG_CXX_OP
     CG_CXX_FORMS

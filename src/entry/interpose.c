@@ -311,403 +311,91 @@ __typeof__(pvalloc) __libc_pvalloc __attribute__((alias("pvalloc"), visibility("
  * so a program that defines one of them keeps its own — also when it
  * links libchunkguard.a, which would otherwise clash with it. */
 #define CG_REPLACEABLE __attribute__((weak, visibility("default")))
-#define CG_CXX_OP(name, ret, params, demangled) ret name params;
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) ret name params;
 #include "cxxops.def"
 #undef CG_CXX_OP
 
 /* Our own definitions, by form: hidden aliases (defined below), which stay
  * ours when a program's definition takes the exported name. */
-#define CG_CXX_OP(name, ret, params, demangled) \
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) \
     extern __typeof__(name) cg_own_##name CG_HIDDEN;
 #include "cxxops.def"
 #undef CG_CXX_OP
 
-/* Each form's call when our forms may not serve (cxxrepl.h): libstdc++'s
- * definition, or ours after all (cg_cxx_serving is CG_CXX_OURS then).
- * Out of line and called last, so the inline paths keep no value across
- * it (they would need a stack frame). */
+#define CG_ARGS(...) __VA_ARGS__        /* a table's (a, b) list, unbraced */
 
-static CG_NOINLINE void *route_Znwm(size_t n)
+/* An operator new's body: n bytes for how (the family | CG_NEW_NOTHROW;
+ * a constant, so one branch is left).  The aligned forms take a slow path
+ * always, as memalign does; the others take malloc's inline path. */
+CG_INLINE void *serve_new(size_t n, size_t al, int how)
 {
-    void *fn = cg_cxx_default(CG_CXX__Znwm);
-    if (fn != NULL)
-        return ((__typeof__(&_Znwm))fn)(n);
-    else
-        return cg_own__Znwm(n);
+    int family = CG_NEW_FAMILY(how);
+    if (family == CG_FAMILY_NEW_ALIGNED || family == CG_FAMILY_NEW_ARRAY_ALIGNED)
+        return alloc_slow(n, al, how, CG_RET_ADDR, VIA_SLOW, NULL);
+    return alloc_inline(n, how);
 }
 
-static CG_NOINLINE void *route_Znam(size_t n)
-{
-    void *fn = cg_cxx_default(CG_CXX__Znam);
-    if (fn != NULL)
-        return ((__typeof__(&_Znam))fn)(n);
-    else
-        return cg_own__Znam(n);
-}
-
-static CG_NOINLINE void *route_ZnwmRKSt9nothrow_t(size_t n, const void *nt)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZnwmRKSt9nothrow_t);
-    if (fn != NULL)
-        return ((__typeof__(&_ZnwmRKSt9nothrow_t))fn)(n, nt);
-    else
-        return cg_own__ZnwmRKSt9nothrow_t(n, nt);
-}
-
-static CG_NOINLINE void *route_ZnamRKSt9nothrow_t(size_t n, const void *nt)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZnamRKSt9nothrow_t);
-    if (fn != NULL)
-        return ((__typeof__(&_ZnamRKSt9nothrow_t))fn)(n, nt);
-    else
-        return cg_own__ZnamRKSt9nothrow_t(n, nt);
-}
-
-static CG_NOINLINE void *route_ZnwmSt11align_val_t(size_t n, size_t al)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZnwmSt11align_val_t);
-    if (fn != NULL)
-        return ((__typeof__(&_ZnwmSt11align_val_t))fn)(n, al);
-    else
-        return cg_own__ZnwmSt11align_val_t(n, al);
-}
-
-static CG_NOINLINE void *route_ZnamSt11align_val_t(size_t n, size_t al)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZnamSt11align_val_t);
-    if (fn != NULL)
-        return ((__typeof__(&_ZnamSt11align_val_t))fn)(n, al);
-    else
-        return cg_own__ZnamSt11align_val_t(n, al);
-}
-
-static CG_NOINLINE void *route_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZnwmSt11align_val_tRKSt9nothrow_t);
-    if (fn != NULL)
-        return ((__typeof__(&_ZnwmSt11align_val_tRKSt9nothrow_t))fn)(n, al, nt);
-    else
-        return cg_own__ZnwmSt11align_val_tRKSt9nothrow_t(n, al, nt);
-}
-
-static CG_NOINLINE void *route_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZnamSt11align_val_tRKSt9nothrow_t);
-    if (fn != NULL)
-        return ((__typeof__(&_ZnamSt11align_val_tRKSt9nothrow_t))fn)(n, al, nt);
-    else
-        return cg_own__ZnamSt11align_val_tRKSt9nothrow_t(n, al, nt);
-}
-
-static CG_NOINLINE void route_ZdlPv(void *p)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdlPv);
-    if (fn != NULL)
-        ((__typeof__(&_ZdlPv))fn)(p);
-    else
-        cg_own__ZdlPv(p);
-}
-
-static CG_NOINLINE void route_ZdaPv(void *p)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdaPv);
-    if (fn != NULL)
-        ((__typeof__(&_ZdaPv))fn)(p);
-    else
-        cg_own__ZdaPv(p);
-}
-
-static CG_NOINLINE void route_ZdlPvm(void *p, size_t n)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdlPvm);
-    if (fn != NULL)
-        ((__typeof__(&_ZdlPvm))fn)(p, n);
-    else
-        cg_own__ZdlPvm(p, n);
-}
-
-static CG_NOINLINE void route_ZdaPvm(void *p, size_t n)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdaPvm);
-    if (fn != NULL)
-        ((__typeof__(&_ZdaPvm))fn)(p, n);
-    else
-        cg_own__ZdaPvm(p, n);
-}
-
-static CG_NOINLINE void route_ZdlPvRKSt9nothrow_t(void *p, const void *nt)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdlPvRKSt9nothrow_t);
-    if (fn != NULL)
-        ((__typeof__(&_ZdlPvRKSt9nothrow_t))fn)(p, nt);
-    else
-        cg_own__ZdlPvRKSt9nothrow_t(p, nt);
-}
-
-static CG_NOINLINE void route_ZdaPvRKSt9nothrow_t(void *p, const void *nt)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdaPvRKSt9nothrow_t);
-    if (fn != NULL)
-        ((__typeof__(&_ZdaPvRKSt9nothrow_t))fn)(p, nt);
-    else
-        cg_own__ZdaPvRKSt9nothrow_t(p, nt);
-}
-
-static CG_NOINLINE void route_ZdlPvSt11align_val_t(void *p, size_t al)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdlPvSt11align_val_t);
-    if (fn != NULL)
-        ((__typeof__(&_ZdlPvSt11align_val_t))fn)(p, al);
-    else
-        cg_own__ZdlPvSt11align_val_t(p, al);
-}
-
-static CG_NOINLINE void route_ZdaPvSt11align_val_t(void *p, size_t al)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdaPvSt11align_val_t);
-    if (fn != NULL)
-        ((__typeof__(&_ZdaPvSt11align_val_t))fn)(p, al);
-    else
-        cg_own__ZdaPvSt11align_val_t(p, al);
-}
-
-static CG_NOINLINE void route_ZdlPvmSt11align_val_t(void *p, size_t n, size_t al)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdlPvmSt11align_val_t);
-    if (fn != NULL)
-        ((__typeof__(&_ZdlPvmSt11align_val_t))fn)(p, n, al);
-    else
-        cg_own__ZdlPvmSt11align_val_t(p, n, al);
-}
-
-static CG_NOINLINE void route_ZdaPvmSt11align_val_t(void *p, size_t n, size_t al)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdaPvmSt11align_val_t);
-    if (fn != NULL)
-        ((__typeof__(&_ZdaPvmSt11align_val_t))fn)(p, n, al);
-    else
-        cg_own__ZdaPvmSt11align_val_t(p, n, al);
-}
-
-static CG_NOINLINE void route_ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdlPvSt11align_val_tRKSt9nothrow_t);
-    if (fn != NULL)
-        ((__typeof__(&_ZdlPvSt11align_val_tRKSt9nothrow_t))fn)(p, al, nt);
-    else
-        cg_own__ZdlPvSt11align_val_tRKSt9nothrow_t(p, al, nt);
-}
-
-static CG_NOINLINE void route_ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
-{
-    void *fn = cg_cxx_default(CG_CXX__ZdaPvSt11align_val_tRKSt9nothrow_t);
-    if (fn != NULL)
-        ((__typeof__(&_ZdaPvSt11align_val_tRKSt9nothrow_t))fn)(p, al, nt);
-    else
-        cg_own__ZdaPvSt11align_val_tRKSt9nothrow_t(p, al, nt);
-}
-
-/* operator new(unsigned long) */
-CG_REPLACEABLE void *_Znwm(size_t n)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED()))
-        return route_Znwm(n);
-    return alloc_inline(n, CG_FAMILY_NEW);
-}
-
-/* operator new[](unsigned long) */
-CG_REPLACEABLE void *_Znam(size_t n)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED()))
-        return route_Znam(n);
-    return alloc_inline(n, CG_FAMILY_NEW_ARRAY);
-}
-
-/* operator new(unsigned long, std::nothrow_t const&) */
-CG_REPLACEABLE void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED()))
-        return route_ZnwmRKSt9nothrow_t(n, nt);
-    (void)nt;
-    return alloc_inline(n, CG_FAMILY_NEW | CG_NEW_NOTHROW);
-}
-
-/* operator new[](unsigned long, std::nothrow_t const&) */
-CG_REPLACEABLE void *_ZnamRKSt9nothrow_t(size_t n, const void *nt)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED()))
-        return route_ZnamRKSt9nothrow_t(n, nt);
-    (void)nt;
-    return alloc_inline(n, CG_FAMILY_NEW_ARRAY | CG_NEW_NOTHROW);
-}
-
-/* operator new(unsigned long, std::align_val_t): always a slow path, as
- * memalign. */
-CG_REPLACEABLE void *_ZnwmSt11align_val_t(size_t n, size_t al)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED()))
-        return route_ZnwmSt11align_val_t(n, al);
-    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED, CG_RET_ADDR, VIA_SLOW, NULL);
-}
-
-/* operator new[](unsigned long, std::align_val_t) */
-CG_REPLACEABLE void *_ZnamSt11align_val_t(size_t n, size_t al)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED()))
-        return route_ZnamSt11align_val_t(n, al);
-    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED, CG_RET_ADDR, VIA_SLOW, NULL);
-}
-
-/* operator new(unsigned long, std::align_val_t, std::nothrow_t const&) */
-CG_REPLACEABLE void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED()))
-        return route_ZnwmSt11align_val_tRKSt9nothrow_t(n, al, nt);
-    (void)nt;
-    return alloc_slow(n, al, CG_FAMILY_NEW_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW, NULL);
-}
-
-/* operator new[](unsigned long, std::align_val_t, std::nothrow_t const&) */
-CG_REPLACEABLE void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED()))
-        return route_ZnamSt11align_val_tRKSt9nothrow_t(n, al, nt);
-    (void)nt;
-    return alloc_slow(n, al, CG_FAMILY_NEW_ARRAY_ALIGNED | CG_NEW_NOTHROW, CG_RET_ADDR, VIA_SLOW, NULL);
-}
-
-/* operator delete(void*) */
-CG_REPLACEABLE void _ZdlPv(void *p)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdlPv(p);
-        return;
+/*
+ * Each form, from its line of cxxops.def: route_<mangled>, its call when
+ * our forms may not serve (cxxrepl.h) — libstdc++'s definition, or ours
+ * after all (cg_cxx_serving is CG_CXX_OURS then) — and the form itself,
+ * which tests that first and else serves the call inline.  The route is
+ * out of line and called last, so the inline paths keep no value across
+ * it (they would need a stack frame).  FORM_<kind>(mangled, parameters,
+ * arguments, how, serves); the forms' contracts are above.
+ */
+#define FORM_NEW(name, params, args, how, serves)                       \
+    static CG_NOINLINE void *route_##name params                         \
+    {                                                                    \
+        void *fn = cg_cxx_default(CG_CXX_##name);                        \
+        if (fn != NULL)                                                  \
+            return ((__typeof__(&name))fn) args;                         \
+        else                                                             \
+            return cg_own_##name args;                                   \
+    }                                                                    \
+                                                                         \
+    CG_REPLACEABLE void *name params                                     \
+    {                                                                    \
+        if (CG_UNLIKELY(CG_CXX_ROUTED()))                                \
+            return route_##name args;                                    \
+        return serve_new(CG_ARGS serves, how);                           \
     }
-    free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW);
-}
-
-/* operator delete[](void*) */
-CG_REPLACEABLE void _ZdaPv(void *p)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdaPv(p);
-        return;
+#define FORM_NEW_NOTHROW(name, params, args, family, serves) \
+    FORM_NEW(name, params, args, (family) | CG_NEW_NOTHROW, serves)
+#define FORM_DELETE(name, params, args, family, serves)                 \
+    static CG_NOINLINE void route_##name params                          \
+    {                                                                    \
+        void *fn = cg_cxx_default(CG_CXX_##name);                        \
+        if (fn != NULL)                                                  \
+            ((__typeof__(&name))fn) args;                                \
+        else                                                             \
+            cg_own_##name args;                                          \
+    }                                                                    \
+                                                                         \
+    CG_REPLACEABLE void name params                                      \
+    {                                                                    \
+        if (CG_UNLIKELY(CG_CXX_ROUTED())) {                              \
+            route_##name args;                                           \
+            return;                                                      \
+        }                                                                \
+        free_inline(CG_ARGS serves, family);                             \
     }
-    free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW_ARRAY);
-}
-
-/* operator delete(void*, unsigned long) */
-CG_REPLACEABLE void _ZdlPvm(void *p, size_t n)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdlPvm(p, n);
-        return;
-    }
-    free_inline(p, n, 0, CG_FAMILY_NEW);
-}
-
-/* operator delete[](void*, unsigned long) */
-CG_REPLACEABLE void _ZdaPvm(void *p, size_t n)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdaPvm(p, n);
-        return;
-    }
-    free_inline(p, n, 0, CG_FAMILY_NEW_ARRAY);
-}
-
-/* operator delete(void*, std::nothrow_t const&) */
-CG_REPLACEABLE void _ZdlPvRKSt9nothrow_t(void *p, const void *nt)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdlPvRKSt9nothrow_t(p, nt);
-        return;
-    }
-    (void)nt;
-    free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW);
-}
-
-/* operator delete[](void*, std::nothrow_t const&) */
-CG_REPLACEABLE void _ZdaPvRKSt9nothrow_t(void *p, const void *nt)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdaPvRKSt9nothrow_t(p, nt);
-        return;
-    }
-    (void)nt;
-    free_inline(p, SIZE_MAX, 0, CG_FAMILY_NEW_ARRAY);
-}
-
-/* operator delete(void*, std::align_val_t) */
-CG_REPLACEABLE void _ZdlPvSt11align_val_t(void *p, size_t al)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdlPvSt11align_val_t(p, al);
-        return;
-    }
-    free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ALIGNED);
-}
-
-/* operator delete[](void*, std::align_val_t) */
-CG_REPLACEABLE void _ZdaPvSt11align_val_t(void *p, size_t al)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdaPvSt11align_val_t(p, al);
-        return;
-    }
-    free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ARRAY_ALIGNED);
-}
-
-/* operator delete(void*, unsigned long, std::align_val_t) */
-CG_REPLACEABLE void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdlPvmSt11align_val_t(p, n, al);
-        return;
-    }
-    free_inline(p, n, al, CG_FAMILY_NEW_ALIGNED);
-}
-
-/* operator delete[](void*, unsigned long, std::align_val_t) */
-CG_REPLACEABLE void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdaPvmSt11align_val_t(p, n, al);
-        return;
-    }
-    free_inline(p, n, al, CG_FAMILY_NEW_ARRAY_ALIGNED);
-}
-
-/* operator delete(void*, std::align_val_t, std::nothrow_t const&) */
-CG_REPLACEABLE void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdlPvSt11align_val_tRKSt9nothrow_t(p, al, nt);
-        return;
-    }
-    (void)nt;
-    free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ALIGNED);
-}
-
-/* operator delete[](void*, std::align_val_t, std::nothrow_t const&) */
-CG_REPLACEABLE void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt)
-{
-    if (CG_UNLIKELY(CG_CXX_ROUTED())) {
-        route_ZdaPvSt11align_val_tRKSt9nothrow_t(p, al, nt);
-        return;
-    }
-    (void)nt;
-    free_inline(p, SIZE_MAX, al, CG_FAMILY_NEW_ARRAY_ALIGNED);
-}
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) \
+    FORM_##kind(name, params, args, family, serves)
+#include "cxxops.def"
+#undef CG_CXX_OP
+#undef FORM_NEW
+#undef FORM_NEW_NOTHROW
+#undef FORM_DELETE
 
 /* Our own definitions, by form (cxxrepl.h): hidden aliases, which stay
  * ours when a program's definition takes the exported name. */
-#define CG_CXX_OP(name, ret, params, demangled) \
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) \
     extern __typeof__(name) cg_own_##name __attribute__((alias(#name), visibility("hidden")));
 #include "cxxops.def"
 #undef CG_CXX_OP
 void *const cg_cxx_own[CG_CXX_FORMS] = {
-#define CG_CXX_OP(name, ret, params, demangled) (void *)cg_own_##name,
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) (void *)cg_own_##name,
 #include "cxxops.def"
 #undef CG_CXX_OP
 };

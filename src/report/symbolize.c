@@ -136,7 +136,7 @@ static bool elf_lookup(const elf_img_t *e, const Elf64_Ehdr *h, uint32_t sh_type
  * them.  A general demangler (libstdc++'s __cxa_demangle) allocates and
  * lives in the C++ runtime; these are the names a heap report meets. */
 static const char *const cxx_operators[][2] = {
-#define CG_CXX_OP(name, ret, params, demangled) { #name, demangled },
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) { #name, demangled },
 #include "cxxops.def"
 #undef CG_CXX_OP
 };
