@@ -78,8 +78,25 @@ void cg_report_bad_size(cg_chunk_t *c, cg_use_t use, const cg_call_t *call)
 {
     /* A "chunk" whose size reaches exactly the heap's end is the top chunk:
      * the free space a block turns into once freed and merged. */
-    if ((char *)c + cg_csize(c) == cg_heap_end(cg_heap_base(c)))
-        cg_fail_with(call, CG_CK_FOR_USE(TOP_START, use), cg_chunk2mem(c), NULL);
+    cg_heap_t *h = cg_heap_base(c);
+    if ((char *)c + cg_csize(c) == cg_heap_end(h)) {
+        /* ...had a block ever started here.  While the heap's clean mark
+         * is not past top's header, top was never carved at this address;
+         * and where the mode puts a leading redzone before a block, a
+         * chunk's first byte of data is never a block's pointer. */
+        if (cg_mode.block_lead == 0 && (char *)c + CG_HDR_SZ < CG_LOAD(h->clean_from))
+            cg_fail_with(call, CG_CK_FOR_USE(TOP_START, use), cg_chunk2mem(c), NULL);
+        char detail[224];
+        if (cg_mode.block_lead != 0)
+            cg_fmt(detail, sizeof detail, "it is the start of the top chunk at %p (%zu bytes); "
+                   "a %s-mode block's pointer is at least %zu bytes further into its chunk "
+                   "(after its leading redzone)", (void *)c, cg_csize(c), cg_mode.name,
+                   cg_mode.block_lead);
+        else
+            cg_fmt(detail, sizeof detail, "it is the start of the top chunk at %p (%zu bytes), "
+                   "which no block has reached yet", (void *)c, cg_csize(c));
+        cg_fail_with(call, CG_CK_FOR_USE(TOP_START_NO_BLOCK, use), cg_chunk2mem(c), detail);
+    }
     cg_fail_BAD_SIZE(call, cg_chunk2mem(c));
 }
 
