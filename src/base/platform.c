@@ -18,6 +18,7 @@
 #include <sys/uio.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 
@@ -1239,6 +1240,46 @@ size_t cg_os_altstack_room(uintptr_t sp)
         return SIZE_MAX;
     uintptr_t lo = (uintptr_t)now.ss_sp;
     return sp > lo ? (size_t)(sp - lo) : 0;
+}
+
+/* The main thread's stack may grow down to its top less RLIMIT_STACK
+ * (the kernel's limit on the stack mapping's size); its top is the page
+ * end above the program's file name, which exec puts at the very top of
+ * the stack (AT_EXECFN).  0: not known, or no limit. */
+static uintptr_t main_stack_floor(void)
+{
+    uintptr_t name = (uintptr_t)cg_os_getauxval(AT_EXECFN);
+    struct rlimit rl;
+    if (name == 0 || sys_failed(SYS(SYS_prlimit64, 0, RLIMIT_STACK, 0, &rl, 0, 0)) ||
+        rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    uintptr_t top = CG_PAGE_ROUND(name + 1);
+    return top > rl.rlim_cur ? top - rl.rlim_cur : 0;
+}
+
+size_t cg_os_stack_room(uintptr_t sp, size_t want)
+{
+    size_t room = cg_os_altstack_room(sp);
+    if (room != SIZE_MAX)
+        return room;
+    /* The thread's own stack: readable page by page below sp (a thread's
+     * stack is mapped whole, its guard page below it is not readable). */
+    uintptr_t page = sp & ~(uintptr_t)(cg_pagesize - 1);
+    room = sp - page;
+    while (room < want && page >= cg_pagesize) {
+        page -= cg_pagesize;
+        if (!cg_os_readable((const void *)page))
+            break;
+        room += cg_pagesize;
+    }
+    if (room >= want || cg_os_gettid() != (uint32_t)cg_os_getpid())
+        return room < want ? room : want;
+    /* The main thread's stack has pages it has not grown into yet. */
+    uintptr_t floor = main_stack_floor();
+    if (floor == 0)
+        return want;
+    room = sp > floor ? (size_t)(sp - floor) : 0;
+    return room < want ? room : want;
 }
 
 bool cg_os_on_altstack(uintptr_t sp)

@@ -462,6 +462,16 @@ bool  cg_os_altstack(void *sp, size_t size, void **old_sp) CG_HIDDEN;
  * thread runs on it, or SIZE_MAX when it does not (on its own stack, whose
  * room is not known).  Async-signal-safe. */
 size_t cg_os_altstack_room(uintptr_t sp) CG_HIDDEN;
+/*
+ * cg_os_stack_room - bytes of stack the calling thread has below sp, up to
+ * want (no count goes past it).  On its alternate signal stack: the rest of
+ * it.  On its own: what can be read below sp, a page at a time (a thread's
+ * stack ends at its guard page), and for the main thread what its stack
+ * may still grow into under RLIMIT_STACK.  A stack the program made of
+ * other memory reads as having the room.  Async-signal-safe; never
+ * allocates; at most want / page size + 4 system calls.
+ */
+size_t cg_os_stack_room(uintptr_t sp, size_t want) CG_HIDDEN;
 /* Does sp lie on the calling thread's alternate signal stack (the one
  * sigaltstack names now, whether or not the thread runs on it)? */
 bool  cg_os_on_altstack(uintptr_t sp) CG_HIDDEN;

@@ -1149,6 +1149,15 @@ void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc, bool n
     cg_dbg_report_at(&call, CG_CK_FAULT_WILD_POINTER, a, msg, NULL, NULL, 0, &acc);
 }
 
+void cg_dbg_report_stack_overflow(const void *a, uintptr_t pc, int write, void *uc,
+                                  const char *detail)
+{
+    cg_call_t call = cg_call_internal("a memory access");
+    call.caller = pc;
+    cg_access_t acc = cg_dbg_access(pc, write, uc, true);
+    cg_dbg_report_at(&call, CG_CK_FAULT_STACK_OVERFLOW, a, detail, NULL, NULL, 0, &acc);
+}
+
 void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a,
                          const cg_chunk_t *big, const char *detail)
 {

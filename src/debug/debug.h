@@ -139,4 +139,11 @@ void cg_dbg_report_fault(const cg_call_t *call, cg_check_t id, const void *a,
  * the process. */
 void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc, bool no_addr) CG_COLD CG_HIDDEN;
 
+/* The same for a fault the handler found to be a stack overflow (fault.c:
+ * at the stack pointer, below the stack): one stack-overflow report, with
+ * detail (where a is: its distance from the stack pointer and the region
+ * it is in), then return for the default action.  Async-signal-safe. */
+void cg_dbg_report_stack_overflow(const void *a, uintptr_t pc, int write, void *uc,
+                                  const char *detail) CG_COLD CG_HIDDEN;
+
 #endif /* CG_DEBUG_H */

@@ -13,6 +13,10 @@
  * the kernel gave it, and a bad access to a block is still reported.  A
  * SIGSEGV or SIGBUS sent by kill or raise is never ours.
  *
+ * A fault of the program's own at its stack pointer, below its stack, is
+ * a stack overflow (fault_stack_overflow); reported in the instrumented
+ * modes as stack-overflow, not as a wild access, then the default action.
+ *
  * Ours are: a fault whose instruction is in libchunkguard's code (our
  * metadata was damaged past what the checks could see: a wild write), and
  * a fault on an address inside one of our heap regions (the guard page
@@ -42,6 +46,7 @@
 #include "bigblock.h"
 #include "heap.h"
 #include "lock.h"
+#include "maps.h"
 #include "options.h"
 #include "checks.h"
 #include "render.h"
@@ -229,6 +234,48 @@ static _Noreturn void fault_in_handler(uintptr_t a, uintptr_t pc)
     cg_os_abort();
 }
 
+/* How far below and above the faulting stack pointer a stack overflow's
+ * access lies: below it, a push or call (8 bytes), a leaf function's use
+ * of the x86-64 red zone (128 bytes) or a multi-register push, with room;
+ * above it, a store into the frame just made (a large frame's far end
+ * stays within the stack and does not fault).  AddressSanitizer uses the
+ * same window. */
+#define STACK_BELOW 512
+#define STACK_ABOVE 65536
+
+/* Is the page fault at a, with the faulting code's stack pointer sp, a
+ * stack overflow?  The access is at the stack pointer (the window above)
+ * and on memory no access is allowed to: in no mapping (below a main
+ * stack that may grow no further) or in a mapping with no permissions (a
+ * thread stack's guard region).  Then what lies there goes into detail
+ * (cap bytes).  A general-protection fault names no address; a SIGBUS or
+ * a fault on memory that may be read (a write to read-only data beside
+ * the stack) is no overflow. */
+static bool fault_stack_overflow(int sig, const siginfo_t *si, uintptr_t a, uintptr_t sp,
+                                 char *detail, size_t cap)
+{
+    if (sig != SIGSEGV || sp < STACK_BELOW || a < sp - STACK_BELOW ||
+        a - (sp - STACK_BELOW) >= STACK_BELOW + STACK_ABOVE ||
+        (si->si_code != SEGV_MAPERR && si->si_code != SEGV_ACCERR))
+        return false;
+    cg_mapping_t m;
+    bool mapped = cg_find_mapping(a, &m);
+    if (mapped && (m.perms[0] != '-' || m.perms[1] != '-' || m.perms[2] != '-'))
+        return false;
+    size_t n = a == sp  ? cg_fmt(detail, cap, "%p is at the stack pointer", (void *)a)
+                : a < sp ? cg_fmt(detail, cap, "%p is %zu bytes below the stack pointer %p",
+                                  (void *)a, (size_t)(sp - a), (void *)sp)
+                         : cg_fmt(detail, cap, "%p is %zu bytes above the stack pointer %p",
+                                  (void *)a, (size_t)(a - sp), (void *)sp);
+    if (mapped)
+        cg_fmt(detail + n, cap - n, ", in the guard region [%p, %p) below this thread's stack",
+               (void *)m.lo, (void *)m.hi);
+    else
+        cg_fmt(detail + n, cap - n, ", in no mapping: below the end of the stack (the main "
+               "thread's stack grows no further than its limit, ulimit -s)");
+    return true;
+}
+
 static void on_fault(int sig, siginfo_t *si, void *uc)
 {
     if (sent(si)) {
@@ -265,9 +312,15 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
          * default action follows). */
         struct sigaction old;
         prog_get(sig, &old);
-        if (cg_mode.instrumented && prog_default(&old))
-            cg_dbg_report_wild((void *)a, pc, no_addr ? CG_ACCESS_UNKNOWN : fault_write(uc), uc,
-                               no_addr);
+        char sdetail[300];
+        if (cg_mode.instrumented && prog_default(&old)) {
+            if (!no_addr &&
+                fault_stack_overflow(sig, si, a, fault_reg(uc, true), sdetail, sizeof sdetail))
+                cg_dbg_report_stack_overflow((void *)a, pc, fault_write(uc), uc, sdetail);
+            else
+                cg_dbg_report_wild((void *)a, pc, no_addr ? CG_ACCESS_UNKNOWN : fault_write(uc),
+                                   uc, no_addr);
+        }
         cg_vg_quiet_end();
         cg_self.in_fault = 0;
         chain(sig, si, uc);

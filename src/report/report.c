@@ -322,7 +322,7 @@ void cg_report_run(void (*body)(void *arg), void *arg)
 {
     char *map = NULL;
     size_t len = CG_REPORT_STACK + cg_pagesize;
-    if (cg_os_altstack_room((uintptr_t)__builtin_frame_address(0)) < CG_REPORT_ROOM &&
+    if (cg_os_stack_room((uintptr_t)__builtin_frame_address(0), CG_REPORT_ROOM) < CG_REPORT_ROOM &&
         (map = cg_os_map(len)) != NULL)
         cg_os_protect(map, cg_pagesize, PROT_NONE);       /* an overflow faults */
     /* a step of the report under way, on the stack it is on: its frames

@@ -121,9 +121,11 @@ void cg_report_after_fork_child(void) CG_HIDDEN;
  * cg_report_run - run body(arg), the part of a report that renders,
  * unwinds and writes, on a stack fit for it: realigned to 16 bytes (a
  * program that hijacked a return address calls us misaligned, see
- * CG_REALIGN), and on a stack mapped for it when the thread is on an
- * alternate signal stack with less than CG_REPORT_ROOM bytes left (a
- * program's small sigaltstack, or ours after a deep fault).  The mapped
+ * CG_REALIGN), and on a stack mapped for it when the stack it is on has
+ * less than CG_REPORT_ROOM bytes left (base/platform.h, cg_os_stack_room):
+ * an alternate signal stack (a program's small sigaltstack, or ours after
+ * a deep fault) or the thread's own (a thread made with a small stack,
+ * pthread_attr_setstacksize, or one deep in recursion).  The mapped
  * stack is unmapped when body returns; a body that ends the process
  * leaves it.  Every report begins here (render.c, debug.c); nested calls
  * (a report's body starting the next step) run on the stack they are on,

@@ -21,7 +21,7 @@
 # Every test first checks that the memory it is about to touch is
 # inaccessible (edges.c exits 2 otherwise), so a library without the
 # protection fails each of them.
-# covers checks.def: FAULT_OVERFLOW FAULT_WILD
+# covers checks.def: FAULT_OVERFLOW FAULT_WILD FAULT_STACK_OVERFLOW
 set -u
 R=$CG_ROOT; B=$CG_BUILD/edges; SO=$CG_SO
 mkdir -p "$B"
@@ -165,4 +165,73 @@ if [ "$(uname -m)" = x86_64 ]; then
         else echo "FAIL edges-debug-noncanonical-$kind: rc=$rc report: $(head -c 600 <<<"$err")"; fi
     done
 fi
+# The stack's own edge (tests/edges/stack.c): unbounded recursion is a
+# stack-overflow, not a wild access, on the main thread and on a thread
+# (its guard page), in debug and guard mode, then the default action as
+# for any fault of the program's own; and a report on a thread with a
+# 16 KiB stack is written whole (its SUMMARY line), in every mode that
+# reports it, whatever the thread's stack has left.
+gcc -O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -o "$B/stack" "$R/tests/edges/stack.c" ||
+    echo "FAIL edges-build: stack"
+srun() {   # srun OPTS ARGS...: sets out, err, rc
+    local opts=$1; shift
+    out=$(timeout 60 env CHUNKGUARD_OPTIONS="symbolize=0:$opts" LD_PRELOAD="$SO" "$B/stack" "$@" 2>"$tmp/err"); rc=$?
+    err=$(cat "$tmp/err")
+}
+# sexpect NAME RC TOKEN FUNC PATTERN...: exit status RC, exactly one
+# report, its first line TOKEN's, its stack naming FUNC, its SUMMARY line
+# written, and every PATTERN (grep -E) in it
+sexpect() {
+    local name=$1 want=$2 token=$3 func=$4; shift 4
+    local first missing="" nrep
+    first=$(head -1 <<<"$err"); nrep=$(grep -c 'ERROR: chunkguard' <<<"$err")
+    grep -Eq "#[0-9]+ 0x[0-9a-f]+ in $func" <<<"$err" || missing=" [in $func]"
+    grep -q "^SUMMARY: chunkguard: $token in " <<<"$err" || missing="$missing [SUMMARY]"
+    for pat in "$@"; do grep -Eq -- "$pat" <<<"$err" || missing="$missing [$pat]"; done
+    if [ "$rc" = "$want" ] && [ "$nrep" = 1 ] &&
+       [[ "$first" =~ ^==[0-9]+==ERROR:\ chunkguard:\ $token\ on\ address\ 0x[0-9a-f]+(\ at\ pc\ 0x[0-9a-f]+)?( \[thread\ T[0-9]+\])?$ ]] &&
+       [ -z "$missing" ]; then echo "PASS $name"
+    else echo "FAIL $name: rc=$rc reports=$nrep missing:$missing out: $(tr '\n' '|' <<<"$out" | head -c 200) report: $(head -c 700 <<<"$err")"; fi
+}
+SOVF='the program.s stack is exhausted'
+for mode in debug guard; do
+    opts=mode=$mode; [ $mode = debug ] && opts=$DBG
+    srun "$opts" overflow main
+    sexpect edges-$mode-stack-overflow-main 139 stack-overflow recurse "$SOVF" 'thread T0$' \
+        '0x[0-9a-f]+ is (at|[0-9]+ bytes (below|above)) the stack pointer' 'in no mapping: below the end of the stack'
+    srun "$opts" overflow thread
+    sexpect edges-$mode-stack-overflow-thread 139 stack-overflow recurse "$SOVF" 'thread T1$' \
+        '0x[0-9a-f]+ is (at|[0-9]+ bytes (below|above)) the stack pointer' \
+        "in the guard region \\[0x[0-9a-f]+, 0x[0-9a-f]+\\) below this thread's stack"
+    srun "$opts" small recursion
+    sexpect edges-$mode-stack-overflow-16k-thread 139 stack-overflow recurse "$SOVF" 'thread T1$'
+done
+rm -f "$tmp/s.json"
+srun "$DBG:report_path=$tmp/s.json" overflow thread
+if python3 -c '
+import json, sys
+r = json.loads(open(sys.argv[1]).readline())
+assert r["kind"] == "stack-overflow", r["kind"]
+assert r["access"]["kind"] == "WRITE", r["access"]
+' "$tmp/s.json" 2>"$tmp/py"; then echo "PASS edges-debug-stack-overflow-json"
+else echo "FAIL edges-debug-stack-overflow-json: $(cat "$tmp/py") $(head -c 400 "$tmp/s.json" 2>/dev/null)"; fi
+# a wild write into a stack's guard page far below the stack pointer
+# stays a wild access
+srun "$DBG" small guard-wild 65536
+sexpect edges-debug-stack-guard-page-wild 139 segv guard_wild_here 'not chunkguard.s'
+# reports on a 16 KiB thread stack
+for mode in fast debug guard; do
+    opts=mode=$mode; [ $mode = debug ] && opts=$DBG
+    srun "$opts" small double-free
+    sexpect edges-$mode-16k-thread-double-free 134 double-free double_free_here
+done
+for mode in debug guard; do
+    opts=mode=$mode; [ $mode = debug ] && opts=$DBG
+    srun "$opts" small overflow
+    sexpect edges-$mode-16k-thread-overflow 134 heap-buffer-overflow overflow_here
+    for k in wild wild-malloc deep-wild; do
+        srun "$opts" small $k
+        sexpect edges-$mode-16k-thread-$k 139 segv wild_here 'not in any mapping'
+    done
+done
 exit 0
