@@ -243,10 +243,11 @@ static void jsym_place(jw_t *w, const cg_sym_inline_t *fr)
 
 /* Frames, and a frame's inlined functions, stop early rather than leave
  * the object cut: JSON_ROOM bytes are kept for what follows each (a
- * frame's module path, CG_SYM_MODULE_MAX, an inlined function's name and
- * file, each at most 4 KiB from the symbolizer, with the rest of the
- * object). */
-#define JSON_ROOM (16 * 1024)
+ * frame: its module path, at most CG_SYM_MODULE_MAX, two names of at most
+ * CG_SYM_FUNC_MAX and its file, at most 4 KiB from the symbolizer, about
+ * 9 KiB; an inlined function: a name and a file of at most 4 KiB each;
+ * then the rest of the object, the closing of its stacks). */
+#define JSON_ROOM (12 * 1024)
 static void jstack(jw_t *w, const cg_rstack_t *s)
 {
     jraw(w, "[");
