@@ -22,7 +22,10 @@
 #                            the whole module and source paths with
 #                            file:line, the JSON exe whole (-text, -json),
 #                            in a leak report too (-leak), and
-#                            stats_path's exe= is the whole path (-stats)
+#                            stats_path's exe= is the whole path (-stats);
+#                            a foreign free's "writable data of" message
+#                            marks the module path it cuts with "..."
+#                            (-describe)
 #   sym-json-fields          JSON frames carry file, line and inlined
 #   sym-leaks-one-run        a leak report of three groups: every group's
 #                            frames symbolized by one run of the symbolizer,
@@ -655,6 +658,7 @@ __attribute__((noinline)) void lp_overflow_free(char *p, int n)
     lp_sink = 1;
 }
 __attribute__((noinline)) void *lp_leak(void) { return malloc(13); }   /* LINE-lpleak */
+char lp_global[64];
 EOF
 cat >"$ld/lpmain.c" <<'EOF'
 #include <stdlib.h>
@@ -662,8 +666,13 @@ cat >"$ld/lpmain.c" <<'EOF'
 void lp_overflow_free(char *p, int n);
 void *lp_leak(void);
 void *volatile lp_keep;
+extern char lp_global[64];
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "global") == 0) {
+        free(lp_global + 16);                    /* a library's global */
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "leak") == 0) {
         lp_keep = lp_leak();                     /* LINE-mainleak */
         lp_keep = 0;
@@ -710,6 +719,14 @@ PY
     pass sym-long-path-$nseg-leak
   else
     fail sym-long-path-$nseg-leak "rc $rc: $(grep -m3 -E '#[0-2] ' <<<"$err" | cut -c1-200)"
+  fi
+  # a pointer into the library's data: the message names the module, its
+  # first 252 bytes and "..." (a message line of 512 bytes), not cut silently
+  run mode=debug "$lexe" global
+  if grep -Fq "it is in the writable data of ${lso:0:252}... (a global" <<<"$err"; then
+    pass sym-long-path-$nseg-describe
+  else
+    fail sym-long-path-$nseg-describe "rc $rc: $(grep -m1 -o 'it is in .*' <<<"$err" | cut -c1-60)...$(grep -m1 -o 'it is in .*' <<<"$err" | tail -c 60)"
   fi
   rm -f "$tmp/lp.stats"
   run mode=fast:stats_path="$tmp/lp.stats" "$lexe" leak
