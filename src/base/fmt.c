@@ -25,20 +25,20 @@ static void puts_(out_t *o, const char *s)
         put(o, *s++);
 }
 
-/* s, cut to CG_FMT_NAME_MAX bytes: a longer one keeps its first
- * CG_FMT_NAME_MAX - 3 bytes and ends in "..." */
-static void putname(out_t *o, const char *s)
+/* s, cut to max bytes: a longer one keeps its first max - 3 bytes and
+ * ends in "..." */
+static void putname(out_t *o, const char *s, size_t max)
 {
     if (s == NULL)
         s = "(null)";
     size_t n = 0;
-    while (n <= CG_FMT_NAME_MAX && s[n] != 0)
+    while (n <= max && s[n] != 0)
         n++;
-    if (n <= CG_FMT_NAME_MAX) {
+    if (n <= max) {
         puts_(o, s);
         return;
     }
-    for (size_t i = 0; i < CG_FMT_NAME_MAX - 3; i++)
+    for (size_t i = 0; i < max - 3; i++)
         put(o, s[i]);
     puts_(o, "...");
 }
@@ -72,7 +72,8 @@ size_t cg_fmt(char *buf, size_t cap, const char *fmt, ...)
             f++;
         switch (*f) {
         case 's': puts_(&o, va_arg(ap, const char *)); break;
-        case 'N': putname(&o, va_arg(ap, const char *)); break;
+        case 'N': putname(&o, va_arg(ap, const char *), CG_FMT_NAME_MAX); break;
+        case 'P': putname(&o, va_arg(ap, const char *), CG_FMT_PATH_MAX); break;
         case 'c': put(&o, (char)va_arg(ap, int)); break;
         case 'p':
             puts_(&o, "0x");

@@ -30,6 +30,19 @@ static bool parse_hex(const char **s, uintptr_t *v)
     }
 }
 
+/* Decimal digits at *s (the inode); false when there are none. */
+static bool parse_dec(const char **s, uint64_t *v)
+{
+    uint64_t r = 0;
+    const char *p = *s;
+    for (; *p >= '0' && *p <= '9'; p++)
+        r = r * 10 + (uint64_t)(*p - '0');
+    bool any = p != *s;
+    *s = p;
+    *v = r;
+    return any;
+}
+
 static const char *skip_field(const char *s)
 {
     while (*s && *s != ' ')
@@ -48,7 +61,7 @@ bool cg_maps_open(cg_maps_reader_t *rd)
     if (rd->fd < 0)
         rd->fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
     rd->pos = rd->len = 0;
-    rd->base_path[0] = 0;
+    rd->base_set = false;
     rd->base = 0;
     return rd->fd >= 0;
 }
@@ -60,43 +73,84 @@ void cg_maps_close(cg_maps_reader_t *rd)
     rd->fd = -1;
 }
 
-/* One line into line (cap bytes; *cut when longer); false at the end. */
-static bool next_line(cg_maps_reader_t *rd, char *line, size_t cap, bool *cut)
+/* The next byte of the file; -1 at its end (or on an error). */
+static int next_byte(cg_maps_reader_t *rd)
 {
-    size_t ll = 0;
+    while (rd->pos == rd->len) {
+        ssize_t n = read(rd->fd, rd->buf, sizeof rd->buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        rd->pos = 0;
+        rd->len = (size_t)n;
+    }
+    return (unsigned char)rd->buf[rd->pos++];
+}
+
+/* The fields a line has before its path: "lo-hi perms offset dev inode". */
+#define HEAD_FIELDS 5
+/* Their bytes, with the blanks after them: at most 86 bytes (two 16-digit
+ * addresses, a 16-digit offset, a 20-digit inode), padded to 73. */
+#define HEAD_MAX 160
+
+/* One line: its first HEAD_FIELDS fields (and the blanks between them)
+ * into head[HEAD_MAX], the rest, the path, into path[cap]; each
+ * NUL-terminated; *cut when the path (or the head: not a maps line) did
+ * not fit.  No line buffer of its own: the path goes where the caller
+ * wants it.  False at the end. */
+static bool next_line(cg_maps_reader_t *rd, char *head, char *path, size_t cap, bool *cut)
+{
+    size_t hl = 0, pl = 0;
+    int fields = 0;
+    bool in_field = false, in_path = false, any = false;
     *cut = false;
     for (;;) {
-        if (rd->pos == rd->len) {
-            ssize_t n = read(rd->fd, rd->buf, sizeof rd->buf);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                line[ll] = 0;
-                return ll > 0;
-            }
-            rd->pos = 0;
-            rd->len = (size_t)n;
+        int c = next_byte(rd);
+        if (c < 0 && !any)
+            return false;
+        if (c < 0 || c == '\n')
+            break;
+        any = true;
+        /* the path: from the first byte after the head's blanks to the
+         * end of the line, blanks in it included */
+        in_path = in_path || (fields == HEAD_FIELDS && !in_field && c != ' ');
+        if (in_path) {
+            if (pl + 1 < cap)
+                path[pl++] = (char)c;
+            else
+                *cut = true;
+            continue;
         }
-        char c = rd->buf[rd->pos++];
-        if (c == '\n') {
-            line[ll] = 0;
-            return true;
+        if (c == ' ') {
+            in_field = false;
+        } else if (!in_field) {
+            in_field = true;
+            fields++;
         }
-        if (ll < cap - 1)
-            line[ll++] = c;
+        if (hl + 1 < HEAD_MAX)
+            head[hl++] = (char)c;
         else
             *cut = true;
     }
+    head[hl] = 0;
+    path[pl] = 0;
+    return true;
 }
 
-bool cg_maps_next(cg_maps_reader_t *rd, cg_mapping_t *m)
+bool cg_maps_next_path(cg_maps_reader_t *rd, cg_mapping_t *m, char *path, size_t cap)
 {
-    /* "lo-hi perms offset dev inode   path"; a line that does not parse is
-     * skipped */
-    char line[512];
+    /* "lo-hi perms offset major:minor inode   path"; a line that does not
+     * parse is skipped */
+    char head[HEAD_MAX];
     bool cut;
-    while (rd->fd >= 0 && next_line(rd, line, sizeof line, &cut)) {
-        const char *s = line;
+    if (path == NULL || cap == 0) {
+        path = m->path;
+        cap = sizeof m->path;
+    }
+    while (rd->fd >= 0 && next_line(rd, head, path, cap, &cut)) {
+        const char *s = head;
+        uintptr_t major, minor;
         if (!parse_hex(&s, &m->lo) || *s++ != '-' || !parse_hex(&s, &m->hi) || *s != ' ')
             continue;
         s++;
@@ -106,18 +160,36 @@ bool cg_maps_next(cg_maps_reader_t *rd, cg_mapping_t *m)
         s = skip_field(s);
         if (!parse_hex(&s, &m->file_off))
             continue;
-        s = skip_field(skip_field(skip_field(s)));     /* offset, dev, inode */
-        size_t pl = strlen(s);
+        s = skip_field(s);
+        if (!parse_hex(&s, &major) || *s++ != ':' || !parse_hex(&s, &minor))
+            continue;
+        s = skip_field(s);
+        if (!parse_dec(&s, &m->inode))
+            continue;
+        m->dev = (uint64_t)major << 32 | minor;
+        size_t pl = strlen(path);
         m->truncated = cut;
-        if (pl >= sizeof m->path) {
-            pl = sizeof m->path - 1;
-            m->truncated = true;
+        if (path != m->path) {          /* the first bytes, kept in m too */
+            size_t k = pl < sizeof m->path ? pl : sizeof m->path - 1;
+            memcpy(m->path, path, k);
+            m->path[k] = 0;
         }
-        memcpy(m->path, s, pl);
-        m->path[pl] = 0;
-        if (pl > 0 && strcmp(m->path, rd->base_path) != 0) {
-            memcpy(rd->base_path, m->path, pl + 1);
-            rd->base = m->lo;        /* the lowest mapping of a file is its base */
+        /* the lowest mapping of a file is its base: a file by its device
+         * and inode, a pseudo name ([heap], [anon:x]) by that name */
+        bool same = rd->base_set && m->dev == rd->base_dev && m->inode == rd->base_inode &&
+                    (m->inode != 0 ||
+                     strncmp(path, rd->base_pseudo, sizeof rd->base_pseudo - 1) == 0);
+        if (pl > 0 && !same) {
+            rd->base_set = true;
+            rd->base_dev = m->dev;
+            rd->base_inode = m->inode;
+            rd->base_pseudo[0] = 0;
+            if (m->inode == 0) {
+                size_t k = pl < sizeof rd->base_pseudo ? pl : sizeof rd->base_pseudo - 1;
+                memcpy(rd->base_pseudo, path, k);
+                rd->base_pseudo[k] = 0;
+            }
+            rd->base = m->lo;
         }
         m->base = pl > 0 ? rd->base : m->lo;
         return true;
@@ -125,9 +197,18 @@ bool cg_maps_next(cg_maps_reader_t *rd, cg_mapping_t *m)
     return false;
 }
 
+bool cg_maps_next(cg_maps_reader_t *rd, cg_mapping_t *m)
+{
+    return cg_maps_next_path(rd, m, NULL, 0);
+}
+
 /* The snapshot: filled by its owner before snap_owner is published,
  * read only by the owner. */
-static CG_BIG_BSS cg_mapping_t snap[CG_MAPS_SNAP_MAX];   /* reports only */
+typedef struct snap_entry {
+    cg_mapping_t m;
+    char path[CG_MAPS_PATH_MAX];    /* the whole path */
+} snap_entry_t;
+static CG_BIG_BSS snap_entry_t snap[CG_MAPS_SNAP_MAX];   /* reports only */
 static size_t snap_n;
 static uint32_t snap_owner;         /* tid, 0: none */
 static unsigned snap_id;
@@ -144,10 +225,10 @@ bool cg_maps_snapshot_begin(void)
         return false;
     }
     snap_n = 0;
-    cg_mapping_t m;
-    while (snap_n < CG_MAPS_SNAP_MAX && cg_maps_next(&rd, &m))
-        if (m.perms[2] == 'x' && m.path[0] != 0)
-            snap[snap_n++] = m;
+    while (snap_n < CG_MAPS_SNAP_MAX &&
+           cg_maps_next_path(&rd, &snap[snap_n].m, snap[snap_n].path, sizeof snap[snap_n].path))
+        if (snap[snap_n].m.perms[2] == 'x' && snap[snap_n].path[0] != 0)
+            snap_n++;
     cg_maps_close(&rd);
     if (++snap_id == 0)
         snap_id = 1;
@@ -171,20 +252,36 @@ unsigned cg_maps_snapshot_id(void)
     return __atomic_load_n(&snap_owner, __ATOMIC_ACQUIRE) == cg_os_gettid() ? snap_id : 0;
 }
 
-bool cg_find_mapping(uintptr_t a, cg_mapping_t *m)
+bool cg_find_mapping_path(uintptr_t a, cg_mapping_t *m, char *path, size_t cap)
 {
     if (cg_maps_snapshot_id() != 0)
         for (size_t i = 0; i < snap_n; i++)
-            if (a >= snap[i].lo && a < snap[i].hi) {
-                *m = snap[i];
+            if (a >= snap[i].m.lo && a < snap[i].m.hi) {
+                *m = snap[i].m;
+                if (path == NULL || cap == 0) {
+                    m->truncated = strlen(snap[i].path) >= sizeof m->path;
+                } else {
+                    size_t n = strlen(snap[i].path);
+                    if (n >= cap) {
+                        n = cap - 1;
+                        m->truncated = true;
+                    }
+                    memcpy(path, snap[i].path, n);
+                    path[n] = 0;
+                }
                 return true;
             }
     cg_maps_reader_t rd;
     if (!cg_maps_open(&rd))
         return false;
     bool found = false;
-    while (!found && cg_maps_next(&rd, m))
+    while (!found && cg_maps_next_path(&rd, m, path, cap))
         found = a >= m->lo && a < m->hi;
     cg_maps_close(&rd);
     return found;
+}
+
+bool cg_find_mapping(uintptr_t a, cg_mapping_t *m)
+{
+    return cg_find_mapping_path(a, m, NULL, 0);
 }

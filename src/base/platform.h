@@ -37,6 +37,11 @@
  * the small variables every process touches share a few pages instead of
  * being spread between megabytes of untouched arrays. */
 #define CG_BIG_BSS     __attribute__((section(".lbss")))
+/* The bytes a file path may take, its NUL included: Linux's PATH_MAX.
+ * Every buffer that holds a path a report shows (a module, a source file,
+ * the executable) is at least this big: a path is shown whole, never cut
+ * (issue 14; tests/suites/26-symbolize.sh, sym-long-path-*). */
+#define CG_PATH_MAX    4096
 #define CG_TLS         __thread __attribute__((tls_model("initial-exec")))
 #define CG_RET_ADDR    ((uintptr_t)__builtin_return_address(0))
 
@@ -230,7 +235,7 @@ const char *cg_os_errno_name(int e) CG_HIDDEN;
  * cannot tell.  No malloc; a race of two first calls reads it twice, the
  * same.  A thread's report names its process by it (JSON "exe"), since
  * the outermost frame of a thread's stack is libc's (clone3). */
-#define CG_OS_EXE_MAX 512
+#define CG_OS_EXE_MAX CG_PATH_MAX
 const char *cg_os_exe(void) CG_HIDDEN;
 size_t cg_os_readlink(const char *path, char *buf, size_t cap) CG_HIDDEN;
 /* A file to map for reading (the symbolizer's ELF images): its identity,

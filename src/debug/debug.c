@@ -795,6 +795,8 @@ size_t cg_dbg_describe_address(const void *p, char *msg, size_t cap)
         return cg_fmt(msg, cap, "it is on this thread's stack (a local variable)");
     if (strcmp(m.path, "[stack]") == 0)
         return cg_fmt(msg, cap, "it is on the main thread's stack");
+    if (m.truncated)        /* the first CG_MAPS_NAME_MAX - 1 bytes: said cut */
+        memcpy(m.path + sizeof m.path - 4, "...", 3);
     if (m.path[0] == '/' && m.perms[1] == 'w')
         return cg_fmt(msg, cap, "it is in the writable data of %N (a global or static "
                       "variable)", m.path);

@@ -417,8 +417,7 @@ static void write_stats_file(void)
     if (cg_opt.stats_path[0] == 0)
         return;
     static int warned;          /* cg_path_open_warn's once-flag */
-    char exe[256], line[1024];
-    cg_os_readlink("/proc/self/exe", exe, sizeof exe);
+    char line[CG_PATH_MAX + 512];      /* exe= the whole path */
     cg_stats_t st;
     const cg_call_t call = cg_call_internal("exit");
     cg_get_stats_impl(&st, &call);
@@ -426,7 +425,7 @@ static void write_stats_file(void)
                       "pid=%d exe=%s mallocs=%zu frees=%zu callocs=%zu reallocs=%zu "
                       "memaligns=%zu mmapped_chunks=%zu arenas=%zu heaps=%zu brk_heap=%d "
                       "suppressed=%zu\n",
-                      (int)cg_os_getpid(), exe, (size_t)st.mallocs, (size_t)st.frees,
+                      (int)cg_os_getpid(), cg_os_exe(), (size_t)st.mallocs, (size_t)st.frees,
                       (size_t)st.callocs, (size_t)st.reallocs, (size_t)st.memaligns,
                       (size_t)st.mmapped_chunks, (size_t)st.arenas, (size_t)st.heaps,
                       maps_have_brk_heap() ? 1 : 0, cg_supp_total());

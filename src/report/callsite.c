@@ -87,14 +87,19 @@ static bool is_ff2(const unsigned char *p, size_t n)
     return len == n;
 }
 
-/* A direct call's target t: in executable code of the module (path) the
- * call is in, or, for code of no file (JIT), in any executable mapping. */
+/* A direct call's target t: in executable code of the module the call is
+ * in (the same file: device and inode; the same name for one of no file,
+ * [vdso]), or, for anonymous code (JIT), in any executable mapping. */
 static bool call_target_ok(uintptr_t t, const cg_mapping_t *from)
 {
     cg_mapping_t m;
     if (!cg_find_mapping(t, &m) || m.perms[2] != 'x')
         return false;
-    return from->path[0] == 0 || strcmp(from->path, m.path) == 0;
+    if (from->path[0] == 0)
+        return true;
+    if (from->inode != 0)
+        return m.dev == from->dev && m.inode == from->inode;
+    return m.inode == 0 && strcmp(from->path, m.path) == 0;
 }
 
 static uintptr_t decode(uintptr_t ret)

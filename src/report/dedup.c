@@ -12,6 +12,9 @@
 
 #define FNV_BASIS 0xcbf29ce484222325ull
 #define FNV_PRIME 0x100000001b3ull
+/* The longest suppression line taken (bytes): a token, ':' and a pattern
+ * that may name a module or source file by its whole path. */
+#define SUPP_LINE_MAX (CG_PATH_MAX + 64)
 
 static uint64_t fnv(uint64_t h, const char *s)
 {
@@ -287,8 +290,12 @@ void cg_supp_init(void)
         char *nl = strchr(s, '\n');
         if (nl != NULL)
             *nl = 0;
-        if (strlen(s) > CG_SYM_FUNC_MAX + CG_SYM_MODULE_MAX)
-            warn(lineno, "line longer than 512 bytes; line ignored");
+        if (strlen(s) > SUPP_LINE_MAX) {
+            char why[64];
+            cg_fmt(why, sizeof why, "line longer than %zu bytes; line ignored",
+                   (size_t)SUPP_LINE_MAX);
+            warn(lineno, why);
+        }
         else
             parse_line(s, lineno);
         if (nl == NULL)
@@ -442,7 +449,7 @@ void cg_dedup_compute(const cg_rdata_t *d, cg_dedup_t *out)
             first_mod[ml] = 0;
         }
         named = named || f.symbol[0] != 0;
-        char mod[CG_SYM_MODULE_MAX];
+        char mod[256];                  /* a file name: NAME_MAX bytes */
         hash_module(f.module, mod, sizeof mod);
         h = fnv(fnv(fnv(h, "\n"), mod), ":");
         if (f.symbol[0]) {

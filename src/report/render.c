@@ -104,16 +104,20 @@ static size_t render_tail(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
         /* a fault: where it happened, the faulting instruction's function,
          * and its file:line when the symbolizer gave them (the innermost
          * inlined function's, as frame #0 shows first) */
-        char where[CG_SYM_MODULE_MAX + CG_FMT_NAME_MAX + 16];
         uintptr_t pc = d->stacks[0].pcs[0];
         const cg_sym_inline_t *fr;
         size_t nfr = cg_sym_lookup(pc, false, &fr);
-        cg_symbolize(pc, where, sizeof where);
-        if (nfr > 0 && fr[0].function != NULL && fr[0].file != NULL && fr[0].line != 0)
-            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %N %N:%u\n", token,
+        if (nfr > 0 && fr[0].function != NULL && fr[0].file != NULL && fr[0].line != 0) {
+            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %N %P:%u\n", token,
                         fr[0].function, fr[0].file, (unsigned)fr[0].line);
-        else
-            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s\n", token, where);
+        } else {
+            /* "func (module+0xoff)" straight into b (a whole path: no
+             * copy of it on the stack), room kept for the newline */
+            n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in ", token);
+            if (n + 2 < cap)
+                n += cg_symbolize(pc, b + n, cap - n - 1);
+            n += cg_fmt(b + n, cap - n, "\n");
+        }
     } else {
         n += cg_fmt(b + n, cap - n, "SUMMARY: chunkguard: %s in %s()\n", token, d->op);
     }
@@ -238,9 +242,11 @@ static void jsym_place(jw_t *w, const cg_sym_inline_t *fr)
 }
 
 /* Frames, and a frame's inlined functions, stop early rather than leave
- * the object cut: JSON_ROOM bytes are kept for what follows each (an
- * inlined function's name and file, each at most 4 KiB from the
- * symbolizer, with the rest of the object). */
+ * the object cut: JSON_ROOM bytes are kept for what follows each (a
+ * frame: its module path, at most CG_SYM_MODULE_MAX, two names of at most
+ * CG_SYM_FUNC_MAX and its file, at most 4 KiB from the symbolizer, about
+ * 9 KiB; an inlined function: a name and a file of at most 4 KiB each;
+ * then the rest of the object, the closing of its stacks). */
 #define JSON_ROOM (12 * 1024)
 static void jstack(jw_t *w, const cg_rstack_t *s)
 {

@@ -181,7 +181,7 @@ typedef struct cached_elf {
     const unsigned char *img;   /* NULL: empty slot */
     unsigned snap;              /* cg_maps_snapshot_id when path was last
                                  * opened and found to be this file     */
-    char path[256];             /* that path ("" if longer)             */
+    char path[CG_MAPS_PATH_MAX];   /* that path                         */
 } cached_elf_t;
 
 static cg_lock_t cache_lock = CG_LOCK_INIT(CG_LK_SYMCACHE);   /* tried, never waited for */
@@ -600,15 +600,22 @@ static void give_up(const char *path, const char *why)
     cg_log_write(line, n);
 }
 
+/* llvm-symbolizer reads its input a line at a time into 1024 bytes
+ * (kMaxInputStringLength, the newline and NUL included): a longer line
+ * is split, and the module named by neither piece. */
+#define LLVM_LINE_MAX 1022
+
 /* The quote that llvm-symbolizer's CODE "module" line can put around
  * module m: '"', else '\'' when m holds a '"' (the symbolizer reads to the
  * next quote of the same kind, with no escapes), else 0 (m holds both, or
- * a newline, which would end the line): m then gets a run of its own,
- * named by --obj= on the command line. */
+ * a newline, which would end the line, or is too long a path for a line,
+ * LLVM_LINE_MAX): m then gets a run of its own, named by --obj= on the
+ * command line (which takes any path), its lines the offsets alone. */
 static char llvm_quote(int m)
 {
     const char *s = sym_mods[m];
-    if (strchr(s, '\n') != NULL)
+    /* "CODE q" path "q 0x" and 16 digits */
+    if (strchr(s, '\n') != NULL || strlen(s) + 26 > LLVM_LINE_MAX)
         return 0;
     if (strchr(s, '"') == NULL)
         return '"';
@@ -790,24 +797,24 @@ bool cg_symbolize_frame(uintptr_t pc, bool is_return, cg_frame_t *out)
     out->symbol[0] = 0;
     out->pc = look;
     out->offset = look;
-    out->in_module = cg_find_mapping(look, &m);
+    /* the whole path, straight into out->module: no copy on the stack */
+    out->in_module = cg_find_mapping_path(look, &m, out->module, sizeof out->module);
     if (!out->in_module) {
         set_str(out->module, sizeof out->module, "<unknown module>");
         errno = saved;
         return false;
     }
-    if (m.path[0] == 0) {
+    if (out->module[0] == 0) {
         set_str(out->module, sizeof out->module, "<anonymous>");
         out->offset = look - m.lo;
         errno = saved;
         return false;
     }
-    set_str(out->module, sizeof out->module, m.path);
     out->offset = look - m.base;
     bool named = false;
     elf_ref_t ref;
-    if (m.path[0] == '/' && !m.truncated && !ends_with(m.path, " (deleted)") &&
-        elf_acquire(m.path, &ref)) {
+    if (out->module[0] == '/' && !m.truncated && !ends_with(out->module, " (deleted)") &&
+        elf_acquire(out->module, &ref)) {
         Elf64_Ehdr h;
         uint64_t va;
         if (elf_header(&ref.img, &h) &&
@@ -989,8 +996,8 @@ static size_t format_frame(char *buf, size_t cap, const cg_frame_t *f)
     if (!f->in_module)
         return cg_fmt(buf, cap, "(%N)", f->module);
     if (f->function[0])
-        return cg_fmt(buf, cap, "%N (%N+0x%x)", f->function, f->module, (size_t)f->offset);
-    return cg_fmt(buf, cap, "(%N+0x%x)", f->module, (size_t)f->offset);
+        return cg_fmt(buf, cap, "%N (%P+0x%x)", f->function, f->module, (size_t)f->offset);
+    return cg_fmt(buf, cap, "(%P+0x%x)", f->module, (size_t)f->offset);
 }
 
 size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
@@ -1000,42 +1007,46 @@ size_t cg_symbolize(uintptr_t pc, char *buf, size_t cap)
     return format_frame(buf, cap, &f);
 }
 
-/* One frame line into line[cap]: "    #N 0xPC in FN FILE:LINE (module+0xoff)"
- * (PC and off: f's, a return address's call instruction)
- * (the parts not known left out), " (inlined)" after it when inlined.
- * Each name cut to CG_FMT_NAME_MAX (%N): the line fits FRAME_LINE_MAX. */
-#define FRAME_LINE_MAX (3 * CG_FMT_NAME_MAX + 96)
-static size_t frame_line(char *line, size_t cap, size_t i, const char *fn,
-                         const char *file, uint32_t ln, const cg_frame_t *f, bool inlined)
-{
-    size_t l = cg_fmt(line, cap, "    #%zu %p ", i, (void *)f->pc);
-    if (fn != NULL && fn[0] != 0)
-        l += cg_fmt(line + l, cap - l, "in %N ", fn);
-    if (file != NULL && ln != 0)
-        l += cg_fmt(line + l, cap - l, "%N:%u ", file, (unsigned)ln);
-    else if (file != NULL)
-        l += cg_fmt(line + l, cap - l, "%N ", file);
-    l += f->in_module ? cg_fmt(line + l, cap - l, "(%N+0x%x)", f->module, (size_t)f->offset)
-                      : cg_fmt(line + l, cap - l, "(%N)", f->module);
-    l += cg_fmt(line + l, cap - l, inlined ? " (inlined)\n" : "\n");
-    return l;
-}
-
 /* The room cg_format_stack keeps for its last line, the frames it had to
  * leave out. */
 #define DROPPED_LINE_MAX 96
 
-/* Line l (length ll) onto buf[cap] at *len, when it fits with room for
- * the dropped-frames line after it; false when it does not.  The stack's
- * last line needs no such room, nor its first (frame #0, where the bug is,
- * says more than a count of the frames left out). */
-static bool put_line(char *buf, size_t cap, size_t *len, const char *l, size_t ll, bool final)
+/*
+ * One frame line onto buf[cap] at *len: "    #N 0xPC in FN FILE:LINE
+ * (module+0xoff)" (PC and off: f's, a return address's call instruction;
+ * the parts not known left out), " (inlined)" after it when inlined.  The
+ * function cut to CG_FMT_NAME_MAX (%N), the paths whole (%P).  Written in
+ * place (a line with two whole paths is 8 KiB: no copy of it on the
+ * stack) and kept only when it fits whole with room for the
+ * dropped-frames line after it (the stack's last line needs no such room,
+ * nor its first: frame #0, where the bug is, says more than a count of
+ * the frames left out); false, buf as it was, when it does not.
+ */
+static bool put_frame_line(char *buf, size_t cap, size_t *len, bool final, size_t i,
+                           const char *fn, const char *file, uint32_t ln, const cg_frame_t *f,
+                           bool inlined)
 {
     size_t room = final || *len == 0 ? 0 : DROPPED_LINE_MAX;
-    if (*len + ll + room >= cap)
+    if (*len + room >= cap)
         return false;
-    memcpy(buf + *len, l, ll + 1);
-    *len += ll;
+    char *line = buf + *len;
+    size_t lcap = cap - *len - room;
+    size_t l = cg_fmt(line, lcap, "    #%zu %p ", i, (void *)f->pc);
+    if (fn != NULL && fn[0] != 0)
+        l += cg_fmt(line + l, lcap - l, "in %N ", fn);
+    if (file != NULL && ln != 0)
+        l += cg_fmt(line + l, lcap - l, "%P:%u ", file, (unsigned)ln);
+    else if (file != NULL)
+        l += cg_fmt(line + l, lcap - l, "%P ", file);
+    l += f->in_module ? cg_fmt(line + l, lcap - l, "(%P+0x%x)", f->module, (size_t)f->offset)
+                      : cg_fmt(line + l, lcap - l, "(%N)", f->module);
+    l += cg_fmt(line + l, lcap - l, inlined ? " (inlined)\n" : "\n");
+    /* cut (cg_fmt stops a byte short of lcap) or no room for its end */
+    if (l + 1 >= lcap || line[l - 1] != '\n') {
+        line[0] = 0;
+        return false;
+    }
+    *len += l;
     return true;
 }
 
@@ -1060,14 +1071,12 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
     size_t i = 0, cut_lines = 0;    /* cut_lines: of frame i, not shown */
     for (; i < n; i++) {
         cg_frame_t f;
-        char line[FRAME_LINE_MAX];
         bool ret = i > 0 || !exact0;
         cg_symbolize_frame(pcs[i], ret, &f);
         const cg_sym_inline_t *fr;
         size_t nfr = cg_sym_lookup(pcs[i], ret, &fr);
         if (nfr == 0) {
-            size_t l = frame_line(line, sizeof line, i, f.function, NULL, 0, &f, false);
-            if (!put_line(buf, cap, &len, line, l, i + 1 == n))
+            if (!put_frame_line(buf, cap, &len, i + 1 == n, i, f.function, NULL, 0, &f, false))
                 break;
             continue;
         }
@@ -1079,9 +1088,8 @@ size_t cg_format_stack(char *buf, size_t cap, const uintptr_t *pcs, size_t n, bo
             bool last = k + 1 == nfr;
             const char *fn = last && named_well(&f, fr[k].function) ? f.function
                                                                    : fr[k].function;
-            size_t l = frame_line(line, sizeof line, i, fn, fr[k].file, fr[k].line, &f,
-                                  !last);
-            if (!put_line(buf, cap, &len, line, l, last && i + 1 == n))
+            if (!put_frame_line(buf, cap, &len, last && i + 1 == n, i, fn, fr[k].file,
+                                fr[k].line, &f, !last))
                 break;
         }
         if (k < nfr) {              /* the lines that fit of this frame are kept */

@@ -21,9 +21,10 @@
 #ifndef CG_SYMBOLIZE_H
 #define CG_SYMBOLIZE_H
 
-#include "platform.h"
+#include "maps.h"
 
-#define CG_SYM_MODULE_MAX 256    /* bytes kept of a module path (with NUL)   */
+/* bytes of a module path (with NUL): any path /proc/self/maps shows, whole */
+#define CG_SYM_MODULE_MAX CG_MAPS_PATH_MAX
 #define CG_SYM_FUNC_MAX 256      /* bytes kept of a function name (with NUL) */
 
 /* What is known of one code address. */

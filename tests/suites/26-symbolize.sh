@@ -13,6 +13,19 @@
 #   sym-quoted-path          a program in a directory named with a double
 #                            quote, blank, backslash (then both quotes):
 #                            file:line, and the JSON module exact
+#   sym-long-path-N-*        a program and its shared library, built from
+#                            sources in a directory of N names of 200
+#                            bytes (3: ~620 bytes, past the 256 a module
+#                            path had and the 480 of a report's names; 7:
+#                            ~1420, past the 1024 of llvm-symbolizer's
+#                            input line): text frames and JSON frames name
+#                            the whole module and source paths with
+#                            file:line, the JSON exe whole (-text, -json),
+#                            in a leak report too (-leak), and
+#                            stats_path's exe= is the whole path (-stats);
+#                            a foreign free's "writable data of" message
+#                            marks the module path it cuts with "..."
+#                            (-describe)
 #   sym-json-fields          JSON frames carry file, line and inlined
 #   sym-leaks-one-run        a leak report of three groups: every group's
 #                            frames symbolized by one run of the symbolizer,
@@ -627,5 +640,103 @@ PY
   else
     fail "sym-quoted-path ($qd)" "json: $qok; text: $(grep -m1 '#0' <<<"$err")"
   fi
+done
+# sym-long-path: modules and sources in a directory of ~620 bytes (past
+# the 480 of %N; a CODE line for llvm-symbolizer) and of ~1420 (past the
+# 1024 bytes llvm-symbolizer reads of an input line: a run with --obj=),
+# each name 200 bytes (NAME_MAX is 255): a library frame and the program's
+for nseg in 3 7; do
+ld=$tmp/long$nseg; for i in $(seq $nseg); do ld=$ld/$(printf "d$i%.0s" $(seq 100)); done
+mkdir -p "$ld"
+cat >"$ld/lp.c" <<'EOF'
+#include <stdlib.h>
+volatile int lp_sink;
+__attribute__((noinline)) void lp_overflow_free(char *p, int n)
+{
+    p[n] = 1;
+    free(p);                                    /* LINE-lpfree */
+    lp_sink = 1;
+}
+__attribute__((noinline)) void *lp_leak(void) { return malloc(13); }   /* LINE-lpleak */
+char lp_global[64];
+EOF
+cat >"$ld/lpmain.c" <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+void lp_overflow_free(char *p, int n);
+void *lp_leak(void);
+void *volatile lp_keep;
+extern char lp_global[64];
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "global") == 0) {
+        free(lp_global + 16);                    /* a library's global */
+        return 0;
+    }
+    if (argc > 1 && strcmp(argv[1], "leak") == 0) {
+        lp_keep = lp_leak();                     /* LINE-mainleak */
+        lp_keep = 0;
+        return 0;
+    }
+    lp_overflow_free(malloc(10), 10 + argc - 1); /* LINE-mainfree */
+    return 0;
+}
+EOF
+if (cd "$ld" && gcc -g -O1 -fPIC -shared -o liblp.so lp.c &&
+    gcc -g -O1 -o lpmain lpmain.c -L. -llp -Wl,-rpath,"$ld") 2>"$tmp/b.err"; then
+  lso=$ld/liblp.so lexe=$ld/lpmain
+  rm -f "$tmp/lp.json"
+  run mode=debug:report_path="$tmp/lp.json" "$lexe"
+  # the text: #0 in the library, #1 in main, each with its whole paths
+  if grep -Fq " in lp_overflow_free $ld/lp.c:$(line lpfree "$ld/lp.c") ($lso+0x" <<<"$err" &&
+     grep -Fq " in main $ld/lpmain.c:$(line mainfree "$ld/lpmain.c") ($lexe+0x" <<<"$err"; then
+    pass sym-long-path-$nseg-text
+  else
+    fail sym-long-path-$nseg-text "rc $rc (${#ld}-byte dir): $(grep -m2 -E '#[01] ' <<<"$err" | cut -c1-200)"
+  fi
+  jok=$(python3 - "$tmp/lp.json" "$lso" "$ld/lp.c" "$(line lpfree "$ld/lp.c")" \
+                  "$lexe" "$ld/lpmain.c" "$(line mainfree "$ld/lpmain.c")" <<'PY'
+import json, sys
+try:
+    r = json.loads(open(sys.argv[1]).readline())
+    fr = r["stacks"][next(iter(r["stacks"]))]["frames"]
+    want = [tuple(sys.argv[2:5]), tuple(sys.argv[5:8])]
+    got = [(f["module"], f["file"], str(f["line"])) for f in fr[:2]]
+    if r["exe"] != sys.argv[5]:
+        print(f"exe {len(r['exe'])} bytes, {r['exe'][-12:]}")
+    else:
+      print("ok" if got == want else
+            f"frames {[(len(m), m[-12:], f and len(f), f and f[-12:], l) for m, f, l in got]}")
+except Exception as e:
+    print(f"json: {e!r}")
+PY
+)
+  if [ "$jok" = ok ]; then pass sym-long-path-$nseg-json; else fail sym-long-path-$nseg-json "$jok"; fi
+  run mode=debug:detect_leaks=1 "$lexe" leak
+  if [ "$rc" = 23 ] &&
+     grep -Fq " in lp_leak $ld/lp.c:$(line lpleak "$ld/lp.c") ($lso+0x" <<<"$err" &&
+     grep -Fq " in main $ld/lpmain.c:$(line mainleak "$ld/lpmain.c") ($lexe+0x" <<<"$err"; then
+    pass sym-long-path-$nseg-leak
+  else
+    fail sym-long-path-$nseg-leak "rc $rc: $(grep -m3 -E '#[0-2] ' <<<"$err" | cut -c1-200)"
+  fi
+  # a pointer into the library's data: the message names the module, its
+  # first 252 bytes and "..." (a message line of 512 bytes), not cut silently
+  run mode=debug "$lexe" global
+  if grep -Fq "it is in the writable data of ${lso:0:252}... (a global" <<<"$err"; then
+    pass sym-long-path-$nseg-describe
+  else
+    fail sym-long-path-$nseg-describe "rc $rc: $(grep -m1 -o 'it is in .*' <<<"$err" | cut -c1-60)...$(grep -m1 -o 'it is in .*' <<<"$err" | tail -c 60)"
+  fi
+  rm -f "$tmp/lp.stats"
+  run mode=fast:stats_path="$tmp/lp.stats" "$lexe" leak
+  if grep -Fq " exe=$lexe mallocs=" "$tmp/lp.stats" 2>/dev/null; then
+    pass sym-long-path-$nseg-stats
+  else
+    fail sym-long-path-$nseg-stats "rc $rc: $(cut -c1-120 "$tmp/lp.stats" 2>&1)"
+  fi
+else
+  fail sym-long-path-$nseg-build "$(head -c 400 "$tmp/b.err")"
+fi
 done
 exit 0

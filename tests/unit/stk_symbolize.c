@@ -2,7 +2,8 @@
  * stk_symbolize.c — the symbolizer (src/symbolize.c): static functions of
  * the executable, ASan-style stack lines, return addresses at the end of a
  * function, a stripped module (.dynsym only), unknown and anonymous
- * addresses, and truncated or corrupt ELF files, which must never crash.
+ * addresses, and truncated or corrupt ELF files, which must never crash;
+ * the maps reader with a path of ~3900 bytes (whole, one base, flagged cut).
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
@@ -508,4 +509,80 @@ Test(symbolize, call_site_reads_only_its_executable_mapping)
     munmap(page - 4096, 3 * 4096);
     /* an address in no mapping at all: ret - 1 */
     cr_expect_eq(cg_call_site(ret), ret - 1);
+}
+
+/* A file at a path of about 3900 bytes (names of 200 bytes, blanks in
+ * them), mapped as two mappings (the second page made writable): the
+ * maps reader gives the whole path (and " (deleted)" once it is
+ * unlinked), one base for both, a cut short name flagged truncated. */
+Test(symbolize, maps_whole_long_path)
+{
+    char path[4096];
+    int n = snprintf(path, sizeof path, "/tmp/cg-longpath-%d", (int)getpid());
+    mkdir(path, 0700);
+    for (int i = 0; i < 19; i++) {
+        path[n++] = '/';
+        for (int k = 0; k < 200; k++)
+            path[n++] = k == 100 ? ' ' : (char)('a' + i);
+        path[n] = 0;
+        cr_assert_eq(mkdir(path, 0700), 0, "mkdir at %d bytes", n);
+    }
+    n += snprintf(path + n, sizeof path - (size_t)n, "/file");
+    cr_assert_gt(n, 3700);
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(ftruncate(fd, 2 * 4096), 0);
+    struct stat st;
+    cr_assert_eq(fstat(fd, &st), 0);
+    char *map = mmap(NULL, 2 * 4096, PROT_READ, MAP_SHARED, fd, 0);
+    cr_assert_neq(map, MAP_FAILED);
+    cr_assert_eq(mprotect(map + 4096, 4096, PROT_READ | PROT_WRITE), 0);
+    /* the first page executable, if /tmp allows it: then a snapshot,
+     * which keeps executable mappings only, holds it */
+    bool exec = mprotect(map, 4096, PROT_READ | PROT_EXEC) == 0;
+    close(fd);
+
+    static char got[CG_MAPS_PATH_MAX];
+    cg_mapping_t m;
+    cr_assert(cg_find_mapping_path((uintptr_t)map + 4096 + 8, &m, got, sizeof got));
+    cr_expect_str_eq(got, path);
+    cr_expect(!m.truncated);
+    cr_expect_eq(m.lo, (uintptr_t)map + 4096);
+    cr_expect_eq(m.base, (uintptr_t)map, "one base for both mappings of the file");
+    cr_expect_eq(m.inode, (uint64_t)st.st_ino);
+    cr_expect_eq(m.file_off, 4096);
+    cr_expect_eq(strlen(m.path), CG_MAPS_NAME_MAX - 1);
+    cr_expect_eq(strncmp(m.path, path, CG_MAPS_NAME_MAX - 1), 0);
+    /* no buffer: the short name, flagged */
+    cr_assert(cg_find_mapping((uintptr_t)map, &m));
+    cr_expect(m.truncated);
+    cr_expect_eq(strncmp(m.path, path, CG_MAPS_NAME_MAX - 1), 0);
+    /* a buffer too small: cut, flagged */
+    char small[100];
+    cr_assert(cg_find_mapping_path((uintptr_t)map, &m, small, sizeof small));
+    cr_expect(m.truncated);
+    cr_expect_eq(strlen(small), sizeof small - 1);
+    /* the same answers from a snapshot */
+    if (exec) {
+        cr_assert(cg_maps_snapshot_begin());
+        cr_assert(cg_find_mapping_path((uintptr_t)map, &m, got, sizeof got));
+        cr_expect_str_eq(got, path);
+        cr_expect(!m.truncated);
+        cr_assert(cg_find_mapping((uintptr_t)map, &m));
+        cr_expect(m.truncated);
+        cg_maps_snapshot_end();
+    }
+    /* deleted: the path and " (deleted)", whole */
+    cr_assert_eq(unlink(path), 0);
+    cr_assert(cg_find_mapping_path((uintptr_t)map, &m, got, sizeof got));
+    char want[4200];
+    snprintf(want, sizeof want, "%s (deleted)", path);
+    cr_expect_str_eq(got, want);
+    cr_expect(!m.truncated);
+    munmap(map, 2 * 4096);
+    for (int i = 19; i >= 0; i--) {
+        char *slash = strrchr(path, '/');
+        *slash = 0;
+        rmdir(path);
+    }
 }
