@@ -993,6 +993,7 @@ static void *dbg_alloc(size_t n, size_t align, int kind, bool zero, const cg_cal
 bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
 {
     uint8_t st = CG_SH_LIVE;
+    unsigned waits = 0;
     while (!__atomic_compare_exchange_n(&r->state, &st, CG_SH_CLAIMED, false, __ATOMIC_ACQ_REL,
                                         __ATOMIC_ACQUIRE)) {
         /* Claimed and p's: a free or realloc of p finishing (then this
@@ -1001,8 +1002,11 @@ bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check
          * wait and try again.  Else a double free; the report describes
          * the record only while it is still p's (its block may have gone
          * back to the core, the record to a new block, since the lookup).
-         * One thread (!mt, a fork child among them) has no one to wait for. */
-        if (st != CG_SH_CLAIMED || !call->mt || cg_shadow_user(r) != p) {
+         * One thread has no one to wait for: !mt, or (now and then, the
+         * kernel's count) a fork child, where glibc leaves mt set and
+         * the claim may be a thread's the child does not have. */
+        if (st != CG_SH_CLAIMED || !call->mt || cg_shadow_user(r) != p ||
+            (++waits % 64 == 0 && cg_os_nthreads() == 1)) {
             dbg_report(call, freed, p, NULL, cg_shadow_user(r) == p ? r : NULL);
             return false;
         }

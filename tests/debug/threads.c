@@ -45,7 +45,10 @@
  *                          gets the freed record, lets the held free claim
  *                          q's record for a moment and frees q.  The held
  *                          free must report a double free of the block
- *                          (SIGABRT), after "q freed"
+ *                          (SIGABRT), after "q freed"; "fork": as
+ *                          "recycled", and while q's record is claimed a
+ *                          child frees q: it must end ("child ended
+ *                          STATUS"), not wait for the thread it lacks
  * The double free and the write after free end the process with the
  * report (SIGABRT); the others exit 0.
  */
@@ -57,6 +60,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *volatile shared;
@@ -255,9 +260,11 @@ static void *volatile stale_p, *volatile stale_q;
 static pthread_t stale_thread;
 static int stale_point;               /* the hook point the thread stops at */
 static int stale_in, stale_go;        /* the thread is held; let it go     */
+static int stale_hold_ms = 1000;      /* held that long at most            */
 
 /* Hold the stale thread at stale_point (point 5, CG_HOOK_DBG_CLAIMED, in
- * "recycled" too) until the main thread is done, 1 s at most. */
+ * "recycled" too) until the main thread is done, stale_hold_ms at most
+ * (past the fork child's 3 s in "fork"). */
 static void stale_hook(int point, void *arg)
 {
     if (!pthread_equal(pthread_self(), stale_thread) || arg != stale_p)
@@ -265,7 +272,7 @@ static void stale_hook(int point, void *arg)
     if (point != stale_point && !(point == 5 && stale_q != NULL))
         return;
     __atomic_add_fetch(&stale_in, 1, __ATOMIC_RELEASE);
-    for (int i = 0; i < 1000 && __atomic_load_n(&stale_go, __ATOMIC_ACQUIRE) < stale_in; i++)
+    for (int i = 0; i < stale_hold_ms && __atomic_load_n(&stale_go, __ATOMIC_ACQUIRE) < stale_in; i++)
         usleep(1000);
 }
 
@@ -291,7 +298,10 @@ static int race_stale(size_t n, const char *where)
         puts("no test build: cg_test_set_hook missing");
         return 2;
     }
-    bool recycled = strcmp(where, "recycled") == 0;
+    bool forked = strcmp(where, "fork") == 0;
+    bool recycled = forked || strcmp(where, "recycled") == 0;
+    if (forked)
+        stale_hold_ms = 5000;
     stale_point = strcmp(where, "looked") == 0 ? 3 : 4;   /* CG_HOOK_DBG_LOOKED_UP, _CLAIM */
     stale_p = malloc(n);
     if (stale_p == NULL)
@@ -309,6 +319,27 @@ static int race_stale(size_t n, const char *where)
         stale_q = malloc(4 * n);      /* another chunk, p's record recycled */
         __atomic_store_n(&stale_go, 1, __ATOMIC_RELEASE);
         wait_in(2);                   /* the stale free holds q's record */
+        if (forked) {
+            /* a child forked now has q's record claimed by a thread it
+             * does not have: its free of q must end, not wait for ever */
+            fflush(stdout);
+            pid_t pid = fork();
+            if (pid == 0) {
+                free(stale_q);
+                _exit(0);
+            }
+            int st = 0, i = 0;
+            while (waitpid(pid, &st, WNOHANG) == 0 && i++ < 300)
+                usleep(10000);            /* 3 s at most */
+            if (i > 300) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &st, 0);
+                puts("the child's free hung");
+            } else {
+                printf("child ended %d\n", WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+            }
+            fflush(stdout);
+        }
         free(stale_q);                /* q's only free */
         puts("q freed");
         fflush(stdout);
