@@ -271,8 +271,8 @@ static void stale_hook(int point, void *arg)
         return;
     if (point != stale_point && !(point == 5 && stale_q != NULL))
         return;
-    __atomic_add_fetch(&stale_in, 1, __ATOMIC_RELEASE);
-    for (int i = 0; i < stale_hold_ms && __atomic_load_n(&stale_go, __ATOMIC_ACQUIRE) < stale_in; i++)
+    int in = __atomic_add_fetch(&stale_in, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < stale_hold_ms && __atomic_load_n(&stale_go, __ATOMIC_ACQUIRE) < in; i++)
         usleep(1000);
 }
 
