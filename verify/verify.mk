@@ -1,4 +1,4 @@
-# verify/verify.mk — make verify: the lock and fastbin protocols
+# verify/verify.mk — make verify: the lock, fastbin and give-back protocols
 # model-checked with spin (verify/models/, docs/verification.md).
 #
 #   make verify       generate (spin -a), compile (gcc pan.c) and run every

@@ -19,6 +19,15 @@ enum {
      * chunk; arg is the block's user pointer.  A hook that sleeps here lets a racing
      * free of the same pointer fall into the gap (threads.c, race-free). */
     CG_HOOK_DBG_GIVE_BACK = 2,
+    /* block_to_release (debug/debug.c), just after its first lookup of
+     * the record; arg is the pointer freed.  And the same free in
+     * dbg_free just before cg_dbg_claim, and in cg_dbg_claim just after a
+     * CAS that claimed a record.  A hook that holds a free here lets the
+     * block go back to the core (and its record to a new block) under it
+     * (threads.c, race-stale). */
+    CG_HOOK_DBG_LOOKED_UP = 3,
+    CG_HOOK_DBG_CLAIM = 4,
+    CG_HOOK_DBG_CLAIMED = 5,
 };
 
 extern void (*cg_test_hook_fn)(int point, void *arg) CG_HIDDEN;

@@ -994,16 +994,32 @@ static void *dbg_alloc(size_t n, size_t align, int kind, bool zero, const cg_cal
  * looked it up (the block was freed and gone). */
 bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
 {
-    uint8_t live = CG_SH_LIVE;
-    if (__atomic_compare_exchange_n(&r->state, &live, CG_SH_CLAIMED, false,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        if (cg_shadow_user(r) == p)
-            return true;
-        __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* not p's: undo */
-        dbg_report(call, freed, p, NULL, NULL);
-        return false;
+    uint8_t st = CG_SH_LIVE;
+    unsigned waits = 0;
+    while (!__atomic_compare_exchange_n(&r->state, &st, CG_SH_CLAIMED, false, __ATOMIC_ACQ_REL,
+                                        __ATOMIC_ACQUIRE)) {
+        /* Claimed and p's: a free or realloc of p finishing (then this
+         * is a double free, seen once it is done), or a stale free of the
+         * block this record had before, which undoes its claim at once:
+         * wait and try again.  Else a double free; the report describes
+         * the record only while it is still p's (its block may have gone
+         * back to the core, the record to a new block, since the lookup).
+         * One thread has no one to wait for: !mt, or (now and then, the
+         * kernel's count) a fork child, where glibc leaves mt set and
+         * the claim may be a thread's the child does not have. */
+        if (st != CG_SH_CLAIMED || !call->mt || cg_shadow_user(r) != p ||
+            (++waits % 64 == 0 && cg_os_nthreads() == 1)) {
+            dbg_report(call, freed, p, NULL, cg_shadow_user(r) == p ? r : NULL);
+            return false;
+        }
+        cg_os_yield();
+        st = CG_SH_LIVE;
     }
-    dbg_report(call, freed, p, NULL, r);
+    CG_TEST_HOOK(CG_HOOK_DBG_CLAIMED, (void *)p);
+    if (cg_shadow_user(r) == p)
+        return true;
+    __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* not p's: undo */
+    dbg_report(call, freed, p, NULL, NULL);
     return false;
 }
 
@@ -1067,7 +1083,11 @@ static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t s
 static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t use)
 {
     cg_shadow_t *r = find_block(p, call);
-    if (r == NULL && wait_giving(p))
+    CG_TEST_HOOK(CG_HOOK_DBG_LOOKED_UP, p);
+    /* No record, or one not p's (any more: p's block may have gone back
+     * to the core since the lookup, its record unbound under us): wait
+     * for any give-back of p and look again (verify/models/giveback.pml). */
+    if ((r == NULL || cg_shadow_user(r) != p) && (wait_giving(p) || r != NULL))
         r = find_block(p, call);
     if (r == NULL) {
         if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), call, &(bool){true}))
@@ -1097,6 +1117,8 @@ static void dbg_free(void *p, size_t sized, size_t salign, const cg_call_t *call
         return;
     cg_verify_tick(call);
     cg_shadow_t *r = block_to_release(call, p, CG_USE_FREE);
+    if (r != NULL)
+        CG_TEST_HOOK(CG_HOOK_DBG_CLAIM, p);
     if (r == NULL || !cg_dbg_claim(call, r, p, CG_CK_DEBUG_DOUBLE_FREE))
         return;
     finish_free(call, r, p, sized, salign);

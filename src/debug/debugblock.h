@@ -27,7 +27,13 @@ uint32_t cg_dbg_tid(bool mt) CG_HIDDEN;
 uint8_t cg_dbg_block_mode(uintptr_t caller) CG_HIDDEN;
 
 /* Take the live block r (user pointer p) for freeing or moving: false,
- * after the report of check freed (a double free), when it was not live. */
+ * after the report of check freed (a double free), when it was not live
+ * or r is no longer p's record (the report then describes no record).
+ * Thread-safe: one claim of a block wins; while another thread holds p's
+ * record claimed (a free or realloc of p finishing, or for a moment a
+ * stale free of the record's previous block), it waits (yields) and
+ * tries again (verify/models/giveback.pml), unless the process is down to
+ * one thread (a fork child: then it reports as a double free). */
 bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
     CG_HIDDEN;
 

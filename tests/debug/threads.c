@@ -35,6 +35,20 @@
  *                          must report a double free (SIGABRT at the
  *                          first); a free of theirs that returns (it won
  *                          too) prints "two frees won" and exits 1
+ *   threads race-stale SIZE WHERE  (a test build) a thread frees a block
+ *                          of SIZE bytes and is held (hooks) after its
+ *                          lookup of the record (WHERE "looked") or just
+ *                          before its claim ("claim") while the main
+ *                          thread frees the block, which goes back to the
+ *                          core at once (quarantine_mb=0); "recycled":
+ *                          the main thread then mallocs a block q that
+ *                          gets the freed record, lets the held free claim
+ *                          q's record for a moment and frees q.  The held
+ *                          free must report a double free of the block
+ *                          (SIGABRT), after "q freed"; "fork": as
+ *                          "recycled", and while q's record is claimed a
+ *                          child frees q: it must end ("child ended
+ *                          STATUS"), not wait for the thread it lacks
  * The double free and the write after free end the process with the
  * report (SIGABRT); the others exit 0.
  */
@@ -46,6 +60,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char *volatile shared;
@@ -234,6 +250,106 @@ static int race_free(size_t n)
     return 1;
 }
 
+/* threads race-stale SIZE WHERE: a free that looked p's record up
+ * before p's block went back to the core.  WHERE: "looked" (the hook just
+ * after block_to_release's lookup), "claim" (just before cg_dbg_claim) or
+ * "recycled" (before the claim, and the block's record then given to a
+ * new block q, which the main thread frees while the stale free holds
+ * q's record claimed for a moment). */
+static void *volatile stale_p, *volatile stale_q;
+static pthread_t stale_thread;
+static int stale_point;               /* the hook point the thread stops at */
+static int stale_in, stale_go;        /* the thread is held; let it go     */
+static int stale_hold_ms = 1000;      /* held that long at most            */
+
+/* Hold the stale thread at stale_point (point 5, CG_HOOK_DBG_CLAIMED, in
+ * "recycled" too) until the main thread is done, stale_hold_ms at most
+ * (past the fork child's 3 s in "fork"). */
+static void stale_hook(int point, void *arg)
+{
+    if (!pthread_equal(pthread_self(), stale_thread) || arg != stale_p)
+        return;
+    if (point != stale_point && !(point == 5 && stale_q != NULL))
+        return;
+    int in = __atomic_add_fetch(&stale_in, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < stale_hold_ms && __atomic_load_n(&stale_go, __ATOMIC_ACQUIRE) < in; i++)
+        usleep(1000);
+}
+
+static void *stale_free(void *arg)
+{
+    free(stale_p);                    /* the double free, looked up early */
+    static const char msg[] = "the stale free returned\n";
+    (void)!write(1, msg, sizeof msg - 1);
+    return arg;
+}
+
+static void wait_in(int n)
+{
+    for (int i = 0; i < 2000 && __atomic_load_n(&stale_in, __ATOMIC_ACQUIRE) < n; i++)
+        usleep(500);
+}
+
+static int race_stale(size_t n, const char *where)
+{
+    void (*set_hook)(void (*)(int, void *)) =
+        (void (*)(void (*)(int, void *)))dlsym(RTLD_DEFAULT, "cg_test_set_hook");
+    if (set_hook == NULL) {
+        puts("no test build: cg_test_set_hook missing");
+        return 2;
+    }
+    bool forked = strcmp(where, "fork") == 0;
+    bool recycled = forked || strcmp(where, "recycled") == 0;
+    if (forked)
+        stale_hold_ms = 5000;
+    stale_point = strcmp(where, "looked") == 0 ? 3 : 4;   /* CG_HOOK_DBG_LOOKED_UP, _CLAIM */
+    stale_p = malloc(n);
+    if (stale_p == NULL)
+        return 4;
+    set_hook(stale_hook);
+    if (pthread_create(&stale_thread, NULL, stale_free, NULL) != 0)
+        return 3;
+    wait_in(1);
+    if (__atomic_load_n(&stale_in, __ATOMIC_ACQUIRE) < 1) {
+        puts("the stale free never reached the hook");
+        return 1;
+    }
+    free(stale_p);                    /* the winner: back to the core at once */
+    if (recycled) {
+        stale_q = malloc(4 * n);      /* another chunk, p's record recycled */
+        __atomic_store_n(&stale_go, 1, __ATOMIC_RELEASE);
+        wait_in(2);                   /* the stale free holds q's record */
+        if (forked) {
+            /* a child forked now has q's record claimed by a thread it
+             * does not have: its free of q must end, not wait for ever */
+            fflush(stdout);
+            pid_t pid = fork();
+            if (pid == 0) {
+                free(stale_q);
+                _exit(0);
+            }
+            int st = 0, i = 0;
+            while (waitpid(pid, &st, WNOHANG) == 0 && i++ < 300)
+                usleep(10000);            /* 3 s at most */
+            if (i > 300) {
+                kill(pid, SIGKILL);
+                waitpid(pid, &st, 0);
+                puts("the child's free hung");
+            } else {
+                printf("child ended %d\n", WIFSIGNALED(st) ? 128 + WTERMSIG(st) : WEXITSTATUS(st));
+            }
+            fflush(stdout);
+        }
+        free(stale_q);                /* q's only free */
+        puts("q freed");
+        fflush(stdout);
+    }
+    __atomic_store_n(&stale_go, 2, __ATOMIC_RELEASE);
+    pthread_join(stale_thread, NULL);
+    puts("no report");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -272,6 +388,8 @@ int main(int argc, char **argv)
             shared[5] = 'x';
         return 0;                     /* exit() checks the quarantine */
     }
+    if (strcmp(what, "race-stale") == 0 && argc > 3)
+        return race_stale((size_t)strtoul(argv[2], NULL, 10), argv[3]);
     if (strcmp(what, "race-free") == 0 && argc > 2)
         return race_free((size_t)strtoul(argv[2], NULL, 10));
     if (strcmp(what, "budget") == 0 && argc > 2)

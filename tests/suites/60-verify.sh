@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # 60-verify.sh — make verify: the spin models of verify/models/ (fastbins,
-# lock elision, the free path's check, fork handlers), one PASS/FAIL line
+# lock elision, the free path's check, fork handlers, debug mode's give-back), one PASS/FAIL line
 # per correct model and per seeded-bug variant (issue 4 points 7 and 8).
-# A check that fork.pml still models the order src/entry/init.c takes the locks in.
+# A check that fork.pml still models the order src/entry/init.c takes the locks in,
+# and that giveback.pml still models give_back's steps in src/debug/debug.c.
 # Then a self-test of the runner: given a seeded bug listed as correct, and
 # a correct model listed as a seeded bug, it must fail both — so a broken
 # runner cannot turn the lines above into passes.
@@ -45,6 +46,22 @@ if [ -n "$c_order" ] && [ "$c_order" = "$m_order" ]; then
   echo "PASS verify-fork-order-matches-init.c"
 else
   echo "FAIL verify-fork-order-matches-init.c: src/entry/init.c fork_prepare takes [$c_order], fork.pml models [$m_order]"
+  rc=1
+fi
+
+# giveback.pml models give_back's order (giving set, the unbind, the
+# core's free, giving cleared) and block_to_release's second look after a
+# failed start check: src/debug/debug.c must still have both.
+dbg=$CG_ROOT/src/debug/debug.c
+gb_order=$(sed -n '/^static void give_back(/,/^}/p' "$dbg" |
+  grep -oE 'giving, (user|NULL)|cg_shadow_delete|cg_core_free' | tr '\n' ' ')
+gb_want='giving, user cg_shadow_delete cg_core_free giving, NULL '
+if [ "$gb_order" = "$gb_want" ] &&
+   sed -n '/^static cg_shadow_t \*block_to_release(/,/^}/p' "$dbg" |
+     grep -qF '(r == NULL || cg_shadow_user(r) != p) && (wait_giving(p) || r != NULL)'; then
+  echo "PASS verify-giveback-order-matches-debug.c"
+else
+  echo "FAIL verify-giveback-order-matches-debug.c: give_back does [$gb_order] (giveback.pml models [$gb_want]), or block_to_release no longer looks again after a failed start check"
   rc=1
 fi
 
