@@ -26,6 +26,8 @@
 #                         SIGSEGV (no report): its test case, the summary,
 #                         the SARIF run's chunkguardProcesses and the HTML
 #                         process table name it by its program
+#   junit-ends-blank-path the same from a program whose path holds a
+#                         blank: named by the whole path
 #   html-dom              headless Chromium's DOM of the HTML report: the
 #                         overflow's 4 wrong bytes 41, the use after free's
 #                         58, leaks sorted by bytes, nothing external; a
@@ -276,6 +278,21 @@ if [ "$rc" = 0 ] && [ "$got" = "2 1 2" ] && [ "$jc" = 0 ] && [ "$sc" = 0 ] && [ 
    grep -Fq "<tr><td>$kid</td><td>$B/probe</td><td>0</td><td>no exit record" "$tmp/jw.html"
 then pass junit-ends-fast-segv
 else fail junit-ends-fast-segv "status $rc, (test cases, said no exit record, named by the program) = ($got), want (2 1 2); child '$kid'; check junit $jc sarif $sc $(head -c 200 "$tmp/jw.chk"); SARIF processes: $sp; summary: $(head -c 300 "$tmp/jw.err" | tr '\n' '|')"; fi
+
+# junit-ends-blank-path: the same job from a program whose path holds a
+# blank: both test cases are named by the whole path (the start line's exe
+# is the rest of its line; the exit line's is what comes before mallocs=)
+mkdir -p "$tmp/a b"; cp "$B/probe" "$tmp/a b/probe"
+"$CG" run --mode fast --report-dir "$tmp/jb" --junit "$tmp/jb.xml" -- "$tmp/a b/probe" fork-wild \
+    >/dev/null 2>"$tmp/jb.err"; rc=$?
+got=$("$PY" - "$tmp/jb.xml" "$tmp/a b/probe" <<'PYEOF' 2>&1
+import re, sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
+print(len(cases), sum(1 for c in cases if re.fullmatch(r"pid \d+ " + re.escape(sys.argv[2]), c.get("name", ""))))
+PYEOF
+)
+if [ "$rc" = 0 ] && [ "$got" = "2 2" ]; then pass junit-ends-blank-path
+else fail junit-ends-blank-path "status $rc, (test cases, named by the whole path) = ($got), want (2 2): $(grep -o 'name="pid[^"]*"' "$tmp/jb.xml" | tr '\n' ' ')"; fi
 
 # html-dom: headless Chromium renders the page; the DOM it built is checked
 echo "command: rendering the HTML report in headless Chromium"
