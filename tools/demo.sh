@@ -111,7 +111,8 @@ else
 fi
 
 # Exactly one process ran under chunkguard, so one statistics file.
-stats=$(cat "$TMP"/stats/cg.* 2>/dev/null | head -1)
+# (its exit line: the file's start line, "start pid=N exe=PATH", has no counts)
+stats=$(grep -h '^pid=' "$TMP"/stats/cg.* 2>/dev/null | head -1)
 echo "chunkguard stats: ${stats:-<none>}"
 # stat_of KEY: the value of KEY=... in the stats line.
 stat_of() { sed -n "s/.*\(^\| \)$1=\([^ ]*\).*/\2/p" <<<"$stats"; }

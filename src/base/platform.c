@@ -751,14 +751,32 @@ bool cg_os_write_file(const char *path, const char *buf, size_t len, bool append
     return done == len;
 }
 
-bool cg_os_create_file(const char *path)
+bool cg_os_start_file(const char *path, const char *buf, size_t len)
 {
+    /* The usual case, a new file: made with O_EXCL, it is a regular file */
     long fd = SYS(SYS_openat, AT_FDCWD, path,
-                  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK, 0644, 0, 0);
+                  O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644, 0, 0);
+    if (fd == -EEXIST) {
+        /* a program exec'd by this process: its file is there already.
+         * O_NONBLOCK: a FIFO with no reader is refused (ENXIO) rather
+         * than waited for; one with a reader, or a device, is left
+         * alone below */
+        struct stat sb;
+        fd = SYS(SYS_openat, AT_FDCWD, path,
+                 O_WRONLY | O_APPEND | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0, 0, 0);
+        if (!sys_failed(fd) &&
+            (sys_failed(SYS(SYS_fstat, fd, &sb, 0, 0, 0, 0)) || !S_ISREG(sb.st_mode))) {
+            SYS(SYS_close, fd, 0, 0, 0, 0, 0);
+            return false;
+        }
+    }
     if (sys_failed(fd))
         return false;
+    /* one write: a short one (a full disk) leaves a cut line, which a
+     * reader takes for what it is */
+    long w = SYS(SYS_write, fd, buf, len, 0, 0, 0);
     SYS(SYS_close, fd, 0, 0, 0, 0, 0);
-    return true;
+    return w == (long)len;
 }
 
 const char *cg_os_errno_name(int e)

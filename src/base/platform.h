@@ -224,10 +224,13 @@ void  cg_os_sleep_ms(unsigned ms) CG_HIDDEN;         /* nanosleep, ms millisecon
  * cg_os_readlink puts the link's target in buf (at most cap - 1 bytes,
  * then a NUL) and returns its length, 0 when unknown. */
 bool  cg_os_write_file(const char *path, const char *buf, size_t len, bool append) CG_HIDDEN;
-/* cg_os_create_file makes an empty regular file at path (0644) when
- * nothing is there; an existing file, FIFO or other is left alone
- * (O_EXCL).  True when it made one; async-signal-safe (a fork child). */
-bool  cg_os_create_file(const char *path) CG_HIDDEN;
+/* cg_os_start_file writes buf[0, len) to the regular file at path with
+ * one write(): made (0644) when nothing is there, appended to when one
+ * is (a program this process exec'd starts on its predecessor's file); a
+ * FIFO, device or other is left alone, unwritten.  True when all was
+ * written; no malloc, async-signal-safe (a fork child); errno is
+ * clobbered (the caller keeps it). */
+bool  cg_os_start_file(const char *path, const char *buf, size_t len) CG_HIDDEN;
 const char *cg_os_errno_name(int e) CG_HIDDEN;
 /* The program's executable, /proc/self/exe's target (the program chunkguard
  * was loaded into, never ld.so or libc), read at init (entry/init.c) and

@@ -393,19 +393,25 @@ static bool maps_have_brk_heap(void)
 static int stats_pid;
 
 /* stats_path at start-up, and in a fork child: the process is known.
- * With "%p" the file is its own, made empty now, so that one that ends
- * without its line (killed by a signal; exec'd a program without
- * chunkguard) still leaves its file (tools/chunkguard gives it a JUnit
- * test case).  Without "%p" nothing is made: the lines are appended. */
+ * With "%p" the file is its own: its first line, "start pid=N exe=PATH"
+ * (the whole path, to the end of the line), is written now, so that a
+ * process that ends without its exit line (killed by a signal; exec'd a
+ * program without chunkguard) still leaves a file naming its program
+ * (tools/chunkguard gives it a JUnit test case).  A program it exec'd
+ * appends its own start line.  Without "%p" nothing is written now: the
+ * file is shared, and holds the exit lines alone.  One write(), no
+ * malloc: this runs in every fork child. */
 CG_FORK_PATH static void stats_begin(void)
 {
     stats_pid = cg_os_getpid();
     if (cg_opt.stats_path[0] == 0 || strstr(cg_opt.stats_path, "%p") == NULL)
         return;
     char path[CG_OPT_PATH_BUF];
+    char line[CG_OS_EXE_MAX + 48];
     int saved = errno;
     cg_expand_path(path, sizeof path, cg_opt.stats_path);
-    cg_os_create_file(path);
+    size_t n = cg_fmt(line, sizeof line, "start pid=%d exe=%s\n", stats_pid, cg_os_exe());
+    cg_os_start_file(path, line, n);
     errno = saved;
 }
 

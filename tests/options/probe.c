@@ -11,9 +11,13 @@
  *   probe fork-ends       fork three children that malloc and free a
  *                         little and end by exit(0), _exit(0) and SIGKILL;
  *                         wait for them, exit 0 when they ended so
+ *   probe fork-wild       fork a child that mallocs and frees a little and
+ *                         then stores through a wild pointer (SIGSEGV, which
+ *                         fast mode does not report); exit 0 when it ended so
  *   probe ok              allocate and free a little, print "ok"
  */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +87,18 @@ int main(int argc, char **argv)
                 return 1;
         }
         return 0;
+    }
+    if (strcmp(mode, "fork-wild") == 0) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            churn(20);
+            *(volatile char *)(uintptr_t)16 = 1;
+            _exit(3);
+        }
+        int st = 0;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid)
+            return 1;
+        return WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV ? 0 : 1;
     }
     churn(1000);
     puts("ok");

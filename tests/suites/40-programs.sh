@@ -50,9 +50,12 @@ declare -A want=(
   [tarxz]='^tar$ ^xz$ ^sha256sum$'
 )
 
-# stat_field FILE KEY — print KEY's value from a one-line stats FILE.
+# stat_field FILE KEY — print KEY's value from stats FILE's exit line (the
+# line "pid=N exe=... mallocs=N ..." written at exit and _exit; the start
+# lines, "start pid=N exe=PATH", one per program the process ran, come
+# before it).
 stat_field() {
-  tr ' ' '\n' < "$1" | sed -n "s/^$2=//p" | head -n 1
+  grep -m 1 '^pid=' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
 }
 
 # check_stats W DIR MAINPID — judge the stats files of workload W in DIR.
@@ -62,10 +65,11 @@ check_stats() {
   for f in "$dir"/cg.*; do
     [ -e "$f" ] || continue
     n=$((n + 1))
-    # made empty at start-up, its line written at exit and _exit
-    # (stats_path with %p): empty, the process never got there
-    if [ ! -s "$f" ]; then
-      problems="$problems; $(basename "$f") is empty: that process did not reach exit or _exit (killed by a signal?)"
+    # (stats_path with %p) a start line at start-up and for each program
+    # exec'd, the exit line at exit and _exit: a file whose last line is
+    # not an exit line is a process that never got there
+    if ! tail -n 1 "$f" | grep -q '^pid='; then
+      problems="$problems; $(basename "$f") ($(tail -n 1 "$f" | sed -n 's/^start pid=[0-9]* exe=//p')) has no exit line: that process did not reach exit or _exit (killed by a signal?)"
       continue
     fi
     pid=$(stat_field "$f" pid); brk=$(stat_field "$f" brk_heap)

@@ -31,7 +31,11 @@
 #                        a 300- and a 3900-byte report_path/log_path work;
 #                        4096 bytes is a bad value, the default kept
 #   stats-fork-one-file  stats_path without %p and a fork: both lines kept
-#   stats-exit-kinds     exit, _exit, SIGKILL: lines, and an empty file
+#   stats-exit-kinds     exit, _exit, SIGKILL (stats_path with %p): every
+#                        file's start line names its pid and program; exit
+#                        lines but for the killed one
+#   stats-exec-start     a program exec'd appends its own start line to
+#                        the process's file, then its exit line
 #   stats-fork-child     a forked child's stats_path line counts only the
 #                        child's own operations; the parent's all of its
 set -u
@@ -284,11 +288,32 @@ if [ $frc = 0 ] && [ "$(grep -c '^pid=' "$tmp/one.stats")" = 2 ] && [ -z "$rest"
     pass "stats-fork-one-file (child mallocs=$cm, parent mallocs=$pm)"
 else fail stats-fork-one-file "rc=$frc mallocs: $ms; file: $(cut -c1-100 "$tmp/one.stats" 2>/dev/null | tr '\n' '|')"; fi
 # stats-exit-kinds: with %p, children that end by exit, _exit and SIGKILL:
-# the first two have their line, the killed one an empty file (made at
-# start-up), the parent its line
+# every file starts with its start line naming its pid and program
+# (written at start-up); the first two children have their exit line
+# after it, the killed one none, the parent its exit line
 rm -rf "$tmp/sk"; mkdir -p "$tmp/sk"
 run "stats_path=$tmp/sk/cg.%p" fork-ends; frc=$rc
 nf=$(ls "$tmp/sk" | wc -l); nl=$(cat "$tmp/sk"/cg.* 2>/dev/null | grep -c '^pid=')
-ne=$(find "$tmp/sk" -type f -empty | wc -l)
-if [ $frc = 0 ] && [ "$nf" = 4 ] && [ "$nl" = 3 ] && [ "$ne" = 1 ]; then pass stats-exit-kinds
-else fail stats-exit-kinds "rc=$frc $nf files (want 4), $nl lines (want 3), $ne empty (want 1)"; fi
+ns=0; nx=0
+for f in "$tmp"/sk/cg.*; do
+    [ "$(head -n 1 "$f")" = "start pid=${f##*/cg.} exe=$B/probe" ] && ns=$((ns + 1))
+    [ "$(wc -l <"$f")" = 1 ] && nx=$((nx + 1))
+done
+if [ $frc = 0 ] && [ "$nf" = 4 ] && [ "$nl" = 3 ] && [ "$ns" = 4 ] && [ "$nx" = 1 ]; then
+    pass stats-exit-kinds
+else fail stats-exit-kinds "rc=$frc $nf files (want 4), $nl exit lines (want 3), $ns start lines naming the pid and $B/probe (want 4), $nx with the start line alone (want 1): $(head -n 1 "$tmp"/sk/cg.* 2>/dev/null | tr '\n' '|' | cut -c1-300)"; fi
+
+# stats-exec-start: sh exec's the probe: the process's file has sh's start
+# line, then the probe's, then the probe's exit line
+rm -rf "$tmp/se"; mkdir -p "$tmp/se"
+out=$(timeout 20 env CHUNKGUARD_OPTIONS="stats_path=$tmp/se/cg.%p" LD_PRELOAD="$SO" \
+      /bin/sh -c "exec '$B/probe' ok" 2>"$tmp/err"); rc=$?
+sh_exe=$(readlink -f /bin/sh)
+se=$(cat "$tmp"/se/cg.* 2>/dev/null | sed 's/ mallocs=.*//')
+pid=$(ls "$tmp/se" | sed 's/^cg\.//')
+want="start pid=$pid exe=$sh_exe
+start pid=$pid exe=$B/probe
+pid=$pid exe=$B/probe"
+if [ $rc = 0 ] && [ "$out" = ok ] && [ "$(ls "$tmp/se" | wc -l)" = 1 ] && [ "$se" = "$want" ]; then
+    pass stats-exec-start
+else fail stats-exec-start "rc=$rc out '$out'; file (cut at mallocs=): $(tr '\n' '|' <<<"$se"), want $(tr '\n' '|' <<<"$want")"; fi

@@ -19,8 +19,15 @@
 #   junit-ends            children that end by exit, _exit and SIGKILL each
 #                         get a test case (the library's stats file is made
 #                         at start-up and written at _exit too); the killed
-#                         one's says it has no exit record; the others are
-#                         named by their program (the stats line's exe)
+#                         one's says it has no exit record; all four are
+#                         named by their program (the stats file's start
+#                         line's exe)
+#   junit-ends-fast-segv  fast mode, a child killed by a wild pointer's
+#                         SIGSEGV (no report): its test case, the summary,
+#                         the SARIF run's chunkguardProcesses and the HTML
+#                         process table name it by its program
+#   junit-ends-blank-path the same from a program whose path holds a
+#                         blank: named by the whole path
 #   html-dom              headless Chromium's DOM of the HTML report: the
 #                         overflow's 4 wrong bytes 41, the use after free's
 #                         58, leaks sorted by bytes, nothing external; a
@@ -228,24 +235,64 @@ else fail junit "check $j1 ($(head -c 200 "$tmp/j.err")), broken $j2 (want 1), $
 # junit-ends: a job whose children end by exit(0), _exit(0) and SIGKILL
 # (tests/options/probe.c fork-ends): a test case for each of the four
 # processes, read by the JUnit check; the killed one says it has no exit
-# record, the others do not; the _exit child's stats file has its line
+# record, the others do not; every one is named by its program (the stats
+# file's start line, written at start-up, names the killed one too); the
+# _exit child's stats file has its exit line
 gcc -O1 -g -Wall -fno-builtin -Wno-use-after-free -o "$B/probe" "$R/tests/options/probe.c" ||
     fail junit-ends "cannot build probe"
-"$CG" run --mode debug --report-dir "$tmp/je" --junit "$tmp/je.xml" -- "$B/probe" fork-ends \
-    >/dev/null 2>"$tmp/je.err"; rc=$?
-got=$("$PY" - "$tmp/je.xml" <<'PYEOF' 2>&1
+# je_cases XML: (test cases, said no exit record, named by the program)
+je_cases() {
+    "$PY" - "$1" <<'PYEOF' 2>&1
 import sys, xml.etree.ElementTree as ET
 cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
 said = [c for c in cases if "no exit record" in (c.findtext("system-out") or "")]
-# named by the program (from the stats line) but the killed one
 named = [c for c in cases if c.get("name", "").endswith("/probe")]
 print(len(cases), len(said), len(named))
 PYEOF
-)
+}
+"$CG" run --mode debug --report-dir "$tmp/je" --junit "$tmp/je.xml" -- "$B/probe" fork-ends \
+    >/dev/null 2>"$tmp/je.err"; rc=$?
+got=$(je_cases "$tmp/je.xml")
 lines=$(cat "$tmp/je"/*.stats 2>/dev/null | grep -c '^pid=')
 "$PY" "$R/tests/command/check.py" junit "$tmp/je.xml" 2>"$tmp/je.chk"; jc=$?
-if [ "$rc" = 0 ] && [ "$got" = "4 1 3" ] && [ "$jc" = 0 ] && [ "$lines" = 3 ]; then pass junit-ends
-else fail junit-ends "status $rc, (test cases, said no exit record, named by the program) = ($got), want (4 1 3); $lines stats lines, want 3; check $jc $(head -c 200 "$tmp/je.chk")"; fi
+if [ "$rc" = 0 ] && [ "$got" = "4 1 4" ] && [ "$jc" = 0 ] && [ "$lines" = 3 ]; then pass junit-ends
+else fail junit-ends "status $rc, (test cases, said no exit record, named by the program) = ($got), want (4 1 4); $lines stats exit lines, want 3; check $jc $(head -c 200 "$tmp/je.chk")"; fi
+
+# junit-ends-fast-segv: fast mode, a child that stores through a wild
+# pointer (probe fork-wild) dies of SIGSEGV with no report: its test case
+# says it has no exit record and is named by its program, as its parent's;
+# the summary, the SARIF run's chunkguardProcesses (the log still passes
+# the 2.1.0 schema) and the HTML report's process table name it too
+"$CG" run --mode fast --report-dir "$tmp/jw" --junit "$tmp/jw.xml" --sarif "$tmp/jw.sarif" \
+    --html "$tmp/jw.html" -- "$B/probe" fork-wild >/dev/null 2>"$tmp/jw.err"; rc=$?
+got=$(je_cases "$tmp/jw.xml")
+kid=$(cd "$tmp/jw" && for f in *.stats; do grep -q '^pid=' "$f" || echo "${f%.stats}"; done)
+"$PY" "$R/tests/command/check.py" junit "$tmp/jw.xml" 2>"$tmp/jw.chk"; jc=$?
+"$PY" "$R/tests/command/check.py" sarif "$tmp/jw.sarif" "$SCHEMA" 2>>"$tmp/jw.chk"; sc=$?
+sp=$("$PY" -c 'import json, sys
+ps = json.load(open(sys.argv[1]))["runs"][0]["properties"]["chunkguardProcesses"]
+print(" ".join("%s:%s:%s" % (p["pid"], p["program"], p["exitRecord"]) for p in ps))' "$tmp/jw.sarif" 2>&1)
+if [ "$rc" = 0 ] && [ "$got" = "2 1 2" ] && [ "$jc" = 0 ] && [ "$sc" = 0 ] && [ -n "$kid" ] &&
+   grep -q "pid $kid $B/probe: no exit record" "$tmp/jw.err" &&
+   grep -Eq "(^| )$kid:$B/probe:False( |\$)" <<<"$sp" &&
+   grep -Fq "<tr><td>$kid</td><td>$B/probe</td><td>0</td><td>no exit record" "$tmp/jw.html"
+then pass junit-ends-fast-segv
+else fail junit-ends-fast-segv "status $rc, (test cases, said no exit record, named by the program) = ($got), want (2 1 2); child '$kid'; check junit $jc sarif $sc $(head -c 200 "$tmp/jw.chk"); SARIF processes: $sp; summary: $(head -c 300 "$tmp/jw.err" | tr '\n' '|')"; fi
+
+# junit-ends-blank-path: the same job from a program whose path holds a
+# blank: both test cases are named by the whole path (the start line's exe
+# is the rest of its line; the exit line's is what comes before mallocs=)
+mkdir -p "$tmp/a b"; cp "$B/probe" "$tmp/a b/probe"
+"$CG" run --mode fast --report-dir "$tmp/jb" --junit "$tmp/jb.xml" -- "$tmp/a b/probe" fork-wild \
+    >/dev/null 2>"$tmp/jb.err"; rc=$?
+got=$("$PY" - "$tmp/jb.xml" "$tmp/a b/probe" <<'PYEOF' 2>&1
+import re, sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
+print(len(cases), sum(1 for c in cases if re.fullmatch(r"pid \d+ " + re.escape(sys.argv[2]), c.get("name", ""))))
+PYEOF
+)
+if [ "$rc" = 0 ] && [ "$got" = "2 2" ]; then pass junit-ends-blank-path
+else fail junit-ends-blank-path "status $rc, (test cases, named by the whole path) = ($got), want (2 2): $(grep -o 'name="pid[^"]*"' "$tmp/jb.xml" | tr '\n' ' ')"; fi
 
 # html-dom: headless Chromium renders the page; the DOM it built is checked
 echo "command: rendering the HTML report in headless Chromium"
