@@ -1043,11 +1043,14 @@ else fail run-options-blanks "status $rc (want 42); $(grep -m2 'WARNING\|by kind
 
 # run-terminal
 cat >"$bt/onpty.py" <<'PYEOF'
-import os, pty, sys, time, select
+import os, pty, signal, sys, time, select
 cg = sys.argv[1]
 def session(job, send, wait_for):
     pid, fd = pty.fork()
     if pid == 0:
+        # a terminal user's job takes Ctrl-C: a suite started in the
+        # background of a shell without job control inherits SIGINT ignored
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.execv(cg, [cg, "run", "--report-dir", sys.argv[2] + str(time.time()), "--", "sh", "-c", job])
     out = b""; end = time.time() + 15; sent = False
     while time.time() < end:
