@@ -95,8 +95,9 @@ $(BUILD)/obj/vgclient.o $(BUILD)/cg/vgclient.o: $(VG_HEADER)
 # page fault of its own, and that path runs in every child (issue 13
 # point 2, docs/performance.md).
 # valgrind's tools name functions only inside .text, so the cold objects'
-# frames show as ??? under callgrind or memcheck: `make COLD_SEGMENT=0`
-# links everything into .text (e.g. to profile debug mode with callgrind).
+# frames (and the warm code's, below) show as ??? under callgrind or
+# memcheck: `make COLD_SEGMENT=0` links everything into .text (e.g. to
+# profile debug mode with callgrind).
 COLD_SEGMENT ?= 1
 comma := ,
 LAYOUT_LDFLAGS := $(if $(filter 1,$(COLD_SEGMENT)),-Wl$(comma)-T$(comma)$(BUILD)/layout.ld)
@@ -112,11 +113,24 @@ COLD_EXTRA := iberty
 # the link map and says which is not (tests/suites/50-fastpath.sh,
 # fastpath-cold-objs; its control links with one left out).
 COLD_EXEMPT := sample
+# The other objects' code is hot or warm: the functions every fast-mode
+# process runs (start-up, exit, malloc, free, calloc, realloc down to the
+# arena and big blocks) carry CG_HOT_TEXT (platform.h) and stay in .text;
+# the rest of these objects' code (.text and gcc's .text.unlikely parts)
+# goes to .cg_warm, a segment of its own between two unmapped pages, so
+# that a malloc/free program maps about half of the code it used to
+# (docs/performance.md, rss18; 50-fastpath's fastpath-warm-pages-exit).
+# The constructors and destructors (.text.startup, .text.exit), the cold
+# objects' CG_STARTUP functions and libgcc's code stay in .text too.
 # The linker script of a layout whose cold segment holds the objects $(1).
 cg_layout = { echo 'SECTIONS {'; \
 	  echo '  . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE);'; \
 	  echo '  .cg_cold : {'; \
 	  for o in $(1); do echo "    */$$o.o(.text .text.unlikely .rodata .rodata.*)"; done; \
+	  echo '  }'; \
+	  echo '  . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE);'; \
+	  echo '  .cg_warm : {'; \
+	  for o in $(filter-out $(1),$(SO_NAMES)); do echo "    */$$o.o(.text .text.unlikely)"; done; \
 	  echo '  }'; \
 	  echo '  . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE);'; \
 	  echo '  .cg_fork : { *(.text.cg_fork) }'; \
@@ -131,6 +145,7 @@ $(BUILD)/layout.ld: Makefile
 # atforkreg.o (pthread_atfork) is the archive's alone: the shared library
 # has forkreg.o's __register_atfork (src/entry/atforkreg.c).
 SO_OBJS := $(filter-out $(BUILD)/obj/atforkreg.o,$(OBJS))
+SO_NAMES := $(patsubst $(BUILD)/obj/%.o,%,$(SO_OBJS))
 LINK_OBJS := $(filter-out $(COLD_OBJS:%=$(BUILD)/obj/%.o),$(SO_OBJS)) $(COLD_OBJS:%=$(BUILD)/obj/%.o)
 # The library's SONAME is libchunkguard.so.$(CG_ABI) (pkg/install.mk and
 # docs/design.md, "Versions and the SONAME").  build/libchunkguard.so stays

@@ -248,12 +248,12 @@ void cg_expand_path(char *out, size_t cap, const char *in)
 }
 
 /* No built-in options unless the program links its own (chunkguard.h). */
-__attribute__((weak)) const char *cg_default_options(void)
+CG_HOT_TEXT __attribute__((weak)) const char *cg_default_options(void)
 {
     return NULL;
 }
 
-void cg_options_init(void)
+CG_HOT_TEXT void cg_options_init(void)
 {
     set_defaults();
     /* Built into the program, so trusted even in a set-uid process. */

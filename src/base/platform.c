@@ -104,7 +104,7 @@ static void *map_rw(size_t len, int extra_flags)
     return sys_failed(r) ? NULL : (void *)r;
 }
 
-void *cg_os_map(size_t len)
+CG_HOT_TEXT void *cg_os_map(size_t len)
 {
     return map_rw(len, 0);
 }
@@ -117,7 +117,7 @@ void *cg_os_map(size_t len)
  * align and cut off both ends, as glibc's new_heap does — which needs
  * twice the address space for a moment, and may fail under RLIMIT_AS
  * where the others succeed. */
-static void *map_aligned(size_t len, size_t align, int prot)
+CG_HOT_TEXT static void *map_aligned(size_t len, size_t align, int prot)
 {
     const int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE;
     if (len + align < len)
@@ -153,7 +153,7 @@ void *cg_os_map_aligned(size_t len, size_t align)
     return map_aligned(len, align, PROT_READ | PROT_WRITE);
 }
 
-void *cg_os_reserve_aligned(size_t len, size_t align)
+CG_HOT_TEXT void *cg_os_reserve_aligned(size_t len, size_t align)
 {
     return map_aligned(len, align, PROT_NONE);
 }
@@ -164,12 +164,12 @@ void *cg_os_reserve(size_t len)
     return sys_failed(r) ? NULL : (void *)r;
 }
 
-bool cg_os_commit(void *p, size_t len)
+CG_HOT_TEXT bool cg_os_commit(void *p, size_t len)
 {
     return len == 0 || !sys_failed(SYS(SYS_mprotect, p, len, PROT_READ | PROT_WRITE, 0, 0, 0));
 }
 
-bool cg_os_seal(void *p, size_t len)
+CG_HOT_TEXT bool cg_os_seal(void *p, size_t len)
 {
     long r = SYS(SYS_mmap, p, len, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
@@ -207,7 +207,7 @@ static bool swap_if(uintptr_t *w, uintptr_t expect, uintptr_t v, bool mt)
     return true;
 }
 
-static void guard_register(uintptr_t lo, uintptr_t hi)
+CG_HOT_TEXT static void guard_register(uintptr_t lo, uintptr_t hi)
 {
     bool mt = !CG_SINGLE_THREAD_P;
     for (size_t i = 0; i < GUARDED_MAX; i++) {
@@ -357,7 +357,7 @@ bool cg_os_guard_hit(const void *addr, uintptr_t *lo, uintptr_t *hi)
     return false;
 }
 
-void *cg_os_map_guarded(size_t len)
+CG_HOT_TEXT void *cg_os_map_guarded(size_t len)
 {
     size_t pg = cg_pagesize, body = CG_PAGE_ROUND(len);
     if (len == 0 || body < len || body + 2 * pg < body)
@@ -384,7 +384,7 @@ void cg_os_unmap_guarded(void *p, size_t len)
     SYS(SYS_munmap, lo, CG_PAGE_ROUND(len) + 2 * pg, 0, 0, 0, 0);
 }
 
-bool cg_os_map_guard_page(void *p)
+CG_HOT_TEXT bool cg_os_map_guard_page(void *p)
 {
     long r = SYS(SYS_mmap, p, cg_pagesize, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
@@ -423,7 +423,7 @@ void cg_os_unmap_guard_page(void *p)
     SYS(SYS_munmap, p, cg_pagesize, 0, 0, 0, 0);
 }
 
-void cg_os_unmap(void *p, size_t len)
+CG_HOT_TEXT void cg_os_unmap(void *p, size_t len)
 {
     SYS(SYS_munmap, p, len, 0, 0, 0, 0);
 }
@@ -529,7 +529,7 @@ void cg_os_write_all(int fd, const char *buf, size_t len)
     write_loop(fd, buf, len);
 }
 
-uint64_t cg_os_random64(void)
+CG_HOT_TEXT uint64_t cg_os_random64(void)
 {
     uint64_t v = 0;
     if (SYS(SYS_getrandom, &v, sizeof v, GRND_NONBLOCK, 0, 0, 0) != (long)sizeof v) {
@@ -543,7 +543,7 @@ uint64_t cg_os_random64(void)
     return v | 1;   /* never zero: zero means "not a freed tcache entry" */
 }
 
-size_t cg_os_ncpus(void)
+CG_HOT_TEXT size_t cg_os_ncpus(void)
 {
     uint64_t mask[16] = {0};   /* 1024 CPUs */
     long n = SYS(SYS_sched_getaffinity, 0, sizeof mask, mask, 0, 0, 0);
@@ -631,7 +631,7 @@ CG_FORK_PATH uint64_t cg_os_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int cg_os_getpid(void)
+CG_HOT_TEXT int cg_os_getpid(void)
 {
     return (int)sys6(SYS_getpid, 0, 0, 0, 0, 0, 0);
 }
@@ -689,7 +689,7 @@ static char **process_environ(void)
     return e != NULL ? e : initial_environ();
 }
 
-const char *cg_os_getenv(const char *name)
+CG_HOT_TEXT const char *cg_os_getenv(const char *name)
 {
     size_t n = strlen(name);
     char **e = process_environ();
@@ -699,7 +699,7 @@ const char *cg_os_getenv(const char *name)
     return NULL;
 }
 
-unsigned long cg_os_getauxval(unsigned long type)
+CG_HOT_TEXT unsigned long cg_os_getauxval(unsigned long type)
 {
     int saved = errno;
     unsigned long v = getauxval(type);
@@ -821,7 +821,7 @@ size_t cg_os_readlink(const char *path, char *buf, size_t cap)
 static char exe_path[CG_OS_EXE_MAX];
 static bool exe_read;
 
-const char *cg_os_exe(void)
+CG_HOT_TEXT const char *cg_os_exe(void)
 {
     if (!__atomic_load_n(&exe_read, __ATOMIC_ACQUIRE)) {
         cg_os_readlink("/proc/self/exe", exe_path, sizeof exe_path);
@@ -1360,7 +1360,7 @@ extern int __sigaction(int sig, const struct sigaction *act, struct sigaction *o
 #define libc_sigaction sigaction
 #endif
 
-int cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+CG_HOT_TEXT int cg_os_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
     int saved = errno;
     int r = libc_sigaction(sig, act, old);
@@ -1784,7 +1784,7 @@ long cg_os_libc_syscall(long nr, long a, long b, long c, long d, long e, long f)
 
 _Static_assert(sizeof(pthread_key_t) == sizeof(unsigned), "cg_os_thread_key's key is a pthread_key_t");
 
-bool cg_os_thread_key(unsigned *key, void (*destructor)(void *value))
+CG_HOT_TEXT bool cg_os_thread_key(unsigned *key, void (*destructor)(void *value))
 {
     pthread_key_t k;
     if (pthread_key_create(&k, destructor) != 0)
@@ -1793,7 +1793,7 @@ bool cg_os_thread_key(unsigned *key, void (*destructor)(void *value))
     return true;
 }
 
-void cg_os_thread_key_set(unsigned key, void *value)
+CG_HOT_TEXT void cg_os_thread_key_set(unsigned key, void *value)
 {
     pthread_setspecific((pthread_key_t)key, value);
 }
@@ -1814,7 +1814,7 @@ typedef int (*register_atfork_fn)(void (*)(void), void (*)(void), void (*)(void)
 extern void *__dso_handle;
 extern pid_t __fork(void);
 
-int cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
+CG_HOT_TEXT int cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
                                void (*child)(void), void *dso)
 {
     static void *next;
@@ -1822,7 +1822,7 @@ int cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
     return fn != NULL ? fn(prepare, parent, child, dso) : ENOMEM;
 }
 
-void cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+CG_HOT_TEXT void cg_os_atfork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
 {
     cg_os_register_atfork_next(prepare, parent, child, &__dso_handle);
 }
@@ -1836,7 +1836,7 @@ pid_t cg_os_fork(void)
     return fn != NULL ? fn() : __fork();
 }
 
-bool cg_os_in_main_program(void)
+CG_HOT_TEXT bool cg_os_in_main_program(void)
 {
     extern const char __ehdr_start[] __attribute__((visibility("hidden")));
     const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)(const void *)__ehdr_start;

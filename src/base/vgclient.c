@@ -18,7 +18,7 @@ bool cg_vg_on;
  * tools/check-fastpath.sh), see chunkguard as it runs off valgrind. */
 static unsigned char probe;
 
-void cg_vg_init(void)
+CG_HOT_TEXT void cg_vg_init(void)
 {
     if (RUNNING_ON_VALGRIND == 0)
         return;

@@ -16,12 +16,12 @@ cg_chunk_t *cg_from_other_arena(cg_arena_t *failed, size_t nb, size_t align,
     return av ? cg_from_arena(av, nb, align, call, tc, fresh) : NULL;
 }
 
-void *cg_malloc_mem(size_t n, const cg_call_t *call)
+CG_HOT_TEXT void *cg_malloc_mem(size_t n, const cg_call_t *call)
 {
     return cg_malloc_mem_inline(n, call);
 }
 
-void cg_consolidate_before_big(const cg_call_t *call)
+CG_HOT_TEXT void cg_consolidate_before_big(const cg_call_t *call)
 {
     /* The thread's arena, without attaching one: a thread that has none
      * has freed nothing into one it uses (the main arena while
@@ -156,7 +156,7 @@ void cg_report_not_a_block(void *mem, cg_use_t use, const cg_call_t *call)
     }
 }
 
-cg_chunk_t *cg_owned_big(void *mem, cg_use_t use, const cg_call_t *call, bool *big)
+CG_HOT_TEXT cg_chunk_t *cg_owned_big(void *mem, cg_use_t use, const cg_call_t *call, bool *big)
 {
     cg_chunk_t *c = cg_mem2chunk(mem);
     bool header_ok = true;

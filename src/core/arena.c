@@ -57,7 +57,7 @@ CG_INLINE void check_walk(cg_arena_t *av, size_t steps, const cg_chunk_t *at,
 
 /* Split chunk c (in use from now on, size `size`) so that it keeps nb bytes;
  * a remainder of at least MINSIZE goes to the unsorted bin. */
-static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, bool small_req,
+CG_HOT_TEXT static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, bool small_req,
                          const cg_call_t *call)
 {
     size_t rsize = size - nb;
@@ -75,7 +75,7 @@ static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, 
         av->last_remainder = r;
 }
 
-void cg_arena_consolidate(cg_arena_t *av, const cg_call_t *call)
+CG_HOT_TEXT void cg_arena_consolidate(cg_arena_t *av, const cg_call_t *call)
 {
     bool mt = call->mt;
     CG_HELD(&av->lock, mt);
@@ -178,7 +178,7 @@ static bool grow_top(cg_arena_t *av, size_t nb, const cg_call_t *call)
 }
 
 /* Carve nb bytes off the front of top (which has room). */
-static cg_chunk_t *take_from_top(cg_arena_t *av, size_t nb, bool *fresh)
+CG_HOT_TEXT static cg_chunk_t *take_from_top(cg_arena_t *av, size_t nb, bool *fresh)
 {
     cg_chunk_t *v = av->top;
     size_t size = cg_csize(v);
@@ -195,7 +195,7 @@ static cg_chunk_t *take_from_top(cg_arena_t *av, size_t nb, bool *fresh)
     return v;
 }
 
-static void check_top(cg_arena_t *av, const cg_call_t *call)
+CG_HOT_TEXT static void check_top(cg_arena_t *av, const cg_call_t *call)
 {
     cg_chunk_t *t = av->top;
     if (CG_CHECK_ON(TOP_SIZE) &&
@@ -230,7 +230,7 @@ static bool drop_empty_heap(cg_arena_t *av, const cg_call_t *call)
     return true;
 }
 
-int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t *call)
+CG_HOT_TEXT int cg_arena_trim(cg_arena_t *av, size_t pad, bool release_free, const cg_call_t *call)
 {
     int released = 0;
     if (av->top == NULL)
@@ -379,7 +379,7 @@ CG_INLINE void check_stash_dup(cg_tcache_t *tc, size_t ti, const cg_chunk_t *v, 
         cg_tcache_double_free_check(tc, ti, e, call);   /* reports if in this bin */
 }
 
-cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call, bool *fresh,
+CG_HOT_TEXT cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call, bool *fresh,
                             cg_tcache_t *tc)
 {
     CG_HELD(&av->lock, call->mt);
@@ -552,7 +552,7 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, const cg_
 
 /* ---- free (bins.h has the binning free itself) --------------------------- */
 
-void cg_arena_free_big_merge(cg_arena_t *av, const cg_call_t *call)
+CG_HOT_TEXT void cg_arena_free_big_merge(cg_arena_t *av, const cg_call_t *call)
 {
     if (CG_LOAD(av->have_fastchunks))
         cg_arena_consolidate(av, call);
@@ -560,7 +560,7 @@ void cg_arena_free_big_merge(cg_arena_t *av, const cg_call_t *call)
         cg_arena_trim(av, cg_mp.top_pad, false, call);
 }
 
-void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
+CG_HOT_TEXT void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
     CG_HELD(&av->lock, call->mt);
     size_t size = cg_csize(c);
@@ -570,14 +570,14 @@ void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
         cg_free_binned(av, c, size, call);
 }
 
-void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
+CG_HOT_TEXT void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
     cg_arena_free_whole(av, c, call);
 }
 
 /* ---- realloc in place ------------------------------------------------- */
 
-bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, const cg_call_t *call)
+CG_HOT_TEXT bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, const cg_call_t *call)
 {
     bool ok = true;
     cg_tok_t av_tok = cg_lock_if_op(&av->lock, call);
@@ -623,7 +623,7 @@ bool cg_arena_resize(cg_arena_t *av, cg_chunk_t *c, size_t nb, const cg_call_t *
 
 /* ---- setup ------------------------------------------------------------ */
 
-void cg_arena_init(cg_arena_t *av, int index)
+CG_HOT_TEXT void cg_arena_init(cg_arena_t *av, int index)
 {
     for (size_t i = 1; i < CG_NBINS; i++) {
         cg_chunk_t *b = cg_bin_at(av, i);

@@ -27,7 +27,7 @@ static_assert(ARENA_OFF >= sizeof(cg_heap_t), "heap header fits before the arena
 static_assert(ARENA_OFF + sizeof(cg_arena_t) <= CG_HEAP_HDR_BYTES, "arena fits the header page");
 
 /* Give a new arena its first heap and top chunk.  Main arena: heap at init. */
-bool cg_arena_setup_heap(cg_arena_t *av, cg_heap_t *h)
+CG_HOT_TEXT bool cg_arena_setup_heap(cg_arena_t *av, cg_heap_t *h)
 {
     h->arena = av;
     cg_arena_set_heap(av, h);
@@ -67,7 +67,7 @@ static size_t arena_limit(void)
     return cg_mp.arena_max ? cg_mp.arena_max : 8 * cg_ncpus;
 }
 
-cg_arena_t *cg_arena_pick(const cg_call_t *call)
+CG_HOT_TEXT cg_arena_t *cg_arena_pick(const cg_call_t *call)
 {
     cg_arena_t *av;
     if (!call->mt) {
@@ -103,7 +103,7 @@ cg_arena_t *cg_arena_retry(cg_arena_t *failed, const cg_call_t *call)
     return cg_arena_next(&cg_main_arena);   /* may be NULL */
 }
 
-void cg_arena_detach_thread(void)
+CG_HOT_TEXT void cg_arena_detach_thread(void)
 {
     cg_arena_t *av = cg_self.arena;
     if (av == NULL)

@@ -34,7 +34,7 @@ static size_t slot_of(uintptr_t chunk, size_t cap)
     return (size_t)(((chunk >> 4) * 0x9e3779b97f4a7c15ull) >> 20) & (cap - 1);
 }
 
-static reg_entry_t *reg_find(uintptr_t chunk)
+CG_HOT_TEXT static reg_entry_t *reg_find(uintptr_t chunk)
 {
     if (reg_cap == 0)
         return NULL;
@@ -55,7 +55,7 @@ static void reg_put(reg_entry_t *tab, size_t cap, reg_entry_t e)
 }
 
 /* Keep the load below 1/2; the table lives in its own mapping. */
-static bool reg_reserve(void)
+CG_HOT_TEXT static bool reg_reserve(void)
 {
     if ((reg_used + 1) * 2 <= reg_cap)
         return true;
@@ -74,7 +74,7 @@ static bool reg_reserve(void)
 }
 
 /* Linear-probing deletion by backward shift: no tombstones. */
-static void reg_remove(reg_entry_t *e)
+CG_HOT_TEXT static void reg_remove(reg_entry_t *e)
 {
     size_t i = (size_t)(e - reg_tab);
     for (size_t j = (i + 1) & (reg_cap - 1); reg_tab[j].chunk != 0; j = (j + 1) & (reg_cap - 1)) {
@@ -90,7 +90,7 @@ static void reg_remove(reg_entry_t *e)
 }
 
 /* Statistics for mallinfo2/malloc_stats; the maxima are advisory (racy). */
-void cg_big_account(size_t len, int sign, bool mt)
+CG_HOT_TEXT void cg_big_account(size_t len, int sign, bool mt)
 {
     if (sign > 0) {
         size_t n = CG_ADD_IF(&cg_mp.n_mmaps, 1, mt);
@@ -105,7 +105,7 @@ void cg_big_account(size_t len, int sign, bool mt)
     }
 }
 
-cg_chunk_t *cg_big_alloc(size_t nb, size_t align, const cg_call_t *call)
+CG_HOT_TEXT cg_chunk_t *cg_big_alloc(size_t nb, size_t align, const cg_call_t *call)
 {
     size_t extra = align > CG_ALIGN ? align : 0;
     size_t len = CG_PAGE_ROUND(nb + CG_SIZE_SZ + extra);
@@ -138,7 +138,7 @@ cg_chunk_t *cg_big_alloc(size_t nb, size_t align, const cg_call_t *call)
     return c;
 }
 
-bool cg_big_owns(const cg_chunk_t *c, const cg_call_t *call, bool *header_ok)
+CG_HOT_TEXT bool cg_big_owns(const cg_chunk_t *c, const cg_call_t *call, bool *header_ok)
 {
     if ((uintptr_t)c < 4096)      /* 0 marks an empty registry slot */
         return false;
@@ -153,7 +153,7 @@ bool cg_big_owns(const cg_chunk_t *c, const cg_call_t *call, bool *header_ok)
     return true;
 }
 
-void cg_big_free(cg_chunk_t *c, const cg_call_t *call)
+CG_HOT_TEXT void cg_big_free(cg_chunk_t *c, const cg_call_t *call)
 {
     size_t off = c->prev_size, len = off + cg_csize(c);
     cg_tok_t reg_tok = cg_lock_if_call(&reg_lock, call);

@@ -12,12 +12,12 @@
 
 /* Each operation describes its block to memcheck under valgrind
  * (vgclient.h): the table is the one place every block passes then. */
-static void *fast_malloc(size_t n, const cg_call_t *call)
+CG_HOT_TEXT static void *fast_malloc(size_t n, const cg_call_t *call)
 {
     return cg_vg_new(cg_malloc_mem_inline(n, call), n, false);
 }
 
-static void *fast_calloc(size_t bytes, const cg_call_t *call)
+CG_HOT_TEXT static void *fast_calloc(size_t bytes, const cg_call_t *call)
 {
     return cg_vg_new(cg_calloc_mem_inline(bytes, call), bytes, true);
 }
@@ -43,7 +43,7 @@ static CG_COLD size_t vg_held(void *mem, cg_chunk_t *c)
     return cg_vg_size(mem, cg_usable_of(c));
 }
 
-static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
+CG_HOT_TEXT static void *fast_realloc(void *mem, size_t n, const cg_call_t *call)
 {
     bool big, fresh;
     cg_tcache_t *tc = call->tc;
@@ -113,7 +113,7 @@ static void check_delete(cg_chunk_t *c, bool big, void *mem, size_t sized, size_
         cg_fail_NEW_DELETE_ALIGN(call, mem);
 }
 
-static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *call)
+CG_HOT_TEXT static void fast_free(void *mem, size_t sized, size_t salign, const cg_call_t *call)
 {
     bool big;
     cg_chunk_t *c = cg_owned_chunk(mem, CG_USE_FREE, call, &big);

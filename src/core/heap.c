@@ -15,7 +15,7 @@ CG_BIG_BSS uint64_t cg_heapmap[CG_HEAP_MAP_WORDS];
 /* Set or clear the heap map's bit for the heap at base.  Heaps of different
  * arenas share a word, so a multi-threaded process needs an atomic
  * read-modify-write; a single-threaded one must not execute one. */
-static void heapmap_mark(const void *base, bool on)
+CG_HOT_TEXT static void heapmap_mark(const void *base, bool on)
 {
     size_t idx = (uintptr_t)base >> CG_HEAP_SHIFT;
     uint64_t *w = &cg_heapmap[idx >> 6], bit = (uint64_t)1 << (idx & 63);
@@ -61,7 +61,7 @@ static void collapse_below(cg_heap_t *h, size_t end)
     }
 }
 
-size_t cg_heap_grow_step(const cg_heap_t *h, size_t want)
+CG_HOT_TEXT size_t cg_heap_grow_step(const cg_heap_t *h, size_t want)
 {
     size_t end = h->size + want;
     size_t boundary = (end + CG_HUGE_PAGE - 1) & ~(CG_HUGE_PAGE - 1);
@@ -82,7 +82,7 @@ static bool map_guard_below(char *base)
     return !cg_in_heap(base - 1) && cg_os_map_guard_page(base - cg_pagesize);
 }
 
-cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
+CG_HOT_TEXT cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
 {
     if (min_data > CG_HEAP_USE_MAX - CG_HEAP_DATA_OFF)
         return NULL;
@@ -134,7 +134,7 @@ cg_heap_t *cg_heap_new(struct cg_arena *av, size_t min_data)
 /* Extend the in-use part by diff bytes (page multiple): the pages become
  * read-write (one mprotect; glibc's grow_heap).  Fails when the heap is
  * full or the kernel refuses. */
-bool cg_heap_grow(cg_heap_t *h, size_t diff)
+CG_HOT_TEXT bool cg_heap_grow(cg_heap_t *h, size_t diff)
 {
     size_t want = h->size + diff;
     if (want > CG_HEAP_USE_MAX || want < h->size)
@@ -154,7 +154,7 @@ bool cg_heap_grow(cg_heap_t *h, size_t diff)
  * first, so a concurrent lock-free reader that tests against it never
  * reads a page being protected.  Should the kernel refuse (the mapping
  * count limit), the pages are still given back and stay accessible. */
-void cg_heap_shrink(cg_heap_t *h, size_t new_size)
+CG_HOT_TEXT void cg_heap_shrink(cg_heap_t *h, size_t new_size)
 {
     char *from = (char *)h + new_size;
     size_t len = h->size - new_size;
@@ -176,7 +176,7 @@ void cg_heap_delete(cg_heap_t *h)
         cg_os_unmap_guard_page((char *)h - cg_pagesize);
 }
 
-bool cg_heap_span_clear(cg_heap_t *h, const void *c, size_t size)
+CG_HOT_TEXT bool cg_heap_span_clear(cg_heap_t *h, const void *c, size_t size)
 {
     const uint64_t *map = (const uint64_t *)((char *)h + CG_HEAP_HDR_BYTES);
     size_t lo = (((uintptr_t)c - (uintptr_t)h) >> 4) + 1;   /* first bit inside */

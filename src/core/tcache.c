@@ -62,7 +62,7 @@ void cg_freed_key_check(cg_chunk_t *c, size_t size, cg_tcache_t *tc, const cg_ca
     }
 }
 
-cg_tcache_t *cg_tcache_init(const cg_call_t *call)
+CG_HOT_TEXT cg_tcache_t *cg_tcache_init(const cg_call_t *call)
 {
     if (cg_self.state != CG_T_NEW)
         return cg_self.cache;
@@ -110,7 +110,7 @@ static void unlink_live(cg_tcache_t *tc)
         tc->next_live->prev_live = tc->prev_live;
 }
 
-void cg_tcache_shutdown(void)
+CG_HOT_TEXT void cg_tcache_shutdown(void)
 {
     cg_tcache_t *tc = cg_self.cache;
     if (tc == NULL)

@@ -115,7 +115,7 @@ static bool apply_entry(const char *s, size_t len, unsigned long *mask)
     return false;
 }
 
-void cg_tunables_init(void)
+CG_HOT_TEXT void cg_tunables_init(void)
 {
     if (cg_os_getauxval(AT_SECURE) != 0)
         return;

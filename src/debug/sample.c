@@ -194,7 +194,7 @@ static void s_thread_start(void)
         inner.thread_start();
 }
 
-void cg_sample_install(cg_mode_t *m)
+CG_HOT_TEXT void cg_sample_install(cg_mode_t *m)
 {
     int n = cg_sample_interval();
     bool all = cg_opt.mode == CG_OPT_MODE_GUARD;

@@ -29,7 +29,7 @@ enum { OP_MALLOC, OP_FREE, OP_CALLOC, OP_REALLOC, OP_MEMALIGN };
  * verify_interval are untouched.  caller, op, mt: the call being served
  * (its tcache is this function's answer). */
 static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt) CG_NOINLINE;
-static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt)
+CG_HOT_TEXT static cg_tcache_t *thread_start(uintptr_t caller, const char *op, bool mt)
 {
     if (mt) {                              /* threads: fork needs the handlers */
         cg_callout_t co = cg_callout_begin();
@@ -128,7 +128,7 @@ void *cg_malloc_try(size_t n, size_t align, uintptr_t caller, int family)
     return alloc_try(n, align, family, caller);
 }
 
-void *cg_malloc_slow(size_t n, size_t align, uintptr_t caller, int family)
+CG_HOT_TEXT void *cg_malloc_slow(size_t n, size_t align, uintptr_t caller, int family)
 {
     return (align & (align - 1)) == 0 ? alloc_try(n, align, family, caller) : NULL;
 }
@@ -162,7 +162,7 @@ CG_INLINE cg_call_t handoff_call(cg_tcache_t *tc, uintptr_t caller, const char *
                         .family = (uint8_t)family };
 }
 
-void *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+CG_HOT_TEXT void *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
 {
     handoff_begin_alloc();
     const cg_call_t c = handoff_call(tc, caller, op, OP_MALLOC, family);
@@ -213,7 +213,7 @@ CG_INLINE void release_as(void *mem, size_t sized, size_t salign, uintptr_t call
     cg_mode.free(mem, sized, salign, &c);
 }
 
-void cg_free_slow(void *mem, size_t sized, size_t salign, uintptr_t caller, int family)
+CG_HOT_TEXT void cg_free_slow(void *mem, size_t sized, size_t salign, uintptr_t caller, int family)
 {
     if (mem == NULL)
         return;
@@ -241,7 +241,7 @@ CG_INLINE cg_call_t free_enter(cg_tcache_t *tc, uintptr_t caller, const char *op
                         .family = (uint8_t)family };
 }
 
-void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+CG_HOT_TEXT void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
 {
     handoff_begin();
     const cg_call_t call = free_enter(tc, caller, op, family);
@@ -251,7 +251,7 @@ void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
     cg_inside_end();
 }
 
-void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+CG_HOT_TEXT void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
 {
     handoff_begin();
     const cg_call_t call = free_enter(tc, caller, op, family);
@@ -268,7 +268,7 @@ void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, con
     release_as(mem, n, align, caller, op, CG_FAMILY_MALLOC);
 }
 
-static void *calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
+CG_HOT_TEXT static void *calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 {
     size_t bytes;
     bool bad = __builtin_mul_overflow(nmemb, size, &bytes) || bytes > CG_MAX_REQUEST;
@@ -291,14 +291,14 @@ static void *reentry_calloc(size_t nmemb, size_t size, uintptr_t caller)
     return cg_reentry_alloc(bytes, 0, caller, CG_OP(calloc));
 }
 
-void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
+CG_HOT_TEXT void *cg_calloc_slow(size_t nmemb, size_t size, uintptr_t caller)
 {
     cg_ensure_init();
     CG_GUARDED(reentry_calloc(nmemb, size, caller), calloc_slow(nmemb, size, caller));
 }
 
 /* The inline path checked the size (at most a tcache request). */
-void *cg_calloc_handoff(size_t nmemb, size_t size, cg_tcache_t *tc, uintptr_t caller)
+CG_HOT_TEXT void *cg_calloc_handoff(size_t nmemb, size_t size, cg_tcache_t *tc, uintptr_t caller)
 {
     handoff_begin_alloc();
     const cg_call_t c = handoff_call(tc, caller, CG_OP(calloc), OP_CALLOC, CG_FAMILY_MALLOC);
@@ -324,7 +324,7 @@ static void *realloc_reentry_block(void *mem, size_t n, size_t old, uintptr_t ca
     return p;
 }
 
-void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
+CG_HOT_TEXT void *cg_realloc_impl(void *mem, size_t n, uintptr_t caller)
 {
     cg_ensure_init();
     size_t sig_size;

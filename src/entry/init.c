@@ -59,14 +59,14 @@ static void mode_thread_exit(void)
     cg_vg_quiet_end();
 }
 
-static void thread_exit(void *arg)
+CG_HOT_TEXT static void thread_exit(void *arg)
 {
     (void)arg;
     CG_GUARDED_VOID((void)0, (cg_tcache_shutdown(), mode_thread_exit()));
 }
 
 /* The key's value only has to be non-NULL for its destructor to run. */
-void cg_thread_register_exit(struct cg_tcache *tc)
+CG_HOT_TEXT void cg_thread_register_exit(struct cg_tcache *tc)
 {
     if (exit_key_ok)
         cg_os_thread_key_set(exit_key, tc != NULL ? (void *)tc : (void *)&exit_key);
@@ -226,7 +226,7 @@ CG_FORK_PATH static void fork_child(void)
 static int fork_reg;          /* 0: not registered, 1: being, 2: done */
 static uint32_t fork_reg_by;  /* ktid of the registering thread       */
 
-void cg_fork_handlers_need(void)
+CG_HOT_TEXT void cg_fork_handlers_need(void)
 {
     if (CG_LIKELY(__atomic_load_n(&fork_reg, __ATOMIC_ACQUIRE) == 2))
         return;
@@ -258,7 +258,7 @@ static void apply_options(void)
 }
 
 /* verbosity >= 1: one line saying chunkguard is in charge, and how. */
-static void say_hello(void)
+CG_HOT_TEXT static void say_hello(void)
 {
     char buf[512];
     if (!cg_mode.instrumented && (cg_opt.detect_leaks || CG_OPT_GIVEN(halt_on_error))) {
@@ -333,7 +333,7 @@ static void init_core(void)
     cg_vg_quiet_end();
 }
 
-void cg_init_slow(void)
+CG_HOT_TEXT void cg_init_slow(void)
 {
     int expected = 0;
     /* While single-threaded no other thread can race us: a plain store

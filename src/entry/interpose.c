@@ -130,7 +130,7 @@ CG_INLINE void free_inline(void *mem, size_t sized, size_t salign, int family)
 
 /* malloc - n bytes, 16-byte aligned; malloc(0) returns a unique minimum
  * block.  NULL with errno ENOMEM when out of memory or n > PTRDIFF_MAX. */
-CG_PUBLIC void *CG_API(malloc)(size_t n)
+CG_HOT_ENTRY CG_PUBLIC void *CG_API(malloc)(size_t n)
 {
     return alloc_inline(n, CG_FAMILY_MALLOC);
 }
@@ -138,13 +138,13 @@ CG_PUBLIC void *CG_API(malloc)(size_t n)
 /* free - release a block; free(NULL) does nothing.  Preserves errno.
  * A pointer that is not a live block of ours is reported (invalid-free,
  * double-free, heap-corruption) and the process aborts. */
-CG_PUBLIC void CG_API(free)(void *mem)
+CG_HOT_ENTRY CG_PUBLIC void CG_API(free)(void *mem)
 {
     free_inline(mem, SIZE_MAX, 0, CG_FAMILY_MALLOC);
 }
 
 /* calloc - nmemb * size zeroed bytes; NULL with ENOMEM on overflow. */
-CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
+CG_HOT_ENTRY CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
 {
     cg_tcache_t *tc = cg_self.tcache;
     size_t bytes;
@@ -167,7 +167,7 @@ CG_PUBLIC void *CG_API(calloc)(size_t nmemb, size_t size)
 /* realloc - resize, keeping the first min(old, n) bytes.  realloc(NULL, n)
  * is malloc(n); realloc(p, 0) frees p and returns NULL (glibc 2.36).  On
  * failure returns NULL with ENOMEM and p stays valid. */
-CG_PUBLIC void *CG_API(realloc)(void *mem, size_t n)
+CG_HOT_ENTRY CG_PUBLIC void *CG_API(realloc)(void *mem, size_t n)
 {
     uintptr_t ra = CG_RET_ADDR;
     cg_ensure_init();

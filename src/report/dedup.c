@@ -259,7 +259,7 @@ static void parse_line(char *s, size_t lineno)
     rules[nrules++] = r;
 }
 
-void cg_supp_init(void)
+CG_HOT_TEXT void cg_supp_init(void)
 {
     if (cg_opt.suppressions[0] == 0)
         return;
@@ -348,7 +348,7 @@ CG_FORK_PATH void cg_supp_after_fork_child(void)
         summary_done = 0;
 }
 
-void cg_supp_summary(void)
+CG_HOT_TEXT void cg_supp_summary(void)
 {
     size_t n = cg_supp_total();
     if (n == 0 || __atomic_exchange_n(&summary_done, 1, __ATOMIC_ACQ_REL))

@@ -16,6 +16,12 @@
 #   fastpath-cold-pages-control  debug mode does map them (the check can fail)
 #   fastpath-cold-pages-exit  nor does its exit path (chunkguard's destructor;
 #                            the check runs in a destructor preloaded after it)
+#   fastpath-warm-pages-exit  a malloc/free-only program (bench-lifo's pattern)
+#                            maps no page of the hot objects' warm code
+#                            (.cg_warm: all but the CG_HOT_TEXT functions),
+#                            start-up and exit path included
+#   fastpath-warm-pages-control  the same with CHUNKGUARD_OPTIONS set, whose
+#                            parser is warm, does (the check can fail)
 #   fastpath-cold-objs       the link map puts the code of every object of
 #                            src/debug/ (but Makefile COLD_EXEMPT) and of
 #                            COLD_EXTRA in the cold segment (tools/check-cold.py)
@@ -125,6 +131,23 @@ else
   else
     echo "$out" | tail -5
     fail fastpath-cold-pages-exit "exit $rc: $(grep '^RESULT' <<<"$out")"
+  fi
+  # the code every malloc/free program runs is all in .text (CG_HOT_TEXT)
+  out=$(COLDPAGES_WORKLOAD=lifo LD_PRELOAD="$CG_SO $CG_BUILD/fastpath/coldpages-exit.so" \
+        "$CG_BUILD/fastpath/coldpages" 2>&1); rc=$?
+  if [ "$rc" -eq 0 ] && grep -q '^RESULT warm-pages-exit ok' <<<"$out"; then
+    pass fastpath-warm-pages-exit
+  else
+    echo "$out" | tail -5
+    fail fastpath-warm-pages-exit "exit $rc: $(grep '^RESULT' <<<"$out" | tr '\n' ' ')"
+  fi
+  out=$(CHUNKGUARD_OPTIONS=mode=fast COLDPAGES_WORKLOAD=lifo \
+        LD_PRELOAD="$CG_SO $CG_BUILD/fastpath/coldpages-exit.so" "$CG_BUILD/fastpath/coldpages" 2>&1); rc=$?
+  if [ "$rc" -eq 1 ] && grep -q '^RESULT warm-pages-exit FAIL [0-9]* warm pages mapped' <<<"$out"; then
+    pass fastpath-warm-pages-control
+  else
+    echo "$out" | tail -5
+    fail fastpath-warm-pages-control "the option parser's warm pages were not seen; exit $rc: $(grep '^RESULT' <<<"$out" | tr '\n' ' ')"
   fi
 fi
 # The cold list itself (Makefile COLD_OBJS) is complete: no object that only
