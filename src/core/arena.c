@@ -565,7 +565,7 @@ CG_HOT_TEXT void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_ca
     CG_HELD(&av->lock, call->mt);
     size_t size = cg_csize(c);
     if (size <= cg_mp.max_fast)
-        cg_fast_free(av, c, size, call);
+        cg_fast_free(av, c, size, true, call);
     else
         cg_free_binned(av, c, size, call);
 }
@@ -573,6 +573,24 @@ CG_HOT_TEXT void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_ca
 CG_HOT_TEXT void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
 {
     cg_arena_free_whole(av, c, call);
+}
+
+/* A trim lowers the heap's end before it lowers the top's size, and a
+ * growth the other way round, both under av's lock: a free's test of the
+ * next chunk without the lock, when that chunk is the top, can see one
+ * change and not the other (contract.c's free-beside-trim: a false
+ * "invalid next size (fast)" in every run of 20,000 frees). */
+void cg_fast_free_recheck(cg_arena_t *av, cg_chunk_t *c, size_t size, bool locked,
+                          const cg_call_t *call)
+{
+    bool bad = true;
+    if (!locked && call->mt) {
+        cg_tok_t av_tok = cg_lock_if_op(&av->lock, call);
+        bad = cg_next_size_bad(c, size);
+        cg_unlock_if(&av->lock, av_tok);
+    }
+    if (bad)
+        cg_fail_with(call, CG_CK_NEXT_SIZE_FAST, cg_chunk2mem(c), NULL);
 }
 
 /* ---- realloc in place ------------------------------------------------- */

@@ -117,6 +117,10 @@ cg_chunk_t *cg_arena_memalign(cg_arena_t *av, size_t align, size_t nb, const cg_
  * so that the inline free paths (cg_arena_free in fastbin.h) stay small. */
 void cg_arena_free_slow(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call)
     CG_HIDDEN CG_NOINLINE;
+/* cg_fast_free's next-size test failed: unless locked, test again under
+ * av's lock (when call->mt), and report NEXT_SIZE_FAST if it still fails. */
+void cg_fast_free_recheck(cg_arena_t *av, cg_chunk_t *c, size_t size, bool locked,
+                          const cg_call_t *call) CG_HIDDEN CG_COLD;
 /* Free with the lock already held (or single-threaded); any size. */
 void cg_arena_free_locked(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *call) CG_HIDDEN;
 /* Try to resize an in-use chunk in place to nb; true on success. */

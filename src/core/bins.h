@@ -205,7 +205,7 @@ CG_INLINE void cg_arena_free_whole(cg_arena_t *av, cg_chunk_t *c, const cg_call_
 {
     size_t size = cg_csize_unlocked(c);
     if (size <= cg_mp.max_fast) {
-        cg_fast_free(av, c, size, call);
+        cg_fast_free(av, c, size, false, call);
         return;
     }
     cg_tok_t av_tok = cg_lock_if_op(&av->lock, call);

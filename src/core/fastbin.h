@@ -68,14 +68,22 @@ CG_INLINE bool cg_fastbin_marked(cg_chunk_t *c)
  * (glibc: "free(): invalid next size").  Needs c's own size checked.  The
  * size is compared with the room left, not added to next's address: a size
  * near 2^64 (the top's, in a "house of force") would wrap the sum below
- * the heap's end (found by fuzzing). */
-CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast, const cg_call_t *call)
+ * the heap's end (found by fuzzing).  cg_next_size_bad is the test alone;
+ * cg_check_next_size reports, for a caller that holds the arena's lock
+ * (or is single-threaded): without it the test can fail on a sound heap
+ * (cg_fast_free). */
+CG_INLINE bool cg_next_size_bad(cg_chunk_t *c, size_t size)
 {
     cg_chunk_t *next = cg_at(c, size);
     size_t nhead = cg_head(next);       /* one load: relaxed loads are not merged */
-    if (CG_CHECK_ON(NEXT_SIZE) &&
-        CG_UNLIKELY(nhead <= CG_HDR_SZ ||
-                    (nhead & ~CG_FLAG_BITS) > (size_t)(cg_heap_end(cg_heap_base(c)) - (char *)next)))
+    return CG_CHECK_ON(NEXT_SIZE) &&
+           CG_UNLIKELY(nhead <= CG_HDR_SZ ||
+                       (nhead & ~CG_FLAG_BITS) >
+                           (size_t)(cg_heap_end(cg_heap_base(c)) - (char *)next));
+}
+CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast, const cg_call_t *call)
+{
+    if (cg_next_size_bad(c, size))
         cg_fail_with(call, fast ? CG_CK_NEXT_SIZE_FAST : CG_CK_NEXT_SIZE_NORMAL, cg_chunk2mem(c),
                      NULL);
 }
@@ -157,10 +165,18 @@ CG_INLINE void cg_perturb_free(cg_chunk_t *c, size_t size)
         __builtin_memset(cg_chunk2mem(c), cg_mp.free_fill, size - CG_HDR_SZ);
 }
 
-/* Free a chunk of a fastbin size: next-size check, M_PERTURB fill, push. */
-CG_INLINE void cg_fast_free(cg_arena_t *av, cg_chunk_t *c, size_t size, const cg_call_t *call)
+/* Free a chunk of a fastbin size: next-size check, M_PERTURB fill, push.
+ * No lock is held: when the next chunk is the top, another thread may be
+ * trimming the heap under the lock, its end already lowered and the top's
+ * size not yet (or growing it, the other way round), so a failed test is
+ * made again under the lock before it is reported (glibc's _int_free does
+ * the same for its fastbin case).  locked: the caller holds av's lock (or
+ * call->mt is false), and a failed test is reported at once. */
+CG_INLINE void cg_fast_free(cg_arena_t *av, cg_chunk_t *c, size_t size, bool locked,
+                            const cg_call_t *call)
 {
-    cg_check_next_size(c, size, true, call);
+    if (cg_next_size_bad(c, size))
+        cg_fast_free_recheck(av, c, size, locked, call);
     cg_perturb_free(c, size);
     cg_fastbin_push(av, c, size, call);
 }
@@ -171,7 +187,7 @@ CG_INLINE void cg_arena_free(cg_arena_t *av, cg_chunk_t *c, const cg_call_t *cal
 {
     size_t size = cg_csize(c);
     if (size <= cg_mp.max_fast)
-        cg_fast_free(av, c, size, call);
+        cg_fast_free(av, c, size, false, call);
     else
         cg_arena_free_slow(av, c, call);
 }

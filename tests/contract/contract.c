@@ -21,6 +21,15 @@
  *                                    with _exit(0) or _Exit(0) (how);
  *                                    prints the child's end ("signal=N" or
  *                                    "exit=N")
+ *   contract free-beside-trim N      N times: main allocates a small
+ *                                    block (just below the top chunk),
+ *                                    hands it to a second thread, which
+ *                                    frees it (to a fastbin, its tcache
+ *                                    full), while main carves 64 KiB from
+ *                                    the top and frees it back, so that
+ *                                    free trims the heap (M_TRIM_THRESHOLD
+ *                                    8 KiB, M_TOP_PAD 0): a sound program,
+ *                                    which no free may call corrupt
  * Each prints "ok" (or its value) and exits 0, or says what failed and
  * exits 1.  No stdio before the measured calls where it could allocate.
  */
@@ -171,6 +180,48 @@ static int uaf_child_exit(const char *how)
     return 0;
 }
 
+static void *_Atomic handed;     /* main -> the freeing thread; NULL: taken */
+static _Atomic int trims_done;
+
+static void *free_handed(void *arg)
+{
+    (void)arg;
+    for (unsigned long k = 0;; k++) {
+        void *p;
+        while ((p = __atomic_load_n(&handed, __ATOMIC_ACQUIRE)) == NULL)
+            if (__atomic_load_n(&trims_done, __ATOMIC_ACQUIRE))
+                return NULL;
+        /* a varying delay, so the free meets each part of main's trim */
+        for (volatile unsigned d = (unsigned)(k * 2654435761u) % 20000; d > 0; d--)
+            ;
+        free(p);
+        __atomic_store_n(&handed, NULL, __ATOMIC_RELEASE);
+    }
+}
+
+static int free_beside_trim(long n)
+{
+    mallopt(M_TRIM_THRESHOLD, 8192);
+    mallopt(M_TOP_PAD, 0);
+    pthread_t t;
+    if (pthread_create(&t, NULL, free_handed, NULL) != 0)
+        return failed("pthread_create", 0, 0);
+    for (long i = 0; i < n; i++) {
+        void *p = malloc(24);
+        while (__atomic_load_n(&handed, __ATOMIC_ACQUIRE) != NULL)
+            ;
+        __atomic_store_n(&handed, p, __ATOMIC_RELEASE);
+        void *big = malloc(65536);
+        free(big);                        /* merges into the top: a trim */
+    }
+    while (__atomic_load_n(&handed, __ATOMIC_ACQUIRE) != NULL)
+        ;
+    __atomic_store_n(&trims_done, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    puts("ok");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *cmd = argc > 1 ? argv[1] : "";
@@ -188,7 +239,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "uaf-child-exit") == 0 && argc > 2)
         return uaf_child_exit(argv[2]);
+    if (strcmp(cmd, "free-beside-trim") == 0 && argc > 2)
+        return free_beside_trim(atol(argv[2]));
     fprintf(stderr, "usage: contract posix-memalign-errno | mallinfo-threads N | "
-            "mallinfo-free SIZE | usable N | uaf-child-exit _exit|_Exit\n");
+            "mallinfo-free SIZE | usable N | uaf-child-exit _exit|_Exit | free-beside-trim N\n");
     return 2;
 }
