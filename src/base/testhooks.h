@@ -24,7 +24,9 @@ enum {
      * dbg_free just before cg_dbg_claim, and in cg_dbg_claim just after a
      * CAS that claimed a record.  A hook that holds a free here lets the
      * block go back to the core (and its record to a new block) under it
-     * (threads.c, race-stale). */
+     * (threads.c, race-stale).  Guard mode's free (debug/guard.c) has the
+     * first two too: after block_to_release's page lookup, before the
+     * claim (its range back to the pool, guard_quarantine_mb=0). */
     CG_HOOK_DBG_LOOKED_UP = 3,
     CG_HOOK_DBG_CLAIM = 4,
     CG_HOOK_DBG_CLAIMED = 5,

@@ -888,6 +888,19 @@ CG_REALIGN void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, con
                live ? NULL : "the block it points into was freed", r);
 }
 
+CG_REALIGN void cg_dbg_report_not_p(const cg_call_t *call, cg_use_t use, const void *p,
+                                    const cg_shadow_t *r, cg_check_t freed)
+{
+    /* A record in state 0 is being made for a new block where p's block
+     * was (freed by another thread just now, with no quarantine to keep
+     * it): its fields are not settled, and p's block is gone, so this is
+     * a release of a freed block. */
+    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 0)
+        dbg_report(call, freed, p, NULL, NULL);
+    else
+        cg_dbg_report_not_start(call, use, p, r);
+}
+
 /* ---- the API ---------------------------------------------------------- */
 
 /*
@@ -1097,15 +1110,8 @@ static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t us
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        /* A record in state 0 is being made for a new block in the chunk
-         * p's block had (freed by another thread just now, with no
-         * quarantine to keep it): its fields are not settled, and p's
-         * block is gone, so this is a release of a freed block. */
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == 0)
-            dbg_report(call, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
-                                                   : CG_CK_DEBUG_DOUBLE_FREE, p, NULL, NULL);
-        else
-            cg_dbg_report_not_start(call, use, p, r);
+        cg_dbg_report_not_p(call, use, p, r, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
+                                                                   : CG_CK_DEBUG_DOUBLE_FREE);
         return NULL;
     }
     return r;

@@ -68,6 +68,13 @@ bool cg_dbg_release_ok(const cg_call_t *call, const cg_shadow_t *r, const void *
  * (delete[] of what plain new allocated, delete of what new[] did: the
  * compiler stepped over a cookie that was never there), that is the
  * report: alloc-dealloc-mismatch, not an interior pointer.
+ * cg_dbg_report_not_p - a free, realloc or malloc_usable_size (use) of p
+ * whose lookup found the record r, whose block does not start at p:
+ * when r is in state 0 (being made for a new block where p's block was,
+ * since freed and gone: its fields not settled) the report of check
+ * freed (p released again) naming no record; else as
+ * cg_dbg_report_not_start.  Thread-safe as the reports are (one at a
+ * time); reads r's state once.
  */
 void cg_dbg_report(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail,
                    const cg_shadow_t *r) CG_COLD CG_HIDDEN;
@@ -76,6 +83,8 @@ void cg_dbg_report_at(const cg_call_t *call, cg_check_t id, const void *addr, co
                       const cg_access_t *access) CG_COLD CG_HIDDEN;
 void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
                              const cg_shadow_t *r) CG_COLD CG_HIDDEN;
+void cg_dbg_report_not_p(const cg_call_t *call, cg_use_t use, const void *p,
+                         const cg_shadow_t *r, cg_check_t freed) CG_COLD CG_HIDDEN;
 
 /* The access of a fault at pc (write: a CG_ACCESS_* value of debug.h; uc:
  * the signal's context; passing: the default action follows the report).

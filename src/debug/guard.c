@@ -18,6 +18,7 @@
 #include "pattern.h"
 #include "shadow.h"
 #include "stack.h"
+#include "testhooks.h"
 #include "vgclient.h"
 
 /* ---- layout ----------------------------------------------------------- */
@@ -196,12 +197,24 @@ static bool check_slack(const cg_call_t *c, const cg_shadow_t *r, const char *wh
 static cg_shadow_t *block_to_release(const cg_call_t *c, void *p, cg_use_t use)
 {
     cg_shadow_t *r = cg_shadow_of_page(p);
+    CG_TEST_HOOK(CG_HOOK_DBG_LOOKED_UP, p);
+    /* A record not p's (any more: p's block may have been freed by
+     * another thread and its range given back to the pool since the
+     * lookup, the record unbound or bound to a new block): look again, as
+     * debug mode's block_to_release does.  No wait for the give-back is
+     * needed here: a free that finds no record reports and frees nothing,
+     * and a range's record is unbound before the range goes back. */
+    if (r != NULL && cg_shadow_user(r) != p)
+        r = cg_shadow_of_page(p);
     if (r == NULL) {
         cg_dbg_report(c, CG_CK_FOR_USE(GUARD_NO_BLOCK, use), p, NULL, NULL);
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        cg_dbg_report_not_start(c, use, p, r);
+        cg_dbg_report_not_p(c, use, p, r,
+                            use == CG_USE_FREE      ? CG_CK_GUARD_DOUBLE_FREE
+                            : use == CG_USE_REALLOC ? CG_CK_GUARD_REALLOC_FREED
+                                                    : CG_CK_GUARD_USABLE_FREED);
         return NULL;
     }
     return r;
@@ -240,6 +253,8 @@ void cg_guarded_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
 {
     cg_verify_tick(c);
     cg_shadow_t *r = block_to_release(c, p, CG_USE_FREE);
+    if (r != NULL)
+        CG_TEST_HOOK(CG_HOOK_DBG_CLAIM, p);
     if (r == NULL || !cg_dbg_claim(c, r, p, CG_CK_GUARD_DOUBLE_FREE))
         return;
     finish_free(c, r, p, sized, salign);

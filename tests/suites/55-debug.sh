@@ -571,3 +571,32 @@ for w in looked claim recycled fork; do
     else fail threads-stale-free-$w-double-free "rc=$rc $out $(head -c 400 <<<"$err")"; fi
   else fail threads-stale-free-$w-double-free "no test build"; fi
 done
+# The same stale frees in guard mode (debug/guard.c: guarded blocks on
+# pages of their own; guard_quarantine_mb=0: a freed block's range goes
+# back to the pool at once, its record unbound, then reused for q).  Held
+# just after the lookup, the free said invalid-free of a "freed region
+# [0x10, 0x74)" (the unbound record's start check); now it looks again and
+# says what a second free says by then.  Held before the claim, and with
+# the record recycled for q, the claim shared with debug mode
+# (cg_dbg_claim) already answered right: those two passed before the
+# guard fix too and stay as guards (they fail on a copy with the claim
+# before 2b27251: bogus region; q's one free a double free).  Each must
+# be the stale free's one report (T1): double-free, or invalid-free of a
+# pointer in no block (the range gone back: what a single thread's second
+# free says with guard_quarantine_mb=0), naming no bogus region; q's free
+# must pass.
+for w in looked claim recycled fork; do
+  if [ -f "$CG_BUILD/locks/test/libchunkguard.so" ]; then
+    trun mode=guard:guard_quarantine_mb=0:stack_depth=1 "$CG_BUILD/locks/test/libchunkguard.so" race-stale 100 $w
+    errs=$(grep -c 'ERROR: chunkguard:' <<<"$err")
+    if [ $rc = 134 ] &&
+       grep -Eq 'ERROR: chunkguard: (double-free|invalid-free) .*\[thread T1\]' <<<"$err" &&
+       { grep -q 'ERROR: chunkguard: double-free .*\[thread T1\]' <<<"$err" ||
+         grep -q 'in guarded pages but in no block' <<<"$err"; } &&
+       ! grep -q 'region \[0x[0-9a-f]\{1,4\},' <<<"$err" &&
+       { [ $w = fork ] || [ "$errs" = 1 ]; } &&
+       { [ $w != recycled ] || grep -q '^q freed' <<<"$out"; } &&
+       { [ $w != fork ] || grep -q '^child ended' <<<"$out"; }; then pass threads-stale-guarded-free-$w
+    else fail threads-stale-guarded-free-$w "rc=$rc $out $(head -c 400 <<<"$err")"; fi
+  else fail threads-stale-guarded-free-$w "no test build"; fi
+done
