@@ -6,7 +6,7 @@
  *   leak      loses blocks of 200, 100 and 300 bytes (and keeps one)
  *   fork      a forked child runs "overflow" through exec (forkonly: exits); the parent waits
  *   dfree, ovf2  a double free, an overflow, found in free() under the same
- *   functions (bad_block); ok: nothing wrong.
+ *   functions (bad_block); ok: nothing wrong; daemon, daemonlong: below.
  * Run with mode=debug (halt_on_error=0 keeps going after a report). */
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +68,15 @@ int main(int argc, char **argv)
             leak();
         else if (strcmp(argv[i], "dfree") == 0 || strcmp(argv[i], "ovf2") == 0)
             bad_block(argv[i][0] == 'o');
-        else if (strcmp(argv[i], "fork") == 0 || strcmp(argv[i], "forkonly") == 0) {
+        else if (strcmp(argv[i], "daemon") == 0 || strcmp(argv[i], "daemonlong") == 0) {
+            /* daemon()s: the job's process ends at once, its daemon (in
+             * another session, reparented) sleeps 1 s (daemonlong: 30 s,
+             * a job's server) and then frees a block twice */
+            if (daemon(1, 0) != 0)
+                return 1;
+            sleep(argv[i][6] ? 30 : 1);
+            bad_block(0);
+        } else if (strcmp(argv[i], "fork") == 0 || strcmp(argv[i], "forkonly") == 0) {
             pid_t pid = fork();
             if (pid == 0 && argv[i][4] == 'o')
                 exit(0);

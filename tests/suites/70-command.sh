@@ -85,6 +85,18 @@
 #                         note
 #   supp-command          report/run --suppressions, the library's option
 #                         through run: summary, SARIF, JUnit, HTML count them
+#   run-daemon            a job whose process daemon()s and ends at once,
+#                         its daemon reporting a double free 1 s later: run
+#                         waits for the daemon (its stats file's start line,
+#                         no exit line, the pid alive), and its report is in
+#                         the summary and the JUnit file; status 23
+#   run-daemon-timeout    a daemon still running after --wait-descendants 1:
+#                         run ends within seconds, its summary names the
+#                         daemon as still running, so does its test case
+#   run-daemon-pid-reuse  a stats file with no exit line whose pid is now an
+#                         unrelated process (started later, not the job's
+#                         environment): run does not wait for it
+#   run-wait-bad          --wait-descendants -1 or x: a usage error (2)
 #   command-thread-exe-*  a report made on a thread other than main's
 #                         (tests/stall/stall.c), each mode: the JSON's
 #                         "exe" is the program, and the summary and the
@@ -113,6 +125,7 @@ for sub in "" run report symbolize; do
     grep -qi "usage" <<<"$out" || bad="$bad '$sub --help' prints no usage;"
 done
 grep -q -- "--report-dir" <<<"$("$CG" run --help)" || bad="$bad run --help lacks --report-dir;"
+grep -q -- "--wait-descendants" <<<"$("$CG" run --help)" || bad="$bad run --help lacks --wait-descendants;"
 [ -z "$bad" ] && pass command-help || fail command-help "$bad"
 
 # command-run-status
@@ -293,6 +306,62 @@ PYEOF
 )
 if [ "$rc" = 0 ] && [ "$got" = "2 2" ]; then pass junit-ends-blank-path
 else fail junit-ends-blank-path "status $rc, (test cases, named by the whole path) = ($got), want (2 2): $(grep -o 'name="pid[^"]*"' "$tmp/jb.xml" | tr '\n' ' ')"; fi
+
+# run-daemon: the job's process daemon()s (the daemon is in a session of
+# its own, reparented away from run) and ends; the daemon double-frees 1 s
+# later: its report is in the summary and the JUnit file
+t0=$(date +%s.%N)
+"$CG" run --mode debug --options halt_on_error=0 --report-dir "$tmp/dm" --junit "$tmp/dm.xml" \
+    -- "$B/buggy" daemon >/dev/null 2>"$tmp/dm.err"; rc=$?
+took=$(echo "$(date +%s.%N) - $t0" | bc)
+got=$("$PY" - "$tmp/dm.xml" <<'PYEOF' 2>&1
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
+print(len(cases), sum(1 for c in cases for f in c.findall("failure") if f.get("type") == "double-free"))
+PYEOF
+)
+"$PY" "$R/tests/command/check.py" junit "$tmp/dm.xml" 2>"$tmp/dm.chk"; jc=$?
+if [ "$rc" = 23 ] && [ "$got" = "2 1" ] && [ "$jc" = 0 ] && grep -q "double-free 1" "$tmp/dm.err" &&
+   ! grep -q "still running when" "$tmp/dm.err" && [ "$(echo "$took < 8" | bc)" = 1 ]
+then pass run-daemon
+else fail run-daemon "status $rc (want 23), (test cases, double-free failures) = ($got), want (2 1); check $jc; ${took}s; summary: $(head -c 400 "$tmp/dm.err" | tr '\n' '|')"; fi
+
+# run-daemon-timeout: a daemon that outlives --wait-descendants 1 does not
+# hang run; the summary and its test case say it was still running
+t0=$(date +%s.%N)
+"$CG" run --mode debug --options halt_on_error=0 --wait-descendants 1 --report-dir "$tmp/dl" \
+    --junit "$tmp/dl.xml" -- "$B/buggy" daemonlong >/dev/null 2>"$tmp/dl.err"; rc=$?
+took=$(echo "$(date +%s.%N) - $t0" | bc)
+kid=$(cd "$tmp/dl" && for f in *.stats; do grep -q '^pid=' "$f" || echo "${f%.stats}"; done)
+[ -n "$kid" ] && kill "$kid" 2>/dev/null
+if [ "$rc" = 0 ] && [ -n "$kid" ] && [ "$(echo "$took < 6" | bc)" = 1 ] &&
+   grep -q "pid $kid $B/buggy: still running" "$tmp/dl.err" &&
+   grep -q "still running" <<<"$(grep -A3 "name=\"pid $kid " "$tmp/dl.xml")"
+then pass run-daemon-timeout
+else fail run-daemon-timeout "status $rc (want 0), daemon '$kid', ${took}s (want < 6); summary: $(head -c 400 "$tmp/dl.err" | tr '\n' '|')"; fi
+
+# run-daemon-pid-reuse: DIR holds a stats file with no exit line for a pid
+# that is now an unrelated process (not the job's environment, started
+# after the file was written): run does not wait for it (default 10 s)
+mkdir -p "$tmp/dr"
+sleep 30 & other=$!
+echo "start pid=$other exe=/usr/bin/gone" >"$tmp/dr/$other.stats"
+touch -d '1 hour ago' "$tmp/dr/$other.stats"
+t0=$(date +%s.%N)
+"$CG" run --report-dir "$tmp/dr" -- true >/dev/null 2>"$tmp/dr.err"; rc=$?
+took=$(echo "$(date +%s.%N) - $t0" | bc)
+kill "$other" 2>/dev/null; wait "$other" 2>/dev/null
+if [ "$rc" = 0 ] && [ "$(echo "$took < 5" | bc)" = 1 ] && ! grep -q "still running\|waiting" "$tmp/dr.err"
+then pass run-daemon-pid-reuse
+else fail run-daemon-pid-reuse "status $rc, ${took}s (want < 5): $(head -c 300 "$tmp/dr.err" | tr '\n' '|')"; fi
+
+# run-wait-bad
+bad=""
+for v in -1 x; do
+    "$CG" run --wait-descendants "$v" -- true >/dev/null 2>&1; rc=$?
+    [ "$rc" = 2 ] || bad="$bad --wait-descendants $v: status $rc;"
+done
+[ -z "$bad" ] && pass run-wait-bad || fail run-wait-bad "$bad"
 
 # html-dom: headless Chromium renders the page; the DOM it built is checked
 echo "command: rendering the HTML report in headless Chromium"
