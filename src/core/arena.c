@@ -57,8 +57,8 @@ CG_INLINE void check_walk(cg_arena_t *av, size_t steps, const cg_chunk_t *at,
 
 /* Split chunk c (in use from now on, size `size`) so that it keeps nb bytes;
  * a remainder of at least MINSIZE goes to the unsorted bin. */
-CG_HOT_TEXT static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb, bool small_req,
-                         const cg_call_t *call)
+CG_HOT_TEXT static void split_in_use(cg_arena_t *av, cg_chunk_t *c, size_t size, size_t nb,
+                                     bool small_req, const cg_call_t *call)
 {
     size_t rsize = size - nb;
     if (rsize < CG_MINSIZE) {
@@ -379,8 +379,8 @@ CG_INLINE void check_stash_dup(cg_tcache_t *tc, size_t ti, const cg_chunk_t *v, 
         cg_tcache_double_free_check(tc, ti, e, call);   /* reports if in this bin */
 }
 
-CG_HOT_TEXT cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call, bool *fresh,
-                            cg_tcache_t *tc)
+CG_HOT_TEXT cg_chunk_t *cg_arena_malloc(cg_arena_t *av, size_t nb, const cg_call_t *call,
+                                        bool *fresh, cg_tcache_t *tc)
 {
     CG_HELD(&av->lock, call->mt);
     cg_chunk_t *v;

@@ -491,8 +491,8 @@ static bool blame_previous(const cg_call_t *call, const cg_chunk_t *c)
 /* Is the leading redzone of r's block (user pointer u) intact, hint and
  * all?  The common 16-byte one in two loads and compares (the hint is its
  * first 4 bytes, then 4 of fill and 8 more or the zero cookie, debug.h, a
- * short fill a byte scan would be slow on); false, for the caller to look closer, when it is not, and for any
- * other. */
+ * short fill a byte scan would be slow on); false, for the caller to look
+ * closer, when it is not, and for any other. */
 CG_INLINE bool lead_intact(const cg_shadow_t *r, const unsigned char *u)
 {
     if (r->lead != CG_DBG_LEAD)
@@ -502,7 +502,7 @@ CG_INLINE bool lead_intact(const cg_shadow_t *r, const unsigned char *u)
     memcpy(&lo, u - 16, 8);
     memcpy(&hi, u - 8, 8);
     return lo == ((rz << 32) | r->id) &&
-           hi == (cg_dbg_cookie_len(r->kind, CG_DBG_COOKIE_SZ) != 0 ? 0 : rz);
+           hi == (cg_dbg_has_cookie(r->kind) ? 0 : rz);
 }
 
 /* Header and both redzones intact?  Reports heap-buffer-overflow (or
@@ -536,7 +536,7 @@ static bool check_block(const cg_call_t *call, const cg_shadow_t *r, const char 
             cg_fmt(msg + n, sizeof msg - n, " (expected zero bytes, the array cookie)");
         else
             cg_fmt(msg + n, sizeof msg - n, " (expected %x%s)", (size_t)CG_DBG_REDZONE,
-                   cg_dbg_cookie_len(r->kind, lz) != 0 ? ", then 8 zero bytes" : "");
+                   cg_dbg_has_cookie(r->kind) ? ", then 8 zero bytes" : "");
         dbg_report(call, CG_CK_DEBUG_REDZONE_BEFORE, bad, msg, r);
         return false;
     }

@@ -64,9 +64,13 @@ CG_INLINE size_t cg_dbg_lead_checked(size_t lead)
  * record's (shadow.h).  Thread-safe; async-signal-safe.
  */
 #define CG_DBG_COOKIE_SZ 8
+CG_INLINE bool cg_dbg_has_cookie(uint8_t kind)
+{
+    return kind == CG_KIND_NEW || kind == CG_KIND_NEW_ALIGNED;
+}
 CG_INLINE size_t cg_dbg_cookie_len(uint8_t kind, size_t len)
 {
-    if (kind != CG_KIND_NEW && kind != CG_KIND_NEW_ALIGNED)
+    if (!cg_dbg_has_cookie(kind))
         return 0;
     return len < CG_DBG_COOKIE_SZ ? len : CG_DBG_COOKIE_SZ;
 }
@@ -85,7 +89,7 @@ CG_INLINE const unsigned char *cg_dbg_lead_bad(uint8_t kind, const unsigned char
 CG_INLINE unsigned char cg_dbg_lead_byte(uint8_t kind, const unsigned char *u,
                                          const unsigned char *q)
 {
-    return (size_t)(u - q) <= cg_dbg_cookie_len(kind, CG_DBG_COOKIE_SZ) ? 0 : CG_DBG_REDZONE;
+    return cg_dbg_has_cookie(kind) && u - q <= CG_DBG_COOKIE_SZ ? 0 : CG_DBG_REDZONE;
 }
 
 /* The byte freed blocks are filled with: fill_free's, else CG_DBG_POISON. */

@@ -162,7 +162,8 @@ CG_INLINE cg_call_t handoff_call(cg_tcache_t *tc, uintptr_t caller, const char *
                         .family = (uint8_t)family };
 }
 
-CG_HOT_TEXT void *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+CG_HOT_TEXT void *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op,
+                                    int family)
 {
     handoff_begin_alloc();
     const cg_call_t c = handoff_call(tc, caller, op, OP_MALLOC, family);
@@ -241,7 +242,8 @@ CG_INLINE cg_call_t free_enter(cg_tcache_t *tc, uintptr_t caller, const char *op
                         .family = (uint8_t)family };
 }
 
-CG_HOT_TEXT void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+CG_HOT_TEXT void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
+                               int family)
 {
     handoff_begin();
     const cg_call_t call = free_enter(tc, caller, op, family);
@@ -251,7 +253,8 @@ CG_HOT_TEXT void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, con
     cg_inside_end();
 }
 
-CG_HOT_TEXT void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+CG_HOT_TEXT void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
+                                  int family)
 {
     handoff_begin();
     const cg_call_t call = free_enter(tc, caller, op, family);
