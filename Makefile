@@ -137,6 +137,12 @@ cg_layout = { echo 'SECTIONS {'; \
 	  echo '} INSERT BEFORE .text;'; \
 	  echo 'SECTIONS { . = ALIGN(CONSTANT (MAXPAGESIZE)) + CONSTANT (MAXPAGESIZE); } INSERT BEFORE .eh_frame_hdr;'; \
 	}
+# The version script: src/chunkguard.map through the C preprocessor, which
+# expands the C++ forms' list (src/base/cxxops.def) into their names.
+$(BUILD)/chunkguard.map: src/chunkguard.map src/base/cxxops.def
+	@mkdir -p $(BUILD)
+	$(CC) -E -P -x c -I src $< -o $@
+
 $(BUILD)/layout.ld: Makefile
 	@mkdir -p $(dir $@)
 	$(call cg_layout,$(COLD_OBJS) $(COLD_EXTRA)) > $@
@@ -181,10 +187,10 @@ RELR_LDFLAGS := $(shell $(CC) -print-file-name=libc.so.6 >/dev/null 2>&1 && \
 	  readelf -V $$($(CC) -print-file-name=libc.so.6) 2>/dev/null | grep -q GLIBC_ABI_DT_RELR && \
 	  echo 'int x;' | $(CC) -x c -shared -fPIC -Wl,-z,pack-relative-relocs -o /dev/null - \
 	  >/dev/null 2>&1 && echo -Wl,-z,pack-relative-relocs)
-cg_link = $(CC) -shared -o $(1) $(LINK_OBJS) $(IBERTY_O) -Wl,--version-script=src/chunkguard.map \
+cg_link = $(CC) -shared -o $(1) $(LINK_OBJS) $(IBERTY_O) -Wl,--version-script=$(BUILD)/chunkguard.map \
 	    -Wl,-soname,$(CG_SONAME) -Wl,-Map=$(1).map \
 	    $(2) -Wl,-z,defs -Wl,-z,now -Wl,-z,relro $(RELR_LDFLAGS) -pthread
-$(BUILD)/libchunkguard.so: $(OBJS) $(IBERTY_O) src/chunkguard.map $(BUILD)/layout.ld
+$(BUILD)/libchunkguard.so: $(OBJS) $(IBERTY_O) $(BUILD)/chunkguard.map $(BUILD)/layout.ld
 	$(call cg_link,$@,$(LAYOUT_LDFLAGS))
 	ln -sfn libchunkguard.so $(BUILD)/$(CG_SONAME)
 
@@ -198,7 +204,7 @@ COLD_CHECK = python3 tools/check-cold.py --src-dir src/debug --exempt '$(COLD_EX
 .PHONY: cold-check cold-check-seeded
 cold-check: $(BUILD)/libchunkguard.so
 	$(COLD_CHECK) --map $<.map
-cold-check-seeded: $(OBJS) $(IBERTY_O) src/chunkguard.map
+cold-check-seeded: $(OBJS) $(IBERTY_O) $(BUILD)/chunkguard.map
 	@mkdir -p $(BUILD)/coldseed
 	$(call cg_layout,$(filter-out $(COLD_SEEDED),$(COLD_OBJS) $(COLD_EXTRA))) > $(BUILD)/coldseed/layout.ld
 	$(call cg_link,$(BUILD)/coldseed/libchunkguard.so,-Wl$(comma)-T$(comma)$(BUILD)/coldseed/layout.ld)

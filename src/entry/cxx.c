@@ -67,12 +67,20 @@ static new_handler_t current_handler(void)
 /* libstdc++'s own nothrow forms, by family (plain forms take (size,
  * const std::nothrow_t &), aligned ones (size, std::align_val_t, const
  * std::nothrow_t &)). */
+/* Each new family's nothrow form, by its mangled name: the NEW_NOTHROW
+ * rows of base/cxxops.def. */
+#define NOTHROW_FORM_NEW(name, family)
+#define NOTHROW_FORM_DELETE(name, family)
+#define NOTHROW_FORM_NEW_NOTHROW(name, family) [family] = #name,
+#define CG_CXX_OP(name, ret, params, args, kind, family, serves, demangled) \
+    NOTHROW_FORM_##kind(name, family)
 static const char *const nothrow_forms[CG_FAMILY_COUNT] = {
-    [CG_FAMILY_NEW] = "_ZnwmRKSt9nothrow_t",
-    [CG_FAMILY_NEW_ARRAY] = "_ZnamRKSt9nothrow_t",
-    [CG_FAMILY_NEW_ALIGNED] = "_ZnwmSt11align_val_tRKSt9nothrow_t",
-    [CG_FAMILY_NEW_ARRAY_ALIGNED] = "_ZnamSt11align_val_tRKSt9nothrow_t",
+#include "cxxops.def"
 };
+#undef CG_CXX_OP
+#undef NOTHROW_FORM_NEW
+#undef NOTHROW_FORM_DELETE
+#undef NOTHROW_FORM_NEW_NOTHROW
 static const char nothrow_tag;     /* std::nothrow, an empty object: never read */
 
 /* The nothrow form of family through libstdc++'s own definition (which
