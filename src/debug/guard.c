@@ -178,18 +178,15 @@ static bool check_slack(const cg_call_t *c, const cg_shadow_t *r, const char *wh
         cg_dbg_report(c, CG_CK_GUARD_SLACK_AFTER, bad, msg, r);
         return false;
     }
-    /* the front slack (a vector scan); when it is damaged, the last
-     * changed byte, the nearest to the block, is named */
-    if (cg_dbg_lead_bad(r->kind, u, front) == NULL)
+    /* the front slack: the lowest changed byte is named, as debug mode
+     * names it in its leading redzone (where a forward write began) */
+    const unsigned char *q = cg_dbg_lead_bad(r->kind, u, front);
+    if (q == NULL)
         return true;
-    for (const unsigned char *q = front_lo + front; q-- > front_lo;)
-        if (*q != cg_dbg_lead_byte(r->kind, u, q)) {
-            cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s)",
-                   (size_t)(u - q), r->req, when);
-            cg_dbg_report(c, CG_CK_GUARD_SLACK_BEFORE, q, msg, r);
-            return false;
-        }
-    return true;
+    cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s)",
+           (size_t)(u - q), r->req, when);
+    cg_dbg_report(c, CG_CK_GUARD_SLACK_BEFORE, q, msg, r);
+    return false;
 }
 
 /* The guarded block p is, or NULL after the right report; use: free,

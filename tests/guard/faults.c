@@ -158,6 +158,13 @@ int main(int argc, char **argv)
         free_here(p);
         return 0;
     }
+    if (!strcmp(c, "underflow-span")) {            /* BYTES: all of them, p[-BYTES..-1] */
+        char *p = alloc_here(40);
+        size_t n = (size_t)arg(argv, 2, 8);
+        set_here(p - n, n);
+        free_here(p);
+        return 0;
+    }
     if (!strcmp(c, "write-freed-big")) {
         char *p = alloc_here(4 << 20);
         memset(p, 1, 4 << 20);

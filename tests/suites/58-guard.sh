@@ -112,6 +112,13 @@ for b in 1 32; do
     expect_free guard-underflow-$b-default-found-at-free heap-buffer-overflow \
         "$b bytes before a 40-byte region \\(found at free\\)" 'in free_here' 'in alloc_here'
 done
+# an underflow of several bytes, found at free: guard and debug mode name
+# the same byte, the lowest changed (where a forward write began)
+for m in guard debug; do
+    EXTRA=mode=$m run underflow-span 12
+    expect_free underflow-span-$m-names-lowest heap-buffer-overflow \
+        "12 bytes before a 40-byte region \\(found at free" 'in free_here' 'in alloc_here'
+done
 run write-freed-big
 expect guard-write-freed-big heap-use-after-free WRITE "in write_here" \
     '3145728 bytes inside a 4194304-byte freed region'
