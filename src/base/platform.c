@@ -1815,7 +1815,7 @@ extern void *__dso_handle;
 extern pid_t __fork(void);
 
 CG_HOT_TEXT int cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
-                               void (*child)(void), void *dso)
+                                         void (*child)(void), void *dso)
 {
     static void *next;
     register_atfork_fn fn = (register_atfork_fn)next_symbol(&next, "__register_atfork");
