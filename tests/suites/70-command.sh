@@ -90,6 +90,11 @@
 #                         waits for the daemon (its stats file's start line,
 #                         no exit line, the pid alive), and its report is in
 #                         the summary and the JUnit file; status 23
+#   run-ends-in-libc      processes that end inside libc, past the exported
+#                         _exit: daemon()'s parent, quick_exit, posix_spawn's
+#                         child when the exec fails: each that has a stats
+#                         file has its exit line, none is said to have no
+#                         exit record; the statuses are the job's (0, 3, 0)
 #   run-daemon-timeout    a daemon still running after --wait-descendants 1:
 #                         run ends within seconds, its summary names the
 #                         daemon as still running, so does its test case
@@ -325,6 +330,26 @@ if [ "$rc" = 23 ] && [ "$got" = "2 1" ] && [ "$jc" = 0 ] && grep -q "double-free
    ! grep -q "still running when" "$tmp/dm.err" && [ "$(echo "$took < 8" | bc)" = 1 ]
 then pass run-daemon
 else fail run-daemon "status $rc (want 23), (test cases, double-free failures) = ($got), want (2 1); check $jc; ${took}s; summary: $(head -c 400 "$tmp/dm.err" | tr '\n' '|')"; fi
+
+# run-ends-in-libc: glibc's daemon() ends its parent, quick_exit the
+# process, by libc's own _exit, which the exported one does not see; a
+# posix_spawn child whose exec fails ends so too (before any start line)
+bad=""
+nexit() { cat "$1"/*.stats 2>/dev/null | grep -c '^pid='; }
+nstats() { ls "$1"/*.stats 2>/dev/null | wc -l; }
+[ "$(nexit "$tmp/dm")" = 2 ] && [ "$(nstats "$tmp/dm")" = 2 ] ||
+    bad="$bad daemon: $(nexit "$tmp/dm") exit lines in $(nstats "$tmp/dm") stats files, want 2 in 2;"
+grep -q "no exit record" "$tmp/dm.err" "$tmp/dm.xml" && bad="$bad daemon: 'no exit record' said;"
+for w in quick:3 spawnbad:0; do
+    "$CG" run --mode debug --report-dir "$tmp/el-${w%:*}" --junit "$tmp/el-${w%:*}.xml" \
+        -- "$B/buggy" "${w%:*}" >/dev/null 2>"$tmp/el-${w%:*}.err"; rc=$?
+    [ "$rc" = "${w#*:}" ] || bad="$bad ${w%:*}: status $rc, want ${w#*:};"
+    [ "$(nexit "$tmp/el-${w%:*}")" = 1 ] && [ "$(nstats "$tmp/el-${w%:*}")" = 1 ] ||
+        bad="$bad ${w%:*}: $(nexit "$tmp/el-${w%:*}") exit lines in $(nstats "$tmp/el-${w%:*}") stats files, want 1 in 1;"
+    grep -q "no exit record" "$tmp/el-${w%:*}.err" "$tmp/el-${w%:*}.xml" &&
+        bad="$bad ${w%:*}: 'no exit record' said;"
+done
+[ -z "$bad" ] && pass run-ends-in-libc || fail run-ends-in-libc "$bad $(head -c 300 "$tmp/dm.err" | tr '\n' '|')"
 
 # run-daemon-timeout: a daemon that outlives --wait-descendants 1 does not
 # hang run; the summary and its test case say it was still running
