@@ -97,7 +97,9 @@
 #                         exit record; the statuses are the job's (0, 3, 0)
 #   run-daemon-timeout    a daemon still running after --wait-descendants 1:
 #                         run ends within seconds, its summary names the
-#                         daemon as still running, so does its test case
+#                         daemon as still running, so do its test case,
+#                         the SARIF run's chunkguardProcesses ("end") and
+#                         the HTML process table; none says "no exit record"
 #   run-daemon-pid-reuse  a stats file with no exit line whose pid is now an
 #                         unrelated process (started later, not the job's
 #                         environment): run does not wait for it
@@ -355,15 +357,24 @@ done
 # hang run; the summary and its test case say it was still running
 t0=$(date +%s.%N)
 "$CG" run --mode debug --options halt_on_error=0 --wait-descendants 1 --report-dir "$tmp/dl" \
-    --junit "$tmp/dl.xml" -- "$B/buggy" daemonlong >/dev/null 2>"$tmp/dl.err"; rc=$?
+    --junit "$tmp/dl.xml" --sarif "$tmp/dl.sarif" --html "$tmp/dl.html" \
+    -- "$B/buggy" daemonlong >/dev/null 2>"$tmp/dl.err"; rc=$?
 took=$(echo "$(date +%s.%N) - $t0" | bc)
 kid=$(cd "$tmp/dl" && for f in *.stats; do grep -q '^pid=' "$f" || echo "${f%.stats}"; done)
 [ -n "$kid" ] && kill "$kid" 2>/dev/null
+sp=$("$PY" -c 'import json, sys
+ps = json.load(open(sys.argv[1]))["runs"][0]["properties"]["chunkguardProcesses"]
+print(" ".join("%s:%s:%s" % (p["pid"], p["exitRecord"], p.get("end")) for p in ps if str(p["pid"]) == sys.argv[2]))' \
+    "$tmp/dl.sarif" "$kid" 2>&1)
+"$PY" "$R/tests/command/check.py" sarif "$tmp/dl.sarif" "$SCHEMA" 2>/dev/null; sc=$?
 if [ "$rc" = 0 ] && [ -n "$kid" ] && [ "$(echo "$took < 6" | bc)" = 1 ] &&
    grep -q "pid $kid $B/buggy: still running" "$tmp/dl.err" &&
-   grep -q "still running" <<<"$(grep -A3 "name=\"pid $kid " "$tmp/dl.xml")"
+   grep -q "still running" <<<"$(grep -A3 "name=\"pid $kid " "$tmp/dl.xml")" &&
+   [ "$sp" = "$kid:False:still running when the reports were collected" ] && [ "$sc" = 0 ] &&
+   grep -Fq "<tr><td>$kid</td><td>$B/buggy</td><td>0</td><td>still running" "$tmp/dl.html" &&
+   ! grep -q "no exit record" "$tmp/dl.err" "$tmp/dl.xml" "$tmp/dl.sarif" "$tmp/dl.html"
 then pass run-daemon-timeout
-else fail run-daemon-timeout "status $rc (want 0), daemon '$kid', ${took}s (want < 6); summary: $(head -c 400 "$tmp/dl.err" | tr '\n' '|')"; fi
+else fail run-daemon-timeout "status $rc (want 0), daemon '$kid', ${took}s (want < 6); SARIF: '$sp' (schema $sc); HTML: $(grep -o "<tr><td>$kid</td>[^/]*/[^<]*<td>[^<]*</td><td>[^<]*" "$tmp/dl.html"); 'no exit record' in: $(grep -l "no exit record" "$tmp/dl.err" "$tmp/dl.xml" "$tmp/dl.sarif" "$tmp/dl.html" | tr '\n' ' '); summary: $(head -c 400 "$tmp/dl.err" | tr '\n' '|')"; fi
 
 # run-daemon-pid-reuse: DIR holds a stats file with no exit line for a pid
 # that is now an unrelated process (not the job's environment, started
