@@ -83,6 +83,10 @@
 #                         all suppressed: exit status unchanged
 #   supp-fatal            a report that ends the process is printed, with a
 #                         note
+#   supp-modes            one program, one suppressions file, debug and fast
+#                         mode, a rule on frame #0 and one on a caller: what
+#                         each prints, notes, credits and exits with is the
+#                         table docs/reports.md gives; `report` agrees
 #   supp-command          report/run --suppressions, the library's option
 #                         through run: summary, SARIF, JUnit, HTML count them
 #   run-daemon            a job whose process daemon()s and ends at once,
@@ -855,6 +859,31 @@ if [ "$rf" -eq 134 ] && grep -q "ERROR: chunkguard: double-free" "$tmp/sft.err" 
    grep -q "^NOTE: chunkguard: a suppression matches this report, but it ends the process" "$tmp/sft.err"
 then pass supp-fatal
 else fail supp-fatal "status $rf (want 134, SIGABRT); $(head -c 300 "$tmp/sft.err" | tr '\n' '|')"; fi
+
+# supp-modes: the same program (a double free in bad_block, called from
+# main) and the same suppressions file in debug and in fast mode, by its
+# frame #0 (bad_block) and by a caller (main): (printed, NOTE line, credit
+# line, exit status) measured, and equal to the table docs/reports.md gives
+# ("Fast mode and debug mode"); `report --suppressions` of fast mode's JSON
+# agrees with fast mode (it has frame #0 alone)
+measured=""
+for m in debug fast; do
+    for r in bad_block main; do
+        printf 'double-free:%s\n' "$r" >"$tmp/s-md.txt"
+        rm -rf "$tmp/smd"; mkdir -p "$tmp/smd"
+        { CHUNKGUARD_OPTIONS="mode=$m:guard_sample=0:suppressions=$tmp/s-md.txt:report_path=$tmp/smd/%p.json" \
+          LD_PRELOAD=$SO "$B/buggy" dfree >/dev/null 2>"$tmp/smd.err"; } 2>/dev/null; rc=$?
+        yn() { [ "$1" -gt 0 ] && echo yes || echo no; }
+        printed=$(yn "$(grep -c "ERROR: chunkguard: double-free" "$tmp/smd.err")")
+        note=$(yn "$(grep -c "^NOTE: chunkguard: a suppression matches this report" "$tmp/smd.err")")
+        credit=$(yn "$(grep -c "report(s) suppressed (suppressions=" "$tmp/smd.err")")
+        left=$("$CG" report "$tmp/smd" --suppressions "$tmp/s-md.txt" 2>&1 | grep -c "^chunkguard: [1-9][0-9]* report")
+        measured="$measured| $m | $r | $printed | $note | $credit | $rc | $(yn "$left") |"$'\n'
+    done
+done
+documented=$(grep -E '^\| (debug|fast) \| (bad_block|main) \|' "$R/docs/reports.md" | tr -s ' ')
+if [ "$(tr -s ' ' <<<"${measured%$'\n'}")" = "$documented" ]; then pass supp-modes
+else fail supp-modes "measured: $(tr '\n' ' ' <<<"$measured"); docs/reports.md: $(tr '\n' ' ' <<<"$documented")"; fi
 
 # supp-command: `report --suppressions` leaves the suppressed reports out of
 # the summary, SARIF, JUnit and HTML and says how many; `run --suppressions`
