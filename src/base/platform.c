@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <poll.h>
 #include <sys/prctl.h>
@@ -1834,6 +1835,41 @@ pid_t cg_os_fork(void)
     static void *next;
     pid_t (*fn)(void) = (pid_t (*)(void))next_symbol(&next, "fork");
     return fn != NULL ? fn() : __fork();
+}
+
+int cg_os_detach(int nochdir, int noclose)
+{
+    if (setsid() < 0)
+        return -1;
+    /* daemon(3) carries on where it was when "/" cannot be entered */
+    int saved = errno;
+    if (!nochdir && chdir("/") != 0)
+        errno = saved;
+    if (noclose)
+        return 0;
+    int fd = open("/dev/null", O_RDWR | O_NOCTTY);
+    if (fd < 0)
+        return -1;
+    struct stat sb;
+    int e = fstat(fd, &sb) != 0                                     ? errno
+            : !S_ISCHR(sb.st_mode) || sb.st_rdev != makedev(1, 3) ? ENODEV
+                                                                  : 0;
+    if (e != 0) {
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    for (int to = 0; to <= 2; to++)
+        if (fd != to)
+            dup2(fd, to);
+    if (fd > 2)
+        close(fd);
+    return 0;
+}
+
+bool cg_os_at_quick_exit(void (*fn)(void))
+{
+    return at_quick_exit(fn) == 0;
 }
 
 CG_HOT_TEXT bool cg_os_in_main_program(void)

@@ -362,6 +362,16 @@ int   cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
 /* fork past chunkguard's (RTLD_NEXT; libc's __fork if none): libc's runs
  * the atfork handlers, then the clone. */
 pid_t cg_os_fork(void) CG_HIDDEN;
+/* The child's half of daemon(3): a new session (setsid), the working
+ * directory "/" unless nochdir, and unless noclose stdin, stdout and
+ * stderr on /dev/null (refused, ENODEV, when that is not the null
+ * character device).  0, or -1 with errno set.  May be called only in
+ * a fork child: it changes the process's session and descriptors. */
+int   cg_os_detach(int nochdir, int noclose) CG_HIDDEN;
+/* at_quick_exit(3) with chunkguard's object as the owner: fn runs when the
+ * process calls quick_exit, after the handlers registered later.  false
+ * when libc could not register it. */
+bool  cg_os_at_quick_exit(void (*fn)(void)) CG_HIDDEN;
 /* Is chunkguard linked into the main program (libchunkguard.a), not a
  * shared object of its own?  There a shared library's pthread_atfork
  * reaches libc's __register_atfork, not the program's. */

@@ -285,6 +285,7 @@ CG_HOT_TEXT static void say_hello(void)
 }
 
 static void write_stats_file(void);
+static void exit_now_checks(void);
 
 static void init_core(void)
 {
@@ -368,6 +369,12 @@ __attribute__((constructor)) static void cg_constructor(void)
     if (cg_mode.start != NULL)
         cg_mode.start();
     stats_begin();
+    /* glibc's quick_exit ends the process by libc's own _exit, past the
+     * exported one: this handler, registered before the program's, runs
+     * after them, as the last thing before that _exit.  Only when it has
+     * something to do (fast mode without stats_path has nothing). */
+    if (cg_mode.at_exit_now != NULL || cg_opt.stats_path[0] != 0)
+        (void)cg_os_at_quick_exit(exit_now_checks);
     cg_vg_quiet_end();
 }
 
@@ -438,7 +445,9 @@ static void write_stats_file(void)
     cg_path_write("stats_path", cg_opt.stats_path, line, n, true, &warned);
 }
 
-CG_FORK_PATH void cg_exit_now(int status)
+/* What an immediate end of the process (_exit, _Exit, daemon's parent,
+ * quick_exit) does before it: the mode's block checks and the stats line. */
+CG_FORK_PATH static void exit_now_checks(void)
 {
     if (cg_init_state == 2)
         cg_report_wait_others();
@@ -453,6 +462,11 @@ CG_FORK_PATH void cg_exit_now(int status)
         if (stats_pid == cg_os_getpid())
             write_stats_file();
     }
+}
+
+CG_FORK_PATH void cg_exit_now(int status)
+{
+    exit_now_checks();
     cg_os_exit(status);
 }
 

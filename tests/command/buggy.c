@@ -1,13 +1,13 @@
 /*
  * buggy.c — one bug per argument, for tests/suites/70-command.sh.
- *
  *   overflow  writes 4 bytes past a 20-byte block ('A'), then frees it
  *   uaf       writes 'X' into a freed 32-byte block (found at exit)
  *   leak      loses blocks of 200, 100 and 300 bytes (and keeps one)
  *   fork      a forked child runs "overflow" through exec (forkonly: exits); the parent waits
  *   dfree, ovf2  a double free, an overflow, found in free() under the same
- *   functions (bad_block); ok: nothing wrong; daemon, daemonlong: below.
+ *   functions (bad_block); ok: nothing wrong; the others: below.
  * Run with mode=debug (halt_on_error=0 keeps going after a report). */
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -76,6 +76,16 @@ int main(int argc, char **argv)
                 return 1;
             sleep(argv[i][6] ? 30 : 1);
             bad_block(0);
+        } else if (strcmp(argv[i], "quick") == 0) {
+            /* glibc's quick_exit ends the process by libc's own _exit */
+            quick_exit(3);
+        } else if (strcmp(argv[i], "spawnbad") == 0) {
+            /* the child ends by _exit inside libc, before any exec */
+            char *args[] = { "/nonexistent/chunkguard-none", NULL };
+            pid_t pid;
+            int st;
+            if (posix_spawn(&pid, args[0], NULL, NULL, args, NULL) == 0)
+                waitpid(pid, &st, 0);
         } else if (strcmp(argv[i], "fork") == 0 || strcmp(argv[i], "forkonly") == 0) {
             pid_t pid = fork();
             if (pid == 0 && argv[i][4] == 'o')

@@ -10,7 +10,8 @@
 #   exports          the .so exports exactly the API (version script): the
 #                    malloc family, C++'s operator new and delete forms,
 #                    chunkguard's own, sigaction/signal (entry/signals.c),
-#                    _exit/_Exit and fork/__register_atfork (entry/interpose.c)
+#                    _exit/_Exit and fork/__register_atfork (entry/interpose.c),
+#                    daemon (entry/daemon.c)
 #   fork-handlers-lazy  fast mode registers its fork handlers with libc only
 #                    when needed (entry/init.c): not in a program that never
 #                    forks, before the first fork(), before the program's
@@ -136,7 +137,7 @@ want=$(printf '%s\n' _Exit _ZdaPv _ZdaPvRKSt9nothrow_t _ZdaPvSt11align_val_t \
     __libc_free __libc_malloc __libc_memalign __libc_pvalloc __libc_realloc \
     __libc_valloc __register_atfork __sysv_signal _exit aligned_alloc bsd_signal calloc fork \
     cg_describe cg_get_stats cg_leak_check cg_set_report_callback \
-    cg_verify_heap free free_aligned_sized free_sized mallinfo mallinfo2 \
+    cg_verify_heap daemon free free_aligned_sized free_sized mallinfo mallinfo2 \
     malloc malloc_info malloc_stats malloc_trim malloc_usable_size mallopt \
     memalign posix_memalign pvalloc realloc reallocarray sigaction signal \
     sysv_signal valloc | sort | tr '\n' ' ' | sed 's/ $//')

@@ -83,6 +83,10 @@
 #                         all suppressed: exit status unchanged
 #   supp-fatal            a report that ends the process is printed, with a
 #                         note
+#   supp-modes            one program, one suppressions file, debug and fast
+#                         mode, a rule on frame #0 and one on a caller: what
+#                         each prints, notes, credits and exits with is the
+#                         table docs/reports.md gives; `report` agrees
 #   supp-command          report/run --suppressions, the library's option
 #                         through run: summary, SARIF, JUnit, HTML count them
 #   run-daemon            a job whose process daemon()s and ends at once,
@@ -90,9 +94,16 @@
 #                         waits for the daemon (its stats file's start line,
 #                         no exit line, the pid alive), and its report is in
 #                         the summary and the JUnit file; status 23
+#   run-ends-in-libc      processes that end inside libc, past the exported
+#                         _exit: daemon()'s parent, quick_exit, posix_spawn's
+#                         child when the exec fails: each that has a stats
+#                         file has its exit line, none is said to have no
+#                         exit record; the statuses are the job's (0, 3, 0)
 #   run-daemon-timeout    a daemon still running after --wait-descendants 1:
 #                         run ends within seconds, its summary names the
-#                         daemon as still running, so does its test case
+#                         daemon as still running, so do its test case,
+#                         the SARIF run's chunkguardProcesses ("end") and
+#                         the HTML process table; none says "no exit record"
 #   run-daemon-pid-reuse  a stats file with no exit line whose pid is now an
 #                         unrelated process (started later, not the job's
 #                         environment): run does not wait for it
@@ -326,19 +337,48 @@ if [ "$rc" = 23 ] && [ "$got" = "2 1" ] && [ "$jc" = 0 ] && grep -q "double-free
 then pass run-daemon
 else fail run-daemon "status $rc (want 23), (test cases, double-free failures) = ($got), want (2 1); check $jc; ${took}s; summary: $(head -c 400 "$tmp/dm.err" | tr '\n' '|')"; fi
 
+# run-ends-in-libc: glibc's daemon() ends its parent, quick_exit the
+# process, by libc's own _exit, which the exported one does not see; a
+# posix_spawn child whose exec fails ends so too (before any start line)
+bad=""
+nexit() { cat "$1"/*.stats 2>/dev/null | grep -c '^pid='; }
+nstats() { ls "$1"/*.stats 2>/dev/null | wc -l; }
+[ "$(nexit "$tmp/dm")" = 2 ] && [ "$(nstats "$tmp/dm")" = 2 ] ||
+    bad="$bad daemon: $(nexit "$tmp/dm") exit lines in $(nstats "$tmp/dm") stats files, want 2 in 2;"
+grep -q "no exit record" "$tmp/dm.err" "$tmp/dm.xml" && bad="$bad daemon: 'no exit record' said;"
+for w in quick:3 spawnbad:0; do
+    "$CG" run --mode debug --report-dir "$tmp/el-${w%:*}" --junit "$tmp/el-${w%:*}.xml" \
+        -- "$B/buggy" "${w%:*}" >/dev/null 2>"$tmp/el-${w%:*}.err"; rc=$?
+    [ "$rc" = "${w#*:}" ] || bad="$bad ${w%:*}: status $rc, want ${w#*:};"
+    [ "$(nexit "$tmp/el-${w%:*}")" = 1 ] && [ "$(nstats "$tmp/el-${w%:*}")" = 1 ] ||
+        bad="$bad ${w%:*}: $(nexit "$tmp/el-${w%:*}") exit lines in $(nstats "$tmp/el-${w%:*}") stats files, want 1 in 1;"
+    grep -q "no exit record" "$tmp/el-${w%:*}.err" "$tmp/el-${w%:*}.xml" &&
+        bad="$bad ${w%:*}: 'no exit record' said;"
+done
+[ -z "$bad" ] && pass run-ends-in-libc || fail run-ends-in-libc "$bad $(head -c 300 "$tmp/dm.err" | tr '\n' '|')"
+
 # run-daemon-timeout: a daemon that outlives --wait-descendants 1 does not
 # hang run; the summary and its test case say it was still running
 t0=$(date +%s.%N)
 "$CG" run --mode debug --options halt_on_error=0 --wait-descendants 1 --report-dir "$tmp/dl" \
-    --junit "$tmp/dl.xml" -- "$B/buggy" daemonlong >/dev/null 2>"$tmp/dl.err"; rc=$?
+    --junit "$tmp/dl.xml" --sarif "$tmp/dl.sarif" --html "$tmp/dl.html" \
+    -- "$B/buggy" daemonlong >/dev/null 2>"$tmp/dl.err"; rc=$?
 took=$(echo "$(date +%s.%N) - $t0" | bc)
 kid=$(cd "$tmp/dl" && for f in *.stats; do grep -q '^pid=' "$f" || echo "${f%.stats}"; done)
 [ -n "$kid" ] && kill "$kid" 2>/dev/null
+sp=$("$PY" -c 'import json, sys
+ps = json.load(open(sys.argv[1]))["runs"][0]["properties"]["chunkguardProcesses"]
+print(" ".join("%s:%s:%s" % (p["pid"], p["exitRecord"], p.get("end")) for p in ps if str(p["pid"]) == sys.argv[2]))' \
+    "$tmp/dl.sarif" "$kid" 2>&1)
+"$PY" "$R/tests/command/check.py" sarif "$tmp/dl.sarif" "$SCHEMA" 2>/dev/null; sc=$?
 if [ "$rc" = 0 ] && [ -n "$kid" ] && [ "$(echo "$took < 6" | bc)" = 1 ] &&
    grep -q "pid $kid $B/buggy: still running" "$tmp/dl.err" &&
-   grep -q "still running" <<<"$(grep -A3 "name=\"pid $kid " "$tmp/dl.xml")"
+   grep -q "still running" <<<"$(grep -A3 "name=\"pid $kid " "$tmp/dl.xml")" &&
+   [ "$sp" = "$kid:False:still running when the reports were collected" ] && [ "$sc" = 0 ] &&
+   grep -Fq "<tr><td>$kid</td><td>$B/buggy</td><td>0</td><td>still running" "$tmp/dl.html" &&
+   ! grep -q "no exit record" "$tmp/dl.err" "$tmp/dl.xml" "$tmp/dl.sarif" "$tmp/dl.html"
 then pass run-daemon-timeout
-else fail run-daemon-timeout "status $rc (want 0), daemon '$kid', ${took}s (want < 6); summary: $(head -c 400 "$tmp/dl.err" | tr '\n' '|')"; fi
+else fail run-daemon-timeout "status $rc (want 0), daemon '$kid', ${took}s (want < 6); SARIF: '$sp' (schema $sc); HTML: $(grep -o "<tr><td>$kid</td>[^/]*/[^<]*<td>[^<]*</td><td>[^<]*" "$tmp/dl.html"); 'no exit record' in: $(grep -l "no exit record" "$tmp/dl.err" "$tmp/dl.xml" "$tmp/dl.sarif" "$tmp/dl.html" | tr '\n' ' '); summary: $(head -c 400 "$tmp/dl.err" | tr '\n' '|')"; fi
 
 # run-daemon-pid-reuse: DIR holds a stats file with no exit line for a pid
 # that is now an unrelated process (not the job's environment, started
@@ -819,6 +859,31 @@ if [ "$rf" -eq 134 ] && grep -q "ERROR: chunkguard: double-free" "$tmp/sft.err" 
    grep -q "^NOTE: chunkguard: a suppression matches this report, but it ends the process" "$tmp/sft.err"
 then pass supp-fatal
 else fail supp-fatal "status $rf (want 134, SIGABRT); $(head -c 300 "$tmp/sft.err" | tr '\n' '|')"; fi
+
+# supp-modes: the same program (a double free in bad_block, called from
+# main) and the same suppressions file in debug and in fast mode, by its
+# frame #0 (bad_block) and by a caller (main): (printed, NOTE line, credit
+# line, exit status) measured, and equal to the table docs/reports.md gives
+# ("Fast mode and debug mode"); `report --suppressions` of fast mode's JSON
+# agrees with fast mode (it has frame #0 alone)
+measured=""
+for m in debug fast; do
+    for r in bad_block main; do
+        printf 'double-free:%s\n' "$r" >"$tmp/s-md.txt"
+        rm -rf "$tmp/smd"; mkdir -p "$tmp/smd"
+        { CHUNKGUARD_OPTIONS="mode=$m:guard_sample=0:suppressions=$tmp/s-md.txt:report_path=$tmp/smd/%p.json" \
+          LD_PRELOAD=$SO "$B/buggy" dfree >/dev/null 2>"$tmp/smd.err"; } 2>/dev/null; rc=$?
+        yn() { [ "$1" -gt 0 ] && echo yes || echo no; }
+        printed=$(yn "$(grep -c "ERROR: chunkguard: double-free" "$tmp/smd.err")")
+        note=$(yn "$(grep -c "^NOTE: chunkguard: a suppression matches this report" "$tmp/smd.err")")
+        credit=$(yn "$(grep -c "report(s) suppressed (suppressions=" "$tmp/smd.err")")
+        left=$("$CG" report "$tmp/smd" --suppressions "$tmp/s-md.txt" 2>&1 | grep -c "^chunkguard: [1-9][0-9]* report")
+        measured="$measured| $m | $r | $printed | $note | $credit | $rc | $(yn "$left") |"$'\n'
+    done
+done
+documented=$(grep -E '^\| (debug|fast) \| (bad_block|main) \|' "$R/docs/reports.md" | tr -s ' ')
+if [ "$(tr -s ' ' <<<"${measured%$'\n'}")" = "$documented" ]; then pass supp-modes
+else fail supp-modes "measured: $(tr '\n' ' ' <<<"$measured"); docs/reports.md: $(tr '\n' ' ' <<<"$documented")"; fi
 
 # supp-command: `report --suppressions` leaves the suppressed reports out of
 # the summary, SARIF, JUnit and HTML and says how many; `run --suppressions`
