@@ -201,7 +201,7 @@ static cg_shadow_t *block_to_release(const cg_call_t *c, void *p, cg_use_t use)
     /* A record not p's (any more: p's block may have been freed by
      * another thread and its range given back to the pool since the
      * lookup, the record unbound or bound to a new block): look again, as
-     * debug mode's block_to_release does.  No wait for the give-back is
+     * debug mode's lookup does.  No wait for the give-back is
      * needed here: a free that finds no record reports and frees nothing,
      * and a range's record is unbound before the range goes back. */
     if (r != NULL && cg_shadow_user(r) != p)
@@ -253,8 +253,6 @@ void cg_guarded_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
 {
     cg_verify_tick(c);
     cg_shadow_t *r = block_to_release(c, p, CG_USE_FREE);
-    if (r != NULL)
-        CG_TEST_HOOK(CG_HOOK_DBG_CLAIM, p);
     if (r == NULL || !cg_dbg_claim(c, r, p, CG_CK_GUARD_DOUBLE_FREE))
         return;
     finish_free(c, r, p, sized, salign);
@@ -284,13 +282,7 @@ void *cg_guarded_realloc(void *p, size_t n, const cg_call_t *c,
 size_t cg_guarded_usable(void *p, const cg_call_t *c)
 {
     cg_shadow_t *r = block_to_release(c, p, CG_USE_USABLE);
-    if (r == NULL)
-        return 0;
-    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
-        cg_dbg_report(c, CG_CK_GUARD_USABLE_FREED, p, NULL, r);
-        return 0;
-    }
-    return r->req;
+    return r != NULL ? cg_dbg_usable_of(c, r, p, CG_CK_GUARD_USABLE_FREED) : 0;
 }
 
 /* ---- exit ------------------------------------------------------------- */
