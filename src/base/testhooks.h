@@ -30,6 +30,12 @@ enum {
     CG_HOOK_DBG_LOOKED_UP = 3,
     CG_HOOK_DBG_CLAIM = 4,
     CG_HOOK_DBG_CLAIMED = 5,
+    /* A report of a block (debug/debug.c, dbg_report_body) while it reads
+     * the block's record (cg_shadow_snapshot, between its copy and its
+     * check); arg is the record.  A hook that holds it lets the
+     * block be freed and its record reused mid-report (threads.c,
+     * race-report). */
+    CG_HOOK_DBG_REPORT = 6,
 };
 
 extern void (*cg_test_hook_fn)(int point, void *arg) CG_HIDDEN;

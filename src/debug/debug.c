@@ -240,7 +240,12 @@ static void dbg_report_body(void *arg)
 {
     const dbg_args_t *a = arg;
     const cg_call_t *call = a->call;
-    const cg_shadow_t *r = a->r;
+    /* The record is read once, as a consistent copy: another thread may
+     * free the block and reuse the record while this report is made (no
+     * lock is taken: the reporting thread may hold any of ours).  A record
+     * that changed meanwhile describes no block. */
+    cg_shadow_t snap;
+    const cg_shadow_t *r = a->r != NULL && cg_shadow_snapshot(a->r, &snap) ? &snap : NULL;
     const cg_access_t *access = a->access;
     char msg[1024];
     int tid = (int)cg_dbg_tid(call->mt);
@@ -879,8 +884,16 @@ static void check_family(const cg_call_t *call, const cg_shadow_t *r, const void
 /* A pointer into a block that is not its start, handed to free or realloc
  * (invalid-free) or to malloc_usable_size (invalid-pointer). */
 CG_REALIGN void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
-                             const cg_shadow_t *r)
+                             const cg_shadow_t *rec)
 {
+    /* read once, consistently (the block may be freed meanwhile) */
+    cg_shadow_t snap;
+    if (!cg_shadow_snapshot(rec, &snap)) {
+        dbg_report(call, CG_CK_FOR_USE(DEBUG_INTERIOR, use), p,
+                   "the block it pointed into was freed meanwhile", NULL);
+        return;
+    }
+    const cg_shadow_t *r = &snap;
     bool live = cg_shadow_seen_live(r->state);
     if (use != CG_USE_USABLE && live && cookie_mismatch(call, r, p))
         return;
@@ -946,6 +959,11 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
          * and RELEASED until the block is made: what the last block left
          * goes */
         c = r->chunk;
+        /* state 0 and a new generation before the fields change: a report
+         * reading the record meanwhile (cg_shadow_snapshot) sees it */
+        __atomic_store_n(&r->state, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->gen, (uint16_t)(r->gen + 1), __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
         r->free_stack = r->free_tid = 0;
         r->mark = 0;
     } else {

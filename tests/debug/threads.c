@@ -56,6 +56,16 @@
  *                          prints "q 0x..." and lets it go once q is
  *                          made): the held call must report p freed
  *                          (SIGABRT), naming neither q nor a bogus region
+ *   threads race-report WHERE  (a test build) T1 frees a pointer 8 bytes
+ *                          into a live 100-byte block b; a hook
+ *                          (CG_HOOK_DBG_REPORT) holds its report while it
+ *                          reads b's record, and the main thread frees b
+ *                          (back to the core at once, quarantine_mb=0:
+ *                          the record unbound, WHERE "unbound") and then
+ *                          mallocs 400 bytes, which gets the record
+ *                          ("recycled").  The report (invalid-free, T1)
+ *                          must describe b as it was or no block: never a
+ *                          bogus region, never the 400-byte block
  * The double free and the write after free end the process with the
  * report (SIGABRT); the others exit 0.
  */
@@ -384,6 +394,62 @@ static int race_stale(size_t n, const char *where, const char *op)
     return 1;
 }
 
+/* threads race-report WHERE (see the top) */
+static void *volatile rep_p;
+static pthread_t rep_thread;
+static int rep_in, rep_go;
+
+static void report_hook(int point, void *arg)
+{
+    (void)arg;                                    /* the record */
+    if (point != 6 || !pthread_equal(pthread_self(), rep_thread))   /* CG_HOOK_DBG_REPORT */
+        return;
+    __atomic_store_n(&rep_in, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < 2000 && !__atomic_load_n(&rep_go, __ATOMIC_ACQUIRE); i++)
+        usleep(1000);
+}
+
+static void *report_free(void *arg)
+{
+    rep_thread = pthread_self();      /* before the hook can run in this thread */
+    free(rep_p);                      /* the interior pointer: invalid-free */
+    return arg;
+}
+
+static int race_report(const char *where)
+{
+    void (*set_hook)(void (*)(int, void *)) =
+        (void (*)(void (*)(int, void *)))dlsym(RTLD_DEFAULT, "cg_test_set_hook");
+    if (set_hook == NULL) {
+        puts("no test build: cg_test_set_hook missing");
+        return 2;
+    }
+    char *b = malloc(100);
+    if (b == NULL)
+        return 4;
+    rep_p = b + 8;
+    set_hook(report_hook);
+    pthread_t t;
+    if (pthread_create(&t, NULL, report_free, NULL) != 0)
+        return 3;
+    for (int i = 0; i < 2000 && !__atomic_load_n(&rep_in, __ATOMIC_ACQUIRE); i++)
+        usleep(500);
+    if (!__atomic_load_n(&rep_in, __ATOMIC_ACQUIRE)) {
+        puts("the report never reached the hook");
+        return 1;
+    }
+    free(b);                          /* b's record unbound under the report */
+    if (strcmp(where, "recycled") == 0) {
+        char *c = malloc(400);        /* ... and bound to c */
+        printf("c %p\n", (void *)c);
+    }
+    fflush(stdout);
+    __atomic_store_n(&rep_go, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    puts("no report");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *what = argc > 1 ? argv[1] : "";
@@ -424,6 +490,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(what, "race-stale") == 0 && argc > 3)
         return race_stale((size_t)strtoul(argv[2], NULL, 10), argv[3], argc > 4 ? argv[4] : "free");
+    if (strcmp(what, "race-report") == 0 && argc > 2)
+        return race_report(argv[2]);
     if (strcmp(what, "race-free") == 0 && argc > 2)
         return race_free((size_t)strtoul(argv[2], NULL, 10));
     if (strcmp(what, "budget") == 0 && argc > 2)

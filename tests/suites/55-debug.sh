@@ -598,6 +598,21 @@ done
 for w in looked recycled; do
   stale_other mode=debug:quarantine_mb=0:guard_sample=0:stack_depth=1 threads-stale usable $w
 done
+# A report reading a record freed mid-report (issue 15, point 4): T1's
+# report of an interior free of block b is held (a test build's hook)
+# while it reads b's record; the main thread frees b (the record unbound)
+# and, "recycled", mallocs 400 bytes that get the record.  The report
+# reads a consistent snapshot: b as it was, or no block, never a bogus
+# region [0x20, ...) nor the 400-byte block.
+for w in unbound recycled; do
+  if [ -f "$CG_BUILD/locks/test/libchunkguard.so" ]; then
+    trun mode=debug:quarantine_mb=0:guard_sample=0:stack_depth=1 "$CG_BUILD/locks/test/libchunkguard.so" race-report $w
+    if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: invalid-free .*\[thread T1\]' <<<"$err" &&
+       ! grep -q 'region \[0x[0-9a-f]\{1,4\},' <<<"$err" && ! grep -q '400-byte' <<<"$err"; then
+      pass threads-report-record-freed-mid-report-$w
+    else fail threads-report-record-freed-mid-report-$w "rc=$rc $out $(head -c 500 <<<"$err")"; fi
+  else fail threads-report-record-freed-mid-report-$w "no test build"; fi
+done
 # The same stale frees in guard mode (debug/guard.c: guarded blocks on
 # pages of their own; guard_quarantine_mb=0: a freed block's range goes
 # back to the pool at once, its record unbound, then reused for q).  Held
