@@ -19,17 +19,23 @@ enum {
      * chunk; arg is the block's user pointer.  A hook that sleeps here lets a racing
      * free of the same pointer fall into the gap (threads.c, race-free). */
     CG_HOOK_DBG_GIVE_BACK = 2,
-    /* block_to_release (debug/debug.c), just after its first lookup of
-     * the record; arg is the pointer freed.  And the same free in
-     * dbg_free just before cg_dbg_claim, and in cg_dbg_claim just after a
-     * CAS that claimed a record.  A hook that holds a free here lets the
+    /* lookup (debug/debug.c: free, realloc, malloc_usable_size), just
+     * after its first lookup of the record; arg is the pointer given.
+     * And in cg_dbg_claim (free, realloc) on entry and just after a CAS
+     * that claimed a record.  A hook that holds a free here lets the
      * block go back to the core (and its record to a new block) under it
-     * (threads.c, race-stale).  Guard mode's free (debug/guard.c) has the
-     * first two too: after block_to_release's page lookup, before the
-     * claim (its range back to the pool, guard_quarantine_mb=0). */
+     * (threads.c, race-stale).  Guard mode's free, realloc and usable size
+     * (debug/guard.c) have them too: after block_to_release's page
+     * lookup, in the claim (its range back to the pool, guard_quarantine_mb=0). */
     CG_HOOK_DBG_LOOKED_UP = 3,
     CG_HOOK_DBG_CLAIM = 4,
     CG_HOOK_DBG_CLAIMED = 5,
+    /* A report of a block (debug/debug.c, dbg_report_body) while it reads
+     * the block's record (cg_shadow_snapshot, between its copy and its
+     * check); arg is the record.  A hook that holds it lets the
+     * block be freed and its record reused mid-report (threads.c,
+     * race-report). */
+    CG_HOOK_DBG_REPORT = 6,
 };
 
 extern void (*cg_test_hook_fn)(int point, void *arg) CG_HIDDEN;

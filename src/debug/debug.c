@@ -240,7 +240,12 @@ static void dbg_report_body(void *arg)
 {
     const dbg_args_t *a = arg;
     const cg_call_t *call = a->call;
-    const cg_shadow_t *r = a->r;
+    /* The record is read once, as a consistent copy: another thread may
+     * free the block and reuse the record while this report is made (no
+     * lock is taken: the reporting thread may hold any of ours).  A record
+     * that changed meanwhile describes no block. */
+    cg_shadow_t snap;
+    const cg_shadow_t *r = a->r != NULL && cg_shadow_snapshot(a->r, &snap) ? &snap : NULL;
     const cg_access_t *access = a->access;
     char msg[1024];
     int tid = (int)cg_dbg_tid(call->mt);
@@ -879,8 +884,16 @@ static void check_family(const cg_call_t *call, const cg_shadow_t *r, const void
 /* A pointer into a block that is not its start, handed to free or realloc
  * (invalid-free) or to malloc_usable_size (invalid-pointer). */
 CG_REALIGN void cg_dbg_report_not_start(const cg_call_t *call, cg_use_t use, const void *p,
-                             const cg_shadow_t *r)
+                             const cg_shadow_t *rec)
 {
+    /* read once, consistently (the block may be freed meanwhile) */
+    cg_shadow_t snap;
+    if (!cg_shadow_snapshot(rec, &snap)) {
+        dbg_report(call, CG_CK_FOR_USE(DEBUG_INTERIOR, use), p,
+                   "the block it pointed into was freed meanwhile", NULL);
+        return;
+    }
+    const cg_shadow_t *r = &snap;
     bool live = cg_shadow_seen_live(r->state);
     if (use != CG_USE_USABLE && live && cookie_mismatch(call, r, p))
         return;
@@ -946,6 +959,11 @@ static void *alloc_block(size_t n, size_t align, int kind, bool zero, const cg_c
          * and RELEASED until the block is made: what the last block left
          * goes */
         c = r->chunk;
+        /* state 0 and a new generation before the fields change: a report
+         * reading the record meanwhile (cg_shadow_snapshot) sees it */
+        __atomic_store_n(&r->state, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->gen, (uint16_t)(r->gen + 1), __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_RELEASE);
         r->free_stack = r->free_tid = 0;
         r->mark = 0;
     } else {
@@ -1007,6 +1025,7 @@ static void *dbg_alloc(size_t n, size_t align, int kind, bool zero, const cg_cal
  * looked it up (the block was freed and gone). */
 bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
 {
+    CG_TEST_HOOK(CG_HOOK_DBG_CLAIM, (void *)p);
     uint8_t st = CG_SH_LIVE;
     unsigned waits = 0;
     while (!__atomic_compare_exchange_n(&r->state, &st, CG_SH_CLAIMED, false, __ATOMIC_ACQ_REL,
@@ -1034,6 +1053,22 @@ bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check
     __atomic_store_n(&r->state, CG_SH_LIVE, __ATOMIC_RELEASE);   /* not p's: undo */
     dbg_report(call, freed, p, NULL, NULL);
     return false;
+}
+
+size_t cg_dbg_usable_of(const cg_call_t *call, const cg_shadow_t *r, const void *p,
+                        cg_check_t freed)
+{
+    /* State and size are read, then the binding again: a record unbound
+     * or bound to another block meanwhile (p freed by another thread and
+     * gone) is not p's, and what was read of it is not p's either. */
+    uint8_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+    size_t req = CG_LOAD(r->req);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    bool still = cg_shadow_user(r) == p;
+    if (st == CG_SH_LIVE && still)
+        return req;
+    dbg_report(call, freed, p, NULL, still ? r : NULL);
+    return 0;
 }
 
 bool cg_dbg_release_ok(const cg_call_t *call, const cg_shadow_t *r, const void *p, size_t sized,
@@ -1091,29 +1126,48 @@ static void finish_free(const cg_call_t *call, cg_shadow_t *r, void *p, size_t s
     release_chain(cg_quarantine_put(r->id, quarantine_budget(), call), call);
 }
 
-/* The block p is, or NULL after the right report (foreign pointers are
- * reported here; stale heap pointers by the core's checks). */
-static cg_shadow_t *block_to_release(const cg_call_t *call, void *p, cg_use_t use)
+/* The record of the block p is (for use: free, realloc or
+ * malloc_usable_size), or NULL: *none true when p is in no debug block
+ * (nothing reported), else after the report of a pointer that is not its
+ * block's start.  The first lookup may race a free of p by another thread
+ * whose give-back unbinds the record (or binds it to a new block): a
+ * record not p's, or none, is looked up again once no give-back of p is
+ * under way (verify/models/giveback.pml), so what is said is what a
+ * second call of one thread would say. */
+static cg_shadow_t *lookup(const cg_call_t *call, const void *p, cg_use_t use, bool *none)
 {
     cg_shadow_t *r = find_block(p, call);
-    CG_TEST_HOOK(CG_HOOK_DBG_LOOKED_UP, p);
-    /* No record, or one not p's (any more: p's block may have gone back
-     * to the core since the lookup, its record unbound under us): wait
-     * for any give-back of p and look again (verify/models/giveback.pml). */
+    CG_TEST_HOOK(CG_HOOK_DBG_LOOKED_UP, (void *)p);
     if ((r == NULL || cg_shadow_user(r) != p) && (wait_giving(p) || r != NULL))
         r = find_block(p, call);
-    if (r == NULL) {
+    *none = r == NULL;
+    if (r != NULL && cg_shadow_user(r) != p) {
+        cg_dbg_report_not_p(call, use, p, r,
+                            use == CG_USE_FREE      ? CG_CK_DEBUG_DOUBLE_FREE
+                            : use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
+                                                    : CG_CK_DEBUG_USABLE_FREED);
+        return NULL;
+    }
+    return r;
+}
+
+/* The block p is, claimed for a free or realloc (use), or NULL after the
+ * right report (foreign pointers are reported here; stale heap pointers
+ * by the core's checks). */
+static cg_shadow_t *claim_block(const cg_call_t *call, void *p, cg_use_t use)
+{
+    bool none;
+    cg_shadow_t *r = lookup(call, p, use, &none);
+    if (none) {
         if (!cg_in_heap(p) && !cg_big_owns(cg_mem2chunk(p), call, &(bool){true}))
             report_foreign(call, p);   /* halt_on_error=0: ignored */
         else
             cg_core_free(p, call);     /* free heap memory or a stale pointer: the core reports */
         return NULL;
     }
-    if (cg_shadow_user(r) != p) {
-        cg_dbg_report_not_p(call, use, p, r, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
-                                                                   : CG_CK_DEBUG_DOUBLE_FREE);
+    if (r == NULL || !cg_dbg_claim(call, r, p, use == CG_USE_REALLOC ? CG_CK_DEBUG_REALLOC_FREED
+                                                                      : CG_CK_DEBUG_DOUBLE_FREE))
         return NULL;
-    }
     return r;
 }
 
@@ -1122,10 +1176,8 @@ static void dbg_free(void *p, size_t sized, size_t salign, const cg_call_t *call
     if (p == NULL)
         return;
     cg_verify_tick(call);
-    cg_shadow_t *r = block_to_release(call, p, CG_USE_FREE);
-    if (r != NULL)
-        CG_TEST_HOOK(CG_HOOK_DBG_CLAIM, p);
-    if (r == NULL || !cg_dbg_claim(call, r, p, CG_CK_DEBUG_DOUBLE_FREE))
+    cg_shadow_t *r = claim_block(call, p, CG_USE_FREE);
+    if (r == NULL)
         return;
     finish_free(call, r, p, sized, salign);
 }
@@ -1140,8 +1192,8 @@ static void *dbg_realloc(void *p, size_t n, const cg_call_t *call)
         return dbg_alloc(n, 0, CG_KIND_REALLOC, false, call);
     cg_verify_tick(call);
     /* With halt_on_error=0 a bad realloc returns NULL. */
-    cg_shadow_t *r = block_to_release(call, p, CG_USE_REALLOC);
-    if (r == NULL || !cg_dbg_claim(call, r, p, CG_CK_DEBUG_REALLOC_FREED))
+    cg_shadow_t *r = claim_block(call, p, CG_USE_REALLOC);
+    if (r == NULL)
         return NULL;
     /* The block is ours now (claimed): no other thread frees or moves it
      * under us, theirs is a double free. */
@@ -1219,21 +1271,12 @@ static size_t dbg_usable(void *p, const cg_call_t *call)
 {
     if (p == NULL)
         return 0;
-    cg_shadow_t *r = find_block(p, call);
+    bool none;
+    cg_shadow_t *r = lookup(call, p, CG_USE_USABLE, &none);
     /* With halt_on_error=0 a bad pointer's usable size is 0. */
-    if (r == NULL) {
+    if (none)
         dbg_report(call, CG_CK_DEBUG_USABLE_NOT_OURS, p, NULL, NULL);
-        return 0;
-    }
-    if (cg_shadow_user(r) != p) {
-        cg_dbg_report_not_start(call, CG_USE_USABLE, p, r);
-        return 0;
-    }
-    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
-        dbg_report(call, CG_CK_DEBUG_USABLE_FREED, p, NULL, r);
-        return 0;
-    }
-    return r->req;
+    return r != NULL ? cg_dbg_usable_of(call, r, p, CG_CK_DEBUG_USABLE_FREED) : 0;
 }
 
 /* mallinfo's free bytes: the quarantine's and the reuse caches' chunks. */

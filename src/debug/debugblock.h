@@ -37,6 +37,15 @@ uint8_t cg_dbg_block_mode(uintptr_t caller) CG_HIDDEN;
 bool cg_dbg_claim(const cg_call_t *call, cg_shadow_t *r, const void *p, cg_check_t freed)
     CG_HIDDEN;
 
+/* The usable size of the live block r (user pointer p, looked up by
+ * malloc_usable_size): its requested size; 0 after the report of check
+ * freed when it is not live — or when r stopped being p's record while it
+ * was read (p freed and gone: the report then describes no record).
+ * Thread-safe, lock-free: r's state and size are read, then its binding
+ * checked again. */
+size_t cg_dbg_usable_of(const cg_call_t *call, const cg_shadow_t *r, const void *p,
+                        cg_check_t freed) CG_HIDDEN;
+
 /* Does the release of block r (user pointer p) by call match how it was
  * allocated?  The family first (base/call.h): a block that call's family
  * does not release is reported (alloc-dealloc-mismatch, unless

@@ -198,20 +198,25 @@ static cg_shadow_t *block_to_release(const cg_call_t *c, void *p, cg_use_t use)
     /* A record not p's (any more: p's block may have been freed by
      * another thread and its range given back to the pool since the
      * lookup, the record unbound or bound to a new block): look again, as
-     * debug mode's block_to_release does.  No wait for the give-back is
+     * debug mode's lookup does.  No wait for the give-back is
      * needed here: a free that finds no record reports and frees nothing,
      * and a range's record is unbound before the range goes back. */
     if (r != NULL && cg_shadow_user(r) != p)
         r = cg_shadow_of_page(p);
+    cg_check_t freed = use == CG_USE_FREE      ? CG_CK_GUARD_DOUBLE_FREE
+                       : use == CG_USE_REALLOC ? CG_CK_GUARD_REALLOC_FREED
+                                               : CG_CK_GUARD_USABLE_FREED;
     if (r == NULL) {
-        cg_dbg_report(c, CG_CK_FOR_USE(GUARD_NO_BLOCK, use), p, NULL, NULL);
+        /* a block whose range went back to the pool lately: freed, its
+         * stacks from the copy the pool keeps */
+        cg_shadow_t was;
+        bool recent = cg_gpool_recent(p, c->mt, &was);
+        cg_dbg_report(c, recent ? freed : CG_CK_FOR_USE(GUARD_NO_BLOCK, use), p, NULL,
+                      recent ? &was : NULL);
         return NULL;
     }
     if (cg_shadow_user(r) != p) {
-        cg_dbg_report_not_p(c, use, p, r,
-                            use == CG_USE_FREE      ? CG_CK_GUARD_DOUBLE_FREE
-                            : use == CG_USE_REALLOC ? CG_CK_GUARD_REALLOC_FREED
-                                                    : CG_CK_GUARD_USABLE_FREED);
+        cg_dbg_report_not_p(c, use, p, r, freed);
         return NULL;
     }
     return r;
@@ -239,10 +244,9 @@ static void finish_free(const cg_call_t *c, cg_shadow_t *r, void *p, size_t size
     size_t k = cg_gpool_retire(r, ok ? (size_t)cg_opt.guard_quarantine_mb << 20 : SIZE_MAX, mt, out);
     for (size_t i = 0; i < k; i++) {
         cg_shadow_t *old = cg_shadow_at(out[i]);
-        char *lo = (char *)old->head;
-        uint32_t pages = old->pages;
+        cg_shadow_t was = *old;     /* out of the FIFO: no one writes it */
         cg_shadow_delete_pages(old, c);
-        cg_gpool_give(lo, pages, mt);
+        cg_gpool_give(&was, mt);
     }
 }
 
@@ -250,8 +254,6 @@ void cg_guarded_free(void *p, size_t sized, size_t salign, const cg_call_t *c)
 {
     cg_verify_tick(c);
     cg_shadow_t *r = block_to_release(c, p, CG_USE_FREE);
-    if (r != NULL)
-        CG_TEST_HOOK(CG_HOOK_DBG_CLAIM, p);
     if (r == NULL || !cg_dbg_claim(c, r, p, CG_CK_GUARD_DOUBLE_FREE))
         return;
     finish_free(c, r, p, sized, salign);
@@ -281,13 +283,7 @@ void *cg_guarded_realloc(void *p, size_t n, const cg_call_t *c,
 size_t cg_guarded_usable(void *p, const cg_call_t *c)
 {
     cg_shadow_t *r = block_to_release(c, p, CG_USE_USABLE);
-    if (r == NULL)
-        return 0;
-    if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != CG_SH_LIVE) {
-        cg_dbg_report(c, CG_CK_GUARD_USABLE_FREED, p, NULL, r);
-        return 0;
-    }
-    return r->req;
+    return r != NULL ? cg_dbg_usable_of(c, r, p, CG_CK_GUARD_USABLE_FREED) : 0;
 }
 
 /* ---- exit ------------------------------------------------------------- */

@@ -30,6 +30,16 @@ static size_t live, live_limit;
 static uint32_t q_head, q_tail;       /* retired records, oldest first     */
 static size_t q_bytes;
 
+/* Copies of the records of the last blocks whose ranges went back to the
+ * free ranges (cg_gpool_give), so that a free of one after that is named
+ * a double free, with its stacks, rather than a free of a pointer in no
+ * block — as big blocks do (bigblock.c).  256 of 64 bytes (16 KiB, read
+ * only on the error path); an entry is a copy, so a report reads it while
+ * the record itself is reused. */
+#define RECENT 256
+static CG_BIG_BSS cg_shadow_t recent[RECENT];
+static uint32_t recent_next;
+
 bool cg_gpool_init(void)
 {
     if (region_lo != NULL)
@@ -259,11 +269,26 @@ void cg_gpool_slot_retire(cg_shadow_t *r, bool ok, bool mt)
     cg_unlock_if(&pool_lock, tok);
 }
 
-void cg_gpool_give(char *lo, uint32_t pages, bool mt)
+void cg_gpool_give(const cg_shadow_t *was, bool mt)
 {
     cg_tok_t tok = cg_lock_if(&pool_lock, mt);
-    put_free(lo, pages);
+    put_free((char *)was->head, was->pages);
+    recent[recent_next++ % RECENT] = *was;
     cg_unlock_if(&pool_lock, tok);
+}
+
+bool cg_gpool_recent(const void *p, bool mt, cg_shadow_t *out)
+{
+    bool found = false;
+    cg_tok_t tok = cg_lock_if(&pool_lock, mt);
+    /* newest first: a range given back twice names its last block */
+    for (uint32_t i = 1; i <= RECENT && !found; i++) {
+        const cg_shadow_t *e = &recent[(recent_next - i) % RECENT];
+        if ((found = e->chunk != NULL && cg_shadow_user(e) == p))
+            *out = *e;
+    }
+    cg_unlock_if(&pool_lock, tok);
+    return found;
 }
 
 void cg_gpool_each_retired(void (*fn)(cg_shadow_t *r))

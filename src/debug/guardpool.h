@@ -69,8 +69,20 @@ void cg_gpool_untake(char *lo, uint32_t pages, bool mt) CG_HIDDEN;
 size_t cg_gpool_retire(cg_shadow_t *r, size_t budget, bool mt, uint32_t out[CG_GPOOL_BATCH])
     CG_HIDDEN;
 
-/* A range a record left (sealed, no record bound) back for reuse. */
-void cg_gpool_give(char *lo, uint32_t pages, bool mt) CG_HIDDEN;
+/* A range a record left (sealed, no record bound) back for reuse: was is
+ * a copy of that record, taken before it was deleted (its head and pages
+ * are the range), and is remembered among the last 256 given
+ * back for cg_gpool_recent. */
+void cg_gpool_give(const cg_shadow_t *was, bool mt) CG_HIDDEN;
+
+/*
+ * cg_gpool_recent - was p the user pointer of a block whose range went
+ * back to the free ranges lately (one of the last 256)?  Then true, and
+ * *out a copy of its record as it was (freed: its stacks).  The newest
+ * such block when there are several.  Thread-safe (the pool's lock, held
+ * for the copy only: a report is made after it returns).
+ */
+bool cg_gpool_recent(const void *p, bool mt, cg_shadow_t *out) CG_HIDDEN;
 
 /*
  * Guard slots (the sampler, sample.h): a fixed pool of n ranges of two

@@ -2,6 +2,8 @@
  * shadow.c — debug-mode block records (see shadow.h).
  */
 #include "shadow.h"
+
+#include "testhooks.h"
 #include "dthread.h"
 #include "lock.h"
 
@@ -196,7 +198,8 @@ cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, const cg_
     if (id != 0) {
         r = cg_shadow_at(id);
         *r = (cg_shadow_t){ .chunk = (cg_chunk_t *)((char *)user - CG_HDR_SZ), .id = id,
-                            .guarded = 1, .pages = pages, .head = (size_t)lo };
+                            .guarded = 1, .pages = pages, .head = (size_t)lo,
+                            .gen = (uint16_t)(r->gen + 1) };
         nlive++;
         uint32_t *slot = page_slot(lo);
         for (uint32_t i = 0; i < pages; i++)
@@ -205,6 +208,24 @@ cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, const cg_
     cg_unlock_if(&shadow_lock, shadow_tok);
     *idp = id;
     return r;
+}
+
+bool cg_shadow_snapshot(const cg_shadow_t *r, cg_shadow_t *out)
+{
+    /* a seqlock's reader: the writers (a block made, freed, reused) change
+     * state, chunk or gen before the fields they rewrite */
+    uint8_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+    uint16_t gen = __atomic_load_n(&r->gen, __ATOMIC_ACQUIRE);
+    cg_chunk_t *c = __atomic_load_n(&r->chunk, __ATOMIC_ACQUIRE);
+    const uint64_t *from = (const uint64_t *)r;
+    uint64_t *to = (uint64_t *)out;
+    for (size_t i = 0; i < sizeof *r / sizeof *from; i++)
+        to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+    CG_TEST_HOOK(CG_HOOK_DBG_REPORT, (void *)r);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    return st != 0 && c != NULL && __atomic_load_n(&r->state, __ATOMIC_RELAXED) == st &&
+           __atomic_load_n(&r->gen, __ATOMIC_RELAXED) == gen &&
+           __atomic_load_n(&r->chunk, __ATOMIC_RELAXED) == c;
 }
 
 void cg_shadow_delete_pages(cg_shadow_t *r, const cg_call_t *call)
@@ -325,7 +346,7 @@ static cg_shadow_t *new_heap(cg_chunk_t *c, const cg_call_t *call, uint32_t *idp
      * blocks */
     cg_tok_t shadow_tok = t == NULL ? shadow_lock_for(call) : (cg_tok_t){ false };
     cg_shadow_t *r = cg_shadow_at(id);
-    *r = (cg_shadow_t){ .chunk = c, .id = id };
+    *r = (cg_shadow_t){ .chunk = c, .id = id, .gen = (uint16_t)(r->gen + 1) };
     CG_STORE(*map_slot(c), id);
     cg_unlock_if(&shadow_lock, shadow_tok);
     if (t != NULL)
@@ -347,7 +368,7 @@ cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint3
     cg_shadow_t *r = NULL;
     if (id != 0) {
         r = cg_shadow_at(id);
-        *r = (cg_shadow_t){ .chunk = c, .id = id };
+        *r = (cg_shadow_t){ .chunk = c, .id = id, .gen = (uint16_t)(r->gen + 1) };
         nlive++;
         size_t j = big_hash(c, big_cap);
         while (big_tab[j].chunk != NULL)

@@ -96,8 +96,12 @@ typedef struct cg_shadow {
                                * never read, head the first page of its range   */
     uint8_t  align_shift;     /* log2 of the alignment asked for (memalign, aligned
                                * new; 0: none), for aligned delete's check      */
-    uint8_t  pad_[2];         /* to 64 bytes: a record is one cache line, so a
-                               * lookup of a block long untouched is one miss   */
+    uint16_t gen;             /* bumped each time the record is bound to a block
+                               * (made, or reused from a cache), for a
+                               * report's snapshot (cg_shadow_snapshot); its
+                               * size takes the record to 64 bytes: one cache
+                               * line, so a lookup of a block long untouched
+                               * is one miss                                    */
     uint32_t pages;           /* a guarded block's range, guard page included     */
 } cg_shadow_t;
 _Static_assert(sizeof(cg_shadow_t) == 64, "one shadow record per cache line");
@@ -159,6 +163,19 @@ CG_INLINE bool cg_shadow_in_pages(const void *a)
 {
     return (uintptr_t)a - cg_shadow_pages_lo < cg_shadow_pages_hi - cg_shadow_pages_lo;
 }
+
+/*
+ * cg_shadow_snapshot - a consistent copy of the record r into *out, for a
+ * report: the record's state, binding (chunk) and generation are read,
+ * then its fields, then the three again; true when none changed and the
+ * record was bound and settled (not state 0, being made).  False when the
+ * record was unbound, being made, or changed while it was read (its block
+ * freed, or the record bound to another block meanwhile): then nothing it
+ * held can be trusted to describe one block.  Lock-free and
+ * async-signal-safe (reads only): a report may be made while any of our
+ * locks is held by the reporting thread.
+ */
+bool cg_shadow_snapshot(const cg_shadow_t *r, cg_shadow_t *out) CG_HIDDEN;
 
 /* Unbind the record from its chunk and free it. */
 void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call) CG_HIDDEN;

@@ -49,6 +49,23 @@
  *                          "recycled", and while q's record is claimed a
  *                          child frees q: it must end ("child ended
  *                          STATUS"), not wait for the thread it lacks
+ *   threads race-stale SIZE WHERE OP  as above with the held call OP:
+ *                          "realloc" (realloc(p, 2 * SIZE)) or "usable"
+ *                          (malloc_usable_size(p), held after its lookup
+ *                          in "looked" and "recycled" alike; "recycled"
+ *                          prints "q 0x..." and lets it go once q is
+ *                          made): the held call must report p freed
+ *                          (SIGABRT), naming neither q nor a bogus region
+ *   threads race-report WHERE  (a test build) T1 frees a pointer 8 bytes
+ *                          into a live 100-byte block b; a hook
+ *                          (CG_HOOK_DBG_REPORT) holds its report while it
+ *                          reads b's record, and the main thread frees b
+ *                          (back to the core at once, quarantine_mb=0:
+ *                          the record unbound, WHERE "unbound") and then
+ *                          mallocs 400 bytes, which gets the record
+ *                          ("recycled").  The report (invalid-free, T1)
+ *                          must describe b as it was or no block: never a
+ *                          bogus region, never the 400-byte block
  * The double free and the write after free end the process with the
  * report (SIGABRT); the others exit 0.
  */
@@ -63,6 +80,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <malloc.h>
 
 static char *volatile shared;
 
@@ -259,6 +277,7 @@ static int race_free(size_t n)
 static void *volatile stale_p, *volatile stale_q;
 static pthread_t stale_thread;
 static int stale_point;               /* the hook point the thread stops at */
+static size_t stale_n;                /* the block's size                  */
 static int stale_in, stale_go;        /* the thread is held; let it go     */
 static int stale_hold_ms = 1000;      /* held that long at most            */
 
@@ -276,9 +295,20 @@ static void stale_hook(int point, void *arg)
         usleep(1000);
 }
 
+static int stale_op;                  /* 0 free, 1 realloc, 2 malloc_usable_size */
+
 static void *stale_free(void *arg)
 {
-    free(stale_p);                    /* the double free, looked up early */
+    if (stale_op == 1) {
+        (void)!realloc(stale_p, 2 * stale_n);
+    } else if (stale_op == 2) {
+        char msg[64];
+        int k = snprintf(msg, sizeof msg, "usable returned %zu\n", malloc_usable_size(stale_p));
+        (void)!write(1, msg, (size_t)k);
+        return arg;
+    } else {
+        free(stale_p);                /* the double free, looked up early */
+    }
     static const char msg[] = "the stale free returned\n";
     (void)!write(1, msg, sizeof msg - 1);
     return arg;
@@ -290,7 +320,7 @@ static void wait_in(int n)
         usleep(500);
 }
 
-static int race_stale(size_t n, const char *where)
+static int race_stale(size_t n, const char *where, const char *op)
 {
     void (*set_hook)(void (*)(int, void *)) =
         (void (*)(void (*)(int, void *)))dlsym(RTLD_DEFAULT, "cg_test_set_hook");
@@ -302,7 +332,10 @@ static int race_stale(size_t n, const char *where)
     bool recycled = forked || strcmp(where, "recycled") == 0;
     if (forked)
         stale_hold_ms = 5000;
-    stale_point = strcmp(where, "looked") == 0 ? 3 : 4;   /* CG_HOOK_DBG_LOOKED_UP, _CLAIM */
+    stale_op = strcmp(op, "realloc") == 0 ? 1 : strcmp(op, "usable") == 0 ? 2 : 0;
+    stale_n = n;
+    /* CG_HOOK_DBG_LOOKED_UP, _CLAIM (malloc_usable_size claims nothing) */
+    stale_point = strcmp(where, "looked") == 0 || stale_op == 2 ? 3 : 4;
     stale_p = malloc(n);
     if (stale_p == NULL)
         return 4;
@@ -315,6 +348,17 @@ static int race_stale(size_t n, const char *where)
         return 1;
     }
     free(stale_p);                    /* the winner: back to the core at once */
+    if (stale_op == 2) {
+        if (recycled) {
+            stale_q = malloc(4 * n);  /* p's record recycled for q */
+            printf("q %p\n", stale_q);
+            fflush(stdout);
+        }
+        __atomic_store_n(&stale_go, 2, __ATOMIC_RELEASE);
+        pthread_join(stale_thread, NULL);
+        puts("no report");
+        return 1;
+    }
     if (recycled) {
         stale_q = malloc(4 * n);      /* another chunk, p's record recycled */
         __atomic_store_n(&stale_go, 1, __ATOMIC_RELEASE);
@@ -346,6 +390,62 @@ static int race_stale(size_t n, const char *where)
     }
     __atomic_store_n(&stale_go, 2, __ATOMIC_RELEASE);
     pthread_join(stale_thread, NULL);
+    puts("no report");
+    return 1;
+}
+
+/* threads race-report WHERE (see the top) */
+static void *volatile rep_p;
+static pthread_t rep_thread;
+static int rep_in, rep_go;
+
+static void report_hook(int point, void *arg)
+{
+    (void)arg;                                    /* the record */
+    if (point != 6 || !pthread_equal(pthread_self(), rep_thread))   /* CG_HOOK_DBG_REPORT */
+        return;
+    __atomic_store_n(&rep_in, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < 2000 && !__atomic_load_n(&rep_go, __ATOMIC_ACQUIRE); i++)
+        usleep(1000);
+}
+
+static void *report_free(void *arg)
+{
+    rep_thread = pthread_self();      /* before the hook can run in this thread */
+    free(rep_p);                      /* the interior pointer: invalid-free */
+    return arg;
+}
+
+static int race_report(const char *where)
+{
+    void (*set_hook)(void (*)(int, void *)) =
+        (void (*)(void (*)(int, void *)))dlsym(RTLD_DEFAULT, "cg_test_set_hook");
+    if (set_hook == NULL) {
+        puts("no test build: cg_test_set_hook missing");
+        return 2;
+    }
+    char *b = malloc(100);
+    if (b == NULL)
+        return 4;
+    rep_p = b + 8;
+    set_hook(report_hook);
+    pthread_t t;
+    if (pthread_create(&t, NULL, report_free, NULL) != 0)
+        return 3;
+    for (int i = 0; i < 2000 && !__atomic_load_n(&rep_in, __ATOMIC_ACQUIRE); i++)
+        usleep(500);
+    if (!__atomic_load_n(&rep_in, __ATOMIC_ACQUIRE)) {
+        puts("the report never reached the hook");
+        return 1;
+    }
+    free(b);                          /* b's record unbound under the report */
+    if (strcmp(where, "recycled") == 0) {
+        char *c = malloc(400);        /* ... and bound to c */
+        printf("c %p\n", (void *)c);
+    }
+    fflush(stdout);
+    __atomic_store_n(&rep_go, 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
     puts("no report");
     return 1;
 }
@@ -389,7 +489,9 @@ int main(int argc, char **argv)
         return 0;                     /* exit() checks the quarantine */
     }
     if (strcmp(what, "race-stale") == 0 && argc > 3)
-        return race_stale((size_t)strtoul(argv[2], NULL, 10), argv[3]);
+        return race_stale((size_t)strtoul(argv[2], NULL, 10), argv[3], argc > 4 ? argv[4] : "free");
+    if (strcmp(what, "race-report") == 0 && argc > 2)
+        return race_report(argv[2]);
     if (strcmp(what, "race-free") == 0 && argc > 2)
         return race_free((size_t)strtoul(argv[2], NULL, 10));
     if (strcmp(what, "budget") == 0 && argc > 2)

@@ -237,6 +237,19 @@ int main(int argc, char **argv)
         printf("%d\n", n);
         return 0;
     }
+    if (!strcmp(c, "df-late")) {                 /* N frees of 3-page blocks after it, then OP again */
+        char *p = alloc_here(40);
+        free_here(p);
+        for (size_t i = 0; i < arg(argv, 2, 0); i++)
+            free(malloc(5000));               /* never p's 2-page range */
+        const char *op = argv[2] && argv[3] ? argv[3] : "free";
+        if (!strcmp(op, "realloc"))
+            return realloc(p, 80) != NULL;
+        if (!strcmp(op, "usable"))
+            return (int)malloc_usable_size(p);
+        free_here(p);                         /* the double free */
+        return 0;
+    }
     if (!strcmp(c, "read-after-churn")) {        /* N frees after it, then a read */
         char *p = alloc_here(40);
         free_here(p);

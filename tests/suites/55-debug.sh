@@ -571,6 +571,48 @@ for w in looked claim recycled fork; do
     else fail threads-stale-free-$w-double-free "rc=$rc $out $(head -c 400 <<<"$err")"; fi
   else fail threads-stale-free-$w-double-free "no test build"; fi
 done
+# The same race for realloc and malloc_usable_size (issue 15, point 4):
+# the call looked p's record up, then p was freed by the main thread and
+# went back to the core at once ("looked"; "claim": realloc held before
+# its claim; "recycled": p's record then bound to a new block q).  Each
+# must report p freed (realloc: double-free; malloc_usable_size:
+# invalid-pointer, the block freed or no block of ours) in T1, naming no
+# bogus region ([0x20, ...) of an unbound record) and not q's block, and
+# malloc_usable_size must not return q's size.
+stale_other() {   # stale_other MODE-OPTIONS TESTPREFIX OP WHERE [TOKEN-ERE]
+  local o=$1 name=$2-$3-$4 op=$3 w=$4 tok=${5:-}
+  if [ ! -f "$CG_BUILD/locks/test/libchunkguard.so" ]; then fail "$name" "no test build"; return; fi
+  trun "$o" "$CG_BUILD/locks/test/libchunkguard.so" race-stale 100 "$w" "$op"
+  [ -n "$tok" ] || { tok=double-free; [ "$op" = usable ] && tok=invalid-pointer; }
+  local q; q=$(sed -n 's/^q \(0x[0-9a-f]*\)$/\1/p' <<<"$out")
+  if [ $rc = 134 ] && grep -Eq "ERROR: chunkguard: $tok .*\[thread T1\]" <<<"$err" &&
+     [ "$(grep -c 'ERROR: chunkguard:' <<<"$err")" = 1 ] &&
+     ! grep -q 'region \[0x[0-9a-f]\{1,4\},' <<<"$err" &&
+     ! grep -q '400-byte' <<<"$err" && { [ -z "$q" ] || ! grep -q "$q" <<<"$err"; } &&
+     ! grep -q '^usable returned' <<<"$out"; then pass "$name"
+  else fail "$name" "rc=$rc $out $(head -c 500 <<<"$err")"; fi
+}
+for w in looked claim recycled; do
+  stale_other mode=debug:quarantine_mb=0:guard_sample=0:stack_depth=1 threads-stale realloc $w
+done
+for w in looked recycled; do
+  stale_other mode=debug:quarantine_mb=0:guard_sample=0:stack_depth=1 threads-stale usable $w
+done
+# A report reading a record freed mid-report (issue 15, point 4): T1's
+# report of an interior free of block b is held (a test build's hook)
+# while it reads b's record; the main thread frees b (the record unbound)
+# and, "recycled", mallocs 400 bytes that get the record.  The report
+# reads a consistent snapshot: b as it was, or no block, never a bogus
+# region [0x20, ...) nor the 400-byte block.
+for w in unbound recycled; do
+  if [ -f "$CG_BUILD/locks/test/libchunkguard.so" ]; then
+    trun mode=debug:quarantine_mb=0:guard_sample=0:stack_depth=1 "$CG_BUILD/locks/test/libchunkguard.so" race-report $w
+    if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: invalid-free .*\[thread T1\]' <<<"$err" &&
+       ! grep -q 'region \[0x[0-9a-f]\{1,4\},' <<<"$err" && ! grep -q '400-byte' <<<"$err"; then
+      pass threads-report-record-freed-mid-report-$w
+    else fail threads-report-record-freed-mid-report-$w "rc=$rc $out $(head -c 500 <<<"$err")"; fi
+  else fail threads-report-record-freed-mid-report-$w "no test build"; fi
+done
 # The same stale frees in guard mode (debug/guard.c: guarded blocks on
 # pages of their own; guard_quarantine_mb=0: a freed block's range goes
 # back to the pool at once, its record unbound, then reused for q).  Held
@@ -600,3 +642,12 @@ for w in looked claim recycled fork; do
     else fail threads-stale-guarded-free-$w "rc=$rc $out $(head -c 400 <<<"$err")"; fi
   else fail threads-stale-guarded-free-$w "no test build"; fi
 done
+# ... and in guard mode (its realloc of a range gone back: double-free, or
+# invalid-free of a pointer in no block, as a single thread's; no
+# "recycled" for malloc_usable_size: q's block takes p's very range at
+# once, guard_quarantine_mb=0, and p inside it is what the call says)
+for w in looked claim recycled; do
+  stale_other mode=guard:guard_quarantine_mb=0:stack_depth=1 threads-stale-guarded realloc $w \
+      '(double-free|invalid-free)'
+done
+stale_other mode=guard:guard_quarantine_mb=0:stack_depth=1 threads-stale-guarded usable looked

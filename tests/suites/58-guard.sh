@@ -180,6 +180,22 @@ EXTRA=guard_quarantine_mb=1 run read-after-churn 10000
 if [ $rc = 134 ] && ! grep -q 'in free_here' <<<"$err" && ! grep -q 'in alloc_here' <<<"$err"; then
     pass guard-quarantine-budget-reuses-oldest
 else fail guard-quarantine-budget-reuses-oldest "rc=$rc $(head -c 600 <<<"$err")"; fi
+# A late double free: the block's range already went back to the pool
+# (guard_quarantine_mb=0: at once; =1: pushed out by 200 frees of 3-page
+# blocks, which never take its 2-page range).  A ring of recently given
+# back ranges names it a double free with its stacks, not an invalid free
+# "in no block"; realloc and malloc_usable_size alike.
+for v in "0 0" "1 200"; do
+  set -- $v
+  for op in free realloc usable; do
+    tok=double-free; [ $op = usable ] && tok=invalid-pointer
+    EXTRA=guard_quarantine_mb=$1 run df-late $2 $op
+    expect_free guard-late-$op-freed-mb$1 $tok 'freed by thread T0 here' 'in free_here' \
+        'in alloc_here' '40-byte freed region'
+    if grep -q 'in no block' <<<"$err"; then fail guard-late-$op-freed-mb$1-not-no-block "said no block"
+    else pass guard-late-$op-freed-mb$1-not-no-block; fi
+  done
+done
 # more live blocks than a quarter of vm.max_map_count: the last ones are
 # debug blocks (a redzone, found at free), and the report says so
 lim=$(cat /proc/sys/vm/max_map_count)

@@ -50,18 +50,19 @@ else
 fi
 
 # giveback.pml models give_back's order (giving set, the unbind, the
-# core's free, giving cleared) and block_to_release's second look after a
-# failed start check: src/debug/debug.c must still have both.
+# core's free, giving cleared) and the second look after a failed start
+# check (lookup, shared by free, realloc and malloc_usable_size):
+# src/debug/debug.c must still have both.
 dbg=$CG_ROOT/src/debug/debug.c
 gb_order=$(sed -n '/^static void give_back(/,/^}/p' "$dbg" |
   grep -oE 'giving, (user|NULL)|cg_shadow_delete|cg_core_free' | tr '\n' ' ')
 gb_want='giving, user cg_shadow_delete cg_core_free giving, NULL '
 if [ "$gb_order" = "$gb_want" ] &&
-   sed -n '/^static cg_shadow_t \*block_to_release(/,/^}/p' "$dbg" |
+   sed -n '/^static cg_shadow_t \*lookup(/,/^}/p' "$dbg" |
      grep -qF '(r == NULL || cg_shadow_user(r) != p) && (wait_giving(p) || r != NULL)'; then
   echo "PASS verify-giveback-order-matches-debug.c"
 else
-  echo "FAIL verify-giveback-order-matches-debug.c: give_back does [$gb_order] (giveback.pml models [$gb_want]), or block_to_release no longer looks again after a failed start check"
+  echo "FAIL verify-giveback-order-matches-debug.c: give_back does [$gb_order] (giveback.pml models [$gb_want]), or lookup no longer looks again after a failed start check"
   rc=1
 fi
 

@@ -3,7 +3,7 @@
  * second free of the same pointer (issue 15, point 4).
  *
  * C code modelled (multi-threaded path):
- *   src/debug/debug.c   dbg_free, block_to_release  look the record up
+ *   src/debug/debug.c   dbg_free, lookup (was block_to_release)  look the record up
  *                       (find_block: the map slot, then the record's
  *                       chunk); when none was found or the start check
  *                       fails (cg_shadow_user(r) != p: the record may have
@@ -30,7 +30,8 @@
  *                       free chunk, its checks report a double free
  *                       (under the arena lock: one step here)
  * "mt" is true throughout (a process of one thread does not wait).  The
- * realloc path (dbg_realloc) shares block_to_release and the claim.
+ * realloc path (dbg_realloc) shares lookup and the claim (claim_block);
+ * malloc_usable_size (dbg_usable) shares lookup.
  * Each statement is one atomic step, as the C's loads, stores and CASes
  * are; the reports do not end the process (halt_on_error=0), so every
  * free's outcome is checked, and a run that halts at its first report is
