@@ -187,6 +187,13 @@ CG_INLINE void cg_unlock(cg_lock_t *l)
 }
 
 #define cg_lock(l) cg_lock_at((l), CG_RET_ADDR, NULL)
+/* Take l (always) on behalf of *call (NULL: none): its site is the call's
+ * call site when it has one, so that a report about the lock (this
+ * thread's deadlock or wait, another thread's wait behind it) names the
+ * program's frame, not the chunkguard function that took it (the fork
+ * handlers: entry/init.c). */
+#define cg_lock_for(l, call) \
+    cg_lock_at((l), (call) != NULL && (call)->caller ? (call)->caller : CG_RET_ADDR, (call))
 
 /* Take l if it is free; never waits.  True when taken. */
 CG_INLINE bool cg_trylock(cg_lock_t *l)

@@ -68,7 +68,7 @@ extern cg_params_t cg_mp CG_HIDDEN;
 extern size_t cg_ncpus CG_HIDDEN;          /* CPUs, set at init (arena_max) */
 
 /* Fork handlers (entry/init.c): every arena lock, in index order. */
-void cg_arenas_lock_all(void) CG_HIDDEN;
+void cg_arenas_lock_all(const cg_call_t *call) CG_HIDDEN;
 void cg_arenas_unlock_all(bool child) CG_HIDDEN;
 /* Make heap h the arena's first (or next) heap: its top chunk. */
 bool cg_arena_setup_heap(cg_arena_t *av, cg_heap_t *h) CG_HIDDEN;

@@ -122,11 +122,11 @@ CG_HOT_TEXT void cg_arena_detach_thread(void)
  * arena list lock, then arenas by index (main first), then the big-block
  * registry — taken before fork, released after in the parent, and reset in
  * the child, where only the forking thread is left. */
-CG_FORK_PATH void cg_arenas_lock_all(void)
+CG_FORK_PATH void cg_arenas_lock_all(const cg_call_t *call)
 {
-    cg_lock(&cg_list_lock);
+    cg_lock_for(&cg_list_lock, call);
     for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av))
-        cg_lock(&av->lock);
+        cg_lock_for(&av->lock, call);
 }
 
 CG_FORK_PATH void cg_arenas_unlock_all(bool child)

@@ -269,7 +269,7 @@ const cg_chunk_t *cg_big_holding(uintptr_t a, const cg_call_t *call, uintptr_t *
     return walk_near(a, 0, true, call, start, end);
 }
 
-CG_FORK_PATH void cg_big_lock_all(void) { cg_lock(&reg_lock); }
+CG_FORK_PATH void cg_big_lock_all(const cg_call_t *call) { cg_lock_for(&reg_lock, call); }
 CG_FORK_PATH void cg_big_unlock_all(bool child)
 {
     cg_lock_after_fork(&reg_lock, child);

@@ -60,7 +60,7 @@ const cg_chunk_t *cg_big_below(uintptr_t a, size_t max, const cg_call_t *call, u
  * O(registry capacity). */
 const cg_chunk_t *cg_big_holding(uintptr_t a, const cg_call_t *call, uintptr_t *start,
                                  uintptr_t *end) CG_HIDDEN;
-void cg_big_lock_all(void) CG_HIDDEN;
+void cg_big_lock_all(const cg_call_t *call) CG_HIDDEN;
 void cg_big_unlock_all(bool child) CG_HIDDEN;
 
 /* Count len bytes of mmap'd memory in (sign > 0) or out (sign < 0) of the

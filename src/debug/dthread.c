@@ -77,9 +77,9 @@ CG_FORK_PATH cg_dthread_t *cg_dthread_first(void)
     return __atomic_load_n(&reg_all, __ATOMIC_ACQUIRE);
 }
 
-CG_FORK_PATH void cg_dthread_lock_all(void)
+CG_FORK_PATH void cg_dthread_lock_all(const cg_call_t *call)
 {
-    cg_lock_raw(&reg_lock, CG_RET_ADDR, NULL);
+    cg_lock_raw(&reg_lock, call != NULL && call->caller ? call->caller : CG_RET_ADDR, call);
 }
 
 CG_FORK_PATH void cg_dthread_unlock_all(bool child)

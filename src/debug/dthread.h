@@ -69,7 +69,7 @@ cg_dthread_t *cg_dthread_first(void) CG_HIDDEN;
 /* Fork handlers and the heap verifier: the registry lock (taken before
  * the blocks' locks, quarantine.c).  In a fork child, every block but the
  * calling thread's becomes a spare (the caller has emptied them). */
-void cg_dthread_lock_all(void) CG_HIDDEN;
+void cg_dthread_lock_all(const cg_call_t *call) CG_HIDDEN;
 void cg_dthread_unlock_all(bool child) CG_HIDDEN;
 
 #endif /* CG_DTHREAD_H */

@@ -306,7 +306,7 @@ void cg_gpool_usage(size_t *nlive, size_t *limit, size_t *retired)
     *retired = CG_LOAD(q_bytes);
 }
 
-CG_FORK_PATH void cg_gpool_lock_all(void) { cg_lock(&pool_lock); }
+CG_FORK_PATH void cg_gpool_lock_all(const cg_call_t *call) { cg_lock_for(&pool_lock, call); }
 
 CG_FORK_PATH void cg_gpool_unlock_all(bool child)
 {

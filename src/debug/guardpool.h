@@ -110,7 +110,7 @@ void cg_gpool_each_retired(void (*fn)(cg_shadow_t *r)) CG_HIDDEN;
 void cg_gpool_usage(size_t *live, size_t *limit, size_t *retired_bytes) CG_HIDDEN;
 
 /* Fork handlers. */
-void cg_gpool_lock_all(void) CG_HIDDEN;
+void cg_gpool_lock_all(const cg_call_t *call) CG_HIDDEN;
 void cg_gpool_unlock_all(bool child) CG_HIDDEN;
 
 #endif /* CG_GUARDPOOL_H */

@@ -675,10 +675,10 @@ static void check_record(cg_shadow_t *r, void *arg)
 
 static void lock_everything(void)
 {
-    cg_arenas_lock_all();
-    cg_big_lock_all();
-    cg_shadow_lock_all();
-    cg_quarantine_lock_all();
+    cg_arenas_lock_all(NULL);
+    cg_big_lock_all(NULL);
+    cg_shadow_lock_all(NULL);
+    cg_quarantine_lock_all(NULL);
 }
 
 static void unlock_everything(void)

@@ -587,7 +587,7 @@ static void scan_body(void *arg)
      * holds it. */
     bool mt = !CG_SINGLE_THREAD_P;
     if (mt) {
-        cg_shadow_lock_all();
+        cg_shadow_lock_all(NULL);
         stop_threads(s);
     }
     /* Records are read only now that the other threads are stopped: one

@@ -277,7 +277,12 @@ static uintptr_t nested_site(uint64_t held, uintptr_t ret)
  * (nested_site). */
 static CG_NOINLINE uintptr_t site_stack(uintptr_t ret, const cg_call_t *call)
 {
-    if (cg_stack_mode() != CG_STACK_LIBUNWIND)
+    /* No unwinding inside the unwinder, nor where a caller said so (the
+     * fork handlers, entry/init.c): the site is ret, which such a caller
+     * makes the program's call site.  Not a held lock's stack under it
+     * either: a lock this thread took in an earlier call (a signal
+     * handler's fork inside malloc) is no part of this call's stack. */
+    if (cg_stack_mode() != CG_STACK_LIBUNWIND || cg_self.in_capture)
         return ret;
     uint64_t held = held_by_me();
     if (held != 0)

@@ -307,12 +307,13 @@ void cg_quarantine_held(size_t *heap_bytes, size_t *big_bytes, size_t *big_block
     *big_blocks = CG_LOAD(q_big_blocks) + gn;
 }
 
-CG_FORK_PATH void cg_quarantine_lock_all(void)
+CG_FORK_PATH void cg_quarantine_lock_all(const cg_call_t *call)
 {
-    cg_dthread_lock_all();
+    cg_dthread_lock_all(call);
+    uintptr_t site = call != NULL && call->caller ? call->caller : CG_RET_ADDR;
     for (cg_dthread_t *t = cg_dthread_first(); t != NULL; t = t->all)
-        cg_lock_raw(&t->lock, CG_RET_ADDR, NULL);
-    cg_lock(&q_lock);
+        cg_lock_raw(&t->lock, site, call);
+    cg_lock_for(&q_lock, call);
 }
 
 CG_FORK_PATH void cg_quarantine_unlock_all(bool child)

@@ -88,7 +88,7 @@ void cg_quarantine_held(size_t *heap_bytes, size_t *big_bytes, size_t *big_block
 /* Fork handlers and the heap verifier: every batch's lock, then the
  * quarantine lock (taken after the shadow and arena locks).  In a fork
  * child the unlock moves every batch to the FIFO: their threads are gone. */
-void cg_quarantine_lock_all(void) CG_HIDDEN;
+void cg_quarantine_lock_all(const cg_call_t *call) CG_HIDDEN;
 void cg_quarantine_unlock_all(bool child) CG_HIDDEN;
 
 #endif /* CG_QUARANTINE_H */

@@ -520,7 +520,7 @@ void cg_shadow_usage(size_t *records, size_t *bytes)
              big_cap * sizeof(big_slot_t);
 }
 
-CG_FORK_PATH void cg_shadow_lock_all(void) { cg_lock(&shadow_lock); }
+CG_FORK_PATH void cg_shadow_lock_all(const cg_call_t *call) { cg_lock_for(&shadow_lock, call); }
 
 CG_FORK_PATH void cg_shadow_unlock_all(bool child)
 {

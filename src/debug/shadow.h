@@ -238,7 +238,7 @@ void cg_shadow_usage(size_t *records, size_t *bytes) CG_HIDDEN;
 /* Fork handlers: the shadow lock is taken after the arena locks.  In a
  * fork child the records the other threads' caches held go back to the
  * free list. */
-void cg_shadow_lock_all(void) CG_HIDDEN;
+void cg_shadow_lock_all(const cg_call_t *call) CG_HIDDEN;
 void cg_shadow_unlock_all(bool child) CG_HIDDEN;
 
 #endif /* CG_SHADOW_H */

@@ -231,9 +231,9 @@ void cg_stackdepot_stats(cg_stackdepot_stats_t *out)
     cg_unlock(&depot_lock);
 }
 
-CG_FORK_PATH void cg_stackdepot_lock(void)
+CG_FORK_PATH void cg_stackdepot_lock(const cg_call_t *call)
 {
-    cg_lock(&depot_lock);
+    cg_lock_for(&depot_lock, call);
 }
 
 CG_FORK_PATH void cg_stackdepot_unlock(bool child)

@@ -28,6 +28,7 @@
 #define CG_STACKDEPOT_H
 
 #include "platform.h"
+#include "call.h"
 
 /* The default cap on stack storage, in bytes (records, not the table). */
 #define CG_STACKDEPOT_DEFAULT_CAP ((size_t)64 << 20)
@@ -77,7 +78,7 @@ void cg_stackdepot_stats(cg_stackdepot_stats_t *st) CG_HIDDEN;
 
 /* Fork handlers: take the depot lock before fork; release it in the parent
  * (child = false) or reset it in the child (child = true). */
-void cg_stackdepot_lock(void) CG_HIDDEN;
+void cg_stackdepot_lock(const cg_call_t *call) CG_HIDDEN;
 void cg_stackdepot_unlock(bool child) CG_HIDDEN;
 
 #endif /* CG_STACKDEPOT_H */

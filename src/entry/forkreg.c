@@ -23,7 +23,7 @@
 CG_PUBLIC pid_t fork(void)
 {
     cg_fork_handlers_need();
-    return cg_os_fork();
+    return cg_fork_for(CG_RET_ADDR);
 }
 
 /* __register_atfork - what pthread_atfork calls (prepare, parent, child

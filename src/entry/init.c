@@ -119,6 +119,29 @@ static bool forked_mt;        /* the process had threads when it forked   */
 static bool stdio_held;       /* prepare took glibc's stdio list lock     */
 static uint64_t fork_sigmask; /* the forking thread's mask before prepare */
 
+/*
+ * The call the handlers work for: the program's fork, at the call site our
+ * fork() noted (cg_fork_for).  A report made inside them — a deadlock on
+ * a lock this thread holds (a signal handler's fork inside malloc), a
+ * wait behind another thread, another thread's wait behind this one —
+ * then names the program's call of fork, not fork_prepare.  A fork that
+ * did not come through our fork() (libc's own: daemon, forkpty; a
+ * program linked with libchunkguard.a) has no call site: the handler's
+ * own address stands for it, as before.
+ */
+CG_FORK_PATH pid_t cg_fork_for(uintptr_t caller)
+{
+    /* a signal handler's fork in between keeps its own call (saved and
+     * given back around it, as errno) */
+    uintptr_t outer = cg_self.fork_caller;
+    cg_self.fork_caller = caller;
+    CG_SIGNAL_FENCE();
+    pid_t pid = cg_os_fork();
+    CG_SIGNAL_FENCE();
+    cg_self.fork_caller = outer;
+    return pid;
+}
+
 /* (Each handler is quiet under valgrind: the locks live in memory kept
  * from the program, base/vgclient.h.) */
 CG_FORK_PATH static void fork_prepare(void)
@@ -135,15 +158,16 @@ CG_FORK_PATH static void fork_prepare(void)
      * a fork from a signal handler lands on a new stack every time, which
      * the stack memo cannot know, and one walk through the signal frame
      * cost more than the fork (tests/locks/fork_signal.c). */
+    const cg_call_t call = { .caller = cg_self.fork_caller, .op = CG_OP(fork), .mt = mt };
     uint8_t capturing = cg_self.in_capture;
     cg_self.in_capture = 1;
-    cg_arenas_lock_all();
-    cg_big_lock_all();
-    cg_shadow_lock_all();
-    cg_quarantine_lock_all();
-    cg_gpool_lock_all();
-    cg_stackdepot_lock();
-    cg_symbolize_lock_all();
+    cg_arenas_lock_all(&call);
+    cg_big_lock_all(&call);
+    cg_shadow_lock_all(&call);
+    cg_quarantine_lock_all(&call);
+    cg_gpool_lock_all(&call);
+    cg_stackdepot_lock(&call);
+    cg_symbolize_lock_all(&call);
     cg_lockdep_lock_all();
     cg_self.in_capture = capturing;
     fork_held = true;
@@ -289,6 +313,7 @@ static void exit_now_checks(void);
 
 static void init_core(void)
 {
+
     unsigned long ps = cg_os_getauxval(AT_PAGESZ);
     if (ps >= 4096 && (ps & (ps - 1)) == 0)
         cg_pagesize = ps;

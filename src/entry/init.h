@@ -25,6 +25,14 @@ void cg_thread_register_exit(struct cg_tcache *tc) CG_HIDDEN;
  * may allocate: call it outside chunkguard or inside a callout. */
 void cg_fork_handlers_need(void) CG_HIDDEN;
 
+/* fork() for the program's call at caller (its return address): libc's
+ * fork, whose handlers then name that call in any report made inside
+ * chunkguard's own (a lock it waits for, or re-takes).  Returns what fork
+ * returns; thread-safe, async-signal-safe as fork is (a signal handler's
+ * fork inside the program's keeps its own call and gives the outer one
+ * back).  entry/forkreg.c's fork. */
+pid_t cg_fork_for(uintptr_t caller) CG_HIDDEN;
+
 /* _exit and _Exit (entry/interpose.c): the mode's checks of an immediate
  * exit (mode.h, at_exit_now), then the exit_group system call with
  * status.  Never returns. */

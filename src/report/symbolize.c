@@ -198,7 +198,7 @@ typedef struct elf_ref {
 
 /* Fork handlers: the cache lock is only ever tried, so a child that
  * inherited it taken would never use the cache again. */
-CG_FORK_PATH void cg_symbolize_lock_all(void) { cg_lock(&cache_lock); }
+CG_FORK_PATH void cg_symbolize_lock_all(const cg_call_t *call) { cg_lock_for(&cache_lock, call); }
 
 CG_FORK_PATH void cg_symbolize_unlock_all(bool child)
 {

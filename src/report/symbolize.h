@@ -22,6 +22,7 @@
 #define CG_SYMBOLIZE_H
 
 #include "maps.h"
+#include "call.h"
 
 /* bytes of a module path (with NUL): any path /proc/self/maps shows, whole */
 #define CG_SYM_MODULE_MAX CG_MAPS_PATH_MAX
@@ -177,7 +178,7 @@ bool cg_frame_named(uintptr_t pc, bool is_return, cg_frame_t *out) CG_HIDDEN;
 bool cg_sym_code_range(uintptr_t look, size_t *off, size_t *size) CG_HIDDEN;
 
 /* Fork handlers for the symbolizer's file cache (entry/init.c). */
-void cg_symbolize_lock_all(void) CG_HIDDEN;
+void cg_symbolize_lock_all(const cg_call_t *call) CG_HIDDEN;
 void cg_symbolize_unlock_all(bool child) CG_HIDDEN;
 
 /*

@@ -27,6 +27,15 @@
  *                   calls were re-entrant and fails if none was
  *   forkstorm T F   T threads allocate while main forks F times; each child
  *                   mallocs, calls setenv and exits
+ *   fork-report HOW a report made inside chunkguard's fork handlers, which
+ *                   must name the program's call of fork (fork_here, or
+ *                   handler_fork) as its first frame, not the handler:
+ *                   relock   main holds arena 0 and forks (deadlock);
+ *                   timeout  a thread holds arena 0 for 3 s, main forks
+ *                            (lock-wait-timeout);
+ *                   signal   as timeout, but main's fork is interrupted:
+ *                            the program's prepare handler raises SIGUSR1,
+ *                            whose handler forks (issue 13, point 2)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -597,6 +606,64 @@ static int forkstorm(int nthreads, int forks)
     return 0;
 }
 
+/* ---- fork-report ---------------------------------------------------------- */
+
+__attribute__((noinline)) static pid_t fork_here(void)
+{
+    pid_t pid = fork();
+    __asm__ volatile("" ::: "memory");
+    return pid;
+}
+
+__attribute__((noinline)) static pid_t handler_fork(void)
+{
+    pid_t pid = fork();
+    __asm__ volatile("" ::: "memory");
+    return pid;
+}
+
+static volatile sig_atomic_t raise_once;
+
+static void on_usr1_fork(int sig)
+{
+    (void)sig;
+    if (handler_fork() == 0)
+        _exit(0);
+}
+
+static void prepare_raise(void)
+{
+    if (raise_once) {
+        raise_once = 0;
+        raise(SIGUSR1);          /* delivered now: fork is interrupted */
+    }
+}
+
+static int fork_report(const char *how)
+{
+    need_hooks();
+    free(malloc(5000));          /* single-threaded: main attaches to arena 0 */
+    pthread_t t;
+    if (strcmp(how, "relock") == 0) {
+        pthread_create(&t, NULL, idle, NULL);       /* multi-threaded */
+        pthread_join(t, NULL);
+        relock_first();
+    } else {
+        pthread_create(&t, NULL, hold_arena0, NULL);
+        while (!atomic_load(&holding))
+            usleep(1000);
+        if (strcmp(how, "signal") == 0) {
+            signal(SIGUSR1, on_usr1_fork);
+            pthread_atfork(prepare_raise, NULL, NULL);
+            raise_once = 1;
+        }
+    }
+    if (fork_here() == 0)        /* must report, not go through */
+        _exit(0);
+    printf("not reached\n");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -623,6 +690,8 @@ int main(int argc, char **argv)
         return signals(atoi(argv[2]), atoi(argv[3]));
     if (strcmp(t, "forkstorm") == 0 && argc > 3)
         return forkstorm(atoi(argv[2]), atoi(argv[3]));
+    if (strcmp(t, "fork-report") == 0 && argc > 2)
+        return fork_report(argv[2]);
     die("unknown test");
     return 2;
 }

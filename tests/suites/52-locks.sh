@@ -354,6 +354,24 @@ else
   fail locks-fork-signal-storm "bench/forkstorm.py --check: exit $rc: $(tail -n 3 <<<"$out" | tr '\n' ' ')"
 fi
 
+# 9b. A report made inside chunkguard's fork handlers names the program's
+# call of fork as its first frame (and "fork" as the function), not the
+# handler (issue 13, point 2; the library before this test said
+# fork_prepare): a deadlock (main holds arena 0 and forks), a wait for a
+# lock another thread holds, and that wait in a fork a signal handler made
+# inside the program's fork (its prepare handler raises the signal).
+for how in relock timeout signal; do
+  want=fork_here; [ $how = signal ] && want=handler_fork
+  kind=lock-wait-timeout; [ $how = relock ] && kind=deadlock
+  for mode in fast debug; do
+    run fork-report-$how-$mode "$TEST_SO" "mode=$mode:deadlock_timeout_ms=300" 30 fork-report $how
+    if [ $rc -eq 134 ] && jcheck "$json" "len(r) == 1 and r[0]['kind'] == '$kind'
+           and r[0]['function'] == 'fork' and frames(r[0], 'where')[:1] == ['$want']"; then
+      pass locks-fork-report-names-call-$how-$mode
+    else show; fail locks-fork-report-names-call-$how-$mode "exit $rc; first frame not $want: $(head -c 400 "$json")"; fi
+  done
+done
+
 # 10. The watchdog reports a holder that is stuck inside its own report
 # (its callback never returns) with the report lock held (issue 13, points
 # 1 and 3): the report is written anyway, at once after the limit, and the
