@@ -7,6 +7,7 @@
 #ifndef CG_PLATFORM_H
 #define CG_PLATFORM_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -362,6 +363,11 @@ int   cg_os_register_atfork_next(void (*prepare)(void), void (*parent)(void),
 /* fork past chunkguard's (RTLD_NEXT; libc's __fork if none): libc's runs
  * the atfork handlers, then the clone. */
 pid_t cg_os_fork(void) CG_HIDDEN;
+/* pthread_create past chunkguard's (RTLD_NEXT: libc's, or a library's
+ * preloaded after chunkguard that wraps it too): its arguments and result
+ * (0 or an errno value; EAGAIN when there is none). */
+int   cg_os_thread_create_next(pthread_t *thread, const pthread_attr_t *attr,
+                               void *(*fn)(void *), void *arg) CG_HIDDEN;
 /* Is chunkguard linked into the main program (libchunkguard.a), not a
  * shared object of its own?  There a shared library's pthread_atfork
  * reaches libc's __register_atfork, not the program's. */

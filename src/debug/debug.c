@@ -678,7 +678,6 @@ static void dbg_thread_exit(void)
     }
     cg_shadow_thread_exit(&call);
     cg_dthread_retire(call.mt);
-    cg_fault_thread_exit();
 }
 
 /* At exit, the blocks still in the quarantine are checked too: a short
