@@ -1168,9 +1168,9 @@ void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc, bool n
     call.caller = pc;
     char msg[512];
     if (no_addr)
-        cg_fmt(msg, sizeof msg, "the fault gave no address: a general-protection fault, which "
-               "an access through a non-canonical pointer (such as 0xdead000000000000) raises "
-               "on x86-64");
+        cg_fmt(msg, sizeof msg, "the fault gave no address: a general-protection (or stack-"
+               "segment) fault, which an access through a non-canonical pointer (such as "
+               "0xdead000000000000) raises on x86-64");
     else
         cg_dbg_describe_address(a, msg, sizeof msg);
     cg_access_t acc = cg_dbg_access(pc, write, uc, true);

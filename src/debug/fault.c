@@ -203,14 +203,16 @@ static int fault_write(void *uc)
 }
 
 /* A fault that names no address: on x86_64 a general-protection fault
- * (trap 13, si_code SI_KERNEL), which an access through a non-canonical
- * pointer (0xdead000000000000) raises with si_addr 0.  Its error code is
- * no page-fault code, so the access kind is not known either. */
+ * (trap 13, SIGSEGV, si_code SI_KERNEL), which an access through a
+ * non-canonical pointer (0xdead000000000000) raises with si_addr 0, or a
+ * stack-segment fault (trap 12, SIGBUS), which the same access raises
+ * when its address is formed from %rsp or %rbp.  Its error code is no
+ * page-fault code, so the access kind is not known either. */
 static bool fault_no_addr(const siginfo_t *si, void *uc)
 {
 #if defined(__x86_64__)
-    return si->si_code == SI_KERNEL && si->si_addr == NULL &&
-           ((ucontext_t *)uc)->uc_mcontext.gregs[REG_TRAPNO] == 13;
+    long trap = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_TRAPNO];
+    return si->si_code == SI_KERNEL && si->si_addr == NULL && (trap == 13 || trap == 12);
 #else
     (void)si, (void)uc;
     return false;
@@ -331,6 +333,14 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     cg_symbolize(pc, where, sizeof where);
     const char *sname = sig == SIGBUS ? "SIGBUS" : "SIGSEGV";
     cg_check_t check;
+    if (in_code && no_addr) {
+        cg_fmt(detail, sizeof detail, "%s inside chunkguard at %p (%s), touching an unknown "
+               "address: the fault gave none (a general-protection or, through the stack or frame "
+               "pointer, a stack-segment fault, which an access through a non-canonical "
+               "pointer such as 0xdead000000000000 raises on x86-64)",
+               sname, (void *)pc, where);
+        cg_fail_no_addr(&call, CG_CK_FAULT_INSIDE, detail);
+    }
     if (in_code) {
         check = CG_CK_FAULT_INSIDE;
         cg_fmt(detail, sizeof detail, "%s inside chunkguard at %p (%s), touching %p", sname,
