@@ -211,9 +211,10 @@ cold-check-seeded: $(OBJS) $(IBERTY_O) $(BUILD)/chunkguard.map
 	$(COLD_CHECK) --map $(BUILD)/coldseed/libchunkguard.so.map
 
 # forkreg.o (fork, __register_atfork) is the shared library's alone: a
-# static program's libc.a has its own __register_atfork (src/entry/forkreg.c).
+# static program's libc.a has its own __register_atfork (src/entry/forkreg.c);
+# threadreg.o (pthread_create) likewise (src/entry/threadreg.c).
 $(BUILD)/libchunkguard.a: $(OBJS) $(IBERTY_O)
-	rm -f $@ && ar rcs $@ $(filter-out $(BUILD)/obj/forkreg.o,$(OBJS)) $(IBERTY_O)
+	rm -f $@ && ar rcs $@ $(filter-out $(BUILD)/obj/forkreg.o $(BUILD)/obj/threadreg.o,$(OBJS)) $(IBERTY_O)
 
 $(BUILD)/libchunkguard-cg.a: $(CG_OBJS) $(IBERTY_O)
 	rm -f $@ && ar rcs $@ $(CG_OBJS) $(IBERTY_O)

@@ -1828,6 +1828,16 @@ CG_HOT_TEXT void cg_os_atfork(void (*prepare)(void), void (*parent)(void), void 
     cg_os_register_atfork_next(prepare, parent, child, &__dso_handle);
 }
 
+int cg_os_thread_create_next(pthread_t *thread, const pthread_attr_t *attr,
+                             void *(*fn)(void *), void *arg)
+{
+    static void *next;
+    int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *) =
+        (int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *))
+            next_symbol(&next, "pthread_create");
+    return create != NULL ? create(thread, attr, fn, arg) : EAGAIN;
+}
+
 pid_t cg_os_fork(void)
 {
     /* The next fork (a library preloaded after chunkguard may wrap it

@@ -7,6 +7,7 @@
 #ifndef CG_PLATFORM_H
 #define CG_PLATFORM_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -372,6 +373,11 @@ int   cg_os_detach(int nochdir, int noclose) CG_HIDDEN;
  * process calls quick_exit, after the handlers registered later.  false
  * when libc could not register it. */
 bool  cg_os_at_quick_exit(void (*fn)(void)) CG_HIDDEN;
+/* pthread_create past chunkguard's (RTLD_NEXT: libc's, or a library's
+ * preloaded after chunkguard that wraps it too): its arguments and result
+ * (0 or an errno value; EAGAIN when there is none). */
+int   cg_os_thread_create_next(pthread_t *thread, const pthread_attr_t *attr,
+                               void *(*fn)(void *), void *arg) CG_HIDDEN;
 /* Is chunkguard linked into the main program (libchunkguard.a), not a
  * shared object of its own?  There a shared library's pthread_atfork
  * reaches libc's __register_atfork, not the program's. */

@@ -683,7 +683,6 @@ static void dbg_thread_exit(void)
     }
     cg_shadow_thread_exit(&call);
     cg_dthread_retire(call.mt);
-    cg_fault_thread_exit();
 }
 
 /* At exit, the blocks still in the quarantine are checked too: a short
@@ -1221,9 +1220,9 @@ void cg_dbg_report_wild(const void *a, uintptr_t pc, int write, void *uc, bool n
     call.caller = pc;
     char msg[512];
     if (no_addr)
-        cg_fmt(msg, sizeof msg, "the fault gave no address: a general-protection fault, which "
-               "an access through a non-canonical pointer (such as 0xdead000000000000) raises "
-               "on x86-64");
+        cg_fmt(msg, sizeof msg, "the fault gave no address: a general-protection (or stack-"
+               "segment) fault, which an access through a non-canonical pointer (such as "
+               "0xdead000000000000) raises on x86-64");
     else
         cg_dbg_describe_address(a, msg, sizeof msg);
     cg_access_t acc = cg_dbg_access(pc, write, uc, true);

@@ -24,8 +24,9 @@
  * mode the report also says what the shadow knows of the address.
  *
  * In the instrumented modes each thread gets its own alternate signal
- * stack at its first call (unless the program set one), so the handler
- * runs on a smashed or exhausted stack too.
+ * stack as it starts (pthread_create, entry/threadreg.c) or at its first
+ * call (unless the program set one), so the handler runs on a smashed or
+ * exhausted stack too.
  */
 #define _GNU_SOURCE
 #include "fault.h"
@@ -202,14 +203,16 @@ static int fault_write(void *uc)
 }
 
 /* A fault that names no address: on x86_64 a general-protection fault
- * (trap 13, si_code SI_KERNEL), which an access through a non-canonical
- * pointer (0xdead000000000000) raises with si_addr 0.  Its error code is
- * no page-fault code, so the access kind is not known either. */
+ * (trap 13, SIGSEGV, si_code SI_KERNEL), which an access through a
+ * non-canonical pointer (0xdead000000000000) raises with si_addr 0, or a
+ * stack-segment fault (trap 12, SIGBUS), which the same access raises
+ * when its address is formed from %rsp or %rbp.  Its error code is no
+ * page-fault code, so the access kind is not known either. */
 static bool fault_no_addr(const siginfo_t *si, void *uc)
 {
 #if defined(__x86_64__)
-    return si->si_code == SI_KERNEL && si->si_addr == NULL &&
-           ((ucontext_t *)uc)->uc_mcontext.gregs[REG_TRAPNO] == 13;
+    long trap = ((ucontext_t *)uc)->uc_mcontext.gregs[REG_TRAPNO];
+    return si->si_code == SI_KERNEL && si->si_addr == NULL && (trap == 13 || trap == 12);
 #else
     (void)si, (void)uc;
     return false;
@@ -330,6 +333,14 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     cg_symbolize(pc, where, sizeof where);
     const char *sname = sig == SIGBUS ? "SIGBUS" : "SIGSEGV";
     cg_check_t check;
+    if (in_code && no_addr) {
+        cg_fmt(detail, sizeof detail, "%s inside chunkguard at %p (%s), touching an unknown "
+               "address: the fault gave none (a general-protection or, through the stack or frame "
+               "pointer, a stack-segment fault, which an access through a non-canonical "
+               "pointer such as 0xdead000000000000 raises on x86-64)",
+               sname, (void *)pc, where);
+        cg_fail_no_addr(&call, CG_CK_FAULT_INSIDE, detail);
+    }
     if (in_code) {
         check = CG_CK_FAULT_INSIDE;
         cg_fmt(detail, sizeof detail, "%s inside chunkguard at %p (%s), touching %p", sname,
@@ -394,38 +405,101 @@ bool cg_in_own_code(uintptr_t pc)
 
 /* Each thread's own signal stack, so that the handler runs with a smashed
  * or exhausted program stack: CG_ALT_BYTES above an inaccessible page.
- * Ours is known at thread exit by a word at its lowest address (the last
- * a handler's frames would reach) that names its own address: no TLS. */
+ * Made by the creating thread in pthread_create (entry/threadreg.c), or
+ * by the thread itself at its first call (a thread made otherwise: libc's
+ * own, or chunkguard linked into the program); either way the thread's
+ * value of alt_key names it, whose destructor unmaps it at thread exit,
+ * whether or not the program replaced it with a sigaltstack of its own
+ * meanwhile (no TLS: the library's is held to 64 bytes).  alt_key exists
+ * only in the modes that report the program's faults. */
 #define CG_ALT_BYTES (64 * 1024)
 
-static uintptr_t alt_mark(const void *sp)
+static unsigned alt_key;
+static bool alt_key_ok;
+
+/* A new signal stack's lowest usable byte, or NULL (no memory). */
+static char *alt_new(void)
 {
-    return (uintptr_t)sp ^ cg_link_secret ^ 0x616c74737461636bull;
+    char *m = cg_os_map(CG_ALT_BYTES + cg_pagesize);
+    if (m == NULL)
+        return NULL;
+    cg_os_protect(m, cg_pagesize, PROT_NONE);
+    return m + cg_pagesize;
+}
+
+static void alt_free(char *sp)
+{
+    cg_os_unmap(sp - cg_pagesize, CG_ALT_BYTES + cg_pagesize);
+}
+
+/* alt_key's destructor (thread exit): sp stops being the thread's signal
+ * stack if it still is, and goes.  A program's own one stays. */
+static void alt_release(void *sp)
+{
+    void *now;
+    if (cg_os_altstack((void *)1, 0, &now) && now == sp)
+        cg_os_altstack(NULL, 0, &now);
+    alt_free(sp);
+}
+
+/* Install sp as the calling thread's signal stack and name it in alt_key;
+ * false (nothing installed) if the kernel refused it. */
+static bool alt_install(char *sp)
+{
+    void *old;
+    if (!cg_os_altstack(sp, CG_ALT_BYTES, &old))
+        return false;
+    cg_os_thread_key_set(alt_key, sp);
+    return true;
 }
 
 void cg_fault_thread_start(void)
 {
     void *old;
-    if (!cg_opt.handle_segv || !cg_os_altstack((void *)1, 0, &old) || old != NULL)
-        return;                  /* the program's own alternate stack stays */
-    char *m = cg_os_map(CG_ALT_BYTES + cg_pagesize);
-    if (m == NULL)
+    if (!alt_key_ok || !cg_os_altstack((void *)1, 0, &old) || old != NULL)
+        return;     /* the program's own alternate stack stays, as does ours */
+    char *sp = alt_new();
+    if (sp == NULL)
         return;
-    cg_os_protect(m, cg_pagesize, PROT_NONE);
-    char *sp = m + cg_pagesize;
-    *(uintptr_t *)sp = alt_mark(sp);
-    if (!cg_os_altstack(sp, CG_ALT_BYTES, &old))
-        cg_os_unmap(m, CG_ALT_BYTES + cg_pagesize);
+    /* a key past libc's first 32 may allocate its block: a callout */
+    cg_callout_t co = cg_callout_begin();
+    bool ok = alt_install(sp);
+    cg_callout_end(co);
+    if (!ok)
+        alt_free(sp);
 }
 
-void cg_fault_thread_exit(void)
+/* What pthread_create hands the new thread: at the top of its signal
+ * stack, read before anything else can use that stack. */
+typedef struct alt_start {
+    void *(*fn)(void *);        /* the program's thread function           */
+    void *arg;                  /* its argument                            */
+} alt_start_t;
+
+static void *alt_thread_begin(void *p)
 {
-    void *sp;
-    if (!cg_os_altstack((void *)1, 0, &sp) || sp == NULL ||
-        *(const uintptr_t *)sp != alt_mark(sp))
-        return;
-    cg_os_altstack(NULL, 0, &sp);
-    cg_os_unmap((char *)sp - cg_pagesize, CG_ALT_BYTES + cg_pagesize);
+    char *sp = p;
+    const alt_start_t *st = (const alt_start_t *)(sp + CG_ALT_BYTES) - 1;
+    void *(*fn)(void *) = st->fn;
+    void *arg = st->arg;
+    if (!alt_install(sp))
+        alt_free(sp);
+    return fn(arg);
+}
+
+int cg_fault_thread_create(pthread_t *thread, const pthread_attr_t *attr,
+                           void *(*fn)(void *), void *arg)
+{
+    char *sp = alt_key_ok ? alt_new() : NULL;
+    if (sp == NULL)
+        return cg_os_thread_create_next(thread, attr, fn, arg);
+    alt_start_t *st = (alt_start_t *)(sp + CG_ALT_BYTES) - 1;
+    st->fn = fn;
+    st->arg = arg;
+    int err = cg_os_thread_create_next(thread, attr, alt_thread_begin, sp);
+    if (err != 0)
+        alt_free(sp);
+    return err;
 }
 
 CG_STARTUP void cg_fault_install(void)
@@ -441,4 +515,6 @@ CG_STARTUP void cg_fault_install(void)
     cg_os_sigaction(SIGSEGV, &sa, &prog[0].sa);
     cg_os_sigaction(SIGBUS, &sa, &prog[1].sa);
     installed = true;
+    if (cg_mode.instrumented)
+        alt_key_ok = cg_os_thread_key(&alt_key, alt_release);
 }

@@ -25,11 +25,25 @@ void cg_fault_install(void) CG_HIDDEN;
 bool cg_fault_sigaction(int sig, const struct sigaction *act, struct sigaction *old) CG_HIDDEN;
 
 /* The calling thread's alternate signal stack (CG_ALT_BYTES, with an
- * inaccessible page below it), unless it has one already or handle_segv=0;
- * and its removal at thread exit.  For the instrumented modes' tables
- * (thread_start, thread_exit). */
+ * inaccessible page below it), unless it has one already (the program's,
+ * or ours from cg_fault_thread_create), in the modes that report the
+ * program's faults with handle_segv on; unmapped at the thread's exit
+ * (a pthread key's destructor).  For the instrumented modes' tables
+ * (thread_start); called inside a slow path. */
 void cg_fault_thread_start(void) CG_HIDDEN;
-void cg_fault_thread_exit(void) CG_HIDDEN;
+
+/*
+ * cg_fault_thread_create - pthread_create(thread, attr, fn, arg) past
+ * chunkguard's (entry/threadreg.c): in the modes that report the
+ * program's faults, with handle_segv on, the new thread runs fn(arg) on
+ * a signal stack of ours installed before fn starts (one mmap in the
+ * creating thread); a sigaltstack call of fn's replaces it as usual, and
+ * ours is unmapped at thread exit either way.  Otherwise, or when that
+ * stack cannot be mapped, libc's pthread_create alone.  Returns 0 or an
+ * errno value, as pthread_create.  Thread-safe; call after initialisation.
+ */
+int cg_fault_thread_create(pthread_t *thread, const pthread_attr_t *attr,
+                           void *(*fn)(void *), void *arg) CG_HIDDEN;
 
 /* Is pc in chunkguard's own code?  Known when chunkguard is a shared
  * object (false for every pc when it is linked into the program). */

@@ -50,6 +50,13 @@ void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr, const 
     cg_report(call, checks[id].kind, addr, text, checks[id].glibc);
 }
 
+void cg_fail_no_addr(const cg_call_t *call, cg_check_t id, const char *detail)
+{
+    char msg[768];
+    const char *text = detail ? cg_check_message(id, detail, msg, sizeof msg) : checks[id].sentence;
+    cg_report_addr_unknown(call, checks[id].kind, text, checks[id].glibc);
+}
+
 #define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) \
     void cg_fail_##id(const cg_call_t *call, const void *addr) \
     { cg_fail_with(call, CG_CK_##id, addr, NULL); }

@@ -71,6 +71,12 @@ typedef enum cg_use {
  */
 _Noreturn void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr,
                             const char *detail) CG_COLD CG_HIDDEN CG_REALIGN;
+/* cg_fail_no_addr - cg_fail_with for a fault check (FAULT_INSIDE) whose
+ * fault named no address (report/report.h, cg_report_addr_unknown); the
+ * instrumented mode's hook, which leaves the fault checks to cg_report,
+ * is not asked.  Never returns. */
+_Noreturn void cg_fail_no_addr(const cg_call_t *call, cg_check_t id, const char *detail)
+    CG_COLD CG_HIDDEN CG_REALIGN;
 
 /*
  * cg_fail_hook - set once at initialisation by an instrumented mode

@@ -52,7 +52,7 @@ static size_t put_frames(char *b, size_t cap, const cg_rstack_t *s)
 static size_t render_head(char *b, size_t cap, const cg_rdata_t *d)
 {
     const char *token = cg_error_token(d->kind);
-    bool unknown = d->access != NULL && d->access->addr_unknown;
+    bool unknown = d->addr_unknown || (d->access != NULL && d->access->addr_unknown);
     size_t n = unknown ? cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address <unknown>",
                                 cg_os_getpid(), token)
                        : cg_fmt(b, cap, "==%d==ERROR: chunkguard: %s on address %p",

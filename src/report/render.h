@@ -55,6 +55,11 @@ typedef struct cg_leak_rest {
 typedef struct cg_rdata {
     cg_error_t kind;
     const void *addr;           /* the address the report is about        */
+    bool addr_unknown;          /* a fault that named none (x86-64's
+                                 * general-protection fault): the text
+                                 * says so instead of printing addr; as
+                                 * access->addr_unknown, for a report
+                                 * with no access                         */
     const char *op;             /* API function being served              */
     const char *message;        /* what was found; may hold several lines */
     const char *glibc;          /* the corresponding glibc message or NULL */

@@ -336,15 +336,29 @@ void cg_report_run(void (*body)(void *arg), void *arg)
         cg_os_unmap(map, len);
 }
 
-void cg_report(const cg_call_t *call, cg_error_t kind, const void *addr, const char *check,
-               const char *glibc)
+/* cg_report, and cg_report_addr_unknown with unknown set. */
+static _Noreturn void report_final(const cg_call_t *call, cg_error_t kind, const void *addr,
+                                   bool unknown, const char *check, const char *glibc)
 {
     uintptr_t pc = call->caller;
     cg_rdata_t d = {
-        .kind = kind, .addr = addr, .op = call->op ? call->op : "an allocator call",
+        .kind = kind, .addr = addr, .addr_unknown = unknown,
+        .op = call->op ? call->op : "an allocator call",
         .message = check, .glibc = glibc, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, &pc, 1 } }, .nstacks = 1,
     };
     cg_report_emit(&d, false);
     cg_report_exit();             /* not reached: fast-mode reports are final */
+}
+
+void cg_report(const cg_call_t *call, cg_error_t kind, const void *addr, const char *check,
+               const char *glibc)
+{
+    report_final(call, kind, addr, false, check, glibc);
+}
+
+void cg_report_addr_unknown(const cg_call_t *call, cg_error_t kind, const char *check,
+                            const char *glibc)
+{
+    report_final(call, kind, NULL, true, check, glibc);
 }

@@ -41,6 +41,13 @@ typedef enum cg_error {
  */
 _Noreturn void cg_report(const cg_call_t *call, cg_error_t kind, const void *addr,
                          const char *check, const char *glibc) CG_COLD CG_HIDDEN CG_REALIGN;
+/* cg_report_addr_unknown - cg_report for a fault that names no address
+ * (x86-64's general-protection fault: an access through a non-canonical
+ * pointer): the first line says "on address <unknown>", not 0x0; the
+ * JSON's address is 0x0, as for the wild-pointer report of such a fault.
+ * Async-signal-safe; never returns. */
+_Noreturn void cg_report_addr_unknown(const cg_call_t *call, cg_error_t kind, const char *check,
+                                      const char *glibc) CG_COLD CG_HIDDEN CG_REALIGN;
 
 /*
  * cg_report_exit - end the process after a report, as the options say:

@@ -28,6 +28,9 @@
  *   bugs wild-meta           overwrite the arena pointer in the header of the
  *                            heap a block is in (a wild write into
  *                            chunkguard's metadata), then free
+ *   bugs wild-meta-noncanon  the same with a non-canonical pointer
+ *                            (0xdead000000000000: on x86-64 the fault is a
+ *                            general-protection fault, which names no address)
  *   bugs guard               touch the guard page before a heap's first block
  *   bugs top-wild            a wild write over the top chunk's size word, just
  *                            past the last block; then a request the top serves
@@ -193,14 +196,17 @@ int main(int argc, char **argv)
         char *p = alloc_here(40);
         free_here(p);
         printf("%zu\n", malloc_usable_size(p));
-    } else if (!strcmp(m, "wild-meta") || !strcmp(m, "guard")) {
+    } else if (!strcmp(m, "wild-meta") || !strcmp(m, "wild-meta-noncanon") ||
+               !strcmp(m, "guard")) {
         char *p = alloc_here(100);
         char *base = (char *)((uintptr_t)p & ~(uintptr_t)(64 * 1024 * 1024 - 1));
         if (!strcmp(m, "guard")) {
             /* header page + start bitmap + shadow map, then the guard page */
             *(volatile char *)(base + 4096 + 512 * 1024 + 4 * 1024 * 1024 + 8) = 1;
         } else {
-            *(volatile uintptr_t *)base = 0x10;   /* the heap's arena pointer */
+            /* the heap's arena pointer */
+            *(volatile uintptr_t *)base =
+                !strcmp(m, "wild-meta") ? 0x10 : (uintptr_t)0xdead000000000000ull;
             char *q[20];            /* more than a tcache bin holds */
             for (int i = 0; i < 20; i++)
                 q[i] = alloc_here(100);

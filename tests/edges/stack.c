@@ -6,6 +6,19 @@
  *   stack overflow thread [N]  the same on a thread (stack N bytes; default
  *                              glibc's), which called malloc first (so
  *                              chunkguard gave it its signal stack)
+ *   stack overflow bare        the same on a thread that never calls malloc
+ *                              nor anything else of chunkguard's (its signal
+ *                              stack is the pthread_create hook's)
+ *   stack overflow own-alt     the same on a thread that installs its own
+ *                              sigaltstack first, then calls malloc: prints
+ *                              "own altstack kept" when it is still the
+ *                              thread's after the malloc
+ *   stack threads N            N threads one after another, every other one
+ *                              installing its own sigaltstack, each calling
+ *                              malloc or not; prints "maps A B": the
+ *                              mappings after half of them, and after all
+ *                              (a signal stack left behind by an exited
+ *                              thread shows as growth)
  *   stack small KIND [N]       on a thread with an N-byte stack (default
  *                              16 KiB): KIND is
  *                                double-free  free a block twice
@@ -26,10 +39,12 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define NOINLINE __attribute__((noinline))
@@ -96,9 +111,38 @@ static void say(const char *s)
         _exit(3);
 }
 
+/* The thread's own alternate signal stack (64 KiB, mapped: never freed,
+ * the thread's fault report runs on it); is it still the one installed? */
+static void *own_alt(void)
+{
+    size_t size = 64 * 1024;
+    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        _exit(2);
+    stack_t ss = { .ss_sp = m, .ss_size = size, .ss_flags = 0 };
+    if (sigaltstack(&ss, NULL) != 0)
+        _exit(2);
+    return m;
+}
+
+static int alt_is(void *m)
+{
+    stack_t now;
+    return sigaltstack(NULL, &now) == 0 && !(now.ss_flags & SS_DISABLE) && now.ss_sp == m;
+}
+
 static void *body(void *arg)
 {
     (void)arg;
+    if (!strcmp(kind, "overflow-bare"))
+        return (void *)(intptr_t)recurse(0);     /* nothing of chunkguard's first */
+    if (!strcmp(kind, "overflow-own-alt")) {
+        void *m = own_alt();
+        free(malloc(8));
+        if (alt_is(m))
+            say("own altstack kept\n");
+        return (void *)(intptr_t)recurse(0);
+    }
     if (strcmp(kind, "wild") != 0)
         free(malloc(8));                /* chunkguard knows this thread */
     if (!strcmp(kind, "double-free"))
@@ -133,6 +177,56 @@ static int on_thread(size_t stack)
     return 0;
 }
 
+/* One short-lived thread of stack threads: i odd installs its own
+ * signal stack (and unmaps it when done, leaving none), i % 4 >= 2 calls
+ * malloc. */
+static void *short_body(void *arg)
+{
+    intptr_t i = (intptr_t)arg;
+    void *m = NULL;
+    if (i & 1)
+        m = own_alt();
+    if (i & 2)
+        free(malloc(16));
+    if (m != NULL) {
+        if (!alt_is(m))
+            say("own altstack lost\n");
+        stack_t off = { .ss_flags = SS_DISABLE };
+        sigaltstack(&off, NULL);
+        munmap(m, 64 * 1024);
+    }
+    return NULL;
+}
+
+static int count_maps(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    int n = 0, c;
+    if (f == NULL)
+        _exit(2);
+    while ((c = getc(f)) != EOF)
+        n += c == '\n';
+    fclose(f);
+    return n;
+}
+
+static int short_threads(int n)
+{
+    int first = 0;
+    for (int i = 0; i < n; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, short_body, (void *)(intptr_t)i) != 0) {
+            say("pthread_create failed\n");
+            return 2;
+        }
+        pthread_join(t, NULL);
+        if (i == n / 2 - 1)
+            first = count_maps();      /* past what debug mode maps once */
+    }
+    printf("maps %d %d\n", first, count_maps());
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3)
@@ -147,8 +241,12 @@ int main(int argc, char **argv)
     say("\n");
     if (!strcmp(argv[1], "overflow") && !strcmp(kind, "main"))
         return recurse(0);
-    if (!strcmp(argv[1], "overflow") && !strcmp(kind, "thread")) {
-        kind = "overflow-thread";
+    if (!strcmp(argv[1], "threads"))
+        return short_threads((int)strtol(kind, NULL, 0));
+    if (!strcmp(argv[1], "overflow") &&
+        (!strcmp(kind, "thread") || !strcmp(kind, "bare") || !strcmp(kind, "own-alt"))) {
+        kind = !strcmp(kind, "thread") ? "overflow-thread" : !strcmp(kind, "bare") ? "overflow-bare"
+                                                                                    : "overflow-own-alt";
         on_thread(n);
     } else if (!strcmp(argv[1], "small")) {
         if (on_thread(n ? n : 16 * 1024) != 0)

@@ -139,7 +139,7 @@ want=$(printf '%s\n' _Exit _ZdaPv _ZdaPvRKSt9nothrow_t _ZdaPvSt11align_val_t \
     cg_describe cg_get_stats cg_leak_check cg_set_report_callback \
     cg_verify_heap daemon free free_aligned_sized free_sized mallinfo mallinfo2 \
     malloc malloc_info malloc_stats malloc_trim malloc_usable_size mallopt \
-    memalign posix_memalign pvalloc realloc reallocarray sigaction signal \
+    memalign posix_memalign pthread_create pvalloc realloc reallocarray sigaction signal \
     sysv_signal valloc | sort | tr '\n' ' ' | sed 's/ $//')
 got=$(nm -D --defined-only "$SO" | awk '{print $3}' | sed 's/@.*//' | sort | tr '\n' ' ' | sed 's/ $//')
 if [ "$got" = "$want" ]; then pass exports

@@ -229,6 +229,19 @@ for mode in fast debug; do
     if [ $rc = 134 ] && [[ "$f" =~ ERROR:\ chunkguard:\ segv\ on\ address ]] &&
        grep -q 'SIGSEGV inside chunkguard at .*libchunkguard.so+0x' <<<"$err"; then pass fault-$mode-inside
     else fail fault-$mode-inside "rc=$rc $(head -c 400 <<<"$err")"; fi
+    # the same through a non-canonical pointer: x86-64 raises a general-
+    # protection fault (SIGSEGV) or, through the stack or frame pointer, a
+    # stack-segment fault (SIGBUS), and neither names the address; the
+    # report must say it is unknown, not claim 0x0
+    if [ "$(uname -m)" = x86_64 ]; then
+        run wild-meta-noncanon
+        f=$(head -1 <<<"$err")
+        if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: segv on address <unknown>' <<<"$f" &&
+           grep -Eq 'SIG(SEGV|BUS) inside chunkguard at .*libchunkguard.so\+0x' <<<"$err" &&
+           grep -q 'touching an unknown address' <<<"$err" && grep -q 'non-canonical' <<<"$err" &&
+           ! grep -Eq '0x0([^0-9a-fx]|$)' <<<"$err"; then pass fault-$mode-inside-noncanonical
+        else fail fault-$mode-inside-noncanonical "rc=$rc $(head -c 500 <<<"$err")"; fi
+    fi
     run guard
     if [ $rc = 134 ] && grep -q 'ERROR: chunkguard: segv on address' <<<"$err" &&
        grep -q 'in the guard page before the first block' <<<"$err"; then pass fault-$mode-guard

@@ -205,7 +205,33 @@ for mode in debug guard; do
         "in the guard region \\[0x[0-9a-f]+, 0x[0-9a-f]+\\) below this thread's stack"
     srun "$opts" small recursion
     sexpect edges-$mode-stack-overflow-16k-thread 139 stack-overflow recurse "$SOVF" 'thread T1$'
+    # a thread that never calls chunkguard: its signal stack is the
+    # pthread_create hook's (entry/interpose.c)
+    srun "$opts" overflow bare
+    sexpect edges-$mode-stack-overflow-bare-thread 139 stack-overflow recurse "$SOVF" \
+        "in the guard region \\[0x[0-9a-f]+, 0x[0-9a-f]+\\) below this thread's stack"
+    # a thread that installs its own signal stack keeps it (the report
+    # runs on it)
+    srun "$opts" overflow own-alt
+    if grep -qx 'own altstack kept' <<<"$out"; then
+        sexpect edges-$mode-stack-overflow-own-altstack 139 stack-overflow recurse "$SOVF"
+    else echo "FAIL edges-$mode-stack-overflow-own-altstack: the thread's own sigaltstack was replaced: $(tr '\n' '|' <<<"$out")"; fi
 done
+# the hook's signal stacks go with their threads: no mapping is left by
+# threads that exit, whether they called malloc, installed their own
+# sigaltstack (ours then unused), both or neither; and fast mode, which
+# reports no fault of the program's, runs its threads as without us
+for mode in fast debug guard; do
+    opts=mode=$mode; [ $mode = debug ] && opts=$DBG
+    srun "$opts" threads 200
+    read -r word a b <<<"$(tail -1 <<<"$out")"
+    if [ "$rc" = 0 ] && [ "$word" = maps ] && [ "$b" -le "$a" ] && ! grep -q lost <<<"$out" &&
+       [ -z "$err" ]; then echo "PASS edges-$mode-thread-altstacks-freed (mappings $a, then $b)"
+    else echo "FAIL edges-$mode-thread-altstacks-freed: rc=$rc out: $(tr '\n' '|' <<<"$out") err: $(head -c 300 <<<"$err")"; fi
+done
+srun mode=fast overflow bare
+if [ "$rc" = 139 ] && [ -z "$err" ]; then echo "PASS edges-fast-stack-overflow-bare-thread-unreported"
+else echo "FAIL edges-fast-stack-overflow-bare-thread-unreported: rc=$rc report: $(head -c 300 <<<"$err")"; fi
 rm -f "$tmp/s.json"
 srun "$DBG:report_path=$tmp/s.json" overflow thread
 if python3 -c '
