@@ -244,7 +244,7 @@ void cg_maps_snapshot_end(void)
 
 void cg_maps_after_fork_child(void)
 {
-    __atomic_store_n(&snap_owner, 0, __ATOMIC_RELAXED);
+    CG_CLEAR_IF_SET(snap_owner);
 }
 
 unsigned cg_maps_snapshot_id(void)

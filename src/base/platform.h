@@ -50,6 +50,11 @@
  * a page fault of its own, and these run in every child (docs/performance.md,
  * "Mappings and fork cost of debug mode"). */
 #define CG_FORK_PATH   __attribute__((noinline, section(".text.cg_fork")))
+/* A word a fork child writes (or reads) in its fork handler: in .data,
+ * whose one page also holds the singleton locks the child resets and the
+ * handlers' own state, so the child copies that page and no other of
+ * ours for it (docs/performance.md, "fork19"). */
+#define CG_FORK_DATA   __attribute__((section(".data")))
 /* Large zero-initialised arrays (the heap map, report buffers, tables only
  * debug mode fills): placed in .lbss, which the linker puts after .bss, so
  * the small variables every process touches share a few pages instead of
@@ -588,6 +593,11 @@ long  cg_os_libc_syscall(long nr, long a, long b, long c, long d, long e, long f
  * x86_64, so that such reads are well-defined and ThreadSanitizer-clean. */
 #define CG_LOAD(x)     __atomic_load_n(&(x), __ATOMIC_RELAXED)
 #define CG_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+/* x = 0, stored only when x is not 0 already: a fork child's reset of a
+ * word its parent left clear then does not copy the word's page (each
+ * such page costs the child a fault and a 4 KiB copy). */
+#define CG_CLEAR_IF_SET(x) \
+    do { if (CG_LOAD(x) != 0) CG_STORE((x), 0); } while (0)
 
 /* v < *limit, *limit read as CG_LOAD reads it (relaxed: another thread may
  * be storing it).  On x86_64 the load is the compare's memory operand —

@@ -61,10 +61,6 @@ typedef struct cg_thread {
     uint32_t sample_left;       /* allocations until the next sampled one
                                  * (debug/sample.h; counted down by the
                                  * inline hits too)                         */
-    uintptr_t fork_caller;      /* the program's call of the fork this
-                                 * thread makes (its return address), for
-                                 * the fork handlers' reports; 0: not
-                                 * known (entry/init.c, cg_fork_for)       */
     struct cg_dthread *dbg;     /* debug mode: this thread's block
                                  * (debug/dthread.h); NULL none yet         */
 } cg_thread_t;

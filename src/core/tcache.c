@@ -17,7 +17,7 @@ uintptr_t cg_link_secret;
 /* Live thread caches, for cg_get_stats; counts of exited threads are folded
  * into cg_exited_counts.  Both under cg_list_lock. */
 static cg_tcache_t *live_head;
-uint64_t cg_exited_counts[5];
+uint64_t cg_exited_counts[5] CG_FORK_DATA;
 
 void cg_tcache_report_bad_link(const void *entry, const void *link, const cg_call_t *call)
 {

@@ -45,7 +45,7 @@ typedef struct edge {
     uint32_t tid;                        /* by which thread                    */
 } edge_t;
 static CG_BIG_BSS edge_t edges[CG_LK_NODES][CG_LK_NODES];
-static uint32_t graph_lock;              /* a spin lock holding its owner's tid,
+static uint32_t graph_lock CG_FORK_DATA;              /* a spin lock holding its owner's tid,
                                           * not a node                         */
 
 #define BIT(n) ((uint64_t)1 << (n))
@@ -359,7 +359,7 @@ CG_FORK_PATH void cg_lockdep_unlock_all(bool child)
 {
     if (child) {
         cg_self.ktid = 0;     /* the child's thread has a new tid */
-        graph_lock = 0;
+        CG_CLEAR_IF_SET(graph_lock);
     } else if (cg_lockdep_on) {
         graph_drop();
     }

@@ -24,7 +24,7 @@ static cg_lock_t q_lock = CG_LOCK_INIT(CG_LK_QUARANTINE);
 static uint32_t q_head, q_tail;      /* oldest and newest record ids (0: empty) */
 static size_t q_bytes, q_blocks;
 static size_t q_big_bytes, q_big_blocks;   /* of them, mmap'd big blocks */
-static size_t q_puts;                      /* blocks ever put into the FIFO */
+static size_t q_puts CG_FORK_DATA;                      /* blocks ever put into the FIFO */
 /* In a forked child: the newest record and the count of puts at the fork
  * (cg_quarantine_each_since_fork). */
 static bool q_forked;

@@ -16,6 +16,8 @@
 #define CG_PUBLIC __attribute__((visibility("default")))
 
 #ifndef CHUNKGUARD_PREFIXED
+const char cg_forkreg_anchor = 1;     /* init.c's reference (atforkreg.c) */
+
 /* fork - glibc's fork (its atfork handlers, then the clone); returns the
  * child's pid in the parent, 0 in the child, -1 with errno on failure.
  * Thread-safe.  First registers chunkguard's own fork handlers if nothing

@@ -129,16 +129,46 @@ static uint64_t fork_sigmask; /* the forking thread's mask before prepare */
  * program linked with libchunkguard.a) has no call site: the handler's
  * own address stands for it, as before.
  */
+/* The call site of the fork each thread is in, by kernel thread id: a
+ * slot claimed by its thread (tid % FORK_SLOTS), so the thread state
+ * (initial-exec TLS, 64 bytes) stays as small as it is.  A thread whose
+ * slot another forking thread holds gives no call site (0). */
+#define FORK_SLOTS 64
+static uint32_t fork_slot_tid[FORK_SLOTS];
+static uintptr_t fork_slot_caller[FORK_SLOTS];
+
+static uintptr_t fork_caller(void)
+{
+    size_t i = cg_lock_me() % FORK_SLOTS;
+    uintptr_t c = CG_LOAD(fork_slot_caller[i]);
+    return __atomic_load_n(&fork_slot_tid[i], __ATOMIC_ACQUIRE) == cg_lock_me() ? c : 0;
+}
+
 CG_FORK_PATH pid_t cg_fork_for(uintptr_t caller)
 {
-    /* a signal handler's fork in between keeps its own call (saved and
-     * given back around it, as errno) */
-    uintptr_t outer = cg_self.fork_caller;
-    cg_self.fork_caller = caller;
+    uint32_t me = cg_lock_me(), free_ = 0;
+    size_t i = me % FORK_SLOTS;
+    /* this thread's slot: claimed now, or already (a signal handler's
+     * fork inside this thread's own keeps its call, and gives the outer
+     * one back after, as errno) */
+    bool mine = CG_LOAD(fork_slot_tid[i]) == me;
+    bool claimed = !mine && __atomic_compare_exchange_n(&fork_slot_tid[i], &free_, me, false,
+                                                        __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    uintptr_t outer = mine ? CG_LOAD(fork_slot_caller[i]) : 0;
+    if (mine || claimed)
+        CG_STORE(fork_slot_caller[i], caller);
     CG_SIGNAL_FENCE();
     pid_t pid = cg_os_fork();
     CG_SIGNAL_FENCE();
-    cg_self.fork_caller = outer;
+    if (pid == 0) {
+        /* the child: its thread has another tid, the slot is free there */
+        if (claimed || mine)
+            __atomic_store_n(&fork_slot_tid[i], 0, __ATOMIC_RELEASE);
+    } else if (mine) {
+        CG_STORE(fork_slot_caller[i], outer);
+    } else if (claimed) {
+        __atomic_store_n(&fork_slot_tid[i], 0, __ATOMIC_RELEASE);
+    }
     return pid;
 }
 
@@ -158,7 +188,7 @@ CG_FORK_PATH static void fork_prepare(void)
      * a fork from a signal handler lands on a new stack every time, which
      * the stack memo cannot know, and one walk through the signal frame
      * cost more than the fork (tests/locks/fork_signal.c). */
-    const cg_call_t call = { .caller = cg_self.fork_caller, .op = CG_OP(fork), .mt = mt };
+    const cg_call_t call = { .caller = fork_caller(), .op = CG_OP(fork), .mt = mt };
     uint8_t capturing = cg_self.in_capture;
     cg_self.in_capture = 1;
     cg_arenas_lock_all(&call);
@@ -313,7 +343,9 @@ static void exit_now_checks(void);
 
 static void init_core(void)
 {
-
+#ifndef CHUNKGUARD_PREFIXED
+    (void)*(volatile const char *)&cg_forkreg_anchor;   /* links atforkreg.o (init.h) */
+#endif
     unsigned long ps = cg_os_getauxval(AT_PAGESZ);
     if (ps >= 4096 && (ps & (ps - 1)) == 0)
         cg_pagesize = ps;

@@ -33,6 +33,12 @@ void cg_fork_handlers_need(void) CG_HIDDEN;
  * back).  entry/forkreg.c's fork. */
 pid_t cg_fork_for(uintptr_t caller) CG_HIDDEN;
 
+/* Defined by forkreg.c (the shared library) and atforkreg.c (the
+ * archive), and read once by init.c: a program linked with
+ * libchunkguard.a then always takes atforkreg.o, whose .preinit_array
+ * entry registers the fork handlers before any library's constructor. */
+extern const char cg_forkreg_anchor CG_HIDDEN;
+
 /* _exit and _Exit (entry/interpose.c): the mode's checks of an immediate
  * exit (mode.h, at_exit_now), then the exit_group system call with
  * status.  Never returns. */

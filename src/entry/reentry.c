@@ -42,7 +42,7 @@ uint64_t cg_reentry_count(void)
 
 CG_FORK_PATH void cg_reentry_after_fork_child(void)
 {
-    reentrant_calls = 0;      /* one thread left, in the fork handler */
+    CG_CLEAR_IF_SET(reentrant_calls);   /* one thread left, in the fork handler */
 }
 
 /* Report check id (a REENTRANT* entry of checks.def) about the call op

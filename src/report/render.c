@@ -602,7 +602,7 @@ static uint32_t about_tid(const cg_rdata_t *d)
 CG_FORK_PATH void cg_render_after_fork_child(void)
 {
     cg_self.report_head = 0;
-    head_len = 0;
+    CG_CLEAR_IF_SET(head_len);
 }
 
 void cg_render_went_on(void)

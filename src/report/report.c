@@ -301,9 +301,9 @@ void cg_report_enter(void)
 CG_FORK_PATH void cg_report_after_fork_child(void)
 {
     cg_lock_reinit(&report_lock);
-    ending_tid = 0;
-    fatal_tid = 0;
-    mark_tid = 0;
+    CG_CLEAR_IF_SET(ending_tid);     /* (platform.h: no page copy when clear) */
+    CG_CLEAR_IF_SET(fatal_tid);
+    CG_CLEAR_IF_SET(mark_tid);
     cg_render_after_fork_child();
     cg_maps_after_fork_child();
     cg_supp_after_fork_child();

@@ -186,7 +186,7 @@ typedef struct cached_elf {
 
 static cg_lock_t cache_lock = CG_LOCK_INIT(CG_LK_SYMCACHE);   /* tried, never waited for */
 static cached_elf_t cache[CACHE_SLOTS];
-static int sym_busy;        /* a batch (below) is open: tried, never waited for */
+static int sym_busy CG_FORK_DATA;        /* a batch (below) is open: tried, never waited for */
 static unsigned cache_victim;
 
 /* A mapped ELF file in use: from the cache (cache lock held until

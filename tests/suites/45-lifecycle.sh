@@ -20,6 +20,10 @@
 #   fork-handlers-early  a constructor before chunkguard's registers a
 #                    prepare handler that allocates: ours still runs after
 #                    it (libchunkguard.a and the .so, both modes)
+#   fork-handlers-lib  a shared library's constructor (before the
+#                    program's, libchunkguard.a linked in) registers a
+#                    prepare handler that allocates, forks and allocates:
+#                    ours still runs after that handler (both modes)
 #   fork-handlers-daemon-stats  with stats_path set, a daemon() child's
 #                    stats line counts its own calls only
 #   stderr-closed    a double free with fd 2 closed still dies by SIGABRT
@@ -110,6 +114,22 @@ for mode in fast debug; do
     if [ $rc -eq 0 ] && [ "$out" = "ok prepared=1 child=0" ]; then pass "fork-handlers-early-$form-$mode"
     else fail "fork-handlers-early-$form-$mode" "rc=$rc (124: hung) out='$(printf '%s' "$out" | head -c 300)'"; fi
   done
+done
+
+# fork-handlers-lib: a library's constructor runs before the program's, and
+# its pthread_atfork (libc_nonshared.a's, linked into it) goes straight to
+# libc: only the archive's .preinit_array entry registers ours first (the
+# library before it ran ours first: fast mode hung or reported a deadlock
+# in the library's prepare handler, debug mode a deadlock on the stack
+# depot).
+"${cc[@]}" -fPIC -shared -o "$B/libatfork_lib.so" "$R/tests/lifecycle/atfork_lib.c" &&
+"${cc[@]}" -pthread -o "$B/atfork_lib_main" "$R/tests/lifecycle/atfork_lib_main.c" -L"$B" \
+    -latfork_lib -Wl,-rpath,"$B" "$CG_BUILD/libchunkguard.a" -pthread -lunwind ||
+    fail fork-handlers-lib-build gcc
+for mode in fast debug; do
+  out=$(CHUNKGUARD_OPTIONS=mode=$mode:deadlock_timeout_ms=2000 timeout 20 "$B/atfork_lib_main" 2>&1); rc=$?
+  if [ $rc -eq 0 ] && [ "$out" = "ok prepared=2 child=0" ]; then pass "fork-handlers-lib-$mode"
+  else fail "fork-handlers-lib-$mode" "rc=$rc (124: hung) out='$(printf '%s' "$out" | head -c 300)'"; fi
 done
 
 # fork-handlers-daemon-stats: with stats_path set the handlers are there
