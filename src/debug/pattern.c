@@ -25,8 +25,27 @@ static const unsigned char *bytewise(const unsigned char *p, size_t len, unsigne
     return NULL;
 }
 
-/* Fewer than a stride: 16-byte compares (the last one overlapping the one
- * before, whose bytes are known good), or 8-byte words below 16 bytes. */
+/* The first byte of [p, p + len) (16 <= len) that is not pat: 16-byte
+ * compares, the last one overlapping the one before (whose bytes are known
+ * good), so no byte tail. */
+static const unsigned char *first_bad16(const unsigned char *p, size_t len, __m128i pat)
+{
+    for (size_t i = 0;; i += 16) {
+        if (i + 16 > len)
+            i = len - 16;
+        unsigned eq = (unsigned)_mm_movemask_epi8(
+            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)), pat));
+        if (eq != 0xffff)
+            return p + i + __builtin_ctz(~eq);
+        if (i + 16 == len)
+            return NULL;
+    }
+}
+
+/* Fewer than a stride (or the one stride found to differ): below 16 bytes
+ * 8-byte words; else every 16-byte lane (the last overlapping) xor the
+ * pattern, or'ed together and tested once, and only a block that differs
+ * is searched lane by lane (first_bad16) to name its first bad byte. */
 static const unsigned char *find_not_short(const unsigned char *p, size_t len, unsigned char b)
 {
     if (len < 16) {
@@ -41,16 +60,12 @@ static const unsigned char *find_not_short(const unsigned char *p, size_t len, u
         return bytewise(p + i, len - i, b);
     }
     __m128i pat = _mm_set1_epi8((char)b);
-    for (size_t i = 0;; i += 16) {
-        if (i + 16 > len)
-            i = len - 16;
-        unsigned eq = (unsigned)_mm_movemask_epi8(
-            _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + i)), pat));
-        if (eq != 0xffff)
-            return p + i + __builtin_ctz(~eq);
-        if (i + 16 == len)
-            return NULL;
-    }
+    __m128i acc = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(p + len - 16)), pat);
+    for (size_t i = 0; i + 16 < len; i += 16)
+        acc = _mm_or_si128(acc, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(p + i)), pat));
+    if (_mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_setzero_si128())) == 0xffff)
+        return NULL;
+    return first_bad16(p, len, pat);
 }
 
 /* Does the 128-byte stride at p hold only the pattern pat?  SSE2: the
@@ -63,6 +78,19 @@ static inline bool stride_ok_sse2(const unsigned char *p, __m128i pat)
     return _mm_movemask_epi8(_mm_cmpeq_epi8(acc, _mm_setzero_si128())) == 0xffff;
 }
 
+/* The bytes [p + i, p + len) after the whole strides of a block of at
+ * least a stride: the last stride of the block tested whole (its bytes
+ * before p + i are known good, so the first bad byte it finds is the
+ * block's), not a short scan of the rest. */
+static const unsigned char *tail_sse2(const unsigned char *p, size_t i, size_t len,
+                                      __m128i pat, unsigned char b)
+{
+    if (i == len)
+        return NULL;
+    const unsigned char *last = p + len - STRIDE;
+    return stride_ok_sse2(last, pat) ? NULL : find_not_short(last, STRIDE, b);
+}
+
 static const unsigned char *find_not_sse2(const unsigned char *p, size_t len, unsigned char b)
 {
     __m128i pat = _mm_set1_epi8((char)b);
@@ -70,7 +98,18 @@ static const unsigned char *find_not_sse2(const unsigned char *p, size_t len, un
     for (; i + STRIDE <= len; i += STRIDE)
         if (!stride_ok_sse2(p + i, pat))
             return find_not_short(p + i, STRIDE, b);
-    return CG_PATTERN_CHECK_TAIL ? find_not_short(p + i, len - i, b) : NULL;
+    return CG_PATTERN_CHECK_TAIL ? tail_sse2(p, i, len, pat, b) : NULL;
+}
+
+/* stride_ok_sse2 with four 32-byte lanes and one vptest. */
+__attribute__((target("avx2")))
+static inline bool stride_ok_avx2(const unsigned char *p, __m256i pat)
+{
+    __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)p), pat);
+    for (int k = 1; k < STRIDE / 32; k++)
+        acc = _mm256_or_si256(acc, _mm256_xor_si256(
+                                       _mm256_loadu_si256((const __m256i *)(p + 32 * k)), pat));
+    return _mm256_testz_si256(acc, acc);
 }
 
 __attribute__((target("avx2")))
@@ -78,15 +117,14 @@ static const unsigned char *find_not_avx2(const unsigned char *p, size_t len, un
 {
     __m256i pat = _mm256_set1_epi8((char)b);
     size_t i = 0;
-    for (; i + STRIDE <= len; i += STRIDE) {
-        __m256i acc = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(p + i)), pat);
-        for (int k = 1; k < STRIDE / 32; k++)
-            acc = _mm256_or_si256(acc, _mm256_xor_si256(
-                                           _mm256_loadu_si256((const __m256i *)(p + i + 32 * k)), pat));
-        if (!_mm256_testz_si256(acc, acc))
+    for (; i + STRIDE <= len; i += STRIDE)
+        if (!stride_ok_avx2(p + i, pat))
             return find_not_short(p + i, STRIDE, b);
-    }
-    return CG_PATTERN_CHECK_TAIL ? find_not_short(p + i, len - i, b) : NULL;
+    if (!CG_PATTERN_CHECK_TAIL || i == len)
+        return NULL;
+    /* The rest as in tail_sse2: the block's last stride, tested whole. */
+    const unsigned char *last = p + len - STRIDE;
+    return stride_ok_avx2(last, pat) ? NULL : find_not_short(last, STRIDE, b);
 }
 
 static bool use_avx2;   /* set once at start-up, read-only after */
