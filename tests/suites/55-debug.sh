@@ -636,10 +636,10 @@ done
 # (cg_dbg_claim) already answered right: those two passed before the
 # guard fix too and stay as guards (they fail on a copy with the claim
 # before 2b27251: bogus region; q's one free a double free).  Each must
-# be the stale free's one report (T1): double-free, or invalid-free of a
-# pointer in no block (the range gone back: what a single thread's second
-# free says with guard_quarantine_mb=0), naming no bogus region; q's free
-# must pass.
+# be the stale free's one report (T1): double-free (the range gone back,
+# and guard mode still remembers the block: its last 256 given back), or
+# invalid-free of a pointer in no block (once it has forgotten), naming no
+# bogus region; q's free must pass.
 for w in looked claim recycled fork; do
   if [ -f "$CG_BUILD/locks/test/libchunkguard.so" ]; then
     trun mode=guard:guard_quarantine_mb=0:stack_depth=1 "$CG_BUILD/locks/test/libchunkguard.so" race-stale 100 $w
