@@ -62,8 +62,11 @@ static bool priming;       /* blocks allocated now are chunkguard's own */
 static bool core_report(const cg_call_t *call, cg_check_t id, cg_error_t kind, const void *addr,
                         const char *detail);
 
+static size_t report_stack(uintptr_t *pcs, size_t max, uintptr_t caller);
+
 CG_STARTUP void cg_debug_init(void)
 {
+    cg_report_stack_hook = report_stack;
     if (cg_opt.mode == CG_OPT_MODE_FAST)
         return;
     find_loader();
@@ -123,6 +126,42 @@ static size_t own_frames(const uintptr_t *pcs, size_t n, const cg_call_t *call)
     while (k < n && cg_in_own_code(pcs[k]))
         k++;
     return k;
+}
+
+/* cg_report_stack_hook (report.h): a fast-mode report's stack, from the
+ * program's frame at caller on, stack_depth frames at most.  The first
+ * report primes the unwinder (fast mode has not loaded it) when the thread
+ * is inside chunkguard: the loader's mallocs are then re-entrant calls,
+ * served from their own mappings (entry/reentry.c), and in_capture marks
+ * them as made on our behalf (counted, never reported).  Not primed: 0. */
+static CG_COLD size_t report_stack(uintptr_t *pcs, size_t max, uintptr_t caller)
+{
+    size_t depth = cg_opt.stack_depth > 0 ? (size_t)cg_opt.stack_depth : 0;
+    if (depth < 2 || max < 2 || cg_self.in_capture)
+        return 0;
+    /* priming allocates: only where those calls are re-entrant ones,
+     * which never touch the heap just found damaged */
+    if (cg_stack_mode() == CG_STACK_UNPRIMED && cg_self.inside) {
+        cg_self.in_capture = 1;
+        cg_stack_prime();
+        cg_self.in_capture = 0;
+    }
+    if (cg_stack_mode() != CG_STACK_LIBUNWIND)
+        return 0;
+    uintptr_t buf[CG_STACK_MAX];
+    size_t got = cg_stack_capture(buf, CG_STACK_MAX, 0);
+    const cg_call_t call = { .caller = caller };
+    size_t k = own_frames(buf, got, &call);
+    if (k >= got)
+        return 0;
+    size_t n = got - k;
+    if (n > depth)
+        n = depth;
+    if (n > max)
+        n = max;
+    for (size_t i = 0; i < n; i++)
+        pcs[i] = buf[k + i];
+    return n;
 }
 
 /* stack_depth=1: the depot id of the one-frame stack [pc], from the

@@ -336,16 +336,30 @@ void cg_report_run(void (*body)(void *arg), void *arg)
         cg_os_unmap(map, len);
 }
 
-/* cg_report, and cg_report_addr_unknown with unknown set. */
+size_t (*cg_report_stack_hook)(uintptr_t *pcs, size_t max, uintptr_t caller);
+
+/* cg_report, and cg_report_addr_unknown with unknown set.  The stack is
+ * the calling thread's now, through cg_report_stack_hook. */
 static _Noreturn void report_final(const cg_call_t *call, cg_error_t kind, const void *addr,
                                    bool unknown, const char *check, const char *glibc)
 {
-    uintptr_t pc = call->caller;
+    uintptr_t pcs[CG_REPORT_FRAMES];
+    /* the unwind runs on the stack this report is on: not when little of
+     * it is left (a small thread stack, deep recursion, an alternate
+     * signal stack) */
+    size_t n = 0;
+    if (cg_report_stack_hook != NULL &&
+        cg_os_stack_room((uintptr_t)__builtin_frame_address(0), CG_REPORT_ROOM) >= CG_REPORT_ROOM)
+        n = cg_report_stack_hook(pcs, CG_REPORT_FRAMES, call->caller);
+    if (n == 0) {                 /* no unwinder: the call site alone */
+        pcs[0] = call->caller;
+        n = 1;
+    }
     cg_rdata_t d = {
         .kind = kind, .addr = addr, .addr_unknown = unknown,
         .op = call->op ? call->op : "an allocator call",
         .message = check, .glibc = glibc, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
-        .stacks = { { NULL, -1, &pc, 1 } }, .nstacks = 1,
+        .stacks = { { NULL, -1, pcs, n } }, .nstacks = 1,
     };
     cg_report_emit(&d, false);
     cg_report_exit();             /* not reached: fast-mode reports are final */

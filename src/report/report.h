@@ -50,6 +50,26 @@ _Noreturn void cg_report_addr_unknown(const cg_call_t *call, cg_error_t kind, co
                                       const char *glibc) CG_COLD CG_HIDDEN CG_REALIGN;
 
 /*
+ * cg_report_stack_hook - set once at initialisation by the debug layer
+ * (debug/debug.c, cg_debug_init, in every mode): the stack of a fast-mode
+ * report (cg_report, cg_report_addr_unknown), captured when it is made.
+ * @pcs:    out: up to @max return addresses, innermost first, starting at
+ *          the program's frame whose pc is @caller (chunkguard's own frames
+ *          dropped)
+ * @max:    room in pcs, 1..CG_REPORT_FRAMES
+ * @caller: the API call's return address into the program (cg_call_t's)
+ * Returns the frames stored, or 0 when no stack can be had (stack_depth
+ * 0 or 1, libunwind missing or not safe, a fork's child; the report
+ * does not call it with less than CG_REPORT_ROOM of stack left): the report
+ * then gives the call site alone, as before.  May prime the unwinder
+ * (dlopen: its mallocs are re-entrant calls, served by entry/reentry.c
+ * and counted, never reported).  Cold path; never calls malloc itself.
+ * NULL (before init): the call site alone.
+ */
+#define CG_REPORT_FRAMES 64
+extern size_t (*cg_report_stack_hook)(uintptr_t *pcs, size_t max, uintptr_t caller) CG_HIDDEN;
+
+/*
  * cg_report_exit - end the process after a report, as the options say:
  * abort() (SIGABRT) by default or with abort_on_error=1; _exit(exitcode)
  * with abort_on_error=0, or when exitcode is set and abort_on_error is not.

@@ -64,8 +64,12 @@
 #                         " (deleted)" is not hashed
 #   dedup-hash-soversion  libx.so.1.0.0 and libx.so.1.0.1, the same code:
 #                         the same hash
-#   dedup-hash-modes      fast mode's hash is debug mode's cut to its #0
-#                         (fast mode's stack is the call site alone)
+#   dedup-hash-modes      fast mode's report has debug mode's whole stack
+#                         (captured at report time): the same frames and
+#                         the same hash; the command agrees
+#   fast-stack-no-unwinder  fast mode with a libunwind.so.8 that has no
+#                         unwinder in it: the report still comes, frame #0
+#                         alone (today's report)
 #   supp-tokens           the command's report kinds are errors.def's
 #   supp-function         suppressions=FILE: by a function; not printed, no
 #                         halt, counted at exit and in the stats line
@@ -690,10 +694,10 @@ if grep -q "in x_drop .*libx1/libx.so.1.0.0+0x" "$tmp/sx1.err" && grep -q "libx2
 then pass dedup-hash-soversion
 else fail dedup-hash-soversion "libx.so.1.0.0: $x1 (command $xc1), libx.so.1.0.1: $x2 (command $xc2); $(grep -m1 '#0' "$tmp/sx1.err")"; fi
 
-# dedup-hash-modes: the same double free in fast and in debug mode hash
-# differently only because fast mode's stack is the call site alone
-# (docs/reports.md, "Dedup hash"): its one frame is debug mode's #0, and
-# the debug report cut to that frame hashes as the fast one
+# dedup-hash-modes: the same double free in fast and in debug mode: fast
+# mode captures the stack when it reports (docs/reports.md, "Dedup hash"),
+# so both have the same frames (by module offset) and the same hash, and
+# the command computes that hash from either JSON
 rm -f "$tmp"/mf.json "$tmp"/md.json
 gcc -O0 -g -Wall -Wno-use-after-free -o "$B/ns-del/nosym" "$NS"    # deleted above
 CHUNKGUARD_OPTIONS="mode=fast:report_path=$tmp/mf.json" LD_PRELOAD=$SO "$B/ns-del/nosym" one \
@@ -707,15 +711,32 @@ cg = importlib.util.module_from_spec(spec); loader.exec_module(cg)
 fast = json.loads(open(sys.argv[2]).readline())
 debug = json.loads(open(sys.argv[3]).readline())
 ff, df = fast["stacks"]["where"]["frames"], debug["stacks"]["where"]["frames"]
-debug.pop("hash")
-debug["stacks"]["where"]["frames"] = df[:1]
-ok = (len(ff) == 1 and len(df) >= 3 and ff[0]["offset"] == df[0]["offset"] and
-      fast["hash"] == cg.report_hash(debug))
-print("ok" if ok else f"fast {fast['hash']} {[f['offset'] for f in ff]}, debug {[f['offset'] for f in df]}, "
-      f"debug cut to #0 {cg.report_hash(debug)}")
+fo, do = [f["offset"] for f in ff], [f["offset"] for f in df]
+ok = (len(ff) >= 3 and fo == do and fast["hash"] == debug["hash"] and
+      cg.report_hash(dict(fast, hash=None)) == fast["hash"])
+print("ok" if ok else f"fast {fast['hash']} {fo}, debug {debug['hash']} {do}")
 sys.exit(0 if ok else 1)
 PYEOF
 [ $? -eq 0 ] && pass dedup-hash-modes || fail dedup-hash-modes "$(head -c 400 "$tmp/modes.out")"
+
+# fast-stack-no-unwinder: a libunwind.so.8 with no unwinder in it found
+# first (LD_LIBRARY_PATH): fast mode's report is still made, with frame #0
+# alone, the program's call site
+mkdir -p "$tmp/nounw"
+echo 'int cg_not_an_unwinder;' | gcc -shared -fPIC -x c - -Wl,-soname,libunwind.so.8 \
+    -o "$tmp/nounw/libunwind.so.8"
+rm -f "$tmp/mn.json"
+CHUNKGUARD_OPTIONS="mode=fast:report_path=$tmp/mn.json" LD_LIBRARY_PATH="$tmp/nounw" \
+    LD_PRELOAD=$SO "$B/ns-del/nosym" one >/dev/null 2>"$tmp/mn.err"
+nf=$("$PY" -c 'import json,sys; print(len(json.loads(open(sys.argv[1]).readline())["stacks"]["where"]["frames"]))' \
+     "$tmp/mn.json" 2>/dev/null)
+fo0=$("$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["stacks"]["where"]["frames"][0]["offset"])' \
+      "$tmp/mf.json" 2>/dev/null)
+mo0=$("$PY" -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["stacks"]["where"]["frames"][0]["offset"])' \
+      "$tmp/mn.json" 2>/dev/null)
+if grep -q "ERROR: chunkguard: double-free" "$tmp/mn.err" && [ "$nf" = 1 ] && [ -n "$fo0" ] && [ "$fo0" = "$mo0" ]
+then pass fast-stack-no-unwinder
+else fail fast-stack-no-unwinder "frames $nf, #0 $mo0 (with the unwinder $fo0); $(head -c 300 "$tmp/mn.err" | tr '\n' '|')"; fi
 
 # supp-tokens: the command knows the library's report kinds (errors.def)
 lib_tokens=$(sed -n 's/^CG_ERROR([A-Z_]*, *"\([a-z-]*\)")$/\1/p' "$R/src/report/errors.def" | sort | tr '\n' ' ')
@@ -865,7 +886,7 @@ else fail supp-fatal "status $rf (want 134, SIGABRT); $(head -c 300 "$tmp/sft.er
 # frame #0 (bad_block) and by a caller (main): (printed, NOTE line, credit
 # line, exit status) measured, and equal to the table docs/reports.md gives
 # ("Fast mode and debug mode"); `report --suppressions` of fast mode's JSON
-# agrees with fast mode (it has frame #0 alone)
+# agrees with fast mode (it has the whole stack, captured at report time)
 measured=""
 for m in debug fast; do
     for r in bad_block main; do
