@@ -343,24 +343,28 @@ size_t (*cg_report_stack_hook)(uintptr_t *pcs, size_t max, uintptr_t caller);
 static _Noreturn void report_final(const cg_call_t *call, cg_error_t kind, const void *addr,
                                    bool unknown, const char *check, const char *glibc)
 {
-    uintptr_t pcs[CG_REPORT_FRAMES];
-    /* the unwind runs on the stack this report is on: not when little of
-     * it is left (a small thread stack, deep recursion, an alternate
-     * signal stack) */
-    size_t n = 0;
-    if (cg_report_stack_hook != NULL &&
-        cg_os_stack_room((uintptr_t)__builtin_frame_address(0), CG_REPORT_ROOM) >= CG_REPORT_ROOM)
-        n = cg_report_stack_hook(pcs, CG_REPORT_FRAMES, call->caller);
-    if (n == 0) {                 /* no unwinder: the call site alone */
-        pcs[0] = call->caller;
-        n = 1;
-    }
+    uintptr_t pcs[CG_REPORT_FRAMES] = { call->caller };
     cg_rdata_t d = {
         .kind = kind, .addr = addr, .addr_unknown = unknown,
         .op = call->op ? call->op : "an allocator call",
         .message = check, .glibc = glibc, .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
-        .stacks = { { NULL, -1, pcs, n } }, .nstacks = 1,
+        .stacks = { { NULL, -1, pcs, 1 } }, .nstacks = 1,
     };
+    /* The first lines out before the unwind, which reads the program's
+     * stack, as debug mode's reports do: a fault in it (a smashed stack)
+     * loses nothing already written.  The unwind runs on the stack this
+     * report is on: not when little of it is left (a small thread stack,
+     * deep recursion, an alternate signal stack); no frames from it (no
+     * unwinder): the call site alone. */
+    if (cg_report_stack_hook != NULL &&
+        cg_os_stack_room((uintptr_t)__builtin_frame_address(0), CG_REPORT_ROOM) >= CG_REPORT_ROOM) {
+        cg_report_emit_head(&d);
+        size_t n = cg_report_stack_hook(pcs, CG_REPORT_FRAMES, call->caller);
+        if (n != 0)
+            d.stacks[0].n = n;
+        else
+            pcs[0] = call->caller;
+    }
     cg_report_emit(&d, false);
     cg_report_exit();             /* not reached: fast-mode reports are final */
 }
