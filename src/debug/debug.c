@@ -94,12 +94,15 @@ static void debug_start(void)
 
 /* A stack capture (skip: as cg_stack_capture's, counted from the
  * function this is inlined into), or the call site alone while the
- * unwinder is not primed yet (start-up). */
+ * unwinder is not primed yet (start-up) or records call sites only (a
+ * fork child of a threaded process, or libunwind not made safe): there
+ * cg_stack_capture's one frame would be its caller's, ours, which no
+ * code range tells from the program's when chunkguard is linked in. */
 static inline __attribute__((always_inline)) size_t capture_pcs(uintptr_t *pcs, size_t depth,
                                                                 size_t skip,
                                                                 const cg_call_t *call)
 {
-    if (depth > 1 && cg_stack_mode() != CG_STACK_UNPRIMED)
+    if (depth > 1 && cg_stack_mode() == CG_STACK_LIBUNWIND)
         return cg_stack_capture(pcs, depth, skip);
     pcs[0] = call->caller;
     return 1;

@@ -20,6 +20,8 @@
 #   fork-handlers-early  a constructor before chunkguard's registers a
 #                    prepare handler that allocates: ours still runs after
 #                    it (libchunkguard.a and the .so, both modes)
+#   fork-child-stack  a fork child's report stacks (threaded program,
+#                    libchunkguard.a): the program's call sites
 #   fork-handlers-lib  a shared library's constructor (before the
 #                    program's, libchunkguard.a linked in) registers a
 #                    prepare handler that allocates, forks and allocates:
@@ -130,6 +132,21 @@ for mode in fast debug; do
   out=$(CHUNKGUARD_OPTIONS=mode=$mode:deadlock_timeout_ms=2000 timeout 20 "$B/atfork_lib_main" 2>&1); rc=$?
   if [ $rc -eq 0 ] && [ "$out" = "ok prepared=2 child=0" ]; then pass "fork-handlers-lib-$mode"
   else fail "fork-handlers-lib-$mode" "rc=$rc (124: hung) out='$(printf '%s' "$out" | head -c 300)'"; fi
+done
+
+# fork-child-stack: a fork child of a threaded program linked with the
+# archive records call sites only; its report's stacks are the program's
+# call sites (before: chunkguard's own capture_pcs, where_here and
+# cg_dbg_capture frames, and a hash of them).
+"${cc[@]}" -fno-builtin -pthread -o "$B/fork_child_stack" "$R/tests/lifecycle/fork_child_stack.c" \
+    "$CG_BUILD/libchunkguard.a" -pthread -lunwind || fail fork-child-stack-build gcc
+for mode in debug guard; do
+  out=$(CHUNKGUARD_OPTIONS=mode=$mode:symbolize=1 timeout 20 "$B/fork_child_stack" 2>&1); rc=$?
+  if [ $rc -eq 134 ] && grep -q 'ERROR: chunkguard: double-free' <<<"$out" &&
+     grep -q '#0 .* in child_bad_free' <<<"$out" && grep -q '^HASH: .* in child_bad_free' <<<"$out" &&
+     ! grep -Eq 'capture_pcs|where_here|cg_dbg_capture|dbg_report_body' <<<"$out"; then
+    pass "fork-child-stack-$mode"
+  else fail "fork-child-stack-$mode" "rc=$rc $(printf '%s' "$out" | head -c 700)"; fi
 done
 
 # fork-handlers-daemon-stats: with stats_path set the handlers are there
