@@ -317,7 +317,8 @@ CG_HOT_TEXT static void say_hello(void)
     char buf[512];
     if (!cg_mode.instrumented && (cg_opt.detect_leaks || CG_OPT_GIVEN(halt_on_error))) {
         size_t w = cg_fmt(buf, sizeof buf, "==%d==WARNING: chunkguard: detect_leaks and "
-                          "halt_on_error act in debug mode only (mode=debug)\n", (int)cg_os_getpid());
+                          "halt_on_error act in debug and guard mode only (mode=debug or "
+                          "mode=guard)\n", (int)cg_os_getpid());
         cg_log_write(buf, w);
     }
     if (cg_opt.verbosity < 1)
