@@ -222,8 +222,10 @@ else fail debug-leaks-off-by-default "rc=$rc err=$(head -c 300 <<<"$err")"; fi
 # faults (both modes): inside chunkguard's code, on its guard page, and a
 # fault that is not ours, which must die exactly as without chunkguard
 # covers checks.def: FAULT_INSIDE FAULT_GUARD
+# guard_sample=0: these programs find chunkguard's structures from a block's
+# address (its heap's header), which a block sampled to a guard slot has not
 for mode in fast debug; do
-    OPTS="mode=$mode:quarantine_mb=0"
+    OPTS="mode=$mode:quarantine_mb=0:guard_sample=0"
     run wild-meta
     f=$(head -1 <<<"$err")
     if [ $rc = 134 ] && [[ "$f" =~ ERROR:\ chunkguard:\ segv\ on\ address ]] &&
