@@ -158,7 +158,9 @@ CG_REALIGN void cg_lock_report(cg_check_t id, const cg_lock_t *l, uintptr_t site
         .addr = l, .op = lock_op(call), .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, now_pcs, now_n, NULL },
                     { held_title, -1, held_pcs, held_n, "held" } },
-        .nstacks = 2, .lock = name, .holder_tid = (long)holder,
+        /* no holder known and no site: no second stack */
+        .nstacks = holder == 0 && held_n == 0 ? 1 : 2, .lock = name,
+        .holder_tid = (long)holder,
     };
     cg_check_fill(&d, id, detail, msg, sizeof msg);
     cg_report_emit(&d, false);

@@ -36,6 +36,11 @@
  *                   signal   as timeout, but main's fork is interrupted:
  *                            the program's prepare handler raises SIGUSR1,
  *                            whose handler forks (issue 13, point 2)
+ *   unnoted         a thread takes arena 0's lock word and stops before it
+ *                   notes itself as the holder (as a signal handler that
+ *                   never returns would leave it), then sleeps for good in
+ *                   a wait on a mutex of the program's; main waits for
+ *                   arena 0 (lock-wait-timeout naming no holder)
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -664,6 +669,37 @@ static int fork_report(const char *how)
     return 1;
 }
 
+/* ---- unnoted ------------------------------------------------------ */
+
+static pthread_mutex_t never = PTHREAD_MUTEX_INITIALIZER;
+static atomic_int unnoted_taken;
+
+__attribute__((noinline)) static void *take_unnoted(void *arg)
+{
+    (void)arg;
+    int (*take)(int) = (int (*)(int))sym("cg_test_take_arena_unnoted");
+    if (take(0) != 0)
+        die("arena 0 was held");
+    atomic_store(&unnoted_taken, 1);
+    pthread_mutex_lock(&never);  /* main holds it: a futex wait, for good */
+    return NULL;
+}
+
+static int unnoted(void)
+{
+    need_hooks();
+    free(malloc(5000));          /* single-threaded: main attaches to arena 0 */
+    pthread_mutex_lock(&never);
+    pthread_t t;
+    pthread_create(&t, NULL, take_unnoted, NULL);
+    while (!atomic_load(&unnoted_taken))
+        usleep(1000);
+    void *p = malloc(5000);      /* must report, not hang */
+    free(p);
+    printf("not reached\n");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -692,6 +728,8 @@ int main(int argc, char **argv)
         return forkstorm(atoi(argv[2]), atoi(argv[3]));
     if (strcmp(t, "fork-report") == 0 && argc > 2)
         return fork_report(argv[2]);
+    if (strcmp(t, "unnoted") == 0)
+        return unnoted();
     die("unknown test");
     return 2;
 }
