@@ -167,6 +167,23 @@ CG_REALIGN void cg_lock_report(cg_check_t id, const cg_lock_t *l, uintptr_t site
     cg_report_exit();
 }
 
+CG_REALIGN void cg_lock_report_fork_inside(const cg_call_t *call, uintptr_t site)
+{
+    char detail[128], msg[768];
+    uintptr_t one[2];
+    const uintptr_t *pcs;
+    size_t n = cg_lock_site_here(site, call, one, &pcs);
+    cg_fmt(detail, sizeof detail, "it (tid %d) was inside chunkguard when its fork's prepare "
+           "handler ran; the fork is not made", (int)cg_lock_me());
+    cg_rdata_t d = {
+        .addr = NULL, .op = lock_op(call), .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .stacks = { { NULL, -1, pcs, n, NULL } }, .nstacks = 1,
+    };
+    cg_check_fill(&d, CG_CK_LOCK_FORK_INSIDE, detail, msg, sizeof msg);
+    cg_report_emit(&d, false);
+    cg_report_exit();
+}
+
 static void report_inversion(cg_lock_t *l, const cg_call_t *call, unsigned a, unsigned b,
                              uintptr_t a_site, bool direct, edge_t earlier) CG_COLD CG_NOINLINE;
 static void report_inversion(cg_lock_t *l, const cg_call_t *call, unsigned a, unsigned b,

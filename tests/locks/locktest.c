@@ -41,6 +41,10 @@
  *                   never returns would leave it), then sleeps for good in
  *                   a wait on a mutex of the program's; main waits for
  *                   arena 0 (lock-wait-timeout naming no holder)
+ *   fork-inside     multi-threaded; main's free holds arena 0 when a hook
+ *                   raises SIGUSR1, whose handler forks (issue 13): the
+ *                   fork's prepare handler finds its thread inside
+ *                   chunkguard and reports at once
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -669,7 +673,7 @@ static int fork_report(const char *how)
     return 1;
 }
 
-/* ---- unnoted ------------------------------------------------------ */
+/* ---- unnoted, fork-inside ------------------------------------------------ */
 
 static pthread_mutex_t never = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int unnoted_taken;
@@ -696,6 +700,36 @@ static int unnoted(void)
         usleep(1000);
     void *p = malloc(5000);      /* must report, not hang */
     free(p);
+    printf("not reached\n");
+    return 1;
+}
+
+static volatile sig_atomic_t raise_in_free;
+
+static void raise_hook(int point, void *arg)
+{
+    (void)arg;
+    if (point == 1 && raise_in_free) {       /* CG_HOOK_ARENA_FREE_LOCKED */
+        raise_in_free = 0;
+        raise(SIGUSR1);
+    }
+}
+
+static int fork_inside(void)
+{
+    need_hooks();
+    void (*set_hook)(void (*)(int, void *)) =
+        (void (*)(void (*)(int, void *)))sym("cg_test_set_hook");
+    pthread_t t;                 /* multi-threaded: the free takes its lock */
+    pthread_create(&t, NULL, idle, NULL);
+    pthread_join(t, NULL);
+    signal(SIGUSR1, on_usr1_fork);
+    void *keep = malloc(5000), *p = malloc(5000);   /* beyond the tcache's sizes */
+    set_hook(raise_hook);
+    raise_in_free = 1;
+    free(p);                     /* must report, not hang or deadlock */
+    set_hook(NULL);
+    free(keep);
     printf("not reached\n");
     return 1;
 }
@@ -730,6 +764,8 @@ int main(int argc, char **argv)
         return fork_report(argv[2]);
     if (strcmp(t, "unnoted") == 0)
         return unnoted();
+    if (strcmp(t, "fork-inside") == 0)
+        return fork_inside();
     die("unknown test");
     return 2;
 }
