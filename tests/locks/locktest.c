@@ -36,11 +36,13 @@
  *                   signal   as timeout, but main's fork is interrupted:
  *                            the program's prepare handler raises SIGUSR1,
  *                            whose handler forks (issue 13, point 2)
- *   unnoted         a thread takes arena 0's lock word and stops before it
+ *   unnoted [noted] a thread takes arena 0's lock word and stops before it
  *                   notes itself as the holder (as a signal handler that
- *                   never returns would leave it), then sleeps for good in
- *                   a wait on a mutex of the program's; main waits for
- *                   arena 0 (lock-wait-timeout naming no holder)
+ *                   never returns would leave it), or with "noted" takes
+ *                   the lock whole, then sleeps for good waiting for
+ *                   libc's lock of a FILE that main holds (flockfile);
+ *                   main waits for arena 0 (lock-wait-timeout, naming no
+ *                   holder or that thread)
  *   fork-inside     multi-threaded; main's free holds arena 0 when a hook
  *                   raises SIGUSR1, whose handler forks (issue 13): the
  *                   fork's prepare handler finds its thread inside
@@ -675,27 +677,33 @@ static int fork_report(const char *how)
 
 /* ---- unnoted, fork-inside ------------------------------------------------ */
 
-static pthread_mutex_t never = PTHREAD_MUTEX_INITIALIZER;
+static FILE *held_file;
 static atomic_int unnoted_taken;
 
 __attribute__((noinline)) static void *take_unnoted(void *arg)
 {
-    (void)arg;
-    int (*take)(int) = (int (*)(int))sym("cg_test_take_arena_unnoted");
-    if (take(0) != 0)
-        die("arena 0 was held");
+    if (arg != NULL) {
+        lock_arena(0);
+    } else {
+        int (*take)(int) = (int (*)(int))sym("cg_test_take_arena_unnoted");
+        if (take(0) != 0)
+            die("arena 0 was held");
+    }
     atomic_store(&unnoted_taken, 1);
-    pthread_mutex_lock(&never);  /* main holds it: a futex wait, for good */
+    flockfile(held_file);        /* main holds it: libc's lock, for good */
     return NULL;
 }
 
-static int unnoted(void)
+static int unnoted(int noted)
 {
     need_hooks();
     free(malloc(5000));          /* single-threaded: main attaches to arena 0 */
-    pthread_mutex_lock(&never);
+    held_file = tmpfile();
+    if (held_file == NULL)
+        die("tmpfile");
+    flockfile(held_file);
     pthread_t t;
-    pthread_create(&t, NULL, take_unnoted, NULL);
+    pthread_create(&t, NULL, take_unnoted, noted ? (void *)1 : NULL);
     while (!atomic_load(&unnoted_taken))
         usleep(1000);
     void *p = malloc(5000);      /* must report, not hang */
@@ -763,7 +771,7 @@ int main(int argc, char **argv)
     if (strcmp(t, "fork-report") == 0 && argc > 2)
         return fork_report(argv[2]);
     if (strcmp(t, "unnoted") == 0)
-        return unnoted();
+        return unnoted(argc > 2 && strcmp(argv[2], "noted") == 0);
     if (strcmp(t, "fork-inside") == 0)
         return fork_inside();
     die("unknown test");

@@ -403,10 +403,12 @@ fi
 # 11. The watchdog when the holder is not known: a thread took arena 0's
 # lock word and stopped before noting itself as its holder (a signal
 # handler interrupted it there and never returned), then sleeps for good
-# in a futex wait outside chunkguard.  A waiter reports lock-wait-timeout
-# in bounded time: 1 s at least, twice the limit when that is more, since
-# no holder can be asked whether it runs (the library before this test
-# restarted its clock whenever it read no holder, and waited forever).
+# waiting for libc's lock of a FILE (a cycle through stdio).  A waiter
+# reports lock-wait-timeout in bounded time: 1 s at least, twice the limit
+# when that is more, since no holder can be asked whether it runs (the
+# library before this test restarted its clock whenever it read no
+# holder, and waited forever).  "noted": the same holder, known, is
+# reported a slice after the limit.
 start=$(date +%s%N)
 run unnoted "$TEST_SO" "deadlock_timeout_ms=300" 30 unnoted
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
@@ -415,6 +417,14 @@ if [ $rc -eq 134 ] && [ $ms -lt 8000 ] &&
                    and r[0]['lock']['name'] == 'arena 0 lock' and 'no thread noted' in r[0]['message']"; then
   pass locks-timeout-holder-not-noted
 else show; fail locks-timeout-holder-not-noted "exit $rc after $ms ms (124: hang); $(head -c 300 "$json")"; fi
+start=$(date +%s%N)
+run noted "$TEST_SO" "deadlock_timeout_ms=300" 30 unnoted noted
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+if [ $rc -eq 134 ] && [ $ms -lt 5000 ] &&
+   jcheck "$json" "len(r) == 1 and r[0]['kind'] == 'lock-wait-timeout' and says(r[0], 'LOCK_TIMEOUT')
+                   and r[0]['lock']['holder_tid'] > 0 and 'take_unnoted' in frames(r[0], 'held')"; then
+  pass locks-timeout-holder-in-stdio-lock
+else show; fail locks-timeout-holder-in-stdio-lock "exit $rc after $ms ms (124: hang); $(head -c 300 "$json")"; fi
 
 # 12. fork() from a signal handler that interrupted malloc or free in a
 # process with threads (issue 13): the interrupted call may hold one of
