@@ -80,8 +80,17 @@ static void report_timeout(cg_lock_t *l, uintptr_t site, const cg_call_t *call,
 static void report_timeout(cg_lock_t *l, uintptr_t site, const cg_call_t *call,
                            uint64_t waited_ns, uint32_t holder, uintptr_t held_at)
 {
-    char name[48], msg[256];
+    char name[48], msg[320];
     cg_lock_name(l, name, sizeof name);
+    if (holder == 0) {
+        /* taken, and no thread noted as its holder (cg_lock_slow) */
+        cg_fmt(msg, sizeof msg, "this thread (tid %d) waited %zu ms for the %s, held all that "
+               "time with no thread noted as its holder: its taker stopped right after taking "
+               "it (a signal handler that interrupted it there and never returned, or it was "
+               "stopped) (deadlock_timeout_ms=%d)", (int)cg_lock_me(),
+               (size_t)(waited_ns / 1000000), name, cg_opt.deadlock_timeout_ms);
+        lock_report(CG_LOCK_EV_TIMEOUT, l, site, call, msg, 0, 0, NULL);
+    }
     cg_fmt(msg, sizeof msg, "this thread (tid %d) waited %zu ms for the %s, held all that "
            "time by thread tid %d (deadlock_timeout_ms=%d)", (int)cg_lock_me(),
            (size_t)(waited_ns / 1000000), name, (int)holder, cg_opt.deadlock_timeout_ms);
@@ -239,7 +248,7 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
      * how long this thread has waited: under contention the lock changes
      * hands many times while a waiter sleeps (the unlock wakes one waiter
      * only), often back to the same thread at the same site.  So it starts
-     * again whenever the acquisition count moves, the lock is seen free, or
+     * again whenever the acquisition count or the holder changes, or
      * a wake-up says it was released; the wait is cut into eighths of the
      * limit so that a change is seen in time.  When the limit is reached
      * with a holder that is running, runnable or in a kernel wait
@@ -253,13 +262,23 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
      * finds the very same chain stuck again.  A real deadlock stays put
      * and is reported a slice after the limit; a chain that moves, however
      * slowly its threads run on a loaded machine, changes in between.
-     * The price: a holder looping forever with the lock is not reported. */
+     * The price: a holder looping forever with the lock is not reported.
+     * A lock held with no holder noted (owner 0, the acquisition count
+     * unchanged) is one whose taker stopped between its compare-and-swap
+     * and its note, or an unlocker between clearing the owner and freeing
+     * the word: two instructions a running thread passes at once.  Seen so
+     * for the whole wait, it is a taker that will not run again (a signal
+     * handler that interrupted it there and never returns); its clock does
+     * not restart, but with no thread to ask whether it runs the wait is
+     * longer (unnoted_limit), and confirmed a slice later as well. */
     uint64_t start = limit > 0 ? cg_os_now_ns() : 0;
     const int64_t slice = limit / 8 > 1000000 ? limit / 8 : 1000000;   /* one look's wait */
+    const int64_t unnoted_limit = 2 * limit > 1000000000 ? 2 * limit : 1000000000;
     uint32_t held_gen = CG_LOAD(l->gen);
     uint32_t held_by = CG_LOAD(l->owner);
     uintptr_t held_at = CG_LOAD(l->site);
     chain_t seen, suspect;                 /* the chain read now; the one judged stuck */
+    bool suspected = false;                /* suspect was judged stuck a slice ago */
     suspect.n = 0;
     if (limit > 0)
         note_waiting(l);
@@ -271,35 +290,42 @@ void cg_lock_slow(cg_lock_t *l, uintptr_t site, const cg_call_t *call)
         uint64_t now = cg_os_now_ns();
         uint32_t gen = CG_LOAD(l->gen);
         uint32_t owner = CG_LOAD(l->owner);
-        if (owner == 0 || gen != held_gen || owner != held_by) {
+        if (gen != held_gen || owner != held_by) {
             held_gen = gen;
             held_by = owner;
             held_at = CG_LOAD(l->site);
             start = now;
-            suspect.n = 0;
+            suspected = false;
         }
+        /* this wait's limit: no holder noted, no holder to ask */
+        const int64_t lim = held_by != 0 ? limit : unnoted_limit;
         int64_t waited = (int64_t)(now - start);
-        if (waited >= limit) {
+        if (waited >= lim) {
             /* The holders' states were read after their locks': a chain
              * that no longer holds (a holder let go in between, and sleeps
-             * elsewhere now) is one that moved. */
-            bool stuck = held_by != 0 && !holder_will_let_go(l, held_gen, held_by, &seen) &&
-                         chain_holds(&seen);
-            if (stuck && chain_same(&seen, &suspect))
+             * elsewhere now) is one that moved.  No holder noted: the
+             * empty chain, stuck while the count and owner stay put. */
+            seen.n = 0;
+            bool stuck = held_by == 0 ||
+                         (!holder_will_let_go(l, held_gen, held_by, &seen) && chain_holds(&seen));
+            if (stuck && suspected && chain_same(&seen, &suspect))
                 report_timeout(l, site, call, (uint64_t)waited, held_by, held_at);
             if (stuck) {
                 suspect = seen;                  /* look again a slice later */
-                waited = slice < limit ? limit - slice : 0;
+                suspected = true;
+                waited = slice < lim ? lim - slice : 0;
             } else {
-                suspect.n = 0;
+                suspected = false;
                 waited = 0;
             }
             start = now - (uint64_t)waited;
         }
-        int64_t wait = slice < limit - waited ? slice : limit - waited;
+        int64_t wait = slice < lim - waited ? slice : lim - waited;
         long r = cg_os_futex_wait(&l->state, 2, wait);
-        if (r == 0 || r == -EAGAIN)            /* released meanwhile */
+        if (r == 0 || r == -EAGAIN) {          /* released meanwhile */
             start = cg_os_now_ns();
+            suspected = false;
+        }
     }
     if (limit > 0)
         note_waiting(NULL);

@@ -158,9 +158,28 @@ CG_REALIGN void cg_lock_report(cg_check_t id, const cg_lock_t *l, uintptr_t site
         .addr = l, .op = lock_op(call), .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
         .stacks = { { NULL, -1, now_pcs, now_n, NULL },
                     { held_title, -1, held_pcs, held_n, "held" } },
-        .nstacks = 2, .lock = name, .holder_tid = (long)holder,
+        /* no holder known and no site: no second stack */
+        .nstacks = holder == 0 && held_n == 0 ? 1 : 2, .lock = name,
+        .holder_tid = (long)holder,
     };
     cg_check_fill(&d, id, detail, msg, sizeof msg);
+    cg_report_emit(&d, false);
+    cg_report_exit();
+}
+
+CG_REALIGN void cg_lock_report_fork_inside(const cg_call_t *call, uintptr_t site)
+{
+    char detail[128], msg[768];
+    uintptr_t one[2];
+    const uintptr_t *pcs;
+    size_t n = cg_lock_site_here(site, call, one, &pcs);
+    cg_fmt(detail, sizeof detail, "it (tid %d) was inside chunkguard when its fork's prepare "
+           "handler ran; the fork is not made", (int)cg_lock_me());
+    cg_rdata_t d = {
+        .addr = NULL, .op = lock_op(call), .tid = cg_self.tid ? (int)cg_self.tid - 1 : -1,
+        .stacks = { { NULL, -1, pcs, n, NULL } }, .nstacks = 1,
+    };
+    cg_check_fill(&d, CG_CK_LOCK_FORK_INSIDE, detail, msg, sizeof msg);
     cg_report_emit(&d, false);
     cg_report_exit();
 }

@@ -38,4 +38,12 @@ _Noreturn void cg_lock_report(cg_check_t id, const cg_lock_t *l, uintptr_t site,
                               const cg_call_t *call, const char *detail, uint32_t holder,
                               uintptr_t held_site, const char *held_title) CG_COLD CG_HIDDEN;
 
+/* The fatal report of a fork made while this thread is inside chunkguard
+ * (LOCK_FORK_INSIDE: the fork's prepare handler, entry/init.c, found the
+ * thread's own call interrupted, in a process with threads): call is the
+ * program's fork, site where it was made.  Takes no lock of the
+ * allocator's (the report lock only). */
+_Noreturn void cg_lock_report_fork_inside(const cg_call_t *call, uintptr_t site)
+    CG_COLD CG_HIDDEN;
+
 #endif /* CG_LOCKDEP_H */

@@ -172,6 +172,28 @@ CG_FORK_PATH pid_t cg_fork_for(uintptr_t caller)
     return pid;
 }
 
+/*
+ * Is this fork made while this thread is inside chunkguard: from a signal
+ * handler that interrupted its own malloc, free or other call (the
+ * re-entry mark, reentry.h; an unwind it was making included), not from
+ * a report's callback?  In a process with threads the interrupted call may hold one
+ * of our locks, which prepare would then wait for in this very thread —
+ * possibly one it has taken but not yet noted as its own (lock.h,
+ * cg_lock_taken), which no deadlock test can recognise — and the child
+ * would get an arena in the middle of an update.  glibc's malloc hangs
+ * there; prepare reports it at once instead (LOCK_FORK_INSIDE), before it
+ * waits for anything, libc's stdio list lock included, whether or not a
+ * lock is held at that instant: a report only when the race is lost would
+ * come in some runs and not in others, where the program's fault (fork in
+ * a handler of a threaded process: not async-signal-safe) is the same
+ * every time.  A single-threaded process takes none of our locks, and its
+ * handler's fork goes through, as in glibc (issue 13, point 2).
+ */
+CG_FORK_PATH static bool fork_inside(void)
+{
+    return cg_reentered() && cg_self.in_report == CG_REPORT_NONE;
+}
+
 /* (Each handler is quiet under valgrind: the locks live in memory kept
  * from the program, base/vgclient.h.) */
 CG_FORK_PATH static void fork_prepare(void)
@@ -179,9 +201,13 @@ CG_FORK_PATH static void fork_prepare(void)
     if (cg_init_state != 2)
         return;
     cg_vg_quiet_begin();
+    bool mt = !CG_SINGLE_THREAD_P;
+    if (mt && fork_inside()) {
+        const cg_call_t call = { .caller = fork_caller(), .op = CG_OP(fork), .mt = mt };
+        cg_lock_report_fork_inside(&call, call.caller ? call.caller : CG_RET_ADDR);
+    }
     uint64_t mask;
     cg_os_block_async_signals(&mask);
-    bool mt = !CG_SINGLE_THREAD_P;
     bool stdio = mt && cg_os_stdio_list_lock();
     /* Debug mode: the locks' sites are prepare's return addresses, not
      * stacks — no unwinding here (the recursion guard of stack.c says so):

@@ -20,6 +20,7 @@ void cg_test_set_hook(void (*fn)(int point, void *arg)) CG_TEST_API;
 int cg_test_arenas(void) CG_TEST_API;
 int cg_test_lock_arena(int index) CG_TEST_API;
 int cg_test_unlock_arena(int index) CG_TEST_API;
+int cg_test_take_arena_unnoted(int index) CG_TEST_API;
 int cg_test_consolidate_unlocked(int index) CG_TEST_API;
 void cg_test_quarantine_usage(size_t *bytes, size_t *blocks) CG_TEST_API;
 size_t cg_test_quarantine_batch_limit(size_t budget) CG_TEST_API;
@@ -65,6 +66,20 @@ CG_NOINLINE int cg_test_unlock_arena(int index)
         return -1;
     cg_unlock(&av->lock);
     return 0;
+}
+
+/* Take arena index's lock word only, as a thread stopped between
+ * cg_lock_raw's compare-and-swap and its note of the holder (owner, site,
+ * acquisition count) leaves it: held, with no holder named.  The lock
+ * stays so (no unlock undoes it).  -1: no such arena, 1: it was held. */
+int cg_test_take_arena_unnoted(int index)
+{
+    cg_arena_t *av = arena_at(index);
+    if (av == NULL)
+        return -1;
+    uint32_t zero = 0;
+    return __atomic_compare_exchange_n(&av->lock.state, &zero, 1, false, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED) ? 0 : 1;
 }
 
 /* Break a "caller holds the lock" contract: consolidate arena index as a

@@ -141,9 +141,12 @@ static size_t render_rest(char *b, size_t cap, const cg_rdata_t *d, const cg_ded
     cap -= tn;
     if (d->nstacks > 0)
         n += put_frames(b + n, cap - n, &d->stacks[0]);
-    if (d->lock != NULL)
+    if (d->lock != NULL && d->holder_tid != 0)
         n += cg_fmt(b + n, cap - n, "lock: the %s at %p, held by thread tid %d\n", d->lock,
                     d->addr, (int)d->holder_tid);
+    else if (d->lock != NULL)
+        n += cg_fmt(b + n, cap - n, "lock: the %s at %p, held by a thread not known (none "
+                    "noted itself as the holder)\n", d->lock, d->addr);
     if (d->has_block) {
         const char *u = d->block, *p = d->addr;
         if (p < u)

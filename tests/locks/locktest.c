@@ -36,6 +36,17 @@
  *                   signal   as timeout, but main's fork is interrupted:
  *                            the program's prepare handler raises SIGUSR1,
  *                            whose handler forks (issue 13, point 2)
+ *   unnoted [noted] a thread takes arena 0's lock word and stops before it
+ *                   notes itself as the holder (as a signal handler that
+ *                   never returns would leave it), or with "noted" takes
+ *                   the lock whole, then sleeps for good waiting for
+ *                   libc's lock of a FILE that main holds (flockfile);
+ *                   main waits for arena 0 (lock-wait-timeout, naming no
+ *                   holder or that thread)
+ *   fork-inside     multi-threaded; main's free holds arena 0 when a hook
+ *                   raises SIGUSR1, whose handler forks (issue 13): the
+ *                   fork's prepare handler finds its thread inside
+ *                   chunkguard and reports at once
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -664,6 +675,73 @@ static int fork_report(const char *how)
     return 1;
 }
 
+/* ---- unnoted, fork-inside ------------------------------------------------ */
+
+static FILE *held_file;
+static atomic_int unnoted_taken;
+
+__attribute__((noinline)) static void *take_unnoted(void *arg)
+{
+    if (arg != NULL) {
+        lock_arena(0);
+    } else {
+        int (*take)(int) = (int (*)(int))sym("cg_test_take_arena_unnoted");
+        if (take(0) != 0)
+            die("arena 0 was held");
+    }
+    atomic_store(&unnoted_taken, 1);
+    flockfile(held_file);        /* main holds it: libc's lock, for good */
+    return NULL;
+}
+
+static int unnoted(int noted)
+{
+    need_hooks();
+    free(malloc(5000));          /* single-threaded: main attaches to arena 0 */
+    held_file = tmpfile();
+    if (held_file == NULL)
+        die("tmpfile");
+    flockfile(held_file);
+    pthread_t t;
+    pthread_create(&t, NULL, take_unnoted, noted ? (void *)1 : NULL);
+    while (!atomic_load(&unnoted_taken))
+        usleep(1000);
+    void *p = malloc(5000);      /* must report, not hang */
+    free(p);
+    printf("not reached\n");
+    return 1;
+}
+
+static volatile sig_atomic_t raise_in_free;
+
+static void raise_hook(int point, void *arg)
+{
+    (void)arg;
+    if (point == 1 && raise_in_free) {       /* CG_HOOK_ARENA_FREE_LOCKED */
+        raise_in_free = 0;
+        raise(SIGUSR1);
+    }
+}
+
+static int fork_inside(void)
+{
+    need_hooks();
+    void (*set_hook)(void (*)(int, void *)) =
+        (void (*)(void (*)(int, void *)))sym("cg_test_set_hook");
+    pthread_t t;                 /* multi-threaded: the free takes its lock */
+    pthread_create(&t, NULL, idle, NULL);
+    pthread_join(t, NULL);
+    signal(SIGUSR1, on_usr1_fork);
+    void *keep = malloc(5000), *p = malloc(5000);   /* beyond the tcache's sizes */
+    set_hook(raise_hook);
+    raise_in_free = 1;
+    free(p);                     /* must report, not hang or deadlock */
+    set_hook(NULL);
+    free(keep);
+    printf("not reached\n");
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -692,6 +770,10 @@ int main(int argc, char **argv)
         return forkstorm(atoi(argv[2]), atoi(argv[3]));
     if (strcmp(t, "fork-report") == 0 && argc > 2)
         return fork_report(argv[2]);
+    if (strcmp(t, "unnoted") == 0)
+        return unnoted(argc > 2 && strcmp(argv[2], "noted") == 0);
+    if (strcmp(t, "fork-inside") == 0)
+        return fork_inside();
     die("unknown test");
     return 2;
 }
