@@ -1346,6 +1346,18 @@ void cg_os_call_on_stack(void (*fn)(void *arg), void *arg, void *top)
 }
 #endif
 
+bool cg_os_call_on_new_stack(void (*fn)(void *arg), void *arg, size_t size)
+{
+    size_t len = size + cg_pagesize;
+    char *map = cg_os_map(len);
+    if (map == NULL)
+        return false;
+    cg_os_protect(map, cg_pagesize, PROT_NONE);           /* an overflow faults */
+    cg_os_call_on_stack(fn, arg, map + len);
+    cg_os_unmap(map, len);
+    return true;
+}
+
 /* glibc's own entry point, not the `sigaction` a runtime may interpose: a
  * libFuzzer build links UBSan's runtime, whose interceptor knows the real
  * function only once that runtime has started — and chunkguard starts

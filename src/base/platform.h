@@ -549,6 +549,17 @@ bool  cg_os_on_altstack(uintptr_t sp) CG_HIDDEN;
  * frames on the other stack.  Returns when fn returns; async-signal-safe.
  */
 void  cg_os_call_on_stack(void (*fn)(void *arg), void *arg, void *top) CG_HIDDEN;
+/*
+ * cg_os_call_on_new_stack - call fn(arg) on a stack mapped for the call:
+ * size bytes above an inaccessible page (running off its end faults, as
+ * off a thread's stack), unmapped when fn returns; an fn that ends the
+ * process leaves it.  For work that needs more stack than it is on (a
+ * program's small alternate signal stack, see cg_os_altstack_room and
+ * cg_os_stack_room).  Returns false, not calling fn, when the stack
+ * cannot be mapped (no memory).  Async-signal-safe; on x86_64 the switch
+ * is cg_os_call_on_stack's, whose frame a stack walk in fn goes through.
+ */
+bool  cg_os_call_on_new_stack(void (*fn)(void *arg), void *arg, size_t size) CG_HIDDEN;
 
 /* The dynamic loader: dlopen(name, RTLD_NOW | RTLD_LOCAL), dlsym, and
  * dl_iterate_phdr over the loaded modules.  cg_os_dlopen is NULL in a

@@ -26,7 +26,10 @@
  * In the instrumented modes each thread gets its own alternate signal
  * stack as it starts (pthread_create, entry/threadreg.c) or at its first
  * call (unless the program set one), so the handler runs on a smashed or
- * exhausted stack too.
+ * exhausted stack too.  On a program's own alternate stack with too
+ * little room left for the work (SIGSTKSZ) that work moves to a stack
+ * mapped for it; the program's handler is still called on its own
+ * (on_fault).
  */
 #define _GNU_SOURCE
 #include "fault.h"
@@ -51,6 +54,7 @@
 #include "options.h"
 #include "checks.h"
 #include "render.h"
+#include "report.h"
 #include "shadow.h"
 #include "symbolize.h"
 #include "thread.h"
@@ -153,38 +157,53 @@ static bool sent(const siginfo_t *si) { return si->si_code <= 0; }
  * its handler, with its mask and flags; or the default action (a fault
  * kills when its instruction runs again, a sent signal is sent again); or
  * nothing, for a sent signal it ignores (a fault cannot be ignored: the
- * kernel kills). */
-static void chain(int sig, siginfo_t *si, void *uc)
+ * kernel kills).  In two steps: chain_default does all of it but call
+ * the program's handler, and returns false when there is one to call,
+ * with its disposition in *a (SA_RESETHAND applied); chain_call calls it.
+ * The handler runs on the stack the kernel gave ours (on_fault), the rest
+ * may run on a stack of ours. */
+static bool chain_default(int sig, siginfo_t *si, struct sigaction *a)
 {
-    struct sigaction a;
-    prog_get(sig, &a);
-    if (a.sa_handler == SIG_DFL || a.sa_handler == SIG_IGN) {
-        if (a.sa_handler == SIG_IGN && sent(si))
-            return;
+    prog_get(sig, a);
+    if (a->sa_handler == SIG_DFL || a->sa_handler == SIG_IGN) {
+        if (a->sa_handler == SIG_IGN && sent(si))
+            return true;
         struct sigaction dfl;
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
         cg_os_sigaction(sig, &dfl, NULL);
         if (sent(si))
             cg_os_resend(sig);          /* not blocked (SA_NODEFER): delivered now */
-        return;
+        return true;
     }
-    if (a.sa_flags & SA_RESETHAND) {
+    if (a->sa_flags & SA_RESETHAND) {
         /* as the kernel does: the handler goes back to SIG_DFL, the flags
          * and mask stay (what sigaction reports afterwards) */
-        struct sigaction dfl = a;
+        struct sigaction dfl = *a;
         dfl.sa_handler = SIG_DFL;
         cg_fault_sigaction(sig, &dfl, NULL);
     }
-    sigset_t mask = a.sa_mask, before;
-    if (!(a.sa_flags & SA_NODEFER))
+    return false;
+}
+
+static void chain_call(int sig, siginfo_t *si, void *uc, const struct sigaction *a)
+{
+    sigset_t mask = a->sa_mask, before;
+    if (!(a->sa_flags & SA_NODEFER))
         sigaddset(&mask, sig);
     cg_os_sigmask(SIG_BLOCK, &mask, &before);
-    if (a.sa_flags & SA_SIGINFO)
-        a.sa_sigaction(sig, si, uc);
+    if (a->sa_flags & SA_SIGINFO)
+        a->sa_sigaction(sig, si, uc);
     else
-        a.sa_handler(sig);
+        a->sa_handler(sig);
     cg_os_sigmask(SIG_SETMASK, &before, NULL);
+}
+
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    struct sigaction a;
+    if (!chain_default(sig, si, &a))
+        chain_call(sig, si, uc, &a);
 }
 
 /* What the faulting access was: CG_ACCESS_WRITE, _READ, _FETCH (the
@@ -279,18 +298,28 @@ static bool fault_stack_overflow(int sig, const siginfo_t *si, uintptr_t a, uint
     return true;
 }
 
-static void on_fault(int sig, siginfo_t *si, void *uc)
+/* One fault, as on_fault hands it to fault_work; call and act are
+ * fault_work's answer: the fault is not ours, and the program's handler,
+ * act, is to be called. */
+typedef struct fault {
+    int sig;
+    siginfo_t *si;
+    void *uc;
+    bool call;
+    struct sigaction act;
+} fault_t;
+
+/* Everything the handler does but call the program's handler: decide
+ * whose the fault is, report it, or hand it to the program's disposition
+ * (chain_default).  Returns only for a fault that is not ours; every
+ * report of ours ends the process. */
+static void fault_work(void *arg)
 {
-    if (sent(si)) {
-        chain(sig, si, uc);             /* si_addr means nothing here */
-        return;
-    }
+    fault_t *f = arg;
+    int sig = f->sig;
+    siginfo_t *si = f->si;
+    void *uc = f->uc;
     uintptr_t pc = fault_pc(uc), a = (uintptr_t)si->si_addr;
-    /* set by a fault report the program jumped out of (a SIGABRT handler's
-     * siglongjmp): the faulting code is above that report's frames */
-    if (CG_UNLIKELY(cg_self.in_fault) &&
-        !(fault_reg(uc, true) != 0 && cg_report_went_on(fault_reg(uc, true))))
-        fault_in_handler(a, pc);
     /* cleared before the program's handler runs (it may longjmp away);
      * every other way out of here is a report that ends the process */
     cg_self.in_fault = 1;
@@ -326,7 +355,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         }
         cg_vg_quiet_end();
         cg_self.in_fault = 0;
-        chain(sig, si, uc);
+        f->call = !chain_default(sig, si, &f->act);
         return;
     }
     char detail[400], where[300];
@@ -360,6 +389,46 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
     if (cg_mode.instrumented && (cg_in_heap((void *)a) || big != NULL))
         cg_dbg_report_fault(&call, check, (void *)a, big, detail);
     cg_fail_with(&call, check, (void *)a, detail);
+}
+
+/* The stack fault_work runs on.  The handler runs on the thread's
+ * alternate signal stack: ours (CG_ALT_BYTES) or the program's own, which
+ * may be far smaller (SIGSTKSZ, MINSIGSTKSZ, 8 KiB), where deciding whose
+ * the fault is (lock-order checks record stacks, the maps are read) and
+ * reporting it (describing the address, unwinding, symbolizing) would run
+ * off its end into whatever lies below, and the fault there would be
+ * reported as one in the handler instead of the program's.  With less
+ * than FAULT_ROOM left on the alternate stack the work runs on a stack
+ * mapped for it (FAULT_STACK, an inaccessible page below), unmapped when
+ * the work returns (a fault that is not ours); a report leaves it, as it
+ * ends the process.  The program's handler is called on the stack the
+ * kernel gave: the program's own, as without us, below only on_fault's
+ * frame.  A fault in the work there is delivered at the top of the
+ * alternate stack again (the mapped one is not it), over this frame, and
+ * ends in fault_in_handler, which reads none of it.  On the thread's own
+ * stack (no alternate one) the room is not measured: the kernel could
+ * deliver the signal there, so the stack is not the exhausted one.  No
+ * memory for the mapping: the work runs where it is, as it did. */
+#define FAULT_ROOM  CG_REPORT_ROOM
+#define FAULT_STACK CG_REPORT_STACK
+
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+    if (sent(si)) {
+        chain(sig, si, uc);             /* si_addr means nothing here */
+        return;
+    }
+    /* set by a fault report the program jumped out of (a SIGABRT handler's
+     * siglongjmp): the faulting code is above that report's frames */
+    if (CG_UNLIKELY(cg_self.in_fault) &&
+        !(fault_reg(uc, true) != 0 && cg_report_went_on(fault_reg(uc, true))))
+        fault_in_handler((uintptr_t)si->si_addr, fault_pc(uc));
+    fault_t f = { .sig = sig, .si = si, .uc = uc, .call = false };
+    if (cg_os_altstack_room((uintptr_t)__builtin_frame_address(0)) >= FAULT_ROOM ||
+        !cg_os_call_on_new_stack(fault_work, &f, FAULT_STACK))
+        fault_work(&f);
+    if (f.call)
+        chain_call(sig, si, uc, &f.act);
 }
 
 /* Our executable segment, from our own ELF program headers (no file or

@@ -530,9 +530,11 @@ static void write_stats_file(void)
 }
 
 /* What an immediate end of the process (_exit, _Exit, daemon's parent,
- * quick_exit) does before it: the mode's block checks and the stats line. */
-CG_FORK_PATH static void exit_now_checks(void)
+ * quick_exit) does before it: the mode's block checks and the stats line.
+ * (arg: unused; see exit_now_checks.) */
+CG_FORK_PATH static void exit_now_work(void *arg)
 {
+    (void)arg;
     if (cg_init_state == 2)
         cg_report_wait_others();
     /* Not from inside chunkguard (a signal handler that interrupted it,
@@ -548,19 +550,29 @@ CG_FORK_PATH static void exit_now_checks(void)
     }
 }
 
+/* exit_now_work on a stack with the room its checks and their reports
+ * need: an _exit from a signal handler on the program's small alternate
+ * signal stack (a crash handler's, SIGSTKSZ) would run them off its end. */
+CG_FORK_PATH static void exit_now_checks(void)
+{
+    bool checks = cg_init_state == 2 && (cg_mode.at_exit_now != NULL || cg_opt.stats_path[0] != 0);
+    if (!checks ||
+        cg_os_stack_room((uintptr_t)__builtin_frame_address(0), CG_REPORT_ROOM) >= CG_REPORT_ROOM ||
+        !cg_os_call_on_new_stack(exit_now_work, NULL, CG_REPORT_STACK))
+        exit_now_work(NULL);
+}
+
 CG_FORK_PATH void cg_exit_now(int status)
 {
     exit_now_checks();
     cg_os_exit(status);
 }
 
-/* The library's destructor: the mode's checks at exit, then the stats
- * file.  Realigned: a program that hijacked a return address reaches exit
- * with its stack pointer off by 8, and these checks may report. */
-__attribute__((destructor)) static CG_REALIGN void cg_destructor(void)
+/* The library's destructor's work (arg: unused): the mode's checks at
+ * exit, then the stats file. */
+static void destructor_work(void *arg)
 {
-    if (cg_init_state != 2)
-        return;
+    (void)arg;
     /* another thread's report must not be cut short by our exit_group */
     cg_report_wait_others();
     cg_vg_quiet_begin();
@@ -569,4 +581,18 @@ __attribute__((destructor)) static CG_REALIGN void cg_destructor(void)
     cg_supp_summary();
     write_stats_file();
     cg_vg_quiet_end();
+}
+
+/* The library's destructor: destructor_work, on a stack with the room its
+ * checks and their reports need (an exit from a signal handler on the
+ * program's small alternate signal stack, as exit_now_checks).
+ * Realigned: a program that hijacked a return address reaches exit with
+ * its stack pointer off by 8, and these checks may report. */
+__attribute__((destructor)) static CG_REALIGN void cg_destructor(void)
+{
+    if (cg_init_state != 2)
+        return;
+    if (cg_os_stack_room((uintptr_t)__builtin_frame_address(0), CG_REPORT_ROOM) >= CG_REPORT_ROOM ||
+        !cg_os_call_on_new_stack(destructor_work, NULL, CG_REPORT_STACK))
+        destructor_work(NULL);
 }

@@ -14,6 +14,12 @@ gcc -O1 -g -Wall -o "$B/sigchain" "$R/tests/guard/sigchain.c" ||
     { echo "FAIL guard-build: sigchain"; exit 1; }
 gcc -O1 -g -Wall -o "$B/sigchain-linked" "$R/tests/guard/sigchain.c" "$CG_BUILD/libchunkguard.a" \
     -pthread -lunwind -ldl || { echo "FAIL guard-build: sigchain-linked"; exit 1; }
+SMALLALT_CFLAGS="-O1 -g -pthread -fno-builtin -fno-omit-frame-pointer -Wall -Wno-use-after-free
+    -Wno-array-bounds -Wno-infinite-recursion"
+gcc $SMALLALT_CFLAGS -o "$B/smallalt" "$R/tests/guard/smallalt.c" ||
+    { echo "FAIL guard-build: smallalt"; exit 1; }
+gcc $SMALLALT_CFLAGS -o "$B/smallalt-linked" "$R/tests/guard/smallalt.c" \
+    "$CG_BUILD/libchunkguard.a" -lunwind -ldl || { echo "FAIL guard-build: smallalt-linked"; exit 1; }
 gcc -O1 -g -Wall -I"$R/src/debug" -I"$R/src/base" -I"$R/include" -o "$B/insn_test" \
     "$R/tests/guard/insn_test.c" "$R/src/debug/insn.c" -lcriterion ||
     { echo "FAIL guard-build: insn_test"; exit 1; }
@@ -367,5 +373,53 @@ for how in preload linked; do
         if [ $a = 0 ] && [ "$ao" = survived ] && [ $b = 0 ] && [ "$out" = survived ]; then
             pass "$how-disposition-as-the-kernel-reads-it-${o#mode=}"
         else fail "$how-disposition-as-the-kernel-reads-it-${o#mode=}" "siginfo-ignored=$a/$ao resethand-as-kernel=$b/$out"; fi
+    done
+done
+
+# A fault on the program's own small alternate signal stack
+# (tests/guard/smallalt.c: 8 KiB, SIGSTKSZ or the kernel's minimum, a
+# guard page below it, on the main thread or a thread): chunkguard's
+# handler runs there, and deciding and reporting need more than it has;
+# the report is the one made without that stack (before the fix: "a fault
+# ... while handling a fault (its metadata is unreadable)" and SIGABRT for
+# a stack overflow, a wild read, and a fault of the program's own on a
+# thread with its handler, which then never ran; with the kernel's
+# minimum, a hang).  A fault that is not
+# ours still reaches the program's handler, on the program's stack.
+# salt NAME RC TOKEN FUNC: exit status RC, one report, its first line
+# TOKEN's, its stack naming FUNC, its SUMMARY line
+salt() {
+    local name=$1 want=$2 token=$3 func=$4
+    local nrep; nrep=$(grep -c 'ERROR: chunkguard' <<<"$err")
+    if [ "$rc" = "$want" ] && [ "$nrep" = 1 ] &&
+       grep -Eq "^==[0-9]+==ERROR: chunkguard: $token on address 0x[0-9a-f]+" <<<"$err" &&
+       grep -Eq "#[0-9]+ 0x[0-9a-f]+ in $func" <<<"$err" &&
+       grep -q "^SUMMARY: chunkguard: $token in $func" <<<"$err" && ! grep -q 'while handling' <<<"$err"
+    then pass "$name"
+    else fail "$name" "rc=$rc reports=$nrep out: $(tr '\n' '|' <<<"$out") report: $(head -c 600 <<<"$err")"; fi
+}
+for how in preload linked; do
+    bin=smallalt; [ $how = linked ] && bin=smallalt-linked
+    pre=1; [ $how = linked ] && pre=
+    for o in mode=guard mode=debug:guard_sample=1; do
+        m=${o%%:*}; m=${m#mode=}; n=$how-small-altstack-$m
+        sa() { out=$(timeout 60 env CHUNKGUARD_OPTIONS="symbolize=0:$o" ${pre:+LD_PRELOAD="$SO"} \
+                     "$B/$bin" "$@" 2>"$tmp/err"); rc=$?; err=$(cat "$tmp/err"); }
+        sa 8192 main uaf;          salt $n-main-uaf 134 heap-use-after-free uaf_here
+        sa sigstksz thread past;   salt $n-thread-past 134 heap-buffer-overflow past_here
+        sa min main past;          salt $n-min-main-past 134 heap-buffer-overflow past_here
+        sa 8192 main overflow;     salt $n-main-stack-overflow 139 stack-overflow recurse
+        sa 8192 thread overflow;   salt $n-thread-stack-overflow 139 stack-overflow recurse
+        sa min thread wild;        salt $n-min-thread-wild 139 segv wild_here
+        sa min main handler-uaf;   salt $n-min-main-handler-uaf 134 heap-use-after-free uaf_here
+        # the handler ends the process with _exit or exit: chunkguard's
+        # checks at exit run on that stack too (before the fix: SIGSEGV
+        # in them, on a thread)
+        for w in main thread; do for e in "" -exit; do
+            sa 8192 $w handler-wild$e
+            if [ $rc = 42 ] && grep -qx 'program handler on its own altstack' <<<"$out" && [ -z "$err" ]
+            then pass $n-$w-program-handler-chained$e
+            else fail $n-$w-program-handler-chained$e "rc=$rc out: $(tr '\n' '|' <<<"$out") err: $(head -c 400 <<<"$err")"; fi
+        done; done
     done
 done
