@@ -43,7 +43,7 @@ const char *cg_kind_name(int kind)
     return kind >= 0 && kind < CG_KIND_NEW ? names[kind] : "?";
 }
 
-cg_shadow_t *cg_shadow_at(uint32_t id)
+CG_FORK_PATH cg_shadow_t *cg_shadow_at(uint32_t id)
 {
     uint32_t i = id - 1;
     return &slabs[i >> SLAB_SHIFT][i & (SLAB_RECORDS - 1)];
