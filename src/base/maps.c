@@ -242,7 +242,7 @@ void cg_maps_snapshot_end(void)
         __atomic_store_n(&snap_owner, 0, __ATOMIC_RELEASE);
 }
 
-void cg_maps_after_fork_child(void)
+CG_FORK_PATH void cg_maps_after_fork_child(void)
 {
     CG_CLEAR_IF_SET(snap_owner);
 }

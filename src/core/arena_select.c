@@ -140,9 +140,14 @@ CG_FORK_PATH void cg_arenas_unlock_all(bool child)
     if (child) {
         /* Only this thread is attached now: every other arena is free. */
         cg_arena_t *mine = cg_self.arena;
-        free_list = NULL;
+        /* Stores only where a word changes: a fork child copies every
+         * page it writes, and in a process that never had a second
+         * arena these words are already right. */
+        CG_CLEAR_IF_SET(free_list);
         for (cg_arena_t *av = &cg_main_arena; av != NULL; av = cg_arena_next(av)) {
-            av->attached_threads = (av == mine);
+            size_t attached = av == mine;
+            if (av->attached_threads != attached)
+                av->attached_threads = attached;
             if (av != mine && av != &cg_main_arena) {
                 av->next_free = free_list;
                 free_list = av;

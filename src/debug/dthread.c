@@ -86,7 +86,7 @@ CG_FORK_PATH void cg_dthread_unlock_all(bool child)
 {
     if (child) {               /* single-threaded, the lock still held */
         cg_dthread_t *self = cg_dthread_peek();
-        reg_spare = NULL;
+        CG_CLEAR_IF_SET(reg_spare);     /* no store when none: a page copied */
         for (cg_dthread_t *t = reg_all; t != NULL; t = t->all)
             if (t != self) {
                 t->spare = reg_spare;

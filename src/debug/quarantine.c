@@ -21,15 +21,18 @@
 #include "lock.h"
 
 static cg_lock_t q_lock = CG_LOCK_INIT(CG_LK_QUARANTINE);
-static uint32_t q_head, q_tail;      /* oldest and newest record ids (0: empty) */
-static size_t q_bytes, q_blocks;
-static size_t q_big_bytes, q_big_blocks;   /* of them, mmap'd big blocks */
+/* The FIFO's words and the fork's below are CG_FORK_DATA: every fork
+ * child writes them (cg_quarantine_unlock_all's splice), and in .bss they
+ * were a page of their own to copy. */
+static uint32_t q_head CG_FORK_DATA, q_tail CG_FORK_DATA; /* oldest and newest record ids (0: empty) */
+static size_t q_bytes CG_FORK_DATA, q_blocks CG_FORK_DATA;
+static size_t q_big_bytes CG_FORK_DATA, q_big_blocks CG_FORK_DATA; /* of them, mmap'd big blocks */
 static size_t q_puts CG_FORK_DATA;                      /* blocks ever put into the FIFO */
 /* In a forked child: the newest record and the count of puts at the fork
  * (cg_quarantine_each_since_fork). */
-static bool q_forked;
-static uint32_t fork_tail;
-static size_t fork_puts;
+static bool q_forked CG_FORK_DATA;
+static uint32_t fork_tail CG_FORK_DATA;
+static size_t fork_puts CG_FORK_DATA;
 
 static size_t record_bytes(const cg_shadow_t *r)
 {
@@ -216,7 +219,7 @@ uint32_t cg_quarantine_thread_exit(size_t budget, const cg_call_t *call)
 }
 
 /* Call fn on every record of the chain from id, at most n of them. */
-static void each_chain(uint32_t id, size_t n, void (*fn)(cg_shadow_t *r, void *arg), void *arg)
+CG_FORK_PATH static void each_chain(uint32_t id, size_t n, void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 {
     for (size_t i = 0; id != 0 && i < n; id = cg_shadow_at(id)->next, i++)
         fn(cg_shadow_at(id), arg);

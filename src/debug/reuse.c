@@ -102,7 +102,7 @@ uint32_t cg_reuse_drain(void)
 }
 
 /* fn on every block of cache c. */
-static void each_of(const cg_reuse_t *c, void (*fn)(cg_shadow_t *r, void *arg), void *arg)
+CG_FORK_PATH static void each_of(const cg_reuse_t *c, void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 {
     for (size_t k = 0; k < CG_REUSE_CLASSES; k++) {
         uint32_t id = c->head[k];
@@ -114,7 +114,7 @@ static void each_of(const cg_reuse_t *c, void (*fn)(cg_shadow_t *r, void *arg), 
     }
 }
 
-void cg_reuse_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg, bool all)
+CG_FORK_PATH void cg_reuse_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg, bool all)
 {
     if (!all) {
         cg_dthread_t *t = cg_dthread_peek();

@@ -43,10 +43,17 @@ const char *cg_kind_name(int kind)
     return kind >= 0 && kind < CG_KIND_NEW ? names[kind] : "?";
 }
 
-cg_shadow_t *cg_shadow_at(uint32_t id)
+/* Inline here; the other files' calls go to cg_shadow_at, which is on
+ * the fork path (a fork child's splice and _exit checks call it). */
+CG_INLINE cg_shadow_t *shadow_at(uint32_t id)
 {
     uint32_t i = id - 1;
     return &slabs[i >> SLAB_SHIFT][i & (SLAB_RECORDS - 1)];
+}
+
+CG_FORK_PATH cg_shadow_t *cg_shadow_at(uint32_t id)
+{
+    return shadow_at(id);
 }
 
 static uint32_t *map_slot(const cg_chunk_t *c)
@@ -147,7 +154,7 @@ static uint32_t record_alloc(void)
 {
     if (free_head != 0) {
         uint32_t id = free_head;
-        free_head = cg_shadow_at(id)->next;
+        free_head = shadow_at(id)->next;
         return id;
     }
     if (bump == nslabs * SLAB_RECORDS) {
@@ -196,7 +203,7 @@ cg_shadow_t *cg_shadow_new_pages(void *user, char *lo, uint32_t pages, const cg_
     uint32_t id = record_alloc();
     cg_shadow_t *r = NULL;
     if (id != 0) {
-        r = cg_shadow_at(id);
+        r = shadow_at(id);
         *r = (cg_shadow_t){ .chunk = (cg_chunk_t *)((char *)user - CG_HDR_SZ), .id = id,
                             .guarded = 1, .pages = pages, .head = (size_t)lo,
                             .gen = (uint16_t)(r->gen + 1) };
@@ -248,7 +255,7 @@ cg_shadow_t *cg_shadow_of_page(const void *a)
     uint32_t id = CG_LOAD(*page_slot(a));
     if (id == 0 || id > __atomic_load_n(&nslabs, __ATOMIC_ACQUIRE) * SLAB_RECORDS)
         return NULL;
-    cg_shadow_t *r = cg_shadow_at(id);
+    cg_shadow_t *r = shadow_at(id);
     return CG_LOAD(r->chunk) != NULL && r->guarded ? r : NULL;
 }
 
@@ -257,7 +264,7 @@ cg_shadow_t *cg_shadow_of_page(const void *a)
 /* Put record id back on the free list.  Caller holds the shadow lock. */
 static void record_free(uint32_t id)
 {
-    cg_shadow_at(id)->next = free_head;
+    shadow_at(id)->next = free_head;
     free_head = id;
     nlive--;
 }
@@ -345,7 +352,7 @@ static cg_shadow_t *new_heap(cg_chunk_t *c, const cg_call_t *call, uint32_t *idp
     /* no block (an exited thread): the shadow lock, as before there were
      * blocks */
     cg_tok_t shadow_tok = t == NULL ? shadow_lock_for(call) : (cg_tok_t){ false };
-    cg_shadow_t *r = cg_shadow_at(id);
+    cg_shadow_t *r = shadow_at(id);
     *r = (cg_shadow_t){ .chunk = c, .id = id, .gen = (uint16_t)(r->gen + 1) };
     CG_STORE(*map_slot(c), id);
     cg_unlock_if(&shadow_lock, shadow_tok);
@@ -361,13 +368,13 @@ cg_shadow_t *cg_shadow_new(cg_chunk_t *c, bool big, const cg_call_t *call, uint3
     cg_tok_t shadow_tok = shadow_lock_for(call);
     uint32_t id = record_alloc();
     if (id != 0 && big_used * 2 >= big_cap && !big_grow()) {
-        cg_shadow_at(id)->next = free_head;
+        shadow_at(id)->next = free_head;
         free_head = id;
         id = 0;
     }
     cg_shadow_t *r = NULL;
     if (id != 0) {
-        r = cg_shadow_at(id);
+        r = shadow_at(id);
         *r = (cg_shadow_t){ .chunk = c, .id = id, .gen = (uint16_t)(r->gen + 1) };
         nlive++;
         size_t j = big_hash(c, big_cap);
@@ -391,7 +398,7 @@ void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call)
         uint32_t *slot = map_slot(r->chunk);
         uint32_t id = CG_LOAD(*slot);
         CG_STORE(*slot, 0);
-        bool mine = id != 0 && cg_shadow_at(id) == r;
+        bool mine = id != 0 && shadow_at(id) == r;
         if (mine)
             CG_STORE(r->chunk, NULL);
         cg_unlock_if(&shadow_lock, shadow_tok);
@@ -406,7 +413,7 @@ void cg_shadow_delete(cg_shadow_t *r, bool big, const cg_call_t *call)
     if (s != NULL) {
         uint32_t id = s->id;
         big_remove(s);
-        if (cg_shadow_at(id) == r) {
+        if (shadow_at(id) == r) {
             r->chunk = NULL;
             record_free(id);
         }
@@ -427,7 +434,7 @@ cg_shadow_t *cg_shadow_of(const cg_chunk_t *c, bool big, const cg_call_t *call)
     }
     if (id == 0 || id > __atomic_load_n(&nslabs, __ATOMIC_ACQUIRE) * SLAB_RECORDS)
         return NULL;
-    cg_shadow_t *r = cg_shadow_at(id);
+    cg_shadow_t *r = shadow_at(id);
     return r->chunk == c ? r : NULL;
 }
 
@@ -438,7 +445,7 @@ cg_shadow_t *cg_shadow_of_hint(const cg_chunk_t *c)
     uint32_t id = CG_LOAD(*cg_shadow_hint(c));
     if (id == 0 || id > __atomic_load_n(&nslabs, __ATOMIC_ACQUIRE) * SLAB_RECORDS)
         return NULL;
-    cg_shadow_t *r = cg_shadow_at(id);
+    cg_shadow_t *r = shadow_at(id);
     return CG_LOAD(r->chunk) == c && !r->guarded ? r : NULL;
 }
 
@@ -457,7 +464,7 @@ cg_shadow_t *cg_shadow_find(const void *a, const cg_call_t *call)
         const cg_chunk_t *c = big_tab[j].chunk;
         if (c != NULL && (const char *)a >= (const char *)c &&
             (const char *)a < (const char *)c + cg_csize(c))
-            found = cg_shadow_at(big_tab[j].id);
+            found = shadow_at(big_tab[j].id);
     }
     cg_unlock_if(&shadow_lock, shadow_tok);
     return found;
@@ -467,7 +474,7 @@ void cg_shadow_each(void (*fn)(cg_shadow_t *r, void *arg), void *arg)
 {
     uint32_t n = CG_LOAD(bump);
     for (uint32_t id = 1; id <= n; id++) {
-        cg_shadow_t *r = cg_shadow_at(id);
+        cg_shadow_t *r = shadow_at(id);
         if (CG_LOAD(r->chunk) != NULL)
             fn(r, arg);
     }
@@ -490,7 +497,7 @@ cg_shadow_t *cg_shadow_find_near(const void *a, size_t max_back)
             const cg_chunk_t *c = big_tab[j].chunk;
             if (c != NULL && (const char *)a >= (const char *)c &&
                 (const char *)a < (const char *)c + cg_csize(c))
-                return cg_shadow_at(big_tab[j].id);
+                return shadow_at(big_tab[j].id);
         }
         return NULL;
     }

@@ -459,12 +459,12 @@ CG_PUBLIC struct mallinfo CG_API(mallinfo)(void)
  * Nothing is checked when called
  * from inside chunkguard (a signal handler interrupting it) or once a
  * report is ending the process. */
-CG_PUBLIC _Noreturn void _exit(int status)
+CG_PUBLIC CG_FORK_PATH _Noreturn void _exit(int status)
 {
     cg_exit_now(status);
 }
 
-CG_PUBLIC _Noreturn void _Exit(int status)
+CG_PUBLIC CG_FORK_PATH _Noreturn void _Exit(int status)
 {
     cg_exit_now(status);
 }

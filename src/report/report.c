@@ -199,14 +199,24 @@ CG_FORK_PATH void cg_report_wait_others(void)
     uint32_t me = cg_lock_me();
     int64_t dl = CG_LOAD(cg_opt.deadlock_timeout_ms);
     uint64_t writing_ns = (uint64_t)(dl > 0 ? dl : 10000) * 1000000u;
-    uint64_t ending_ns = 2000000000u, start = cg_os_now_ns();
+    uint64_t ending_ns = 2000000000u, start = 0;
     for (;;) {
         uint32_t owner = CG_LOAD(report_lock.owner);
         uint32_t ending = ending_now();
-        uint64_t waited = cg_os_now_ns() - start;
         bool other = owner != 0 && owner != me;
+        bool others_ending = ending != 0 && ending != me;
+        /* Nothing to wait for: the usual case, in every exit and every
+         * fork child's _exit, which then reads no clock (in a child the
+         * clock's first read costs three page faults: libc's code, the
+         * vDSO's and its data page). */
+        if (!other && !others_ending)
+            return;
+        uint64_t now = cg_os_now_ns();
+        if (start == 0)
+            start = now;
+        uint64_t waited = now - start;
         bool writing = other && waited < writing_ns;
-        bool going = ending != 0 && ending != me && waited < ending_ns;
+        bool going = others_ending && waited < ending_ns;
         if (other && !writing && __atomic_load_n(&fatal_tid, __ATOMIC_ACQUIRE) == owner)
             give_up_on(owner);
         if (!writing && !going)

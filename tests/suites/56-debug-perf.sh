@@ -23,6 +23,14 @@
 #                           -tail: at most 1.75 MiB of the chunk space is ever
 #                           in 4 KiB pages (the top's range is collapsed early);
 #                           -records: the blocks' records are in a huge page
+#   fork-child-faults       a fork child that _exits at once (bench/forkcost.c
+#                           churn: the fork storm's main loop, issue 13 point 2)
+#                           takes at most 4 page faults more than under glibc,
+#                           in debug and in fast mode: every page of ours the
+#                           fork handlers and _exit write is a copied page, and
+#                           every 64 KiB window of code or libc they run (the
+#                           clock's read: libc, the vDSO and its data) a fault
+#                           of its own (docs/performance.md, "storm20")
 set -u
 R=$CG_ROOT; B=$CG_BUILD/debug; SO=$CG_SO
 mkdir -p "$B"
@@ -128,6 +136,24 @@ if gcc -O2 -g -o "$B/fork_pages" "$R/tests/debug/fork_pages.c"; then
         echo "PASS debug-fork-huge-pages-uaf-in-child"
     else echo "FAIL debug-fork-huge-pages-uaf-in-child: rc=$rc $(head -c 400 <<<"$out")"; fi
 else echo "FAIL debug-fork-huge-pages: cannot build"; fi
+
+# fork-child-faults: minor faults a child, from getrusage (deterministic to
+# about one fault: the stack's deepest page), against glibc's in the same
+# program; the library before these changes gave +9 (fast) and +10 (debug)
+if gcc -O1 -o "$B/forkcost" "$R/bench/forkcost.c"; then
+    child_faults() {   # child_faults [OPTIONS]: the children's minor faults a fork
+        if [ -z "${1:-}" ]; then "$B/forkcost" churn 0 200
+        else CHUNKGUARD_OPTIONS=$1 LD_PRELOAD="$SO" "$B/forkcost" churn 0 200; fi |
+            sed -n 's/.* child \([0-9.]*\)$/\1/p'
+    }
+    g=$(child_faults)
+    for mode in fast debug; do
+        c=$(child_faults mode=$mode)
+        if [ -n "$g" ] && [ -n "$c" ] && awk -v c="$c" -v g="$g" 'BEGIN { exit !(c - g <= 4) }'; then
+            echo "PASS fork-child-faults-$mode (child $c faults a fork, glibc $g)"
+        else echo "FAIL fork-child-faults-$mode: child ${c:-?} faults a fork, glibc ${g:-?} (at most 4 more)"; fi
+    done
+else echo "FAIL fork-child-faults: cannot build bench/forkcost.c"; fi
 
 # debug-guard-big-threshold: debug mode page-protects freed blocks
 # (guard_big) only from the size where that costs less than the poison
