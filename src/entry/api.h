@@ -88,10 +88,17 @@ void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *o
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
 
 /* A tcache-sized chunk that passed every check of cg_free_fast but whose
- * tcache bin is full: straight to its fastbin or arena. */
-void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
-                         int family)
+ * tcache bin is full: straight to its fastbin or arena.  The call's name
+ * is the family's (cg_family_delete_name), looked up here, off the
+ * inline path. */
+void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, int family)
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
+/* The same for a chunk of a fastbin size (CG_FREE_FAST_FULL).  Not
+ * realigned itself: the push it makes without a call keeps nothing on
+ * the stack, and whatever may report or unwind is cg_free_to_arena's,
+ * which realigns. */
+void   cg_free_to_fastbin(void *mem, cg_tcache_t *tc, uintptr_t caller, int family)
+    CG_HIDDEN CG_NOINLINE;
 
 /*
  * C++'s operator new and delete (entry/interpose.c exports their 20

@@ -119,8 +119,10 @@ CG_INLINE void free_inline(void *mem, size_t sized, size_t salign, int family)
         int r = cg_free_fast(tc, mem);
         if (CG_LIKELY(r == CG_FREE_DONE))
             CG_FAST_LEAVE(tc);
-        else if (r == CG_FREE_BIN_FULL)                 /* these end the mark */
-            cg_free_to_arena(mem, tc, CG_RET_ADDR, cg_family_delete_name(family), family);
+        else if (r == CG_FREE_FAST_FULL)                /* these end the mark */
+            cg_free_to_fastbin(mem, tc, CG_RET_ADDR, family);
+        else if (r == CG_FREE_BIN_FULL)
+            cg_free_to_arena(mem, tc, CG_RET_ADDR, family);
         else
             cg_free_owned(mem, tc, CG_RET_ADDR, cg_family_delete_name(family), family);
         return;
