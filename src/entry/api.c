@@ -162,16 +162,17 @@ CG_INLINE cg_call_t handoff_call(cg_tcache_t *tc, uintptr_t caller, const char *
                         .family = (uint8_t)family };
 }
 
-CG_HOT_TEXT void *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op,
+CG_HOT_TEXT void *cg_malloc_handoff(size_t idx, cg_tcache_t *tc, uintptr_t caller, const char *op,
                                     int family)
 {
-    /* What the inline path tested before it came here (api.h): so the
-     * request needs no ENOMEM test and the tcache none for NULL. */
-    if (n > CG_TCACHE_MAX_REQ || tc == NULL)
+    /* What the inline path found before it came here (api.h): a tcache
+     * (so none to test for NULL) and a request of bin idx's size (so no
+     * ENOMEM test, and the chunk size is the bin's). */
+    if (tc == NULL || idx >= CG_TCACHE_BINS)
         __builtin_unreachable();
     handoff_begin_alloc();
     const cg_call_t c = handoff_call(tc, caller, op, OP_MALLOC, family);
-    void *p = cg_malloc_mem_inline(n, &c);
+    void *p = cg_malloc_chunk_mem(cg_tidx2csize(idx), &c);
     cg_inside_end();
     return p;
 }

@@ -28,8 +28,10 @@ void  *cg_malloc_slow(size_t n, size_t align, uintptr_t caller, int family)
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* malloc's slow path for a thread whose tcache (tc, the inline path's
  * cg_self.tcache: so the thread's state is CG_T_CACHED) missed: called
- * with the inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
-void  *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+ * with the inline path's re-entry mark set (CG_FAST_ENTER), and ends it.
+ * idx: the tcache bin of the request (cg_csize2tidx of its chunk size;
+ * the request itself is not needed: it passed the tcache's size test). */
+void  *cg_malloc_handoff(size_t idx, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* cg_malloc_slow's attempt (the new_handler loop's retries; cxx.c). */
 void  *cg_malloc_try(size_t n, size_t align, uintptr_t caller, int family) CG_HIDDEN;
