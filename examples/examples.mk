@@ -17,7 +17,7 @@ EX_NOWARN := -Wno-free-nonheap-object -Wno-use-after-free -Wno-stringop-overflow
 EX_PROGS  := $(BUILD)/examples/double_free $(BUILD)/examples/invalid_free \
              $(BUILD)/examples/heap_overflow
 
-.PHONY: demo demo-examples fastpath-driver fastpath-toys fastpath-coldpages
+.PHONY: demo demo-examples fastpath-driver fastpath-toys fastpath-coldpages fastpath-binfull
 
 $(BUILD)/examples/%: examples/%.c examples/examples.mk
 	@mkdir -p $(dir $@)
@@ -55,6 +55,11 @@ $(FP_DIR)/coldpages: tools/fastpath/coldpages.c examples/examples.mk
 	$(CC) -O2 -g -Wall -Wextra -fno-builtin -o $@ $< -ldl
 
 fastpath-driver: $(FP_DIR)/driver
+$(FP_DIR)/binfull: tools/fastpath/binfull.c examples/examples.mk
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -g -Wall -Wextra -fno-builtin -o $@ $<
+
+fastpath-binfull: $(FP_DIR)/binfull
 $(FP_DIR)/coldpages-exit.so: tools/fastpath/coldpages.c examples/examples.mk
 	@mkdir -p $(dir $@)
 	$(CC) -O2 -g -Wall -Wextra -fno-builtin -fPIC -shared -DCOLDPAGES_AT_EXIT -o $@ $< -ldl

@@ -180,6 +180,20 @@ CG_INLINE void cg_release_heap(cg_chunk_t *c, const cg_call_t *call, cg_tcache_t
     cg_arena_free(cg_arena_of(c), c, call);
 }
 
+/* The block of a chunk of nb bytes (cg_request2size of a request that
+ * passed the ENOMEM test), M_PERTURB filled, from the call's tcache:
+ * cg_malloc_mem_inline's part after the test, for a caller that has the
+ * chunk size already (the malloc hand-off, entry/api.c). */
+CG_INLINE void *cg_malloc_chunk_mem(size_t nb, const cg_call_t *call)
+{
+    bool fresh;
+    cg_chunk_t *c = cg_alloc_chunk(nb, call, call->tc, &fresh);
+    if (c == NULL)
+        return NULL;
+    cg_perturb_alloc(c);
+    return cg_chunk2mem(c);
+}
+
 /* malloc's contract for every entry that serves an unaligned request:
  * ENOMEM above PTRDIFF_MAX, M_PERTURB fill; from the call's tcache.
  * Inlined into malloc's slow paths, which every tcache miss runs (no frame
@@ -191,12 +205,7 @@ CG_INLINE void *cg_malloc_mem_inline(size_t n, const cg_call_t *call)
         errno = ENOMEM;
         return NULL;
     }
-    bool fresh;
-    cg_chunk_t *c = cg_alloc_chunk(cg_request2size(n), call, call->tc, &fresh);
-    if (c == NULL)
-        return NULL;
-    cg_perturb_alloc(c);
-    return cg_chunk2mem(c);
+    return cg_malloc_chunk_mem(cg_request2size(n), call);
 }
 void *cg_malloc_mem(size_t n, const cg_call_t *call) CG_HIDDEN;
 

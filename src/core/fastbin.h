@@ -88,6 +88,31 @@ CG_INLINE void cg_check_next_size(cg_chunk_t *c, size_t size, bool fast, const c
                      NULL);
 }
 
+/* Link c (tagged already) in front of *old, the head of fastbin fb: a
+ * plain store when !mt; when mt a compare-and-swap, which fails (false)
+ * when another push or a pop came first, and then leaves the new head in
+ * *old, to be tested and linked again. */
+CG_INLINE bool cg_fastbin_link(cg_chunk_t **fb, cg_chunk_t *c, cg_chunk_t **old, bool mt)
+{
+    c->fd = cg_protect(&c->fd, *old);
+    if (!mt) {
+        *fb = c;
+        return true;
+    }
+    return __atomic_compare_exchange_n(fb, old, c, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+}
+
+/* After a push: av has fast chunks (consolidation's cue). */
+CG_INLINE void cg_fastbin_note(cg_arena_t *av, bool mt)
+{
+    if (mt) {
+        if (!__atomic_load_n(&av->have_fastchunks, __ATOMIC_RELAXED))
+            __atomic_store_n(&av->have_fastchunks, 1, __ATOMIC_RELAXED);
+    } else {
+        av->have_fastchunks = 1;
+    }
+}
+
 CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, const cg_call_t *call)
 {
     bool mt = call->mt;
@@ -98,20 +123,10 @@ CG_INLINE void cg_fastbin_push(cg_arena_t *av, cg_chunk_t *c, size_t size, const
     for (;;) {
         if (CG_CHECK_ON(FASTTOP) && CG_UNLIKELY(old == c))
             cg_fail_FASTTOP(call, cg_chunk2mem(c));
-        c->fd = cg_protect(&c->fd, old);
-        if (!mt) {
-            *fb = c;
-            break;
-        }
-        if (__atomic_compare_exchange_n(fb, &old, c, true, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        if (cg_fastbin_link(fb, c, &old, mt))
             break;
     }
-    if (mt) {
-        if (!__atomic_load_n(&av->have_fastchunks, __ATOMIC_RELAXED))
-            __atomic_store_n(&av->have_fastchunks, 1, __ATOMIC_RELAXED);
-    } else {
-        av->have_fastchunks = 1;
-    }
+    cg_fastbin_note(av, mt);
 }
 
 /* A link read from a fastbin must be a chunk of ours, aligned and
@@ -179,6 +194,26 @@ CG_INLINE void cg_fast_free(cg_arena_t *av, cg_chunk_t *c, size_t size, bool loc
         cg_fast_free_recheck(av, c, size, locked, call);
     cg_perturb_free(c, size);
     cg_fastbin_push(av, c, size, call);
+}
+
+/* cg_fast_free of a single-threaded process when every one of its checks
+ * passes and no M_PERTURB fill is asked for: true, c pushed.  False when
+ * a check fails or a fill is due, with nothing done, for cg_fast_free
+ * (which makes the same tests and reports).  Needs no call value: the
+ * reporting branches are cg_fast_free's, so a caller that has none to
+ * build yet (free's hand-off, entry/api.c) builds it only for them. */
+CG_INLINE bool cg_fast_free_quick(cg_arena_t *av, cg_chunk_t *c, size_t size)
+{
+    cg_chunk_t **fb = &av->fastbins[cg_fastbin_index(size)];
+    cg_chunk_t *old = *fb;
+    if (cg_next_size_bad(c, size) || CG_UNLIKELY(cg_mp.free_fill >= 0) ||
+        (CG_CHECK_ON(FASTTOP) && CG_UNLIKELY(old == c)))
+        return false;
+    if (CG_CHECK_ON(TCACHE_DOUBLE_FREE))
+        cg_fastbin_tag(c);
+    cg_fastbin_link(fb, c, &old, false);
+    cg_fastbin_note(av, false);
+    return true;
 }
 
 /* Free a heap chunk that is not going to the tcache: fast sizes are pushed

@@ -172,11 +172,12 @@ CG_INLINE void *cg_tcache_hit(cg_tcache_t *tc, size_t idx, uint64_t *count)
     return NULL;
 }
 
-enum { CG_FREE_SLOW = 0, CG_FREE_DONE = 1, CG_FREE_BIN_FULL = 2 };
+enum { CG_FREE_SLOW = 0, CG_FREE_DONE = 1, CG_FREE_BIN_FULL = 2, CG_FREE_FAST_FULL = 3 };
 
 /* Fast free of a pointer cg_heap_owns() accepted.  CG_FREE_DONE: mem went
  * into the tcache.  CG_FREE_BIN_FULL: mem is a valid, in-use chunk of a
- * tcache size but its bin is full.  CG_FREE_SLOW: anything unusual (a size
+ * tcache size but its bin is full; CG_FREE_FAST_FULL: the same for a
+ * chunk of a fastbin size (at most M_MXFAST's).  CG_FREE_SLOW: anything unusual (a size
  * that is not a tcache class, a next chunk that is no chunk or says mem is
  * free, a freed-entry key), for cg_free_owned, which repeats every test
  * with a report. */
@@ -202,7 +203,7 @@ CG_INLINE int cg_free_fast(cg_tcache_t *tc, void *mem)
     if (((cg_tentry_t *)mem)->key == cg_tcache_key)
         return CG_FREE_SLOW;
     if (tc->counts[idx] >= cg_mp.tcache_count)
-        return CG_FREE_BIN_FULL;
+        return size <= cg_mp.max_fast ? CG_FREE_FAST_FULL : CG_FREE_BIN_FULL;
     cg_tcache_put(tc, idx, mem);
     CG_COUNT(tc->n_free);
     return CG_FREE_DONE;

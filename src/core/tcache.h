@@ -43,6 +43,8 @@ extern uint64_t cg_exited_counts[5] CG_HIDDEN;
 #define CG_COUNT(ctr) CG_STORE(ctr, CG_LOAD(ctr) + 1)
 
 CG_INLINE size_t cg_csize2tidx(size_t csz) { return (csz - CG_MINSIZE) / CG_ALIGN; }
+/* The chunk size of tcache bin idx (cg_csize2tidx's inverse). */
+CG_INLINE size_t cg_tidx2csize(size_t idx) { return idx * CG_ALIGN + CG_MINSIZE; }
 
 /* The report of a tcache link n that failed cg_tcache_link_ok: entry's
  * next pointer leads back to entry, or to no chunk of ours (tcache.c). */

@@ -162,12 +162,17 @@ CG_INLINE cg_call_t handoff_call(cg_tcache_t *tc, uintptr_t caller, const char *
                         .family = (uint8_t)family };
 }
 
-CG_HOT_TEXT void *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op,
+CG_HOT_TEXT void *cg_malloc_handoff(size_t idx, cg_tcache_t *tc, uintptr_t caller, const char *op,
                                     int family)
 {
+    /* What the inline path found before it came here (api.h): a tcache
+     * (so none to test for NULL) and a request of bin idx's size (so no
+     * ENOMEM test, and the chunk size is the bin's). */
+    if (tc == NULL || idx >= CG_TCACHE_BINS)
+        __builtin_unreachable();
     handoff_begin_alloc();
     const cg_call_t c = handoff_call(tc, caller, op, OP_MALLOC, family);
-    void *p = cg_malloc_mem_inline(n, &c);
+    void *p = cg_malloc_chunk_mem(cg_tidx2csize(idx), &c);
     cg_inside_end();
     return p;
 }
@@ -253,14 +258,31 @@ CG_HOT_TEXT void cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, con
     cg_inside_end();
 }
 
-CG_HOT_TEXT void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
-                                  int family)
+CG_HOT_TEXT void cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, int family)
 {
     handoff_begin();
-    const cg_call_t call = free_enter(tc, caller, op, family);
+    const cg_call_t call = free_enter(tc, caller, cg_family_delete_name(family), family);
     cg_chunk_t *c = cg_mem2chunk(mem);
     cg_arena_free_whole(cg_arena_of(c), c, &call);   /* no further call: bins.h */
     cg_inside_end();
+}
+
+/* A single-threaded process's push whose checks all pass is made here
+ * with no call value and no frame (fastbin.h, cg_fast_free_quick): the
+ * thread is not marked inside (the inline path's mark, cg_self.tcache
+ * NULL, already sends a signal handler's call to the re-entrant path, as
+ * on the inline path itself), and the mark ends as the inline path ends
+ * it.  Anything else, and every report, is cg_free_to_arena's. */
+CG_HOT_TEXT void cg_free_to_fastbin(void *mem, cg_tcache_t *tc, uintptr_t caller, int family)
+{
+    cg_chunk_t *c = cg_mem2chunk(mem);
+    if (CG_SINGLE_THREAD_P &&
+        CG_LIKELY(cg_fast_free_quick(cg_arena_of(c), c, cg_csize_unlocked(c)))) {
+        CG_COUNT(tc->n_free);
+        CG_FAST_LEAVE(tc);
+        return;
+    }
+    cg_free_to_arena(mem, tc, caller, family);
 }
 
 void cg_free_sized_impl(void *mem, size_t align, size_t n, uintptr_t caller, const char *op)

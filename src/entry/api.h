@@ -28,8 +28,10 @@ void  *cg_malloc_slow(size_t n, size_t align, uintptr_t caller, int family)
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* malloc's slow path for a thread whose tcache (tc, the inline path's
  * cg_self.tcache: so the thread's state is CG_T_CACHED) missed: called
- * with the inline path's re-entry mark set (CG_FAST_ENTER), and ends it. */
-void  *cg_malloc_handoff(size_t n, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
+ * with the inline path's re-entry mark set (CG_FAST_ENTER), and ends it.
+ * idx: the tcache bin of the request (cg_csize2tidx of its chunk size;
+ * the request itself is not needed: it passed the tcache's size test). */
+void  *cg_malloc_handoff(size_t idx, cg_tcache_t *tc, uintptr_t caller, const char *op, int family)
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
 /* cg_malloc_slow's attempt (the new_handler loop's retries; cxx.c). */
 void  *cg_malloc_try(size_t n, size_t align, uintptr_t caller, int family) CG_HIDDEN;
@@ -88,10 +90,17 @@ void   cg_free_owned(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *o
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
 
 /* A tcache-sized chunk that passed every check of cg_free_fast but whose
- * tcache bin is full: straight to its fastbin or arena. */
-void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, const char *op,
-                         int family)
+ * tcache bin is full: straight to its fastbin or arena.  The call's name
+ * is the family's (cg_family_delete_name), looked up here, off the
+ * inline path. */
+void   cg_free_to_arena(void *mem, cg_tcache_t *tc, uintptr_t caller, int family)
     CG_HIDDEN CG_REALIGN CG_NOINLINE;
+/* The same for a chunk of a fastbin size (CG_FREE_FAST_FULL).  Not
+ * realigned itself: the push it makes without a call keeps nothing on
+ * the stack, and whatever may report or unwind is cg_free_to_arena's,
+ * which realigns. */
+void   cg_free_to_fastbin(void *mem, cg_tcache_t *tc, uintptr_t caller, int family)
+    CG_HIDDEN CG_NOINLINE;
 
 /*
  * C++'s operator new and delete (entry/interpose.c exports their 20

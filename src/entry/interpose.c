@@ -54,10 +54,10 @@ void free_aligned_sized(void *mem, size_t align, size_t n);
  * a call of family. */
 enum { VIA_SAMPLED = 1, VIA_HANDOFF, VIA_SLOW };   /* not 0: see api.h on family */
 CG_INLINE void *alloc_via(size_t n, size_t align, int family, uintptr_t ra, int via,
-                          cg_tcache_t *tc)
+                          cg_tcache_t *tc, size_t idx)
 {
     return via == VIA_SAMPLED ? cg_malloc_sampled(n, ra, family)
-         : via == VIA_HANDOFF ? cg_malloc_handoff(n, tc, ra, cg_family_new_name(family), family)
+         : via == VIA_HANDOFF ? cg_malloc_handoff(idx, tc, ra, cg_family_new_name(family), family)
                               : cg_malloc_slow(n, align, ra, family);
 }
 
@@ -66,20 +66,21 @@ CG_INLINE void *alloc_via(size_t n, size_t align, int family, uintptr_t ra, int 
  * the slow path returns, which, inlined, gave operator new's hit path a
  * stack frame (5 more instructions a call, callgrind). */
 static CG_NOINLINE void *new_via(size_t n, size_t align, int how, uintptr_t ra, int via,
-                                 cg_tcache_t *tc)
+                                 cg_tcache_t *tc, size_t idx)
 {
-    void *p = alloc_via(n, align, CG_NEW_FAMILY(how), ra, via, tc);
+    void *p = alloc_via(n, align, CG_NEW_FAMILY(how), ra, via, tc, idx);
     return CG_LIKELY(p != NULL) ? p : cg_new_failed(n, align, how, ra);
 }
 
 /* The slow path via for a call of how (a constant: one call is left);
- * tc: the thread's tcache for the hand-off (VIA_HANDOFF), else unused. */
+ * tc, idx: the thread's tcache and the request's bin for the hand-off
+ * (VIA_HANDOFF), else unused. */
 CG_INLINE void *alloc_slow(size_t n, size_t align, int how, uintptr_t ra, int via,
-                           cg_tcache_t *tc)
+                           cg_tcache_t *tc, size_t idx)
 {
     if (how == CG_FAMILY_MALLOC)
-        return alloc_via(n, align, CG_FAMILY_MALLOC, ra, via, tc);
-    return new_via(n, align, how, ra, via, tc);
+        return alloc_via(n, align, CG_FAMILY_MALLOC, ra, via, tc, idx);
+    return new_via(n, align, how, ra, via, tc, idx);
 }
 
 /* A tcache hit, or the slow path.  The tcache is hidden from signal
@@ -94,13 +95,13 @@ CG_INLINE void *alloc_inline(size_t n, int how)
         size_t idx = cg_csize2tidx(cg_request2size(n));
         CG_FAST_ENTER();
         if (CG_SAMPLE_TURN())                           /* these two end the mark */
-            return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SAMPLED, NULL);
+            return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SAMPLED, NULL, 0);
         void *mem = cg_tcache_hit(tc, idx, &tc->n_malloc);
         if (CG_LIKELY(mem != NULL))
             return mem;
-        return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_HANDOFF, tc);
+        return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_HANDOFF, tc, idx);
     }
-    return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SLOW, NULL);
+    return alloc_slow(n, 0, how, CG_RET_ADDR, VIA_SLOW, NULL, 0);
 }
 
 /* The inline path takes a tcache-sized heap chunk; a sized or aligned
@@ -119,8 +120,10 @@ CG_INLINE void free_inline(void *mem, size_t sized, size_t salign, int family)
         int r = cg_free_fast(tc, mem);
         if (CG_LIKELY(r == CG_FREE_DONE))
             CG_FAST_LEAVE(tc);
-        else if (r == CG_FREE_BIN_FULL)                 /* these end the mark */
-            cg_free_to_arena(mem, tc, CG_RET_ADDR, cg_family_delete_name(family), family);
+        else if (r == CG_FREE_FAST_FULL)                /* these end the mark */
+            cg_free_to_fastbin(mem, tc, CG_RET_ADDR, family);
+        else if (r == CG_FREE_BIN_FULL)
+            cg_free_to_arena(mem, tc, CG_RET_ADDR, family);
         else
             cg_free_owned(mem, tc, CG_RET_ADDR, cg_family_delete_name(family), family);
         return;
@@ -331,7 +334,7 @@ CG_INLINE void *serve_new(size_t n, size_t al, int how)
 {
     int family = CG_NEW_FAMILY(how);
     if (family == CG_FAMILY_NEW_ALIGNED || family == CG_FAMILY_NEW_ARRAY_ALIGNED)
-        return alloc_slow(n, al, how, CG_RET_ADDR, VIA_SLOW, NULL);
+        return alloc_slow(n, al, how, CG_RET_ADDR, VIA_SLOW, NULL, 0);
     return alloc_inline(n, how);
 }
 

@@ -27,6 +27,9 @@
 #                            COLD_EXTRA in the cold segment (tools/check-cold.py)
 #   fastpath-cold-objs-control  the same objects linked with guard.o left out
 #                            of the cold list: the check names guard
+#   fastpath-binfull-free-ir  a free whose tcache bin is full, at a fastbin
+#                            size, stays within an instruction budget
+#                            (callgrind, tools/fastpath/binfull.c)
 # Exit status: 0 when every line is PASS, else 1.  Takes well under a minute.
 set -uo pipefail
 : "${CG_ROOT:?}" "${CG_BUILD:?}" "${CG_SO:?}"
@@ -165,5 +168,37 @@ if [ "$rc" -ne 0 ] && grep -q '^RESULT cold-objs FAIL guard$' <<<"$out"; then
 else
   echo "$out" | tail -5
   fail fastpath-cold-objs-control "guard.o left out of the cold list was not named; exit $rc: $(grep '^RESULT' <<<"$out")"
+fi
+# A free whose tcache bin is full, at a fastbin size (tools/fastpath/binfull.c):
+# its instructions per call, callgrind's count of free_batch over its free
+# calls, within a budget glibc's own free meets on the same program; a
+# hand-off that builds its call value, frame and marks for a plain fastbin
+# push is over it (docs/performance.md, "Session 20 (perf20)").  Takes
+# CG_BINFULL_SO, when set, instead of $CG_SO (to show the budget failing on
+# an older library).
+BINFULL_BUDGET=125
+bf_so=${CG_BINFULL_SO:-$CG_SO}
+if ! command -v valgrind >/dev/null; then
+  fail fastpath-binfull-free-ir "no valgrind (tools/deps.sh check installs it)"
+elif ! make -s -C "$CG_ROOT" BUILD="$CG_BUILD" fastpath-binfull >/dev/null; then
+  fail fastpath-binfull-free-ir "cannot build tools/fastpath/binfull.c"
+else
+  bf_out=$CG_BUILD/fastpath/binfull.callgrind
+  rm -f "$bf_out"
+  out=$(LD_PRELOAD=$bf_so valgrind --tool=callgrind --toggle-collect=free_batch \
+          --callgrind-out-file="$bf_out" "$CG_BUILD/fastpath/binfull" 2000 2>/dev/null); rc=$?
+  frees=$(sed -n 's/^frees=//p' <<<"$out")
+  ir=$(sed -n 's/^summary: *//p' "$bf_out" 2>/dev/null)
+  if [ "$rc" -ne 0 ] || [ -z "$frees" ] || [ -z "$ir" ] || [ "$ir" -eq 0 ]; then
+    fail fastpath-binfull-free-ir "no measurement (exit $rc, frees=${frees:-?}, Ir=${ir:-?})"
+  else
+    per=$(( (ir + frees / 2) / frees ))
+    if [ "$per" -le "$BINFULL_BUDGET" ]; then
+      echo "binfull: $per Ir a free (budget $BINFULL_BUDGET)"
+      pass fastpath-binfull-free-ir
+    else
+      fail fastpath-binfull-free-ir "$per Ir a free, over the budget of $BINFULL_BUDGET"
+    fi
+  fi
 fi
 [ "$fails" -eq 0 ]
