@@ -69,12 +69,13 @@ static bool plan(size_t n, size_t align, layout_t *L)
 
 /* The slack on either side of the block, filled at allocation and checked
  * at free: the 256 bytes (at most) before the user block — the nearest
- * underflows; the rest of the page before them stays zero, unchecked, as
- * debug mode checks at most 256 bytes of an alignment's lead — and
- * [user + req, data end). */
+ * underflows — hold the lead's pattern; the rest of the data before them
+ * (*zero bytes from the first data page's start: an alignment's or a
+ * short block's lead) stays as the kernel gave it, zero, and is checked
+ * for zero; and [user + req, data end) holds the redzone byte. */
 #define CG_FRONT_CHECKED 256
 static void slack(const cg_shadow_t *r, unsigned char **lo, size_t *front, unsigned char **hi,
-                  size_t *back)
+                  size_t *back, size_t *zero)
 {
     size_t P = cg_pagesize;
     unsigned char *range = (unsigned char *)r->head;
@@ -84,6 +85,7 @@ static void slack(const cg_shadow_t *r, unsigned char **lo, size_t *front, unsig
     size_t f = (size_t)(u - data);
     *front = f < CG_FRONT_CHECKED ? f : CG_FRONT_CHECKED;
     *lo = u - *front;
+    *zero = f - *front;
     *hi = u + r->req;
     *back = (size_t)(end - (u + r->req));
 }
@@ -114,8 +116,8 @@ static void *place(char *lo, const layout_t *L, size_t n, size_t align, int kind
     r->align_shift = cg_align_shift(align);
     r->mode = cg_dbg_block_mode(c->caller);
     unsigned char *front_lo, *back_lo;
-    size_t front, back;
-    slack(r, &front_lo, &front, &back_lo, &back);
+    size_t front, back, zero;
+    slack(r, &front_lo, &front, &back_lo, &back, &zero);
     cg_dbg_lead_fill(r->kind, front_lo + front, front);   /* the zero cookie last (debug.h) */
     memset(back_lo, CG_DBG_REDZONE, back);
     /* The pages are new or were sealed (dropped): they read zero, so
@@ -167,8 +169,8 @@ void *cg_guarded_sample(size_t n, size_t align, int kind, const cg_call_t *c)
 static bool check_slack(const cg_call_t *c, const cg_shadow_t *r, const char *when)
 {
     unsigned char *front_lo, *back_lo;
-    size_t front, back;
-    slack(r, &front_lo, &front, &back_lo, &back);
+    size_t front, back, zero;
+    slack(r, &front_lo, &front, &back_lo, &back, &zero);
     const unsigned char *u = cg_shadow_user(r);
     const unsigned char *bad = cg_pattern_find_not_any(back_lo, back, CG_DBG_REDZONE);
     char msg[160];
@@ -180,7 +182,9 @@ static bool check_slack(const cg_call_t *c, const cg_shadow_t *r, const char *wh
     }
     /* the front slack: the lowest changed byte is named, as debug mode
      * names it in its leading redzone (where a forward write began) */
-    const unsigned char *q = cg_dbg_lead_bad(r->kind, u, front);
+    const unsigned char *q = cg_pattern_find_not_any(front_lo - zero, zero, 0);
+    if (q == NULL)
+        q = cg_dbg_lead_bad(r->kind, u, front);
     if (q == NULL)
         return true;
     cg_fmt(msg, sizeof msg, "%zu bytes before a %zu-byte region (found %s)",

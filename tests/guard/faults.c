@@ -158,6 +158,13 @@ int main(int argc, char **argv)
         free_here(p);
         return 0;
     }
+    if (!strcmp(c, "underflow-two")) {             /* BYTES: p[-BYTES], then p[-1] */
+        char *p = alloc_here(40);
+        write_here(p, -(long)arg(argv, 2, 1));
+        write_here(p, -1);
+        free_here(p);
+        return 0;
+    }
     if (!strcmp(c, "underflow-span")) {            /* BYTES: all of them, p[-BYTES..-1] */
         char *p = alloc_here(40);
         size_t n = (size_t)arg(argv, 2, 8);

@@ -118,6 +118,18 @@ for b in 1 32; do
     expect_free guard-underflow-$b-default-found-at-free heap-buffer-overflow \
         "$b bytes before a 40-byte region \\(found at free\\)" 'in free_here' 'in alloc_here'
 done
+# an underflow further back on the block's first page than the 256 bytes
+# of lead pattern: the rest of the page is checked for the zero it was
+# given, and the lowest changed byte is named when one write is near and
+# one far
+for b in 257 4000; do
+    run underflow $b
+    expect_free guard-underflow-$b-far-found-at-free heap-buffer-overflow \
+        "$b bytes before a 40-byte region \\(found at free\\)" 'in free_here' 'in alloc_here'
+done
+run underflow-two 4000
+expect_free guard-underflow-far-and-near-names-lowest heap-buffer-overflow \
+    "4000 bytes before a 40-byte region \\(found at free\\)" 'in free_here'
 # an underflow of several bytes, found at free: guard and debug mode name
 # the same byte, the lowest changed (where a forward write began)
 for m in guard debug; do
