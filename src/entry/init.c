@@ -341,7 +341,9 @@ static void apply_options(void)
 CG_HOT_TEXT static void say_hello(void)
 {
     char buf[512];
-    if (!cg_mode.instrumented && (cg_opt.detect_leaks || CG_OPT_GIVEN(halt_on_error))) {
+    /* only a value that asks for what fast mode does not do: it halts on
+     * every report, and detect_leaks=0 or halt_on_error=1 are its way */
+    if (!cg_mode.instrumented && (cg_opt.detect_leaks || !cg_opt.halt_on_error)) {
         size_t w = cg_fmt(buf, sizeof buf, "==%d==WARNING: chunkguard: detect_leaks and "
                           "halt_on_error act in debug and guard mode only (mode=debug or "
                           "mode=guard)\n", (int)cg_os_getpid());
