@@ -77,6 +77,10 @@ bool cg_quarantine_each_since_fork(void (*fn)(cg_shadow_t *r, void *arg), void *
  * as many steps as blocks are counted.  For the heap verifier. */
 void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
 
+/* Test builds (CG_TEST_HOOKS): how many records the FIFO's trim has read
+ * (cg_test_quarantine_trim_reads); 0 in the shipped library. */
+extern size_t cg_quarantine_trim_reads CG_HIDDEN;
+
 /* Bytes and blocks now held, the batches' included. */
 void cg_quarantine_usage(size_t *bytes, size_t *blocks) CG_HIDDEN;
 

@@ -554,6 +554,14 @@ if make -s -C "$R" BUILD="$CG_BUILD" locks-lib-test >/dev/null 2>&1; then
     if [ $rc = 0 ] && grep -q '^budget ok' <<<"$out"; then pass threads-quarantine-budget-8-threads
     else fail threads-quarantine-budget-8-threads "rc=$rc $out $(head -c 300 <<<"$err")"; fi
 else fail threads-quarantine-budget-8-threads "make locks-lib-test failed"; fi
+# The FIFO is trimmed a batch at a time (quarantine.c's segments), without
+# reading the records of the blocks that leave (each was a cache miss, one
+# after another: a chain), and still holds its budget to within a batch.
+if [ -f "$CG_BUILD/locks/test/libchunkguard.so" ]; then
+    trun mode=debug:quarantine_mb=16:guard_sample=0:stack_depth=1 "$CG_BUILD/locks/test/libchunkguard.so" trim 16
+    if [ $rc = 0 ] && grep -q '^trim ok' <<<"$out"; then pass threads-quarantine-trim-by-batch
+    else fail threads-quarantine-trim-by-batch "rc=$rc $out $(head -c 300 <<<"$err")"; fi
+else fail threads-quarantine-trim-by-batch "make locks-lib-test failed"; fi
 # A free racing the release of its block (issue 15, point 4): a test
 # build's hook holds the winner's release between the record's unbind and
 # the core's free while 3 threads free the block again.  Each must report
