@@ -27,6 +27,10 @@
  *                          thread's batch; prints
  *                          "budget ok <max bytes> <bound>" and exits 0, or
  *                          says what was over and exits 1
+ *   threads short N        N short threads, one after another, each
+ *                          allocating and freeing a block: what a thread's
+ *                          start and exit cost in system calls (the suite
+ *                          counts them with strace)
  *   threads trim MB        one thread frees 256 MiB (blocks of 1-3 KiB,
  *                          each filled) through a quarantine of MB MiB; the
  *                          blocks that left it must have left a batch at a
@@ -177,6 +181,28 @@ static void *budget_worker(void *arg)
             w->max = bytes;
     }
     return NULL;
+}
+
+static void *short_body(void *arg)
+{
+    char *p = malloc(100);
+    if (p == NULL)
+        exit(4);
+    p[0] = 1;
+    free(p);
+    return arg;
+}
+
+/* threads short N (see the file comment). */
+static int short_threads(int n)
+{
+    for (int i = 0; i < n; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, short_body, NULL) != 0 || pthread_join(t, NULL) != 0)
+            return 3;
+    }
+    puts("short ok");
+    return 0;
 }
 
 /* threads trim MB (see the file comment). */
@@ -545,6 +571,8 @@ int main(int argc, char **argv)
         return race_free((size_t)strtoul(argv[2], NULL, 10));
     if (strcmp(what, "budget") == 0 && argc > 2)
         return budget((size_t)strtoul(argv[2], NULL, 10));
+    if (strcmp(what, "short") == 0 && argc > 2)
+        return short_threads((int)strtol(argv[2], NULL, 10));
     if (strcmp(what, "trim") == 0 && argc > 2)
         return trim((size_t)strtoul(argv[2], NULL, 10));
     fprintf(stderr, "usage: threads {df-xthread|uaf-xthread|uaf-exited|budget MB}\n");
