@@ -705,8 +705,8 @@ static void release_block(cg_shadow_t *r, const cg_call_t *call)
  * caches for the whole quarantine. */
 static void prefetch_block(const cg_shadow_t *r)
 {
-    const char *c = (const char *)r->chunk;
-    size_t size = r->head & ~CG_FLAG_BITS;
+    const char *c = (const char *)CG_LOAD(r->chunk);
+    size_t size = CG_LOAD(r->head) & ~CG_FLAG_BITS;
     __builtin_prefetch(c);
     __builtin_prefetch(c + 64);
     __builtin_prefetch(c + 128);
@@ -714,23 +714,37 @@ static void prefetch_block(const cg_shadow_t *r)
 }
 
 /* Release the blocks of a chain that left the quarantine (linked through
- * their records' next fields, 0 at its end), loads started ahead: the
- * record two blocks on and the memory of the next block, while this one
- * is checked, so that the chain's cache misses overlap the checks instead
- * of following one another. */
+ * their records' next fields, 0 at its end), loads started ahead while
+ * one block is checked, so that the chain's cache misses overlap the
+ * checks instead of following one another: the record
+ * CG_QUARANTINE_FAR (8) blocks on (its far link, quarantine.h), the
+ * memory of the block 4 on (its record loaded 4 blocks ago), and, where
+ * a batch starts (no far links reach it), the record two on and the
+ * next block's memory.  A far link past the chain's end (a merged
+ * segment cut in its middle) names a block still in the FIFO: only
+ * prefetched, never used. */
+#define AHEAD 4
 static void release_chain(uint32_t id, const cg_call_t *call)
 {
     cg_shadow_t *r = id != 0 ? cg_shadow_at(id) : NULL;
     cg_shadow_t *next = r != NULL && r->next != 0 ? cg_shadow_at(r->next) : NULL;
+    cg_shadow_t *far[AHEAD] = { NULL };
     if (next != NULL)
         __builtin_prefetch(next);
-    while (r != NULL) {
-        /* next's fields before the release reuses r's record (its next) */
+    for (unsigned k = 0; r != NULL; k++) {
+        /* r's and next's fields before the release reuses r's record */
+        cg_shadow_t *f = r->far != 0 ? cg_shadow_at(CG_LOAD(r->far)) : NULL;
+        if (f != NULL)
+            __builtin_prefetch(f);
+        cg_shadow_t *mid = far[k % AHEAD];
+        far[k % AHEAD] = f;
+        if (mid != NULL)
+            prefetch_block(mid);
         cg_shadow_t *after = next != NULL && next->next != 0 ? cg_shadow_at(next->next) : NULL;
-        if (after != NULL)
+        if (after != NULL && mid == NULL) {
             __builtin_prefetch(after);
-        if (next != NULL)
             prefetch_block(next);
+        }
         release_block(r, call);
         r = next;
         next = after;

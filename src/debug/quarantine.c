@@ -189,6 +189,8 @@ CG_FORK_PATH static chain_t detach(cg_qbatch_t *b)
     CG_STORE(b->big_bytes, 0);
     CG_STORE(b->big_blocks, 0);
     b->head = b->tail = 0;
+    for (int k = 0; k < CG_QUARANTINE_FAR; k++)
+        b->recent[k] = 0;
     return ch;
 }
 
@@ -235,6 +237,7 @@ uint32_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call)
 {
     cg_shadow_t *r = cg_shadow_at(id);
     r->next = 0;
+    r->far = 0;
     size_t bytes = record_bytes(r), limit = cg_quarantine_batch_limit(budget);
     cg_dthread_t *t = bytes < limit ? cg_dthread_self(call->mt) : NULL;
     if (t == NULL)
@@ -246,6 +249,12 @@ uint32_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call)
     else
         b->head = id;
     b->tail = id;
+    /* the far link of the block freed FAR puts ago (warm: freed just now),
+     * so that the release loads records FAR ahead, not one at a time */
+    uint32_t *slot = &b->recent[b->blocks % CG_QUARANTINE_FAR];
+    if (*slot != 0)
+        cg_shadow_at(*slot)->far = id;
+    *slot = id;
     CG_STORE(b->bytes, b->bytes + bytes);
     CG_STORE(b->blocks, b->blocks + 1);
     if (r->head & CG_IS_MMAPPED) {

@@ -30,10 +30,14 @@
 /* A thread's batch (in its block, dthread.h): blocks it freed, oldest
  * first, not yet in the FIFO.  Written by its thread only, under its
  * block's lock; walkers read it under that lock. */
+#define CG_QUARANTINE_FAR 8
 typedef struct cg_qbatch {
     uint32_t head, tail;        /* oldest and newest record ids (0: empty)  */
     size_t bytes, blocks;       /* chunk bytes and blocks held              */
     size_t big_bytes, big_blocks;   /* of them, mmap'd big blocks           */
+    /* the last CG_QUARANTINE_FAR records put, by blocks % FAR: each gets
+     * its far link (shadow.h) when the block FAR puts after it comes */
+    uint32_t recent[CG_QUARANTINE_FAR];
 } cg_qbatch_t;
 
 /* The most bytes one thread's batch holds with a budget of budget bytes:
