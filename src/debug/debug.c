@@ -637,14 +637,11 @@ static size_t quarantine_budget(void)
     return (size_t)cg_opt.quarantine_mb << 20;
 }
 
-/* The bytes a thread's cache of released chunks holds (reuse.h): twice
- * what its quarantine batch may, none with quarantine_mb=0.  Blocks leave
- * the quarantine a batch at a time (one batch's worth when a batch is
- * spliced in), so the cache takes a whole batch's blocks for the next
- * batch's allocations with room to spare. */
+/* The bytes a thread's cache of released chunks holds (reuse.h): an
+ * eighth of the quarantine budget, none with quarantine_mb=0. */
 static size_t reuse_limit(void)
 {
-    return 2 * cg_quarantine_batch_limit(quarantine_budget());
+    return quarantine_budget() / 8;
 }
 
 /* Unbind a released block's record and give its chunk back to the core.

@@ -26,8 +26,8 @@ static size_t class_lower(size_t k)
     return (8 + k % 8) << (k / 8 + 7);
 }
 
-/* Blocks a class keeps (n[] is a byte): the byte limit is what binds. */
-#define CLASS_CAP 255
+/* Blocks a class keeps (n[] is 16 bits): the byte limit is what binds. */
+#define CLASS_CAP 65535
 
 static size_t chunk_bytes(const cg_shadow_t *r)
 {
