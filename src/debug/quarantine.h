@@ -6,7 +6,9 @@
  *
  * One global FIFO of shadow records with a byte budget (quarantine_mb),
  * linked through the records' `next` field, under its own lock.  Blocks
- * leave oldest first, as soon as the total exceeds the budget; the caller
+ * leave oldest first, as soon as the total exceeds the budget, a whole
+ * batch (the FIFO's segment) at a time, so the FIFO keeps between the
+ * budget less one batch and the budget; the caller
  * checks and releases them after the lock is dropped, so the O(size) poison
  * check never runs under a lock.  In front of the FIFO each thread keeps a
  * batch of the blocks it freed last (at most cg_quarantine_batch_limit
@@ -50,8 +52,8 @@ size_t cg_quarantine_batch_limit(size_t budget) CG_HIDDEN;
  * freed) in the quarantine: in the thread's batch, which goes to the FIFO
  * when full, or in the FIFO directly (a block of the batch limit or more);
  * the FIFO's size counts each chunk's size, from the record's copy of the
- * header.  Then the oldest records leave the FIFO while it holds more than
- * budget bytes.  Returns them as a chain linked through their `next`
+ * header.  Then the oldest records leave the FIFO, whole segments at a
+ * time, while it holds more than budget bytes.  Returns them as a chain linked through their `next`
  * fields (0 at its end), for the caller to check and release; 0 when none
  * left.  With a budget of 0 the record just put comes straight back out.
  * Thread-safe (the thread's batch lock and the quarantine lock, taken for
