@@ -1244,15 +1244,14 @@ bool cg_os_protect(void *p, size_t len, int prot)
 bool cg_os_altstack(void *sp, size_t size, void **old_sp)
 {
     stack_t now, ss = { .ss_sp = sp, .ss_size = size, .ss_flags = sp ? 0 : SS_DISABLE };
-    if (sys_failed(SYS(SYS_sigaltstack, 0, &now, 0, 0, 0, 0)))
+    /* one call: the kernel gives the old stack back as it sets the new */
+    if (sys_failed(SYS(SYS_sigaltstack, sp == (void *)1 ? 0 : &ss, &now, 0, 0, 0, 0)))
         return false;
     *old_sp = (now.ss_flags & SS_DISABLE) ? NULL : now.ss_sp;
-    if (sp == (void *)1)
-        return true;
-    return !sys_failed(SYS(SYS_sigaltstack, &ss, 0, 0, 0, 0, 0));
+    return true;
 }
 
-size_t cg_os_altstack_room(uintptr_t sp)
+CG_FORK_PATH size_t cg_os_altstack_room(uintptr_t sp)
 {
     stack_t now;
     if (sys_failed(SYS(SYS_sigaltstack, 0, &now, 0, 0, 0, 0)) || !(now.ss_flags & SS_ONSTACK))

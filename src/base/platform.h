@@ -502,7 +502,8 @@ void  cg_os_ucontext_unmask(const void *ucontext) CG_HIDDEN;
 
 /* The calling thread's alternate signal stack (sigaltstack): *old_sp is
  * the one in use (NULL: none); then it becomes [sp, sp + size), or none
- * with sp NULL, or stays with sp (void *)1.  False on failure. */
+ * with sp NULL, or stays with sp (void *)1; one system call.  False on
+ * failure (*old_sp then unset). */
 bool  cg_os_altstack(void *sp, size_t size, void **old_sp) CG_HIDDEN;
 /* Bytes of the alternate signal stack left below sp when the calling
  * thread runs on it, or SIZE_MAX when it does not (on its own stack, whose

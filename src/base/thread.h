@@ -55,6 +55,8 @@ typedef struct cg_thread {
     uint8_t report_head;        /* the report this thread writes: its head
                                  * rendered early, or its lock taken early
                                  * (report/render.c, CG_RHEAD_*)           */
+    uint8_t alt_ours;           /* the thread's signal stack is the one
+                                 * chunkguard installed (debug/fault.c)     */
     uint16_t sect_slot;         /* the masked-section registry slot this
                                  * thread last took, + 1 (0: none yet;
                                  * platform.c, cg_os_section_enter)        */

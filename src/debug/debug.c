@@ -637,14 +637,11 @@ static size_t quarantine_budget(void)
     return (size_t)cg_opt.quarantine_mb << 20;
 }
 
-/* The bytes a thread's cache of released chunks holds (reuse.h): twice
- * what its quarantine batch may, none with quarantine_mb=0.  Blocks leave
- * the quarantine a batch at a time (one batch's worth when a batch is
- * spliced in), so the cache takes a whole batch's blocks for the next
- * batch's allocations with room to spare. */
+/* The bytes a thread's cache of released chunks holds (reuse.h): an
+ * eighth of the quarantine budget, none with quarantine_mb=0. */
 static size_t reuse_limit(void)
 {
-    return 2 * cg_quarantine_batch_limit(quarantine_budget());
+    return quarantine_budget() / 8;
 }
 
 /* Unbind a released block's record and give its chunk back to the core.
@@ -699,14 +696,55 @@ static void release_block(cg_shadow_t *r, const cg_call_t *call)
     give_back(r, call);
 }
 
+/* Start the loads a release of r's block makes (release_block): its
+ * header and leading redzone, the poison's first lines, the trailing
+ * redzone's end.  Each is a cache miss: the block has been out of the
+ * caches for the whole quarantine. */
+static void prefetch_block(const cg_shadow_t *r)
+{
+    const char *c = (const char *)CG_LOAD(r->chunk);
+    size_t size = CG_LOAD(r->head) & ~CG_FLAG_BITS;
+    __builtin_prefetch(c);
+    __builtin_prefetch(c + 64);
+    __builtin_prefetch(c + 128);
+    __builtin_prefetch(c + size - 8);
+}
+
 /* Release the blocks of a chain that left the quarantine (linked through
- * their records' next fields, 0 at its end). */
+ * their records' next fields, 0 at its end), loads started ahead while
+ * one block is checked, so that the chain's cache misses overlap the
+ * checks instead of following one another: the record
+ * CG_QUARANTINE_FAR (8) blocks on (its far link, quarantine.h), the
+ * memory of the block 4 on (its record loaded 4 blocks ago), and, where
+ * a batch starts (no far links reach it), the record two on and the
+ * next block's memory.  A far link past the chain's end (a merged
+ * segment cut in its middle) names a block still in the FIFO: only
+ * prefetched, never used. */
+#define AHEAD 4
 static void release_chain(uint32_t id, const cg_call_t *call)
 {
-    while (id != 0) {
-        cg_shadow_t *r = cg_shadow_at(id);
-        id = r->next;          /* before the release reuses the record */
+    cg_shadow_t *r = id != 0 ? cg_shadow_at(id) : NULL;
+    cg_shadow_t *next = r != NULL && r->next != 0 ? cg_shadow_at(r->next) : NULL;
+    cg_shadow_t *far[AHEAD] = { NULL };
+    if (next != NULL)
+        __builtin_prefetch(next);
+    for (unsigned k = 0; r != NULL; k++) {
+        /* r's and next's fields before the release reuses r's record */
+        cg_shadow_t *f = r->far != 0 ? cg_shadow_at(CG_LOAD(r->far)) : NULL;
+        if (f != NULL)
+            __builtin_prefetch(f);
+        cg_shadow_t *mid = far[k % AHEAD];
+        far[k % AHEAD] = f;
+        if (mid != NULL)
+            prefetch_block(mid);
+        cg_shadow_t *after = next != NULL && next->next != 0 ? cg_shadow_at(next->next) : NULL;
+        if (after != NULL && mid == NULL) {
+            __builtin_prefetch(after);
+            prefetch_block(next);
+        }
         release_block(r, call);
+        r = next;
+        next = after;
     }
 }
 

@@ -486,9 +486,23 @@ bool cg_in_own_code(uintptr_t pc)
 static unsigned alt_key;
 static bool alt_key_ok;
 
-/* A new signal stack's lowest usable byte, or NULL (no memory). */
+/* Signal stacks of threads that exited, kept (resident, their guard page
+ * still inaccessible) for threads made later: a short thread then costs
+ * no mmap, mprotect and munmap (with its TLB shootdown) for its stack.
+ * Each slot is taken and filled with one atomic exchange, so no lock. */
+#define ALT_SPARES 8
+static char *alt_spare[ALT_SPARES];
+
+/* A signal stack's lowest usable byte: a spare one, or a new one; NULL
+ * (no memory). */
 static char *alt_new(void)
 {
+    for (int i = 0; i < ALT_SPARES; i++)
+        if (__atomic_load_n(&alt_spare[i], __ATOMIC_RELAXED) != NULL) {
+            char *sp = __atomic_exchange_n(&alt_spare[i], NULL, __ATOMIC_ACQUIRE);
+            if (sp != NULL)
+                return sp;
+        }
     char *m = cg_os_map(CG_ALT_BYTES + cg_pagesize);
     if (m == NULL)
         return NULL;
@@ -496,8 +510,15 @@ static char *alt_new(void)
     return m + cg_pagesize;
 }
 
+/* sp (no thread's signal stack now) into a spare slot, or unmapped. */
 static void alt_free(char *sp)
 {
+    for (int i = 0; i < ALT_SPARES; i++) {
+        char *none = NULL;
+        if (__atomic_compare_exchange_n(&alt_spare[i], &none, sp, false, __ATOMIC_RELEASE,
+                                        __ATOMIC_RELAXED))
+            return;
+    }
     cg_os_unmap(sp - cg_pagesize, CG_ALT_BYTES + cg_pagesize);
 }
 
@@ -508,6 +529,7 @@ static void alt_release(void *sp)
     void *now;
     if (cg_os_altstack((void *)1, 0, &now) && now == sp)
         cg_os_altstack(NULL, 0, &now);
+    cg_self.alt_ours = 0;
     alt_free(sp);
 }
 
@@ -519,14 +541,17 @@ static bool alt_install(char *sp)
     if (!cg_os_altstack(sp, CG_ALT_BYTES, &old))
         return false;
     cg_os_thread_key_set(alt_key, sp);
+    cg_self.alt_ours = 1;
     return true;
 }
 
 void cg_fault_thread_start(void)
 {
     void *old;
-    if (!alt_key_ok || !cg_os_altstack((void *)1, 0, &old) || old != NULL)
-        return;     /* the program's own alternate stack stays, as does ours */
+    /* ours already (pthread_create installed it: no call to ask), or the
+     * program's own, which stays */
+    if (!alt_key_ok || cg_self.alt_ours || !cg_os_altstack((void *)1, 0, &old) || old != NULL)
+        return;
     char *sp = alt_new();
     if (sp == NULL)
         return;

@@ -27,6 +27,7 @@ static cg_lock_t q_lock = CG_LOCK_INIT(CG_LK_QUARANTINE);
 static uint32_t q_head CG_FORK_DATA, q_tail CG_FORK_DATA; /* oldest and newest record ids (0: empty) */
 static size_t q_bytes CG_FORK_DATA, q_blocks CG_FORK_DATA;
 static size_t q_big_bytes CG_FORK_DATA, q_big_blocks CG_FORK_DATA; /* of them, mmap'd big blocks */
+size_t cg_quarantine_trim_reads;
 static size_t q_puts CG_FORK_DATA;                      /* blocks ever put into the FIFO */
 /* In a forked child: the newest record and the count of puts at the fork
  * (cg_quarantine_each_since_fork). */
@@ -47,41 +48,45 @@ CG_INLINE cg_tok_t leaf_lock(cg_lock_t *l, bool mt)
     return (cg_tok_t){ mt };
 }
 
-/* Count r in (sign 1) or out (-1) of the FIFO.  Caller holds q_lock. */
-static void count(const cg_shadow_t *r, int sign)
+/* A chain of blocks taken out of a batch (or one block), on its way to
+ * the FIFO, and once in it one of its segments. */
+typedef struct chain {
+    uint32_t head, tail;
+    size_t bytes, blocks, big_bytes, big_blocks;
+    bool merged;        /* a segment that other chains joined (below) */
+} chain_t;
+
+/* The FIFO's segments, oldest first, in a ring: the chains it took in (a
+ * thread's batch, or one block), each with its counts, so that the trim
+ * takes whole segments out without reading a record: the blocks leaving
+ * have been out of the caches for the whole quarantine, and a walk of
+ * their chain was one cache miss after another (every record's next).  A
+ * chain that comes in while the ring is full joins the newest segment,
+ * which is then "merged" and trimmed record by record, as a chain would
+ * be.  A segment leaves whole (as ASan's quarantine recycles whole
+ * batches), so the FIFO holds between its budget less one segment and the
+ * budget.  Under q_lock. */
+#define SEGS 2048
+static chain_t segs[SEGS];
+static uint32_t seg_first CG_FORK_DATA, seg_n CG_FORK_DATA;   /* a fork child appends (splice) */
+
+static chain_t *seg_at(uint32_t k)
 {
-    size_t bytes = record_bytes(r), one = sign > 0 ? 1 : (size_t)-1;
-    CG_STORE(q_bytes, q_bytes + (sign > 0 ? bytes : -bytes));
-    CG_STORE(q_blocks, q_blocks + one);
-    if (r->head & CG_IS_MMAPPED) {
-        CG_STORE(q_big_bytes, q_big_bytes + (sign > 0 ? bytes : -bytes));
-        CG_STORE(q_big_blocks, q_big_blocks + one);
-    }
+    return &segs[(seg_first + k) % SEGS];
 }
 
-/* The blocks that leave next have been out of the caches for the whole
- * quarantine: their record, header, redzones and first poison bytes are
- * cache misses when they leave.  Start those loads one put ahead (the
- * oldest block's memory; the record of the one after it, whose chunk
- * address the next put needs), so that the misses overlap the program's
- * work instead of stalling the release.  Caller holds the lock. */
+/* The block that leaves next: its record is a cache miss.  Start that
+ * load one put ahead, so that the miss overlaps the program's work.
+ * Caller holds the lock. */
 static void prefetch_next(void)
 {
-    if (q_head == 0)
-        return;
-    const cg_shadow_t *r = cg_shadow_at(q_head);
-    const char *c = (const char *)r->chunk;
-    size_t size = record_bytes(r);
-    __builtin_prefetch(c);
-    __builtin_prefetch(c + 64);
-    __builtin_prefetch(c + size - 8);          /* the trailing redzone's end */
-    if (r->next != 0)
-        __builtin_prefetch(cg_shadow_at(r->next));
+    if (q_head != 0)
+        __builtin_prefetch(cg_shadow_at(q_head));
 }
 
 /* Append the chain head..tail (linked through next, tail's next 0) of
- * blocks records and bytes bytes (big_* of them big) to the FIFO.  Caller
- * holds q_lock. */
+ * blocks records and bytes bytes (big_* of them big) to the FIFO, as a
+ * segment of its own.  Caller holds q_lock. */
 CG_FORK_PATH static void fifo_append(uint32_t head, uint32_t tail, size_t blocks, size_t bytes,
                         size_t big_blocks, size_t big_bytes)
 {
@@ -95,41 +100,90 @@ CG_FORK_PATH static void fifo_append(uint32_t head, uint32_t tail, size_t blocks
     CG_STORE(q_blocks, q_blocks + blocks);
     CG_STORE(q_big_bytes, q_big_bytes + big_bytes);
     CG_STORE(q_big_blocks, q_big_blocks + big_blocks);
+    uint32_t k = seg_n < SEGS ? seg_n : seg_n - 1;   /* full: the newest takes it */
+    chain_t *s = seg_at(k);
+    if (k == seg_n) {
+        *s = (chain_t){ head, tail, 0, 0, 0, 0, false };
+        seg_n++;
+    } else {
+        s->tail = tail;
+        s->merged = true;
+    }
+    s->bytes += bytes;
+    s->blocks += blocks;
+    s->big_bytes += big_bytes;
+    s->big_blocks += big_blocks;
+}
+
+/* Count the blocks of chain s out of the FIFO.  Caller holds q_lock. */
+static void count_out(const chain_t *s)
+{
+    CG_STORE(q_bytes, q_bytes - s->bytes);
+    CG_STORE(q_blocks, q_blocks - s->blocks);
+    CG_STORE(q_big_bytes, q_big_bytes - s->big_bytes);
+    CG_STORE(q_big_blocks, q_big_blocks - s->big_blocks);
+}
+
+/* Take the oldest records of the merged front segment s out, one by one,
+ * while the FIFO holds more than budget bytes (a walk of its chain);
+ * returns the last one taken (0: none).  Caller holds q_lock. */
+static uint32_t trim_merged(chain_t *s, size_t budget)
+{
+    uint32_t last = 0;
+    while (q_bytes > budget && s->blocks > 0) {
+        const cg_shadow_t *r = cg_shadow_at(s->head);
+        if (CG_SWITCH(CG_TEST_HOOKS))
+            CG_STORE(cg_quarantine_trim_reads, cg_quarantine_trim_reads + 1);
+        size_t bytes = record_bytes(r);
+        bool big = (r->head & CG_IS_MMAPPED) != 0;
+        chain_t one = { 0, 0, bytes, 1, big ? bytes : 0, big, false };
+        count_out(&one);
+        s->bytes -= one.bytes;
+        s->blocks--;
+        s->big_bytes -= one.big_bytes;
+        s->big_blocks -= one.big_blocks;
+        last = s->head;
+        s->head = r->next;
+    }
+    return last;
 }
 
 /* Take the oldest records out of the FIFO while it holds more than budget
- * bytes; returns them as a chain (linked through next, 0 at its end; 0:
- * none).  Caller holds q_lock. */
+ * bytes, whole segments at a time; returns them as a chain (linked
+ * through next, 0 at its end; 0: none).  Caller holds q_lock. */
 static uint32_t fifo_trim(size_t budget)
 {
     uint32_t first = q_head, last = 0;
-    while (q_bytes > budget && q_head != 0) {
-        cg_shadow_t *r = cg_shadow_at(q_head);
-        last = q_head;
-        q_head = r->next;
-        count(r, -1);
+    while (q_bytes > budget && seg_n > 0) {
+        chain_t *s = seg_at(0);
+        if (segs[seg_first].merged) {
+            uint32_t l = trim_merged(s, budget);
+            last = l != 0 ? l : last;
+            if (s->blocks > 0)
+                break;         /* within the budget, inside the segment */
+        } else {
+            count_out(s);
+            last = s->tail;
+        }
+        seg_first = (seg_first + 1) % SEGS;
+        seg_n--;
     }
     if (last == 0)
         return 0;
-    cg_shadow_at(last)->next = 0;
+    /* the chain taken ends at last; the FIFO goes on after it */
+    q_head = seg_n > 0 ? seg_at(0)->head : 0;
     if (q_head == 0)
         q_tail = 0;
+    cg_shadow_at(last)->next = 0;
     prefetch_next();
     return first;
 }
-
-/* A chain of blocks taken out of a batch (or one block), on its way to
- * the FIFO. */
-typedef struct chain {
-    uint32_t head, tail;
-    size_t bytes, blocks, big_bytes, big_blocks;
-} chain_t;
 
 /* Take batch b's blocks out (b is left empty).  Caller holds b's lock, or
  * is alone. */
 CG_FORK_PATH static chain_t detach(cg_qbatch_t *b)
 {
-    chain_t ch = { b->head, b->tail, b->bytes, b->blocks, b->big_bytes, b->big_blocks };
+    chain_t ch = { b->head, b->tail, b->bytes, b->blocks, b->big_bytes, b->big_blocks, false };
     /* the batch's counts go first: a statistic read meanwhile (no lock)
      * may miss these blocks for a moment, never count them twice */
     CG_STORE(b->bytes, 0);
@@ -137,6 +191,8 @@ CG_FORK_PATH static chain_t detach(cg_qbatch_t *b)
     CG_STORE(b->big_bytes, 0);
     CG_STORE(b->big_blocks, 0);
     b->head = b->tail = 0;
+    for (int k = 0; k < CG_QUARANTINE_FAR; k++)
+        b->recent[k] = 0;
     return ch;
 }
 
@@ -169,7 +225,7 @@ static uint32_t put_one(uint32_t id, size_t budget, const cg_call_t *call)
     const cg_shadow_t *r = cg_shadow_at(id);
     bool big = (r->head & CG_IS_MMAPPED) != 0;
     size_t bytes = record_bytes(r);
-    chain_t ch = { id, id, bytes, 1, big ? bytes : 0, big };
+    chain_t ch = { id, id, bytes, 1, big ? bytes : 0, big, false };
     return put_fifo(&ch, budget, call);
 }
 
@@ -183,6 +239,7 @@ uint32_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call)
 {
     cg_shadow_t *r = cg_shadow_at(id);
     r->next = 0;
+    r->far = 0;
     size_t bytes = record_bytes(r), limit = cg_quarantine_batch_limit(budget);
     cg_dthread_t *t = bytes < limit ? cg_dthread_self(call->mt) : NULL;
     if (t == NULL)
@@ -194,6 +251,12 @@ uint32_t cg_quarantine_put(uint32_t id, size_t budget, const cg_call_t *call)
     else
         b->head = id;
     b->tail = id;
+    /* the far link of the block freed FAR puts ago (warm: freed just now),
+     * so that the release loads records FAR ahead, not one at a time */
+    uint32_t *slot = &b->recent[b->blocks % CG_QUARANTINE_FAR];
+    if (*slot != 0)
+        cg_shadow_at(*slot)->far = id;
+    *slot = id;
     CG_STORE(b->bytes, b->bytes + bytes);
     CG_STORE(b->blocks, b->blocks + 1);
     if (r->head & CG_IS_MMAPPED) {

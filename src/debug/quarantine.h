@@ -6,7 +6,9 @@
  *
  * One global FIFO of shadow records with a byte budget (quarantine_mb),
  * linked through the records' `next` field, under its own lock.  Blocks
- * leave oldest first, as soon as the total exceeds the budget; the caller
+ * leave oldest first, as soon as the total exceeds the budget, a whole
+ * batch (the FIFO's segment) at a time, so the FIFO keeps between the
+ * budget less one batch and the budget; the caller
  * checks and releases them after the lock is dropped, so the O(size) poison
  * check never runs under a lock.  In front of the FIFO each thread keeps a
  * batch of the blocks it freed last (at most cg_quarantine_batch_limit
@@ -30,10 +32,14 @@
 /* A thread's batch (in its block, dthread.h): blocks it freed, oldest
  * first, not yet in the FIFO.  Written by its thread only, under its
  * block's lock; walkers read it under that lock. */
+#define CG_QUARANTINE_FAR 8
 typedef struct cg_qbatch {
     uint32_t head, tail;        /* oldest and newest record ids (0: empty)  */
     size_t bytes, blocks;       /* chunk bytes and blocks held              */
     size_t big_bytes, big_blocks;   /* of them, mmap'd big blocks           */
+    /* the last CG_QUARANTINE_FAR records put, by blocks % FAR: each gets
+     * its far link (shadow.h) when the block FAR puts after it comes */
+    uint32_t recent[CG_QUARANTINE_FAR];
 } cg_qbatch_t;
 
 /* The most bytes one thread's batch holds with a budget of budget bytes:
@@ -46,8 +52,8 @@ size_t cg_quarantine_batch_limit(size_t budget) CG_HIDDEN;
  * freed) in the quarantine: in the thread's batch, which goes to the FIFO
  * when full, or in the FIFO directly (a block of the batch limit or more);
  * the FIFO's size counts each chunk's size, from the record's copy of the
- * header.  Then the oldest records leave the FIFO while it holds more than
- * budget bytes.  Returns them as a chain linked through their `next`
+ * header.  Then the oldest records leave the FIFO, whole segments at a
+ * time, while it holds more than budget bytes.  Returns them as a chain linked through their `next`
  * fields (0 at its end), for the caller to check and release; 0 when none
  * left.  With a budget of 0 the record just put comes straight back out.
  * Thread-safe (the thread's batch lock and the quarantine lock, taken for
@@ -76,6 +82,10 @@ bool cg_quarantine_each_since_fork(void (*fn)(cg_shadow_t *r, void *arg), void *
  * the caller holds the quarantine lock (cg_quarantine_lock_all); at most
  * as many steps as blocks are counted.  For the heap verifier. */
 void cg_quarantine_each_locked(void (*fn)(cg_shadow_t *r, void *arg), void *arg) CG_HIDDEN;
+
+/* Test builds (CG_TEST_HOOKS): how many records the FIFO's trim has read
+ * (cg_test_quarantine_trim_reads); 0 in the shipped library. */
+extern size_t cg_quarantine_trim_reads CG_HIDDEN;
 
 /* Bytes and blocks now held, the batches' included. */
 void cg_quarantine_usage(size_t *bytes, size_t *blocks) CG_HIDDEN;

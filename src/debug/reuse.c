@@ -26,8 +26,8 @@ static size_t class_lower(size_t k)
     return (8 + k % 8) << (k / 8 + 7);
 }
 
-/* Blocks a class keeps (n[] is a byte): the byte limit is what binds. */
-#define CLASS_CAP 255
+/* Blocks a class keeps (n[] is 16 bits): the byte limit is what binds. */
+#define CLASS_CAP 65535
 
 static size_t chunk_bytes(const cg_shadow_t *r)
 {
@@ -75,6 +75,8 @@ cg_shadow_t *cg_reuse_get(size_t nb)
         return NULL;
     cg_shadow_t *r = cg_shadow_at(c->head[k]);
     c->head[k] = r->next;
+    if (r->next != 0)          /* the class's next pop: a hit */
+        __builtin_prefetch(cg_shadow_at(r->next));
     c->n[k]--;
     CG_STORE(c->bytes, c->bytes - chunk_bytes(r));
     r->next = 0;

@@ -22,11 +22,12 @@
  * class of the largest bound at or below its size.  The design is ASan's
  * allocator's and scudo's (per-thread size-class caches, no merging),
  * measured first as the reuse-pool experiment (docs/performance.md).
- * Blocks leave the quarantine a batch's worth at a time (quarantine.h),
- * so a thread's cache holds up to twice its batch limit,
- * 2 * cg_quarantine_batch_limit(quarantine_mb) bytes (2 MiB with the
- * default 64 MiB; nothing with quarantine_mb=0), the next batch's
- * allocations' worth with room to spare.
+ * A thread's cache holds up to an eighth of the quarantine budget
+ * (8 MiB with the default 64 MiB; nothing with quarantine_mb=0): a
+ * program that cycles through a few sizes (calloc-fixed: six, in runs of
+ * 4096) finds its size's chunks still cached when its run comes round
+ * again, where a cache of two batches (2 MiB) had given most of them
+ * back to the core (docs/performance.md, "dbg20").
  *
  * Only its thread touches a cache (in its block, dthread.h); mallinfo
  * reads the byte count without a lock.
@@ -47,7 +48,7 @@
 
 typedef struct cg_reuse {
     uint32_t head[CG_REUSE_CLASSES];    /* record ids, newest first (through next) */
-    uint8_t n[CG_REUSE_CLASSES];        /* blocks per class                       */
+    uint16_t n[CG_REUSE_CLASSES];       /* blocks per class                       */
     size_t bytes;                       /* chunk bytes held                       */
 } cg_reuse_t;
 

@@ -102,7 +102,13 @@ typedef struct cg_shadow {
                                * size takes the record to 64 bytes: one cache
                                * line, so a lookup of a block long untouched
                                * is one miss                                    */
-    uint32_t pages;           /* a guarded block's range, guard page included     */
+    union {
+        uint32_t pages;       /* a guarded block's range, guard page included     */
+        uint32_t far;         /* a debug block in a quarantine batch: the record
+                               * of the block its thread freed CG_QUARANTINE_FAR
+                               * frees later into the same batch (0: none), for
+                               * the release's loads ahead (quarantine.h)       */
+    };
 } cg_shadow_t;
 _Static_assert(sizeof(cg_shadow_t) == 64, "one shadow record per cache line");
 

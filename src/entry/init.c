@@ -563,14 +563,24 @@ CG_FORK_PATH static void exit_now_work(void *arg)
     }
 }
 
+/* Is this an exit from a signal handler on the program's own alternate
+ * signal stack (a crash handler's, SIGSTKSZ), with less room left than
+ * the exit's checks and their reports need?  Only that stack is
+ * measured, with one system call: every fork child's _exit asks, and a
+ * walk of the thread's own stack cost each child faults on the pages it
+ * read (56-debug-perf fork-child-faults). */
+CG_FORK_PATH static bool exit_stack_short(void)
+{
+    return cg_os_altstack_room((uintptr_t)__builtin_frame_address(0)) < CG_REPORT_ROOM;
+}
+
 /* exit_now_work on a stack with the room its checks and their reports
  * need: an _exit from a signal handler on the program's small alternate
- * signal stack (a crash handler's, SIGSTKSZ) would run them off its end. */
+ * signal stack would run them off its end. */
 CG_FORK_PATH static void exit_now_checks(void)
 {
     bool checks = cg_init_state == 2 && (cg_mode.at_exit_now != NULL || cg_opt.stats_path[0] != 0);
-    if (!checks ||
-        cg_os_stack_room((uintptr_t)__builtin_frame_address(0), CG_REPORT_ROOM) >= CG_REPORT_ROOM ||
+    if (!checks || !exit_stack_short() ||
         !cg_os_call_on_new_stack(exit_now_work, NULL, CG_REPORT_STACK))
         exit_now_work(NULL);
 }
@@ -582,8 +592,10 @@ CG_FORK_PATH void cg_exit_now(int status)
 }
 
 /* The library's destructor's work (arg: unused): the mode's checks at
- * exit, then the stats file. */
-static void destructor_work(void *arg)
+ * exit, then the stats file.  Hot text, as the destructor: every process
+ * runs it, and fast mode's exit maps no page of the warm code
+ * (50-fastpath fastpath-warm-pages-exit). */
+CG_HOT_TEXT static void destructor_work(void *arg)
 {
     (void)arg;
     /* another thread's report must not be cut short by our exit_group */
@@ -592,7 +604,8 @@ static void destructor_work(void *arg)
     if (cg_mode.at_exit != NULL)
         cg_mode.at_exit();
     cg_supp_summary();
-    write_stats_file();
+    if (cg_opt.stats_path[0] != 0)
+        write_stats_file();
     cg_vg_quiet_end();
 }
 
@@ -605,7 +618,6 @@ __attribute__((destructor)) static CG_REALIGN void cg_destructor(void)
 {
     if (cg_init_state != 2)
         return;
-    if (cg_os_stack_room((uintptr_t)__builtin_frame_address(0), CG_REPORT_ROOM) >= CG_REPORT_ROOM ||
-        !cg_os_call_on_new_stack(destructor_work, NULL, CG_REPORT_STACK))
+    if (!exit_stack_short() || !cg_os_call_on_new_stack(destructor_work, NULL, CG_REPORT_STACK))
         destructor_work(NULL);
 }

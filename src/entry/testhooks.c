@@ -24,6 +24,7 @@ int cg_test_take_arena_unnoted(int index) CG_TEST_API;
 int cg_test_consolidate_unlocked(int index) CG_TEST_API;
 void cg_test_quarantine_usage(size_t *bytes, size_t *blocks) CG_TEST_API;
 size_t cg_test_quarantine_batch_limit(size_t budget) CG_TEST_API;
+size_t cg_test_quarantine_trim_reads(void) CG_TEST_API;
 void *cg_test_seed_meta_beside(const void *lo, const void *hi) CG_TEST_API;
 
 /* Install fn as the hook (NULL: none).  Not thread-safe: call it while the
@@ -107,6 +108,13 @@ void cg_test_quarantine_usage(size_t *bytes, size_t *blocks)
 size_t cg_test_quarantine_batch_limit(size_t budget)
 {
     return cg_quarantine_batch_limit(budget);
+}
+
+/* How many records the FIFO's trim has read so far (quarantine.c's
+ * cg_quarantine_trim_reads): the test of whole-batch trimming. */
+size_t cg_test_quarantine_trim_reads(void)
+{
+    return CG_LOAD(cg_quarantine_trim_reads);
 }
 
 /* The seeded bug of the layout audit (tests/edges/edges.c "audit seed"):

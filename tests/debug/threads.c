@@ -27,6 +27,20 @@
  *                          thread's batch; prints
  *                          "budget ok <max bytes> <bound>" and exits 0, or
  *                          says what was over and exits 1
+ *   threads short N        N short threads, one after another, each
+ *                          allocating and freeing a block: what a thread's
+ *                          start and exit cost in system calls (the suite
+ *                          counts them with strace)
+ *   threads trim MB        one thread frees 256 MiB (blocks of 1-3 KiB,
+ *                          each filled) through a quarantine of MB MiB; the
+ *                          blocks that left it must have left a batch at a
+ *                          time, their records unread by the trim (a test
+ *                          build's cg_test_quarantine_trim_reads: at most
+ *                          one read per 64 blocks that left), and what it
+ *                          holds at the end must be within a batch of MB
+ *                          MiB (cg_test_quarantine_usage); prints "trim ok
+ *                          <reads> <blocks left> <held>" and exits 0, or
+ *                          says what was wrong and exits 1
  *   threads race-free SIZE  (a test build) the main thread frees a block
  *                          of SIZE bytes; a hook (cg_test_set_hook,
  *                          CG_HOOK_DBG_GIVE_BACK) in its release, between
@@ -167,6 +181,67 @@ static void *budget_worker(void *arg)
             w->max = bytes;
     }
     return NULL;
+}
+
+static void *short_body(void *arg)
+{
+    char *p = malloc(100);
+    if (p == NULL)
+        exit(4);
+    p[0] = 1;
+    free(p);
+    return arg;
+}
+
+/* threads short N (see the file comment). */
+static int short_threads(int n)
+{
+    for (int i = 0; i < n; i++) {
+        pthread_t t;
+        if (pthread_create(&t, NULL, short_body, NULL) != 0 || pthread_join(t, NULL) != 0)
+            return 3;
+    }
+    puts("short ok");
+    return 0;
+}
+
+/* threads trim MB (see the file comment). */
+static int trim(size_t mb)
+{
+    size_t (*reads_fn)(void) = (size_t (*)(void))dlsym(RTLD_DEFAULT,
+                                                      "cg_test_quarantine_trim_reads");
+    size_t (*limit_fn)(size_t) = (size_t (*)(size_t))dlsym(RTLD_DEFAULT,
+                                                            "cg_test_quarantine_batch_limit");
+    usage_fn = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "cg_test_quarantine_usage");
+    if (reads_fn == NULL || limit_fn == NULL || usage_fn == NULL) {
+        puts("no test build: cg_test_quarantine_trim_reads missing");
+        return 1;
+    }
+    size_t budget_bytes = mb << 20, limit = limit_fn(budget_bytes);
+    unsigned seed = 7;
+    size_t freed = 0, blocks = 0;
+    while (freed < (size_t)256 << 20) {
+        size_t n = 1000 + (size_t)(rand_r(&seed) % 2048);
+        char *p = malloc(n);
+        if (p == NULL)
+            exit(4);
+        memset(p, 0x5a, n);
+        free(p);
+        freed += n;
+        blocks++;
+    }
+    size_t held, nheld, reads = reads_fn();
+    usage_fn(&held, &nheld);
+    size_t left = blocks - nheld;
+    /* held: between the budget less one batch (whole batches leave) and
+     * the budget plus this thread's batch */
+    if (reads > left / 64 || held + limit + 4096 < budget_bytes || held > budget_bytes + limit + 4096) {
+        printf("trim wrong: %zu records read for %zu blocks that left; %zu bytes held "
+               "(budget %zu, batch %zu)\n", reads, left, held, budget_bytes, limit);
+        return 1;
+    }
+    printf("trim ok %zu %zu %zu\n", reads, left, held);
+    return 0;
 }
 
 static int budget(size_t mb)
@@ -496,6 +571,10 @@ int main(int argc, char **argv)
         return race_free((size_t)strtoul(argv[2], NULL, 10));
     if (strcmp(what, "budget") == 0 && argc > 2)
         return budget((size_t)strtoul(argv[2], NULL, 10));
+    if (strcmp(what, "short") == 0 && argc > 2)
+        return short_threads((int)strtol(argv[2], NULL, 10));
+    if (strcmp(what, "trim") == 0 && argc > 2)
+        return trim((size_t)strtoul(argv[2], NULL, 10));
     fprintf(stderr, "usage: threads {df-xthread|uaf-xthread|uaf-exited|budget MB}\n");
     return 2;
 }

@@ -556,6 +556,36 @@ if make -s -C "$R" BUILD="$CG_BUILD" locks-lib-test >/dev/null 2>&1; then
     if [ $rc = 0 ] && grep -q '^budget ok' <<<"$out"; then pass threads-quarantine-budget-8-threads
     else fail threads-quarantine-budget-8-threads "rc=$rc $out $(head -c 300 <<<"$err")"; fi
 else fail threads-quarantine-budget-8-threads "make locks-lib-test failed"; fi
+# A short thread's start and exit (issue 15, point 5): its signal stack
+# comes from the ones threads that exited left (no mmap, mprotect or munmap
+# each), and is installed and taken down in at most 3 sigaltstack calls.
+# The calls of 240 threads one after another less those of 40 (which made
+# every arena a thread may be given), counted by
+# strace (stack_depth=1: libunwind maps and unmaps a trace cache of its own
+# on each thread that unwinds).
+if command -v strace >/dev/null; then
+    st_calls() {   # st_calls N: sets maps, alt (calls of a run of N threads), rc
+        timeout 120 strace -f -c -o "$tmp/st" -e trace=mmap,munmap,mprotect,sigaltstack \
+            env CHUNKGUARD_OPTIONS="$TOPTS:stack_depth=1" LD_PRELOAD="$SO" "$B/threads" short $1 \
+            >/dev/null 2>&1; rc=$?
+        maps=$(awk '$NF ~ /^(mmap|munmap|mprotect)$/ { n += $4 } END { print n + 0 }' "$tmp/st")
+        alt=$(awk '$NF == "sigaltstack" { n += $4 } END { print n + 0 }' "$tmp/st")
+    }
+    st_calls 40; maps1=$maps alt1=$alt rc1=$rc
+    st_calls 240
+    dmaps=$((maps - maps1)) dalt=$((alt - alt1))
+    if [ $rc1 = 0 ] && [ $rc = 0 ] && [ $dmaps -le 20 ] && [ $dalt -le 600 ]; then
+        pass threads-short-thread-syscalls
+    else fail threads-short-thread-syscalls "rc=$rc1/$rc: 200 threads more made $dmaps more mmap+munmap+mprotect and $dalt more sigaltstack calls"; fi
+else echo "SKIP threads-short-thread-syscalls: no strace"; fi
+# The FIFO is trimmed a batch at a time (quarantine.c's segments), without
+# reading the records of the blocks that leave (each was a cache miss, one
+# after another: a chain), and still holds its budget to within a batch.
+if [ -f "$CG_BUILD/locks/test/libchunkguard.so" ]; then
+    trun mode=debug:quarantine_mb=16:guard_sample=0:stack_depth=1 "$CG_BUILD/locks/test/libchunkguard.so" trim 16
+    if [ $rc = 0 ] && grep -q '^trim ok' <<<"$out"; then pass threads-quarantine-trim-by-batch
+    else fail threads-quarantine-trim-by-batch "rc=$rc $out $(head -c 300 <<<"$err")"; fi
+else fail threads-quarantine-trim-by-batch "make locks-lib-test failed"; fi
 # A free racing the release of its block (issue 15, point 4): a test
 # build's hook holds the winner's release between the record's unbind and
 # the core's free while 3 threads free the block again.  Each must report
