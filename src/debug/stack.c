@@ -153,9 +153,14 @@ static int prime_state;            /* 0 not started, 1 running, 2 done */
 CG_FORK_PATH void cg_stack_after_fork_child(void)
 {
     /* Another thread of the parent may have held the loader's lock, which
-     * libunwind's dl_iterate_phdr takes: the child records call sites only. */
-    if (__atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) == CG_STACK_LIBUNWIND)
+     * libunwind's dl_iterate_phdr takes and priming's dlopen of libunwind
+     * too (fast mode primes at its first report): the child records call
+     * sites only, and never primes — a priming under way in the parent
+     * (another thread's) is not the child's either. */
+    if (__atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) != CG_STACK_CALLER_ONLY)
         __atomic_store_n(&stack_mode, CG_STACK_CALLER_ONLY, __ATOMIC_RELEASE);
+    if (__atomic_load_n(&prime_state, __ATOMIC_ACQUIRE) != 2)
+        __atomic_store_n(&prime_state, 2, __ATOMIC_RELEASE);
 }
 
 cg_stack_mode_t cg_stack_mode(void)

@@ -132,9 +132,11 @@ CG_INLINE size_t cg_stack_caller_index(const uintptr_t *pcs, size_t n, uintptr_t
  * RTLD_LOCAL), else 0: names libunwind's module, e.g. for the leak scan. */
 uintptr_t cg_stack_unwinder_code(void) CG_HIDDEN;
 
-/* In the child of a fork of a multi-threaded process: stop unwinding (the
- * loader's lock may have been held by a thread that does not exist in the
- * child); captures give the call site only from then on. */
+/* In the child of a fork of a multi-threaded process, in every mode: stop
+ * unwinding and never prime (the loader's lock, which libunwind's module
+ * walk and the dlopen that loads it take, may have been held by a thread
+ * that does not exist in the child); captures give the call site only
+ * from then on, and so do fast-mode reports (debug.c, report_stack). */
 void cg_stack_after_fork_child(void) CG_HIDDEN;
 
 /* How captures are taken now (CG_STACK_*).  Thread-safe. */
