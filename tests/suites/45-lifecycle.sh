@@ -25,6 +25,9 @@
 #   fork-dlopen-report  a fork child of a program whose threads dlopen and
 #                    walk the modules in a loop: each child's report is
 #                    written, rc 134 (.so and .a, fast and debug mode)
+#   loader-held-head  fast mode, the loader's lock held for ever by another
+#                    thread: a report's first lines are out before its
+#                    unwinder's dlopen waits for it
 #   fork-handlers-lib  a shared library's constructor (before the
 #                    program's, libchunkguard.a linked in) registers a
 #                    prepare handler that allocates, forks and allocates:
@@ -181,6 +184,17 @@ for form in so a; do
     else fail "fork-dlopen-report-$form-$mode" "rc=$rc (124: hung) reports=$reports frames=$frames $(grep -m1 '^child' <<<"$out")"; fi
   done
 done
+
+# loader-held-head: fast mode, a thread holds the loader's lock for ever
+# (stopped in a dl_iterate_phdr callback) when the main thread frees a
+# block twice: the report's priming of the unwinder (dlopen) waits for that
+# lock, so its first lines are written before it (before: nothing).  The
+# process then hangs there: the timeout ends it.
+"${cc[@]}" -fno-builtin -pthread -o "$B/loader_held" "$R/tests/lifecycle/loader_held.c" ||
+    fail loader-held-head-build gcc
+out=$(CHUNKGUARD_OPTIONS=mode=fast LD_PRELOAD=$SO timeout -s KILL 5 "$B/loader_held" 2>&1); rc=$?
+if grep -Eq '^==[0-9]+==ERROR: chunkguard: double-free on address' <<<"$out"; then pass loader-held-head
+else fail loader-held-head "rc=$rc out='$(head -c 300 <<<"$out")'"; fi
 
 # fork-handlers-daemon-stats: with stats_path set the handlers are there
 # from the start, so a daemon() child's line counts its 3 mallocs only.
