@@ -1345,6 +1345,21 @@ void cg_os_call_on_stack(void (*fn)(void *arg), void *arg, void *top)
 }
 #endif
 
+void cg_os_fault_no_stack(int sig)
+{
+    static const char line[] =
+        "==chunkguard: a fault, and the alternate signal stack has no room left for "
+        "chunkguard's handler (the stack the program gave sigaltstack is too small); "
+        "ending the process with the fault's signal\n";
+    static const ksigaction_t dfl = { 0, 0, 0, 0 };      /* SIG_DFL */
+    SYS(SYS_write, 2, line, sizeof line - 1, 0, 0, 0);
+    SYS(SYS_rt_sigaction, sig, &dfl, 0, 8, 0, 0);
+    SYS(SYS_tgkill, SYS(SYS_getpid, 0, 0, 0, 0, 0, 0), SYS(SYS_gettid, 0, 0, 0, 0, 0, 0), sig,
+        0, 0, 0);
+    SYS(SYS_exit_group, 128 + sig, 0, 0, 0, 0, 0);        /* not reached */
+    __builtin_unreachable();
+}
+
 bool cg_os_call_on_new_stack(void (*fn)(void *arg), void *arg, size_t size)
 {
     size_t len = size + cg_pagesize;

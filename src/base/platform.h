@@ -561,6 +561,16 @@ void  cg_os_call_on_stack(void (*fn)(void *arg), void *arg, void *top) CG_HIDDEN
  * is cg_os_call_on_stack's, whose frame a stack walk in fn goes through.
  */
 bool  cg_os_call_on_new_stack(void (*fn)(void *arg), void *arg, size_t size) CG_HIDDEN;
+/*
+ * cg_os_fault_no_stack - end the process as the fault signal sig would
+ * (its default action: SIGSEGV's core dump, exit status 128 + sig), after
+ * one fixed line on fd 2.  For a fault handler re-entered before its work
+ * could move off an alternate signal stack too small for it (every such
+ * fault is delivered at that stack's top again, over the last: without
+ * this, for ever).  Uses a few dozen bytes of stack, no locals; no
+ * formatting, no lock.  Async-signal-safe; does not return.
+ */
+_Noreturn void cg_os_fault_no_stack(int sig) CG_HIDDEN;
 
 /* The dynamic loader: dlopen(name, RTLD_NOW | RTLD_LOCAL), dlsym, and
  * dl_iterate_phdr over the loaded modules.  cg_os_dlopen is NULL in a

@@ -145,6 +145,16 @@ static CG_COLD size_t report_stack(uintptr_t *pcs, size_t max, uintptr_t caller)
     /* priming allocates: only where those calls are re-entrant ones,
      * which never touch the heap just found damaged */
     if (cg_stack_mode() == CG_STACK_UNPRIMED && cg_self.inside) {
+        /* priming's dlopen waits for the loader's lock, which another
+         * thread may hold for long (or for ever: one stuck in a
+         * dl_iterate_phdr callback): the first lines go out first */
+        if (!CG_SINGLE_THREAD_P) {
+            /* a fast-mode report is final: marked so before the write,
+             * which may stall on a full log, that an exit of another
+             * thread waiting for it ends the process as it would */
+            cg_report_mark_fatal(true);
+            cg_render_flush_head();
+        }
         cg_self.in_capture = 1;
         cg_stack_prime();
         cg_self.in_capture = 0;

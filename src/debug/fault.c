@@ -412,15 +412,21 @@ static void fault_work(void *arg)
 #define FAULT_ROOM  CG_REPORT_ROOM
 #define FAULT_STACK CG_REPORT_STACK
 
-static void on_fault(int sig, siginfo_t *si, void *uc)
+/* cg_self.in_fault while on_fault has not yet got to fault_work (which
+ * sets 1): the handler's own frames are being built on the stack the
+ * kernel gave it. */
+#define FAULT_ENTERED 2
+
+static CG_NOINLINE void on_fault_work(int sig, siginfo_t *si, void *uc, uint8_t was)
 {
     if (sent(si)) {
+        cg_self.in_fault = was;
         chain(sig, si, uc);             /* si_addr means nothing here */
         return;
     }
     /* set by a fault report the program jumped out of (a SIGABRT handler's
      * siglongjmp): the faulting code is above that report's frames */
-    if (CG_UNLIKELY(cg_self.in_fault) &&
+    if (CG_UNLIKELY(was) &&
         !(fault_reg(uc, true) != 0 && cg_report_went_on(fault_reg(uc, true))))
         fault_in_handler((uintptr_t)si->si_addr, fault_pc(uc));
     fault_t f = { .sig = sig, .si = si, .uc = uc, .call = false };
@@ -429,6 +435,22 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
         fault_work(&f);
     if (f.call)
         chain_call(sig, si, uc, &f.act);
+}
+
+/* The handler's entry: a frame of a few words, so that it fits where the
+ * kernel's signal frame left almost nothing of a program's small
+ * alternate stack.  A fault while the handler builds its frames there is
+ * delivered at that stack's top again, over them, and would fault at the
+ * same place for ever (SA_NODEFER): entered again before its work began,
+ * it ends the process with the fault's signal instead. */
+static void on_fault(int sig, siginfo_t *si, void *uc)
+{
+    uint8_t was = cg_self.in_fault;
+    if (CG_UNLIKELY(was == FAULT_ENTERED))
+        cg_os_fault_no_stack(sig);
+    if (!was)
+        cg_self.in_fault = FAULT_ENTERED;
+    on_fault_work(sig, si, uc, was);
 }
 
 /* Our executable segment, from our own ELF program headers (no file or

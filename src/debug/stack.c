@@ -150,12 +150,21 @@ uintptr_t cg_stack_unwinder_code(void)
 static int stack_mode;             /* cg_stack_mode_t */
 static int prime_state;            /* 0 not started, 1 running, 2 done */
 
-CG_FORK_PATH void cg_stack_after_fork_child(void)
+CG_FORK_PATH void cg_stack_after_fork_child(bool unwinding)
 {
     /* Another thread of the parent may have held the loader's lock, which
-     * libunwind's dl_iterate_phdr takes: the child records call sites only. */
-    if (__atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE) == CG_STACK_LIBUNWIND)
+     * libunwind's dl_iterate_phdr takes and priming's dlopen of libunwind
+     * too: a child that has not primed never does (fast mode primes at its
+     * first report, which would wait for ever), nor finishes a priming
+     * another thread of the parent had begun; one that unwinds at every
+     * call (the instrumented modes) records call sites only. */
+    int mode = __atomic_load_n(&stack_mode, __ATOMIC_ACQUIRE);
+    if (mode == CG_STACK_UNPRIMED || __atomic_load_n(&prime_state, __ATOMIC_ACQUIRE) != 2) {
+        __atomic_store_n(&prime_state, 2, __ATOMIC_RELEASE);
         __atomic_store_n(&stack_mode, CG_STACK_CALLER_ONLY, __ATOMIC_RELEASE);
+    } else if (unwinding && mode == CG_STACK_LIBUNWIND) {
+        __atomic_store_n(&stack_mode, CG_STACK_CALLER_ONLY, __ATOMIC_RELEASE);
+    }
 }
 
 cg_stack_mode_t cg_stack_mode(void)

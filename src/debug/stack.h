@@ -132,10 +132,14 @@ CG_INLINE size_t cg_stack_caller_index(const uintptr_t *pcs, size_t n, uintptr_t
  * RTLD_LOCAL), else 0: names libunwind's module, e.g. for the leak scan. */
 uintptr_t cg_stack_unwinder_code(void) CG_HIDDEN;
 
-/* In the child of a fork of a multi-threaded process: stop unwinding (the
- * loader's lock may have been held by a thread that does not exist in the
- * child); captures give the call site only from then on. */
-void cg_stack_after_fork_child(void) CG_HIDDEN;
+/* In the child of a fork of a multi-threaded process (the loader's lock,
+ * which libunwind's module walk and the dlopen that loads it take, may
+ * have been held by a thread that does not exist in the child): a child
+ * not primed never primes (fast mode: its reports give the call site
+ * only, debug.c report_stack), and with unwinding set (a mode that
+ * unwinds at every call) captures give the call site only from then on.
+ * Called by the fork handler, the child single-threaded. */
+void cg_stack_after_fork_child(bool unwinding) CG_HIDDEN;
 
 /* How captures are taken now (CG_STACK_*).  Thread-safe. */
 cg_stack_mode_t cg_stack_mode(void) CG_HIDDEN;

@@ -272,8 +272,8 @@ CG_FORK_PATH static void fork_child(void)
     cg_report_after_fork_child();
     if (stdio_held)
         cg_os_stdio_list_reset();     /* glibc's child reset it too, when it took it */
-    if (forked_mt && cg_mode.instrumented)      /* only instrumented modes unwind */
-        cg_stack_after_fork_child();
+    if (forked_mt)           /* fast mode too: its reports unwind */
+        cg_stack_after_fork_child(cg_mode.instrumented);
     cg_tcache_after_fork_child();
     cg_reentry_after_fork_child();
     stats_begin();

@@ -39,22 +39,50 @@ void cg_check_fill(cg_rdata_t *d, cg_check_t id, const char *detail, char *buf, 
 bool (*cg_fail_hook)(const cg_call_t *call, cg_check_t id, cg_error_t kind, const void *addr,
                     const char *detail);
 
-void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail)
+/* A report begun: what cg_fail_with and cg_fail_no_addr hand the body
+ * that writes it (fail_body), on the stack cg_report_run picks. */
+typedef struct fail_args {
+    const cg_call_t *call;
+    cg_check_t id;
+    const void *addr;
+    const char *detail;
+    bool no_addr;
+} fail_args_t;
+
+/* The report itself: its message buffer and report_final's frames (the
+ * stack's frame array, the report's data) are built here, past
+ * cg_report_run's room check — never on the few hundred bytes a
+ * program's small alternate signal stack may have left. */
+static CG_NOINLINE void fail_body(void *arg)
 {
+    const fail_args_t *a = arg;
+    const cg_call_t *call = a->call;
+    cg_check_t id = a->id;
+    const char *detail = a->detail;
     /* The core's state is damaged: this report is final even where the
      * hook's would return (halt_on_error=0, a report callback). */
-    if (cg_fail_hook != NULL && cg_fail_hook(call, id, checks[id].kind, addr, detail))
+    if (!a->no_addr && cg_fail_hook != NULL &&
+        cg_fail_hook(call, id, checks[id].kind, a->addr, detail))
         cg_report_exit();
     char msg[768];
     const char *text = detail ? cg_check_message(id, detail, msg, sizeof msg) : checks[id].sentence;
-    cg_report(call, checks[id].kind, addr, text, checks[id].glibc);
+    if (a->no_addr)
+        cg_report_addr_unknown(call, checks[id].kind, text, checks[id].glibc);
+    cg_report(call, checks[id].kind, a->addr, text, checks[id].glibc);
+}
+
+void cg_fail_with(const cg_call_t *call, cg_check_t id, const void *addr, const char *detail)
+{
+    fail_args_t a = { call, id, addr, detail, false };
+    cg_report_run(fail_body, &a);
+    cg_os_abort();                /* not reached: the body ends the process */
 }
 
 void cg_fail_no_addr(const cg_call_t *call, cg_check_t id, const char *detail)
 {
-    char msg[768];
-    const char *text = detail ? cg_check_message(id, detail, msg, sizeof msg) : checks[id].sentence;
-    cg_report_addr_unknown(call, checks[id].kind, text, checks[id].glibc);
+    fail_args_t a = { call, id, NULL, detail, true };
+    cg_report_run(fail_body, &a);
+    cg_os_abort();                /* not reached */
 }
 
 #define CG_CHECK_ENTRY(id, token, sw, glibc, sentence) \

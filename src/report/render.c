@@ -594,6 +594,10 @@ static void head_set(unsigned bit, bool on)
 }
 /* Only the report lock's holder, whose head it is, touches it. */
 static size_t head_len;
+/* Bytes of the head cg_render_flush_head wrote ahead of the rest (a step
+ * that may block came next): emit_body and finish_body write the rest
+ * only.  The report lock's holder's too. */
+static size_t head_early;
 
 /* The thread a report is about, whose hold on the report lock it must not
  * wait for: a lock report's holder (0: none). */
@@ -606,12 +610,14 @@ CG_FORK_PATH void cg_render_after_fork_child(void)
 {
     cg_self.report_head = 0;
     CG_CLEAR_IF_SET(head_len);
+    CG_CLEAR_IF_SET(head_early);
 }
 
 void cg_render_went_on(void)
 {
     cg_self.report_head = 0;
     head_len = 0;
+    head_early = 0;
 }
 
 /* The head of d into tbuf; takes the report lock unless
@@ -633,6 +639,7 @@ void cg_render_flush_head(void)
 {
     if (head_is(CG_RHEAD_OUT) && head_len != 0) {
         cg_log_write(tbuf, head_len);
+        head_early = head_len;
         head_len = 0;
     }
 }
@@ -693,10 +700,12 @@ static void finish_body(void *arg)
         return;
     }
     size_t n = stage == CUR_STACKS ? render_head(tbuf, sizeof tbuf, d) : cur_len;
+    size_t early = head_early < n ? head_early : n;
+    head_early = 0;
     if (stage <= CUR_HEAD)
         n += render_rest(tbuf + n, sizeof tbuf - n, d, &k);
     if (stage <= CUR_TEXT)
-        cg_log_write(tbuf, n);
+        cg_log_write(tbuf + early, n - early);
     if (cg_opt.report_path[0] != 0)
         append_json(jbuf, render_json(jbuf, sizeof jbuf, d, &k));
     *fatal = is_fatal(a);
@@ -764,7 +773,10 @@ static void emit_body(void *arg)
             return;
         }
     }
+    size_t early = head_early;        /* (head_once clears the head state) */
     size_t head = head_once(d);
+    if (early > head)
+        early = head;
     /* holds the report lock now: a report the process will not survive
      * (not one a callback or halt_on_error=0 lets it go on from) */
     cg_report_mark_fatal(is_fatal(a));
@@ -779,7 +791,8 @@ static void emit_body(void *arg)
         cg_dedup_compute(d, &k);
     size_t tn = head + render_rest(tbuf + head, sizeof tbuf - head, d, &k);
     cur_at(CUR_TEXT, tn);
-    cg_log_write(tbuf, tn);
+    head_early = 0;
+    cg_log_write(tbuf + early, tn - early);
     cur_at(CUR_WRITTEN, tn);
     bool go_on = a->passing || (a->recoverable && !cg_opt.halt_on_error);
     bool called = publish(d, tbuf, a->recoverable, &k);

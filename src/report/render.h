@@ -116,9 +116,12 @@ void cg_report_emit(const cg_rdata_t *d, bool recoverable) CG_COLD CG_HIDDEN;
  */
 void cg_report_emit_head(const cg_rdata_t *d) CG_COLD CG_HIDDEN;
 
-/* A fault inside the calling thread's report, before its abort: write the
- * first lines cg_report_emit_head rendered, if they are still unwritten.
- * Async-signal-safe; no lock taken (the thread holds the report lock). */
+/* A fault inside the calling thread's report, before its abort, or a step
+ * of it that may block next (fast mode's priming of the unwinder, whose
+ * dlopen waits for the loader's lock): write the first lines
+ * cg_report_emit_head rendered, if they are still unwritten; the report's
+ * write that follows leaves them out.  Async-signal-safe; no lock taken
+ * (the thread holds the report lock). */
 void cg_render_flush_head(void) CG_HIDDEN;
 
 /* cg_report_emit, then return whatever the options say: for a fault

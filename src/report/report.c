@@ -7,7 +7,6 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -330,20 +329,19 @@ void cg_report_leave(void)
 
 void cg_report_run(void (*body)(void *arg), void *arg)
 {
-    char *map = NULL;
-    size_t len = CG_REPORT_STACK + cg_pagesize;
+    /* This frame is small (the room check's, the switch's): the report's
+     * big ones are body's, built on the stack picked here.  On a stack
+     * mapped for it, its frames are marked there (cg_report_enter_about,
+     * cg_report_exit). */
     if (cg_os_stack_room((uintptr_t)__builtin_frame_address(0), CG_REPORT_ROOM) < CG_REPORT_ROOM &&
-        (map = cg_os_map(len)) != NULL)
-        cg_os_protect(map, cg_pagesize, PROT_NONE);       /* an overflow faults */
+        cg_os_call_on_new_stack(body, arg, CG_REPORT_STACK))
+        return;
     /* a step of the report under way, on the stack it is on: its frames
-     * reach down to here (on a stack mapped for it, they are marked
-     * there, by cg_report_enter_about and cg_report_exit) */
-    if (map == NULL && CG_REPORT_BUSY(cg_self.in_report) &&
+     * reach down to here */
+    if (CG_REPORT_BUSY(cg_self.in_report) &&
         __atomic_load_n(&mark_tid, __ATOMIC_RELAXED) == cg_lock_me())
         mark_here();
-    cg_os_call_on_stack(body, arg, map != NULL ? map + len : NULL);
-    if (map != NULL)
-        cg_os_unmap(map, len);
+    cg_os_call_on_stack(body, arg, NULL);
 }
 
 size_t (*cg_report_stack_hook)(uintptr_t *pcs, size_t max, uintptr_t caller);

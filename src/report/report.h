@@ -154,7 +154,8 @@ void cg_report_after_fork_child(void) CG_HIDDEN;
  * a deep fault) or the thread's own (a thread made with a small stack,
  * pthread_attr_setstacksize, or one deep in recursion).  The mapped
  * stack is unmapped when body returns; a body that ends the process
- * leaves it.  Every report begins here (render.c, debug.c); nested calls
+ * leaves it.  Every report begins here (checks.c, before its message and
+ * report_final build their frames; render.c, debug.c); nested calls
  * (a report's body starting the next step) run on the stack they are on,
  * which has the room.  Async-signal-safe.
  */

@@ -7,7 +7,9 @@
  *   smallalt ROOM WHERE KIND
  *   ROOM   bytes of alternate stack: a number, sigstksz (SIGSTKSZ as this
  *          libc has it) or min (sysconf(_SC_MINSIGSTKSZ), what the kernel
- *          needs for a signal frame, or MINSIGSTKSZ)
+ *          needs for a signal frame, or MINSIGSTKSZ), belowmin (that
+ *          less 256 bytes: the kernel's frame may still fit, chunkguard's
+ *          handler's frames no longer do)
  *   WHERE  main | thread
  *   KIND   uaf           read a freed 40-byte block
  *          past          read 4096 bytes past a 40-byte block
@@ -20,6 +22,9 @@
  *                        (chunkguard's checks at exit run in it), not _exit
  *          handler-uaf   uaf with that handler installed (the fault is
  *                        chunkguard's: reported, the handler never runs)
+ *          signal-df     a SIGUSR1 handler of the program's (SA_ONSTACK,
+ *                        so on that stack) frees again a 40-byte block
+ *                        freed before (df_here): the report is made there
  * Prints "room N" first.  Every bad act is in a function of its own. */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -89,6 +94,19 @@ __attribute__((noinline)) static int recurse(int n)
     return recurse(n + 1) + buf[0];
 }
 
+static char *volatile df_block;
+
+__attribute__((noinline)) static void df_here(void)
+{
+    free(df_block);
+}
+
+static void on_usr1(int sig)
+{
+    (void)sig;
+    df_here();
+}
+
 __attribute__((noinline)) static void wild_here(void)
 {
     sink = *(volatile char *)16;
@@ -117,6 +135,16 @@ static void act(void)
         sink = recurse(0);
     else if (!strcmp(k, "wild"))
         wild_here();
+    else if (!strcmp(k, "signal-df")) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_usr1;
+        sa.sa_flags = SA_ONSTACK;
+        sigaction(SIGUSR1, &sa, NULL);
+        df_block = malloc(40);
+        free(df_block);           /* (free bound: the handler's call needs no lookup) */
+        raise(SIGUSR1);
+    }
     else
         exit(2);
 }
@@ -137,6 +165,9 @@ int main(int argc, char **argv)
     else if (!strcmp(argv[1], "min")) {
         long m = sysconf(_SC_MINSIGSTKSZ);
         room = m > 0 ? (size_t)m : MINSIGSTKSZ;
+    } else if (!strcmp(argv[1], "belowmin")) {
+        long m = sysconf(_SC_MINSIGSTKSZ);
+        room = (m > 0 ? (size_t)m : MINSIGSTKSZ) - 256;
     } else
         room = strtoul(argv[1], NULL, 0);
     kind = argv[3];

@@ -22,6 +22,12 @@
 #                    it (libchunkguard.a and the .so, both modes)
 #   fork-child-stack  a fork child's report stacks (threaded program,
 #                    libchunkguard.a): the program's call sites
+#   fork-dlopen-report  a fork child of a program whose threads dlopen and
+#                    walk the modules in a loop: each child's report is
+#                    written, rc 134 (.so and .a, fast and debug mode)
+#   loader-held-head  fast mode, the loader's lock held for ever by another
+#                    thread: a report's first lines are out before its
+#                    unwinder's dlopen waits for it
 #   fork-handlers-lib  a shared library's constructor (before the
 #                    program's, libchunkguard.a linked in) registers a
 #                    prepare handler that allocates, forks and allocates:
@@ -148,6 +154,47 @@ for mode in debug guard; do
     pass "fork-child-stack-$mode"
   else fail "fork-child-stack-$mode" "rc=$rc $(printf '%s' "$out" | head -c 700)"; fi
 done
+
+# fork-dlopen-report: a fork child of a program whose threads load and
+# unload a library (dlopen, dl_iterate_phdr) in a loop, so the loader's
+# lock is often held at the fork by a thread the child does not have: each
+# child's double-free report is written whole (no dlopen of the unwinder,
+# no module walk in the child), with the program's call site as its frame,
+# and the child dies by SIGABRT (before: the fast-mode child's first report
+# primed libunwind, whose dlopen waited for ever on that lock, and no line
+# of it was written).  30 children each, .so and .a, fast and debug mode.
+printf 'int fdl_fn(int x) { return x + 1; }\n' > "$B/fdl.c"
+"${cc[@]}" -fPIC -shared -o "$B/libfdl.so" "$B/fdl.c" || fail fork-dlopen-report-build gcc
+"${cc[@]}" -fno-builtin -pthread -o "$B/fork_dlopen" "$R/tests/lifecycle/fork_dlopen.c" -ldl ||
+    fail fork-dlopen-report-build gcc
+"${cc[@]}" -fno-builtin -pthread -o "$B/fork_dlopen_a" "$R/tests/lifecycle/fork_dlopen.c" \
+    "$CG_BUILD/libchunkguard.a" -pthread -lunwind -ldl || fail fork-dlopen-report-build gcc
+for form in so a; do
+  for mode in fast debug; do
+    if [ $form = so ]; then
+      out=$(CHUNKGUARD_OPTIONS=mode=$mode:symbolize=1 LD_PRELOAD=$SO \
+            timeout 120 "$B/fork_dlopen" "$B/libfdl.so" 30 2>&1); rc=$?
+    else
+      out=$(CHUNKGUARD_OPTIONS=mode=$mode:symbolize=1 timeout 120 "$B/fork_dlopen_a" "$B/libfdl.so" 30 2>&1); rc=$?
+    fi
+    reports=$(grep -c 'ERROR: chunkguard: double-free' <<<"$out")
+    frames=$(grep -c '#0 .* in child_bad_free' <<<"$out")
+    if [ $rc -eq 134 ] && [ "$reports" -eq 30 ] && [ "$frames" -ge 30 ]; then
+      pass "fork-dlopen-report-$form-$mode"
+    else fail "fork-dlopen-report-$form-$mode" "rc=$rc (124: hung) reports=$reports frames=$frames $(grep -m1 '^child' <<<"$out")"; fi
+  done
+done
+
+# loader-held-head: fast mode, a thread holds the loader's lock for ever
+# (stopped in a dl_iterate_phdr callback) when the main thread frees a
+# block twice: the report's priming of the unwinder (dlopen) waits for that
+# lock, so its first lines are written before it (before: nothing).  The
+# process then hangs there: the timeout ends it.
+"${cc[@]}" -fno-builtin -pthread -o "$B/loader_held" "$R/tests/lifecycle/loader_held.c" ||
+    fail loader-held-head-build gcc
+out=$(CHUNKGUARD_OPTIONS=mode=fast LD_PRELOAD=$SO timeout -s KILL 5 "$B/loader_held" 2>&1); rc=$?
+if grep -Eq '^==[0-9]+==ERROR: chunkguard: double-free on address' <<<"$out"; then pass loader-held-head
+else fail loader-held-head "rc=$rc out='$(head -c 300 <<<"$out")'"; fi
 
 # fork-handlers-daemon-stats: with stats_path set the handlers are there
 # from the start, so a daemon() child's line counts its 3 mallocs only.
