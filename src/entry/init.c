@@ -552,13 +552,20 @@ CG_FORK_PATH static void exit_now_work(void *arg)
         cg_report_wait_others();
     /* Not from inside chunkguard (a signal handler that interrupted it,
      * code it calls), nor after a report began to end the process: the
-     * state the checks read may be half-changed, or has been reported. */
-    if (cg_init_state == 2 && !cg_reentered() && !cg_self.in_report && !cg_report_ending()) {
+     * state the checks read may be half-changed, or has been reported.
+     * Nor in a process our fork handlers did not see begin (stats_pid is
+     * another's: a child of _Fork, vfork or a raw clone): there a lock
+     * another thread of the parent held stays taken, with no thread to let
+     * it go, and the checks and the stats take locks — such a child may
+     * call only async-signal-safe functions, _exit among them, and its
+     * _exit must end it (tests/locks/raw_fork_exit.c). */
+    bool ours = stats_pid == 0 || stats_pid == cg_os_getpid();
+    if (cg_init_state == 2 && ours && !cg_reentered() && !cg_self.in_report &&
+        !cg_report_ending()) {
         if (cg_mode.at_exit_now != NULL)
             cg_mode.at_exit_now();
-        /* _exit runs no destructor: the stats line is written here (not
-         * by a vfork child: stats_pid) */
-        if (stats_pid == cg_os_getpid())
+        /* _exit runs no destructor: the stats line is written here */
+        if (stats_pid != 0)
             write_stats_file();
     }
 }
